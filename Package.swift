@@ -1,0 +1,140 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+import class Foundation.ProcessInfo
+
+// Intermission: HLS Interstitials end to end.
+//
+// Dependencies point one way:
+//   HLSPlaylist <- HLSInterstitials <- InterstitialPlayback / AdInsertion <- IntermissionServer <- IntermissionCLI
+// The two core modules (HLSPlaylist, HLSInterstitials) use the standard library only.
+//
+// Environment switches (development only):
+//   INTERMISSION_CORE_ONLY=1  the core modules and their tests only, with no package dependencies,
+//                             so they build and test in seconds (`INTERMISSION_CORE_ONLY=1 swift test`).
+//   INTERMISSION_FUZZ=1       adds the `intermission-fuzz` libFuzzer target (see README, "Fuzzing").
+
+let environment = ProcessInfo.processInfo.environment
+let coreOnly = environment["INTERMISSION_CORE_ONLY"] != nil
+let fuzz = environment["INTERMISSION_FUZZ"] != nil
+
+let swiftSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+var products: [Product] = [
+    .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
+    .library(name: "HLSInterstitials", targets: ["HLSInterstitials"]),
+]
+
+var dependencies: [Package.Dependency] = []
+
+var targets: [Target] = [
+    .target(name: "HLSPlaylist", swiftSettings: swiftSettings),
+    .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+    .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+    .testTarget(
+        name: "HLSInterstitialsTests",
+        dependencies: ["HLSInterstitials", "HLSPlaylist"],
+        swiftSettings: swiftSettings
+    ),
+]
+
+if !coreOnly {
+    products += [
+        .library(name: "InterstitialPlayback", targets: ["InterstitialPlayback"]),
+        .library(name: "GroupPlayback", targets: ["GroupPlayback"]),
+        .library(name: "AdInsertion", targets: ["AdInsertion"]),
+        .library(name: "IntermissionServer", targets: ["IntermissionServer"]),
+        .executable(name: "intermission", targets: ["IntermissionCLI"]),
+    ]
+    dependencies += [
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ]
+    targets += [
+        .target(
+            name: "InterstitialPlayback",
+            dependencies: [
+                "HLSInterstitials",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(name: "GroupPlayback", dependencies: ["InterstitialPlayback"], swiftSettings: swiftSettings),
+        .target(
+            name: "AdInsertion",
+            dependencies: [
+                "HLSInterstitials",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "IntermissionServer",
+            dependencies: ["AdInsertion", "GroupPlayback"],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "IntermissionCLI",
+            dependencies: [
+                "HLSPlaylist",
+                "HLSInterstitials",
+                "InterstitialPlayback",
+                "AdInsertion",
+                "IntermissionServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "InterstitialPlaybackTests",
+            dependencies: ["InterstitialPlayback"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "GroupPlaybackTests", dependencies: ["GroupPlayback"], swiftSettings: swiftSettings),
+        .testTarget(name: "AdInsertionTests", dependencies: ["AdInsertion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "IntermissionServerTests",
+            dependencies: ["IntermissionServer"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntermissionCLITests",
+            dependencies: [
+                "IntermissionCLI",
+                "HLSPlaylist",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+}
+
+if fuzz {
+    targets.append(
+        .executableTarget(
+            name: "HLSPlaylistFuzz",
+            dependencies: ["HLSPlaylist"],
+            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
+            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+        )
+    )
+    products.append(.executable(name: "intermission-fuzz", targets: ["HLSPlaylistFuzz"]))
+}
+
+let package = Package(
+    name: "Intermission",
+    platforms: [.macOS(.v15)],
+    products: products,
+    dependencies: dependencies,
+    targets: targets
+)

@@ -1,0 +1,151 @@
+/// An `EXT-X-DATERANGE` tag (§4.4.5.1): a range of dates with attributes, typed over its
+/// attribute list.
+///
+/// The attribute list keeps the original order and spelling; the typed properties read and write
+/// it in place. Client attributes (`X-…`) stay in order in ``clientAttributes``.
+///
+/// ```swift
+/// var range = DateRange(id: "ad1", startDate: DateTime(iso8601: "2021-01-04T05:00:05.000Z")!)
+/// range.class = "com.apple.hls.interstitial"
+/// range.duration = 15
+/// range.attributes["X-ASSET-URI"] = .quoted("https://example.com/ad1/main.m3u8")
+/// range.tag.rendered
+/// ```
+public struct DateRange: Sendable, Hashable {
+    /// Every attribute in written order.
+    public var attributes: AttributeList
+
+    /// Creates a date range from its attribute list.
+    public init(attributes: AttributeList) {
+        self.attributes = attributes
+    }
+
+    /// Creates a date range with an ID and (usually) a start date.
+    public init(id: String, startDate: DateTime?, class: String? = nil) {
+        var list = AttributeList([Attribute(name: "ID", value: .quoted(id))])
+        if let `class` { list.append("CLASS", .quoted(`class`)) }
+        if let startDate { list.append("START-DATE", .quoted(startDate.iso8601)) }
+        self.attributes = list
+    }
+
+    /// Parses a tag line or the attribute text after `#EXT-X-DATERANGE:`.
+    public init(parsing text: String) throws {
+        let body: String
+        if text.hasPrefix("#EXT-X-DATERANGE:") {
+            body = String(text.dropFirst("#EXT-X-DATERANGE:".count))
+        } else {
+            body = text
+        }
+        self.attributes = try AttributeList(parsing: body)
+    }
+
+    /// The tag to write into a playlist.
+    public var tag: Tag {
+        Tag(name: .dateRange, attributes: self.attributes)
+    }
+
+    /// `ID`: identifies the range; `""` when absent (an error).
+    public var id: String {
+        get { self.attributes["ID"]?.text ?? "" }
+        set { self.attributes["ID"] = .quoted(newValue) }
+    }
+
+    /// `CLASS`.
+    public var `class`: String? {
+        get { self.attributes["CLASS"]?.text }
+        set { self.attributes["CLASS"] = newValue.map { .quoted($0) } }
+    }
+
+    /// `START-DATE`, or `nil` when absent or not a date.
+    public var startDate: DateTime? {
+        get { self.attributes["START-DATE"].flatMap { DateTime(iso8601: $0.text) } }
+        set { self.attributes["START-DATE"] = newValue.map { .quoted($0.iso8601) } }
+    }
+
+    /// `END-DATE`.
+    public var endDate: DateTime? {
+        get { self.attributes["END-DATE"].flatMap { DateTime(iso8601: $0.text) } }
+        set { self.attributes["END-DATE"] = newValue.map { .quoted($0.iso8601) } }
+    }
+
+    /// `DURATION`, in seconds.
+    public var duration: MediaTime? {
+        get { self.attributes["DURATION"]?.decimal }
+        set { self.attributes["DURATION"] = newValue.map { .decimal($0) } }
+    }
+
+    /// `PLANNED-DURATION`, in seconds.
+    public var plannedDuration: MediaTime? {
+        get { self.attributes["PLANNED-DURATION"]?.decimal }
+        set { self.attributes["PLANNED-DURATION"] = newValue.map { .decimal($0) } }
+    }
+
+    /// `END-ON-NEXT=YES`.
+    public var endOnNext: Bool {
+        get { self.attributes["END-ON-NEXT"]?.rawValue == "YES" }
+        set { self.attributes["END-ON-NEXT"] = newValue ? .enumerated("YES") : nil }
+    }
+
+    /// The members of `CUE` (`PRE`, `POST`, `ONCE`), or of the legacy `X-CUE` when `CUE` is absent.
+    public var cue: [String]? {
+        (self.attributes["CUE"] ?? self.attributes["X-CUE"])?.stringList
+    }
+
+    /// `SCTE35-CMD` as bytes.
+    public var scte35Command: [UInt8]? {
+        get { self.attributes["SCTE35-CMD"]?.hexadecimal }
+        set { self.attributes["SCTE35-CMD"] = newValue.map { .hexadecimal($0) } }
+    }
+
+    /// `SCTE35-OUT` as bytes.
+    public var scte35Out: [UInt8]? {
+        get { self.attributes["SCTE35-OUT"]?.hexadecimal }
+        set { self.attributes["SCTE35-OUT"] = newValue.map { .hexadecimal($0) } }
+    }
+
+    /// `SCTE35-IN` as bytes.
+    public var scte35In: [UInt8]? {
+        get { self.attributes["SCTE35-IN"]?.hexadecimal }
+        set { self.attributes["SCTE35-IN"] = newValue.map { .hexadecimal($0) } }
+    }
+
+    /// The client-defined `X-` attributes, in written order.
+    public var clientAttributes: [Attribute] {
+        self.attributes.attributes.filter { $0.name.hasPrefix("X-") }
+    }
+
+    /// The duration from `DURATION`, or from `END-DATE − START-DATE`; `nil` when unknown.
+    public var resolvedDuration: MediaTime? {
+        if let duration { return duration }
+        if let start = self.startDate, let end = self.endDate { return end - start }
+        return nil
+    }
+
+    /// Whether `CLASS` is `com.apple.hls.interstitial`.
+    public var isInterstitial: Bool {
+        self.class == DateRange.interstitialClass
+    }
+
+    /// `com.apple.hls.interstitial`.
+    public static let interstitialClass = "com.apple.hls.interstitial"
+    /// `com.apple.hls.preload` (Appendix F).
+    public static let preloadClass = "com.apple.hls.preload"
+}
+
+/// A date range with where it stands in a media playlist.
+public struct PlacedDateRange: Sendable, Hashable {
+    /// The date range.
+    public var dateRange: DateRange
+    /// The index of the segment whose tags it stands among, or the segment count when it comes
+    /// after the last segment.
+    public var position: Int
+    /// The 0-based line index of the tag in the playlist.
+    public var lineIndex: Int
+
+    /// Creates a placed date range.
+    public init(dateRange: DateRange, position: Int, lineIndex: Int) {
+        self.dateRange = dateRange
+        self.position = position
+        self.lineIndex = lineIndex
+    }
+}

@@ -1,0 +1,208 @@
+extension MediaPlaylist {
+    // MARK: - Line-level editing
+
+    /// Replaces line `index` with new text; only that line is re-rendered.
+    public mutating func replaceLine(at index: Int, with text: String) {
+        let terminator = self.store.records[index].terminator
+        self.store.records[index] = self.store.makeRecord(Array(text.utf8), terminator: terminator)
+        self.reindex()
+    }
+
+    /// Inserts lines before line `index` (or at the end when `index` is the line count).
+    public mutating func insertLines(_ texts: [String], at index: Int) {
+        self.insertLinesWithoutReindex(texts, at: index)
+        self.reindex()
+    }
+
+    /// Removes the lines at the given indices.
+    public mutating func removeLines(at indices: [Int]) {
+        for index in Set(indices).sorted(by: >) {
+            self.store.records.remove(at: index)
+        }
+        self.reindex()
+    }
+
+    /// Appends a line at the end of the playlist.
+    public mutating func appendLine(_ text: String) {
+        self.insertLines([text], at: self.store.records.count)
+    }
+
+    mutating func insertLinesWithoutReindex(_ texts: [String], at index: Int) {
+        guard !texts.isEmpty else { return }
+        self.store.terminatePrevious(before: index)
+        var records = texts.map { self.store.makeRecord(Array($0.utf8)) }
+        if index == self.store.records.count, let last = self.store.records.last, last.terminator == .none,
+            index > 0
+        {
+            // Appending after a last line without newline: keep the file's "no final newline" style.
+            records[records.count - 1].terminator = .none
+        }
+        self.store.records.insert(contentsOf: records, at: index)
+    }
+
+    /// Applies several insertions at once, each given as (line index in the current playlist, lines),
+    /// with one re-index: the fast path for decorating a long playlist.
+    public mutating func insertLines(_ insertions: [(index: Int, lines: [String])]) {
+        for insertion in insertions.sorted(by: { $0.index > $1.index }) {
+            self.insertLinesWithoutReindex(insertion.lines, at: insertion.index)
+        }
+        self.reindex()
+    }
+
+    mutating func setHeader(_ name: TagName, line: Int, value: String?) {
+        let rendered = value.map { Tag(name: name, value: $0).rendered }
+        switch (line >= 0, rendered) {
+        case (true, let text?):
+            self.replaceLine(at: line, with: text)
+        case (true, nil):
+            self.removeLines(at: [line])
+        case (false, let text?):
+            // After #EXTM3U and the header tags that exist, before the first segment.
+            let insertAt = min(max(1, self.index.headerEnd), self.store.records.count)
+            self.insertLines([text], at: insertAt)
+        case (false, nil):
+            break
+        }
+    }
+
+    // MARK: - Date ranges
+
+    /// The line where new tags for segment `position` go: before its first tag, or after the last
+    /// segment (before `EXT-X-ENDLIST` and trailing parts) when `position` is the segment count.
+    public func insertionLine(forSegment position: Int) -> Int {
+        if position < self.index.segments.count {
+            return Int(self.index.segments[position].firstLine)
+        }
+        if let last = self.index.segments.last {
+            return Int(last.uriLine) + 1
+        }
+        return min(max(1, self.index.headerEnd), self.store.records.count)
+    }
+
+    /// Inserts a date range among the tags of segment `position` (or after the last segment).
+    public mutating func insertDateRange(_ dateRange: DateRange, at position: Int) {
+        self.insertLines([dateRange.tag.rendered], at: self.insertionLine(forSegment: position))
+    }
+
+    /// Inserts several date ranges with one re-index.
+    public mutating func insertDateRanges(_ ranges: [(dateRange: DateRange, position: Int)]) {
+        var grouped: [Int: [String]] = [:]
+        var order: [Int] = []
+        for (range, position) in ranges {
+            let line = self.insertionLine(forSegment: position)
+            if grouped[line] == nil { order.append(line) }
+            grouped[line, default: []].append(range.tag.rendered)
+        }
+        self.insertLines(order.map { (index: $0, lines: grouped[$0]!) })
+    }
+
+    /// Replaces the `k`-th date range (in ``dateRanges`` order); only its line is re-rendered.
+    public mutating func replaceDateRange(at k: Int, with dateRange: DateRange) {
+        self.replaceLine(at: self.index.dateRanges[k].lineIndex, with: dateRange.tag.rendered)
+    }
+
+    /// Removes the `k`-th date range.
+    public mutating func removeDateRange(at k: Int) {
+        self.removeLines(at: [self.index.dateRanges[k].lineIndex])
+    }
+
+    // MARK: - Segments
+
+    /// Sets the URI of segment `k`; only its URI line is re-rendered.
+    public mutating func setURI(_ uri: String, forSegment k: Int) {
+        self.replaceLine(at: Int(self.index.segments[k].uriLine), with: uri)
+    }
+
+    /// Rewrites every segment URI (and URI attributes of KEY, MAP, PART, PRELOAD-HINT and
+    /// RENDITION-REPORT tags) with `transform`, re-rendering only lines that change. One re-index.
+    public mutating func rewriteURIs(_ transform: (String) -> String) {
+        var changed = false
+        for i in self.store.records.indices {
+            let record = self.store.records[i]
+            switch record.kind {
+            case .uri:
+                let old = self.store.text(i)
+                let new = transform(old.trimmingSpaces())
+                if new != old {
+                    self.store.records[i] = self.store.makeRecord(Array(new.utf8), terminator: record.terminator)
+                    changed = true
+                }
+            case .tag:
+                switch record.tag {
+                case .key, .map, .part, .preloadHint, .renditionReport, .sessionKey:
+                    guard var list = self.store.attributes(i), let uri = list["URI"]?.quotedString else { continue }
+                    let new = transform(uri)
+                    if new != uri {
+                        list["URI"] = .quoted(new)
+                        let text = Tag(name: record.tag.name, attributes: list).rendered
+                        self.store.records[i] = self.store.makeRecord(Array(text.utf8), terminator: record.terminator)
+                        changed = true
+                    }
+                default: continue
+                }
+            default: continue
+            }
+        }
+        if changed { self.reindex() }
+    }
+
+    /// Sets or removes segment `k`'s own `EXT-X-PROGRAM-DATE-TIME`.
+    public mutating func setProgramDateTime(_ date: DateTime?, forSegment k: Int) {
+        let record = self.index.segments[k]
+        var existing = -1
+        for line in Int(record.firstLine)..<Int(record.uriLine) where self.store.records[line].tag == .programDateTime {
+            existing = line
+        }
+        switch (existing >= 0, date) {
+        case (true, let date?): self.replaceLine(at: existing, with: Tag.programDateTime(date).rendered)
+        case (true, nil): self.removeLines(at: [existing])
+        case (false, let date?):
+            let at = record.infLine >= 0 ? Int(record.infLine) : Int(record.uriLine)
+            self.insertLines([Tag.programDateTime(date).rendered], at: at)
+        case (false, nil): break
+        }
+    }
+
+    /// Appends a segment at the end (before `EXT-X-ENDLIST` and trailing tags).
+    ///
+    /// - Parameters:
+    ///   - uri: The segment URI.
+    ///   - duration: The `EXTINF` duration.
+    ///   - title: The `EXTINF` title.
+    ///   - programDateTime: A PROGRAM-DATE-TIME to write before it.
+    ///   - discontinuity: Whether to write `EXT-X-DISCONTINUITY` before it.
+    ///   - places: Decimal places of the `EXTINF` duration.
+    public mutating func appendSegment(
+        uri: String,
+        duration: MediaTime,
+        title: String = "",
+        programDateTime: DateTime? = nil,
+        discontinuity: Bool = false,
+        places: Int = 3
+    ) {
+        var lines: [String] = []
+        if discontinuity { lines.append(Tag(name: .discontinuity).rendered) }
+        if let programDateTime { lines.append(Tag.programDateTime(programDateTime).rendered) }
+        lines.append(Tag.segmentInformation(duration: duration, title: title, places: places).rendered)
+        lines.append(uri)
+        self.insertLines(lines, at: self.index.trailingFirstLine)
+    }
+
+    /// Ensures every segment has a date: when the playlist has no PROGRAM-DATE-TIME, writes one
+    /// before the first segment (and after each discontinuity) dated from `start`.
+    ///
+    /// Returns whether anything was added.
+    @discardableResult
+    public mutating func addProgramDateTimeIfMissing(startingAt start: DateTime) -> Bool {
+        guard !self.index.hasProgramDateTime, !self.index.segments.isEmpty else { return false }
+        var insertions: [(index: Int, lines: [String])] = []
+        for (k, record) in self.index.segments.enumerated()
+        where k == 0 || record.flags & SegmentRecord.discontinuityFlag != 0 {
+            let date = start + MediaTime(nanoseconds: record.start)
+            let at = record.infLine >= 0 ? Int(record.infLine) : Int(record.uriLine)
+            insertions.append((at, [Tag.programDateTime(date).rendered]))
+        }
+        self.insertLines(insertions)
+        return true
+    }
+}

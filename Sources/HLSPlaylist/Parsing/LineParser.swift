@@ -1,0 +1,338 @@
+/// Collects diagnostics and stops a strict parse at the first error.
+struct DiagnosticSink {
+    var items: [PlaylistDiagnostic] = []
+    let strict: Bool
+    let file: String?
+    var firstError: PlaylistDiagnostic?
+
+    init(strict: Bool, file: String?) {
+        self.strict = strict
+        self.file = file
+    }
+
+    var shouldStop: Bool { self.strict && self.firstError != nil }
+
+    mutating func report(
+        _ severity: Severity,
+        _ rule: RuleID,
+        line: Int,
+        column: Int,
+        _ message: String,
+        hint: String
+    ) {
+        let diagnostic = PlaylistDiagnostic(
+            severity: severity,
+            rule: rule,
+            message: message,
+            hint: hint,
+            location: SourceLocation(file: self.file, line: line + 1, column: column + 1)
+        )
+        if severity == .error, self.firstError == nil {
+            self.firstError = diagnostic
+        }
+        self.items.append(diagnostic)
+    }
+}
+
+/// The first pass: splits bytes into classified lines and reads the scalar payload of hot tags.
+enum LineParser {
+    /// What a line is, from its content bytes.
+        static func classify(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> LineKind {
+        if start == end { return .blank }
+        let first = b[start]
+        if first == UInt8(ascii: "#") {
+            if end - start >= 4, b[start + 1] == UInt8(ascii: "E"), b[start + 2] == UInt8(ascii: "X"),
+                b[start + 3] == UInt8(ascii: "T")
+            {
+                return .tag
+            }
+            return .comment
+        }
+        var i = start
+        while i < end, b[i] == UInt8(ascii: " ") || b[i] == UInt8(ascii: "\t") { i += 1 }
+        return i == end ? .blank : .uri
+    }
+
+    /// A record for an edited or new line.
+    static func record(forEdited content: [UInt8], terminator: LineTerminator) -> LineRecord {
+        var sink = DiagnosticSink(strict: false, file: nil)
+        var record = content.withUnsafeBufferPointer { b in
+            self.parseLine(b, start: 0, end: b.count, terminator: terminator, lineNumber: 0, sink: &sink)
+        }
+        record.edited = content
+        return record
+    }
+
+    /// Parses every line of `bytes`.
+    static func parse(_ bytes: [UInt8], sink: inout DiagnosticSink) -> LineStore {
+        var records: [LineRecord] = []
+        // About one line per 40 bytes in typical playlists.
+        records.reserveCapacity(bytes.count / 32 + 4)
+        var preferred = LineTerminator.lineFeed
+        bytes.withUnsafeBufferPointer { b in
+            let n = b.count
+            var i = 0
+            var lineNumber = 0
+            while i < n {
+                let start = i
+                // Find the next LF.
+                var j = i
+                while j < n, b[j] != 10 { j &+= 1 }
+                var end = j
+                let terminator: LineTerminator
+                if j < n {
+                    if end > start, b[end - 1] == 13 {
+                        end -= 1
+                        terminator = .carriageReturnLineFeed
+                    } else {
+                        terminator = .lineFeed
+                    }
+                    i = j + 1
+                } else {
+                    terminator = .none
+                    i = n
+                }
+                if lineNumber == 0, terminator != .none { preferred = terminator }
+                let record = parseLine(
+                    b,
+                    start: start,
+                    end: end,
+                    terminator: terminator,
+                    lineNumber: lineNumber,
+                    sink: &sink
+                )
+                records.append(record)
+                if sink.shouldStop { return }
+                lineNumber += 1
+            }
+        }
+        return LineStore(source: SourceBuffer(bytes), records: records, preferredTerminator: preferred)
+    }
+
+        static func parseUnsigned(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
+        guard start < end, end - start <= 18 else { return nil }
+        var value: Int64 = 0
+        var i = start
+        while i < end {
+            let d = b[i] &- 48
+            if d > 9 { return nil }
+            value = value &* 10 &+ Int64(d)
+            i += 1
+        }
+        return value
+    }
+
+    // swift-format-ignore
+    static func parseLine(
+        _ b: UnsafeBufferPointer<UInt8>,
+        start: Int,
+        end: Int,
+        terminator: LineTerminator,
+        lineNumber: Int,
+        sink: inout DiagnosticSink
+    ) -> LineRecord {
+        let kind = classify(b, start, end)
+        var record = LineRecord(
+            kind: kind,
+            tag: .unknown,
+            terminator: terminator,
+            start: Int32(truncatingIfNeeded: start),
+            end: Int32(truncatingIfNeeded: end)
+        )
+        switch kind {
+        case .blank, .comment:
+            return record
+        case .uri:
+            if b[start] == UInt8(ascii: " ") || b[start] == UInt8(ascii: "\t") || b[end - 1] == UInt8(ascii: " ")
+                || b[end - 1] == UInt8(ascii: "\t")
+            {
+                sink.report(.warning, .whitespace, line: lineNumber, column: 0,
+                    "the URI line has leading or trailing whitespace",
+                    hint: "remove the spaces; clients may request the URI with them")
+            }
+            return record
+        case .tag:
+            break
+        }
+        // Tag name: after '#', up to ':' or the end.
+        var colon = start + 1
+        while colon < end, b[colon] != UInt8(ascii: ":") { colon &+= 1 }
+        var nameEnd = colon
+        if colon == end {
+            while nameEnd > start + 1, b[nameEnd - 1] == UInt8(ascii: " ") || b[nameEnd - 1] == UInt8(ascii: "\t") {
+                nameEnd -= 1
+            }
+            if nameEnd != end {
+                sink.report(.warning, .whitespace, line: lineNumber, column: nameEnd - start,
+                    "trailing whitespace after the tag",
+                    hint: "remove the spaces at the end of the line")
+            }
+        }
+        let tag = KnownTag.match(b, start + 1, nameEnd)
+        record.tag = tag
+        if tag == .unknown { return record }
+        let valueStart = colon + 1
+        var valueEnd = end
+        let form = tag.valueForm
+        if form != .attributes, form != .segmentInformation {
+            while valueEnd > valueStart, b[valueEnd - 1] == UInt8(ascii: " ") || b[valueEnd - 1] == UInt8(ascii: "\t") {
+                valueEnd -= 1
+            }
+            if valueEnd != end, colon < end {
+                sink.report(.warning, .whitespace, line: lineNumber, column: valueEnd - start,
+                    "trailing whitespace after the tag value",
+                    hint: "remove the spaces at the end of the line")
+            }
+        }
+        let column = valueStart - start
+        let name = tag.name.rawValue
+        switch form {
+        case .none:
+            record.valid = true
+        case .integer:
+            if colon < end, let value = parseUnsigned(b, valueStart, valueEnd) {
+                record.valid = true
+                record.value = value
+            } else {
+                sink.report(.error, .tagValue, line: lineNumber, column: column,
+                    "#\(name) needs a decimal-integer value",
+                    hint: "write a whole number, e.g. #\(name):6")
+            }
+        case .enumerated:
+            let text = colon < end ? String(decoding: UnsafeBufferPointer(rebasing: b[valueStart..<valueEnd]), as: UTF8.self) : ""
+            if text == "EVENT" || text == "VOD" {
+                record.valid = true
+                record.value = text == "VOD" ? 1 : 0
+            } else {
+                sink.report(.error, .tagValue, line: lineNumber, column: column,
+                    "#EXT-X-PLAYLIST-TYPE must be EVENT or VOD, not '\(text)'",
+                    hint: "write #EXT-X-PLAYLIST-TYPE:VOD or #EXT-X-PLAYLIST-TYPE:EVENT, or remove the tag")
+            }
+        case .segmentInformation:
+            var comma = valueStart
+            while comma < end, b[comma] != UInt8(ascii: ",") { comma &+= 1 }
+            var durationEnd = comma
+            if comma == end {
+                while durationEnd > valueStart, b[durationEnd - 1] == UInt8(ascii: " ") { durationEnd -= 1 }
+            }
+            if colon < end, let duration = MediaTime.parseDecimal(b, from: valueStart, to: durationEnd, allowSign: false) {
+                record.valid = true
+                record.value = duration.nanoseconds
+                if comma == end {
+                    sink.report(.warning, .tagValue, line: lineNumber, column: durationEnd - start,
+                        "#EXTINF has no comma after the duration",
+                        hint: "write #EXTINF:<duration>, with the comma even when there is no title")
+                }
+            } else {
+                sink.report(.error, .tagValue, line: lineNumber, column: column,
+                    "#EXTINF needs a duration in seconds",
+                    hint: "write #EXTINF:<duration>,[<title>], e.g. #EXTINF:6.006,")
+            }
+        case .byteRange:
+            var at = valueStart
+            while at < valueEnd, b[at] != UInt8(ascii: "@") { at &+= 1 }
+            if colon < end, let length = parseUnsigned(b, valueStart, at) {
+                if at == valueEnd {
+                    record.valid = true
+                    record.value = length
+                    record.value2 = -1
+                } else if let offset = parseUnsigned(b, at + 1, valueEnd) {
+                    record.valid = true
+                    record.value = length
+                    record.value2 = offset
+                }
+            }
+            if !record.valid {
+                sink.report(.error, .tagValue, line: lineNumber, column: column,
+                    "#EXT-X-BYTERANGE needs <length>[@<offset>]",
+                    hint: "write e.g. #EXT-X-BYTERANGE:75232@0")
+            }
+        case .date:
+            if colon < end, let date = DateTime.parse(b, from: valueStart, to: valueEnd) {
+                record.valid = true
+                record.value = date.nanosecondsSince1970
+            } else {
+                sink.report(.error, .tagValue, line: lineNumber, column: column,
+                    "#EXT-X-PROGRAM-DATE-TIME needs an ISO-8601 date",
+                    hint: "write e.g. #EXT-X-PROGRAM-DATE-TIME:2021-01-04T05:00:00.000Z")
+            }
+        case .attributes:
+            guard colon < end else {
+                sink.report(.error, .attributeSyntax, line: lineNumber, column: end - start,
+                    "#\(name) needs an attribute list",
+                    hint: "write #\(name):NAME=VALUE,…")
+                return record
+            }
+            if let problem = AttributeSyntax.validate(b, from: valueStart, to: end) {
+                let rule: RuleID = problem.code == .duplicateAttribute ? .duplicateAttribute : .attributeSyntax
+                sink.report(.error, rule, line: lineNumber, column: column + problem.offset,
+                    "#\(name): \(problem.message)", hint: problem.hint)
+                return record
+            }
+            record.valid = true
+            checkAttributes(tag, b, valueStart, end, lineNumber: lineNumber, lineStart: start, sink: &sink)
+        }
+        return record
+    }
+
+    /// Checks required attributes and tolerated oddities of a well-formed attribute list.
+    static func checkAttributes(
+        _ tag: KnownTag,
+        _ b: UnsafeBufferPointer<UInt8>,
+        _ start: Int,
+        _ end: Int,
+        lineNumber: Int,
+        lineStart: Int,
+        sink: inout DiagnosticSink
+    ) {
+        let required = tag.requiredAttributes
+        var found = 0
+        var hasDefineForm = false
+        var warnedLowercase = false
+        var warnedSpace = false
+        _ = AttributeSyntax.scan(b, from: start, to: end) { ns, ne, _, _ in
+            if !warnedSpace, ns > start, b[ns - 1] == UInt8(ascii: " ") {
+                warnedSpace = true
+                sink.report(.warning, .whitespace, line: lineNumber, column: ns - lineStart - 1,
+                    "whitespace inside the attribute list",
+                    hint: "remove the space; attribute lists have no whitespace")
+            }
+            if !warnedLowercase {
+                for k in ns..<ne where b[k] >= UInt8(ascii: "a") && b[k] <= UInt8(ascii: "z") {
+                    warnedLowercase = true
+                    sink.report(.warning, .attributeSyntax, line: lineNumber, column: ns - lineStart,
+                        "attribute names are upper-case",
+                        hint: "write the name in upper case; clients compare names byte for byte")
+                    break
+                }
+            }
+            let length = ne - ns
+            for (r, name) in required.enumerated() where name.utf8.count == length {
+                var same = true
+                var k = 0
+                for c in name.utf8 {
+                    if b[ns + k] != c {
+                        same = false
+                        break
+                    }
+                    k += 1
+                }
+                if same { found |= 1 << r }
+            }
+            if tag == .define {
+                let name = String(decoding: UnsafeBufferPointer(rebasing: b[ns..<ne]), as: UTF8.self)
+                if name == "NAME" || name == "IMPORT" || name == "QUERYPARAM" { hasDefineForm = true }
+            }
+        }
+        for (r, name) in required.enumerated() where found & (1 << r) == 0 {
+            sink.report(.error, .missingAttribute, line: lineNumber, column: start - lineStart,
+                "#\(tag.name.rawValue) is missing the required \(name) attribute",
+                hint: "add \(name)=… to the tag")
+        }
+        if tag == .define, !hasDefineForm {
+            sink.report(.error, .missingAttribute, line: lineNumber, column: start - lineStart,
+                "#EXT-X-DEFINE needs NAME, IMPORT or QUERYPARAM",
+                hint: "write NAME=\"x\",VALUE=\"…\", IMPORT=\"x\" or QUERYPARAM=\"x\"")
+        }
+    }
+}

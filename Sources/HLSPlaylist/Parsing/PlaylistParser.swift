@@ -1,0 +1,186 @@
+/// An HLS playlist: either a media playlist or a multivariant playlist (§4).
+public enum Playlist: Sendable, Hashable {
+    /// A media playlist: segments.
+    case media(MediaPlaylist)
+    /// A multivariant playlist: variant streams and renditions.
+    case multivariant(MultivariantPlaylist)
+
+    /// Parses strictly: throws at the first error.
+    ///
+    /// - Throws: ``PlaylistParsingError``.
+    public init(parsing text: String, file: String? = nil) throws {
+        try self.init(bytes: Array(text.utf8), file: file)
+    }
+
+    /// Parses bytes strictly: throws at the first error.
+    ///
+    /// - Throws: ``PlaylistParsingError``.
+    public init(bytes: [UInt8], file: String? = nil) throws {
+        let result = PlaylistParser.parse(bytes, options: .init(mode: .strict, file: file))
+        if let error = result.diagnostics.first(where: { $0.severity == .error }) {
+            throw PlaylistParsingError(error)
+        }
+        self = result.playlist
+    }
+
+    /// The playlist's bytes: the input byte for byte where nothing was edited.
+    public func serialized() -> [UInt8] {
+        switch self {
+        case .media(let p): p.serialized()
+        case .multivariant(let p): p.serialized()
+        }
+    }
+
+    /// Every line.
+    public var lines: PlaylistLines {
+        switch self {
+        case .media(let p): p.lines
+        case .multivariant(let p): p.lines
+        }
+    }
+
+    /// The media playlist, if it is one.
+    public var media: MediaPlaylist? {
+        if case .media(let p) = self { return p }
+        return nil
+    }
+
+    /// The multivariant playlist, if it is one.
+    public var multivariant: MultivariantPlaylist? {
+        if case .multivariant(let p) = self { return p }
+        return nil
+    }
+}
+
+/// The result of a lenient parse: the model and everything found wrong with it.
+public struct ParsedPlaylist: Sendable {
+    /// The playlist, as complete as the input allows.
+    public var playlist: Playlist
+    /// Errors, warnings and notes, in line order.
+    public var diagnostics: [PlaylistDiagnostic]
+
+    /// Whether any diagnostic is an error.
+    public var hasErrors: Bool { self.diagnostics.contains { $0.severity == .error } }
+}
+
+/// Parses playlists. Parsing never crashes and takes time linear in the input.
+///
+/// ```swift
+/// let result = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: "main.m3u8"))
+/// for d in result.diagnostics { print(d) }   // main.m3u8:7:1: error[HLS-SEGMENT-NO-EXTINF]: …
+/// ```
+public enum PlaylistParser {
+    /// Parsing options.
+    public struct Options: Sendable, Hashable {
+        /// Lenient or strict.
+        public struct Mode: Sendable, Hashable {
+            let strict: Bool
+            /// Keep going and return the model with every diagnostic.
+            public static let lenient = Mode(strict: false)
+            /// Stop at the first error (the diagnostics end with it).
+            public static let strict = Mode(strict: true)
+        }
+
+        /// Lenient (default) or strict.
+        public var mode: Mode
+        /// The file or URL, for diagnostic locations.
+        public var file: String?
+
+        /// Creates options.
+        public init(mode: Mode = .lenient, file: String? = nil) {
+            self.mode = mode
+            self.file = file
+        }
+    }
+
+    /// Parses bytes into a media or multivariant playlist with diagnostics.
+    public static func parse(_ bytes: [UInt8], options: Options = Options()) -> ParsedPlaylist {
+        var sink = DiagnosticSink(strict: options.mode.strict, file: options.file)
+        let store = LineParser.parse(bytes, sink: &sink)
+        if sink.shouldStop {
+            // Stopped early in strict mode: finish splitting lines so the model is whole.
+            var quiet = DiagnosticSink(strict: false, file: nil)
+            let full = LineParser.parse(bytes, sink: &quiet)
+            return ParsedPlaylist(playlist: classify(full, sink: &quiet), diagnostics: sink.items)
+        }
+        let playlist = classify(store, sink: &sink)
+        return ParsedPlaylist(playlist: playlist, diagnostics: sink.items)
+    }
+
+    /// Parses text.
+    public static func parse(_ text: String, options: Options = Options()) -> ParsedPlaylist {
+        parse(Array(text.utf8), options: options)
+    }
+
+    static func classify(_ store: LineStore, sink: inout DiagnosticSink) -> Playlist {
+        var mediaTags = 0
+        var multivariantTags = 0
+        for record in store.records where record.kind == .tag {
+            if record.tag.isMultivariantPlaylistTag { multivariantTags += 1 }
+            if record.tag.isMediaPlaylistTag { mediaTags += 1 }
+        }
+        if multivariantTags > 0 && multivariantTags >= mediaTags || (mediaTags == 0 && multivariantTags > 0) {
+            if !sink.shouldStop { checkMultivariant(store, sink: &sink) }
+            return .multivariant(MultivariantPlaylist(store: store))
+        }
+        let index = sink.shouldStop ? rebuildQuietly(store) : MediaIndex.build(store, sink: &sink)
+        return .media(MediaPlaylist(store: store, index: index))
+    }
+
+    static func rebuildQuietly(_ store: LineStore) -> MediaIndex {
+        var quiet = DiagnosticSink(strict: false, file: nil)
+        return MediaIndex.build(store, sink: &quiet)
+    }
+
+    static func checkMultivariant(_ store: LineStore, sink: inout DiagnosticSink) {
+        let records = store.records
+        if records.isEmpty || records[0].kind != .tag || records[0].tag != .m3u {
+            sink.report(.error, .missingHeader, line: 0, column: 0,
+                "the playlist does not start with #EXTM3U",
+                hint: "make #EXTM3U the first line")
+            if sink.shouldStop { return }
+        }
+        var seen = Set<KnownTag>()
+        var pendingVariant = -1
+        for (i, record) in records.enumerated() {
+            switch record.kind {
+            case .tag:
+                let tag = record.tag
+                if tag == .unknown { continue }
+                if tag.isUnique, !seen.insert(tag).inserted {
+                    sink.report(.error, .duplicateTag, line: i, column: 0,
+                        "#\(tag.name.rawValue) appears more than once",
+                        hint: "keep a single #\(tag.name.rawValue) tag")
+                }
+                if tag.isMediaPlaylistTag {
+                    sink.report(.error, .mixedPlaylist, line: i, column: 0,
+                        "#\(tag.name.rawValue) belongs in a media playlist, not a multivariant playlist",
+                        hint: "move the tag to the media playlists or remove it")
+                }
+                if tag == .streamInformation {
+                    if pendingVariant >= 0 {
+                        sink.report(.error, .variantWithoutURI, line: pendingVariant, column: 0,
+                            "#EXT-X-STREAM-INF is not followed by a URI",
+                            hint: "put the variant's media playlist URI on the next line")
+                    }
+                    pendingVariant = i
+                }
+            case .uri:
+                if pendingVariant < 0 {
+                    sink.report(.error, .variantWithoutURI, line: i, column: 0,
+                        "a URI without #EXT-X-STREAM-INF before it",
+                        hint: "add #EXT-X-STREAM-INF:BANDWIDTH=… on the line before the URI")
+                }
+                pendingVariant = -1
+            default:
+                break
+            }
+            if sink.shouldStop { return }
+        }
+        if pendingVariant >= 0 {
+            sink.report(.error, .variantWithoutURI, line: pendingVariant, column: 0,
+                "#EXT-X-STREAM-INF is not followed by a URI",
+                hint: "put the variant's media playlist URI on the next line")
+        }
+    }
+}
