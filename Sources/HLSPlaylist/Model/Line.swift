@@ -66,7 +66,7 @@ struct LineRecord: Sendable, Hashable {
     var terminator: LineTerminator
     /// Whether `value` / `value2` hold a parsed payload.
     var valid: Bool
-    /// Content range in the source (without the terminator); unused when `edited` is set.
+    /// Content range in the source (without the terminator); unused when `edit` is set.
     var start: Int32
     var end: Int32
     /// EXTINF: duration in ns; PROGRAM-DATE-TIME: ns since 1970; integer tags: the integer;
@@ -74,8 +74,8 @@ struct LineRecord: Sendable, Hashable {
     var value: Int64
     /// BYTERANGE: the offset, or -1.
     var value2: Int64
-    /// The content of a line that was edited or added, without the terminator.
-    var edited: [UInt8]?
+    /// For a line that was edited or added: the index of its content in `LineStore.edits`; else -1.
+    var edit: Int32
 
     init(
         kind: LineKind,
@@ -86,7 +86,7 @@ struct LineRecord: Sendable, Hashable {
         valid: Bool = false,
         value: Int64 = 0,
         value2: Int64 = -1,
-        edited: [UInt8]? = nil
+        edit: Int32 = -1
     ) {
         self.kind = kind
         self.tag = tag
@@ -96,7 +96,7 @@ struct LineRecord: Sendable, Hashable {
         self.valid = valid
         self.value = value
         self.value2 = value2
-        self.edited = edited
+        self.edit = edit
     }
 }
 
@@ -104,6 +104,10 @@ struct LineRecord: Sendable, Hashable {
 struct LineStore: Sendable {
     var source: SourceBuffer
     var records: [LineRecord]
+    /// Content of edited and added lines, referenced by `LineRecord.edit`.
+    var edits: [[UInt8]] = []
+    /// Whether any line contains `{` (a possible `{$variable}` reference).
+    var mayReferenceVariables = false
     /// The terminator for new lines (the playlist's first).
     var preferredTerminator: LineTerminator
 
@@ -118,8 +122,8 @@ struct LineStore: Sendable {
     /// The content bytes of a line (without terminator).
     func withContent<R>(_ index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         let record = self.records[index]
-        if let edited = record.edited {
-            return edited.withUnsafeBufferPointer(body)
+        if record.edit >= 0 {
+            return self.edits[Int(record.edit)].withUnsafeBufferPointer(body)
         }
         return self.source.bytes.withUnsafeBufferPointer { b in
             body(UnsafeBufferPointer(rebasing: b[Int(record.start)..<Int(record.end)]))
@@ -170,9 +174,9 @@ struct LineStore: Sendable {
                 }
             }
             for record in self.records {
-                if let edited = record.edited {
+                if record.edit >= 0 {
                     flush()
-                    out.append(contentsOf: edited)
+                    out.append(contentsOf: self.edits[Int(record.edit)])
                     out.append(contentsOf: record.terminator.bytes)
                     continue
                 }
@@ -199,8 +203,11 @@ struct LineStore: Sendable {
     }
 
     /// A record for new line content.
-    func makeRecord(_ content: [UInt8], terminator: LineTerminator? = nil) -> LineRecord {
-        LineParser.record(forEdited: content, terminator: terminator ?? self.preferredTerminator)
+    mutating func makeRecord(_ content: [UInt8], terminator: LineTerminator? = nil) -> LineRecord {
+        var record = LineParser.record(forEdited: content, terminator: terminator ?? self.preferredTerminator)
+        record.edit = Int32(self.edits.count)
+        self.edits.append(content)
+        return record
     }
 
     /// Ensures the line before `index` ends with a terminator (when inserting after a last line without one).

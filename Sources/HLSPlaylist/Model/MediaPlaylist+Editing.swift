@@ -4,7 +4,8 @@ extension MediaPlaylist {
     /// Replaces line `index` with new text; only that line is re-rendered.
     public mutating func replaceLine(at index: Int, with text: String) {
         let terminator = self.store.records[index].terminator
-        self.store.records[index] = self.store.makeRecord(Array(text.utf8), terminator: terminator)
+        let newRecord = self.store.makeRecord(Array(text.utf8), terminator: terminator)
+        self.store.records[index] = newRecord
         self.reindex()
     }
 
@@ -30,7 +31,8 @@ extension MediaPlaylist {
     mutating func insertLinesWithoutReindex(_ texts: [String], at index: Int) {
         guard !texts.isEmpty else { return }
         self.store.terminatePrevious(before: index)
-        var records = texts.map { self.store.makeRecord(Array($0.utf8)) }
+        var records: [LineRecord] = []
+        for text in texts { records.append(self.store.makeRecord(Array(text.utf8))) }
         if index == self.store.records.count, let last = self.store.records.last, last.terminator == .none,
             index > 0
         {
@@ -124,7 +126,8 @@ extension MediaPlaylist {
                 let old = self.store.text(i)
                 let new = transform(old.trimmingSpaces())
                 if new != old {
-                    self.store.records[i] = self.store.makeRecord(Array(new.utf8), terminator: record.terminator)
+                    let newRecord = self.store.makeRecord(Array(new.utf8), terminator: record.terminator)
+                    self.store.records[i] = newRecord
                     changed = true
                 }
             case .tag:
@@ -135,7 +138,8 @@ extension MediaPlaylist {
                     if new != uri {
                         list["URI"] = .quoted(new)
                         let text = Tag(name: record.tag.name, attributes: list).rendered
-                        self.store.records[i] = self.store.makeRecord(Array(text.utf8), terminator: record.terminator)
+                        let newRecord = self.store.makeRecord(Array(text.utf8), terminator: record.terminator)
+                        self.store.records[i] = newRecord
                         changed = true
                     }
                 default: continue

@@ -121,13 +121,15 @@ public struct MultivariantPlaylist: Sendable {
     /// Replaces line `index` with new text; only that line is re-rendered.
     public mutating func replaceLine(at index: Int, with text: String) {
         let terminator = self.store.records[index].terminator
-        self.store.records[index] = self.store.makeRecord(Array(text.utf8), terminator: terminator)
+        let newRecord = self.store.makeRecord(Array(text.utf8), terminator: terminator)
+        self.store.records[index] = newRecord
     }
 
     /// Inserts lines before line `index`.
     public mutating func insertLines(_ texts: [String], at index: Int) {
         self.store.terminatePrevious(before: index)
-        let records = texts.map { self.store.makeRecord(Array($0.utf8)) }
+        var records: [LineRecord] = []
+        for text in texts { records.append(self.store.makeRecord(Array(text.utf8))) }
         self.store.records.insert(contentsOf: records, at: index)
     }
 

@@ -56,10 +56,9 @@ enum LineParser {
     /// A record for an edited or new line.
     static func record(forEdited content: [UInt8], terminator: LineTerminator) -> LineRecord {
         var sink = DiagnosticSink(strict: false, file: nil)
-        var record = content.withUnsafeBufferPointer { b in
+        let record = content.withUnsafeBufferPointer { b in
             self.parseLine(b, start: 0, end: b.count, terminator: terminator, lineNumber: 0, sink: &sink)
         }
-        record.edited = content
         return record
     }
 
@@ -69,6 +68,7 @@ enum LineParser {
         // About one line per 40 bytes in typical playlists.
         records.reserveCapacity(bytes.count / 32 + 4)
         var preferred = LineTerminator.lineFeed
+        var sawBrace = false
         bytes.withUnsafeBufferPointer { b in
             let n = b.count
             var i = 0
@@ -77,7 +77,14 @@ enum LineParser {
                 let start = i
                 // Find the next LF.
                 var j = i
-                while j < n, b[j] != 10 { j &+= 1 }
+                var brace: UInt8 = 0
+                while j < n {
+                    let c = b[j]
+                    if c == 10 { break }
+                    brace |= c == 123 ? 1 : 0
+                    j &+= 1
+                }
+                if brace != 0 { sawBrace = true }
                 var end = j
                 let terminator: LineTerminator
                 if j < n {
@@ -106,7 +113,9 @@ enum LineParser {
                 lineNumber += 1
             }
         }
-        return LineStore(source: SourceBuffer(bytes), records: records, preferredTerminator: preferred)
+        var store = LineStore(source: SourceBuffer(bytes), records: records, preferredTerminator: preferred)
+        store.mayReferenceVariables = sawBrace
+        return store
     }
 
         static func parseUnsigned(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {

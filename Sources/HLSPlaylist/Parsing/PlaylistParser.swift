@@ -104,6 +104,9 @@ public enum PlaylistParser {
             return ParsedPlaylist(playlist: classify(full, sink: &quiet), diagnostics: sink.items)
         }
         let playlist = classify(store, sink: &sink)
+        if store.mayReferenceVariables, !sink.shouldStop {
+            VariableSubstitution.checkReferences(store, sink: &sink)
+        }
         return ParsedPlaylist(playlist: playlist, diagnostics: sink.items)
     }
 

@@ -156,50 +156,87 @@ enum KnownTag: UInt8, Sendable, CaseIterable {
         return table
     }()
 
-    /// Names grouped by byte length, for matching without building strings.
-    static let byLength: [[(bytes: [UInt8], tag: KnownTag)]] = {
-        var table = [[(bytes: [UInt8], tag: KnownTag)]](repeating: [], count: 32)
-        for tag in KnownTag.allCases where tag != .unknown {
-            let bytes = Array(tag.name.rawValue.utf8)
-            table[bytes.count].append((bytes, tag))
-        }
-        // Most frequent first.
-        for i in table.indices {
-            table[i].sort { a, b in a.tag.frequencyRank < b.tag.frequencyRank }
-        }
-        return table
-    }()
-
-    private var frequencyRank: Int {
+    /// The spelling without `#`, as a static string (no allocation, no reference counting).
+    var spelling: StaticString {
         switch self {
-        case .segmentInformation: 0
-        case .programDateTime: 1
-        case .part: 2
-        case .dateRange: 3
-        case .byteRange: 4
-        case .discontinuity: 5
-        default: 10
+        case .m3u: "EXTM3U"
+        case .version: "EXT-X-VERSION"
+        case .independentSegments: "EXT-X-INDEPENDENT-SEGMENTS"
+        case .start: "EXT-X-START"
+        case .define: "EXT-X-DEFINE"
+        case .targetDuration: "EXT-X-TARGETDURATION"
+        case .mediaSequence: "EXT-X-MEDIA-SEQUENCE"
+        case .discontinuitySequence: "EXT-X-DISCONTINUITY-SEQUENCE"
+        case .endList: "EXT-X-ENDLIST"
+        case .playlistType: "EXT-X-PLAYLIST-TYPE"
+        case .iFramesOnly: "EXT-X-I-FRAMES-ONLY"
+        case .partInformation: "EXT-X-PART-INF"
+        case .serverControl: "EXT-X-SERVER-CONTROL"
+        case .segmentInformation: "EXTINF"
+        case .byteRange: "EXT-X-BYTERANGE"
+        case .discontinuity: "EXT-X-DISCONTINUITY"
+        case .key: "EXT-X-KEY"
+        case .map: "EXT-X-MAP"
+        case .programDateTime: "EXT-X-PROGRAM-DATE-TIME"
+        case .gap: "EXT-X-GAP"
+        case .bitrate: "EXT-X-BITRATE"
+        case .part: "EXT-X-PART"
+        case .dateRange: "EXT-X-DATERANGE"
+        case .skip: "EXT-X-SKIP"
+        case .preloadHint: "EXT-X-PRELOAD-HINT"
+        case .renditionReport: "EXT-X-RENDITION-REPORT"
+        case .media: "EXT-X-MEDIA"
+        case .streamInformation: "EXT-X-STREAM-INF"
+        case .iFrameStreamInformation: "EXT-X-I-FRAME-STREAM-INF"
+        case .sessionData: "EXT-X-SESSION-DATA"
+        case .sessionKey: "EXT-X-SESSION-KEY"
+        case .contentSteering: "EXT-X-CONTENT-STEERING"
+        case .unknown: ""
         }
     }
 
-    /// Identifies a tag name in `bytes[start..<end]` (the part after `#`).
-        static func match(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> KnownTag {
-        let length = end - start
-        guard length < 32 else { return .unknown }
-        for candidate in byLength[length] {
-            var equal = true
-            candidate.bytes.withUnsafeBufferPointer { c in
-                var k = 0
-                while k < length {
-                    if c[k] != b[start + k] {
-                        equal = false
-                        return
-                    }
-                    k += 1
-                }
-            }
-            if equal { return candidate.tag }
+    /// Whether `b[start..<end]` spells this tag.
+    func matches(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Bool {
+        let spelling = self.spelling
+        let length = spelling.utf8CodeUnitCount
+        guard end - start == length else { return false }
+        let p = spelling.utf8Start
+        var k = 0
+        while k < length {
+            if p[k] != b[start + k] { return false }
+            k += 1
         }
+        return true
+    }
+
+    /// Identifies a tag name in `bytes[start..<end]` (the part after `#`).
+    static func match(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> KnownTag {
+        let candidates: (KnownTag, KnownTag, KnownTag, KnownTag)
+        switch end - start {
+        case 6: candidates = (.segmentInformation, .m3u, .unknown, .unknown)
+        case 9: candidates = (.key, .map, .gap, .unknown)
+        case 10: candidates = (.part, .skip, .unknown, .unknown)
+        case 11: candidates = (.start, .media, .unknown, .unknown)
+        case 12: candidates = (.define, .unknown, .unknown, .unknown)
+        case 13: candidates = (.version, .endList, .bitrate, .unknown)
+        case 14: candidates = (.partInformation, .unknown, .unknown, .unknown)
+        case 15: candidates = (.dateRange, .byteRange, .unknown, .unknown)
+        case 16: candidates = (.streamInformation, .unknown, .unknown, .unknown)
+        case 17: candidates = (.sessionKey, .unknown, .unknown, .unknown)
+        case 18: candidates = (.preloadHint, .sessionData, .unknown, .unknown)
+        case 19: candidates = (.discontinuity, .playlistType, .iFramesOnly, .unknown)
+        case 20: candidates = (.targetDuration, .mediaSequence, .serverControl, .unknown)
+        case 22: candidates = (.renditionReport, .contentSteering, .unknown, .unknown)
+        case 23: candidates = (.programDateTime, .unknown, .unknown, .unknown)
+        case 24: candidates = (.iFrameStreamInformation, .unknown, .unknown, .unknown)
+        case 26: candidates = (.independentSegments, .unknown, .unknown, .unknown)
+        case 28: candidates = (.discontinuitySequence, .unknown, .unknown, .unknown)
+        default: return .unknown
+        }
+        if candidates.0.matches(b, start, end) { return candidates.0 }
+        if candidates.1 != .unknown, candidates.1.matches(b, start, end) { return candidates.1 }
+        if candidates.2 != .unknown, candidates.2.matches(b, start, end) { return candidates.2 }
+        if candidates.3 != .unknown, candidates.3.matches(b, start, end) { return candidates.3 }
         return .unknown
     }
 

@@ -120,13 +120,15 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
     // MARK: - Parsing
 
         static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int64? {
-        var value: Int64 = 0
-        for i in at..<(at + count) {
-            let d = b[i] &- 48
-            if d > 9 { return nil }
-            value = value * 10 + Int64(d)
+        let d0 = b[at] &- 48
+        let d1 = b[at + 1] &- 48
+        if count == 2 {
+            return d0 > 9 || d1 > 9 ? nil : Int64(d0) &* 10 &+ Int64(d1)
         }
-        return value
+        let d2 = b[at + 2] &- 48
+        let d3 = b[at + 3] &- 48
+        if d0 > 9 || d1 > 9 || d2 > 9 || d3 > 9 { return nil }
+        return Int64(d0) &* 1000 &+ Int64(d1) &* 100 &+ Int64(d2) &* 10 &+ Int64(d3)
     }
 
     /// Parses `YYYY-MM-DDThh:mm:ss[.f+][Z|±hh:mm|±hhmm|±hh]` between `start` and `end`.
