@@ -32,7 +32,11 @@ var products: [Product] = [
 var dependencies: [Package.Dependency] = []
 
 var targets: [Target] = [
-    .target(name: "HLSPlaylist", swiftSettings: swiftSettings),
+    .target(
+        name: "HLSPlaylist",
+        swiftSettings: swiftSettings,
+        linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
+    ),
     .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
     .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
     .testTarget(

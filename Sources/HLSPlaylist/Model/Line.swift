@@ -213,9 +213,15 @@ struct LineStore: Sendable {
     /// Ensures the line before `index` ends with a terminator (when inserting after a last line without one).
     mutating func terminatePrevious(before index: Int) {
         guard index > 0, index - 1 < self.records.count else { return }
-        if self.records[index - 1].terminator == .none {
-            self.records[index - 1].terminator = self.preferredTerminator
+        let record = self.records[index - 1]
+        guard record.terminator == .none else { return }
+        if record.edit < 0 {
+            // The source has no terminator after this line: keep its content as an edit.
+            let content = self.withContent(index - 1) { Array($0) }
+            self.records[index - 1].edit = Int32(self.edits.count)
+            self.edits.append(content)
         }
+        self.records[index - 1].terminator = self.preferredTerminator
     }
 }
 

@@ -30,15 +30,13 @@ extension MediaPlaylist {
 
     mutating func insertLinesWithoutReindex(_ texts: [String], at index: Int) {
         guard !texts.isEmpty else { return }
+        // Appending after a last line without newline keeps the file's "no final newline" style.
+        let keepUnterminated = index == self.store.records.count && index > 0
+            && self.store.records[index - 1].terminator == .none
         self.store.terminatePrevious(before: index)
         var records: [LineRecord] = []
         for text in texts { records.append(self.store.makeRecord(Array(text.utf8))) }
-        if index == self.store.records.count, let last = self.store.records.last, last.terminator == .none,
-            index > 0
-        {
-            // Appending after a last line without newline: keep the file's "no final newline" style.
-            records[records.count - 1].terminator = .none
-        }
+        if keepUnterminated { records[records.count - 1].terminator = .none }
         self.store.records.insert(contentsOf: records, at: index)
     }
 

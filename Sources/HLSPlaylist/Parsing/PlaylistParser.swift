@@ -95,19 +95,22 @@ public enum PlaylistParser {
 
     /// Parses bytes into a media or multivariant playlist with diagnostics.
     public static func parse(_ bytes: [UInt8], options: Options = Options()) -> ParsedPlaylist {
-        var sink = DiagnosticSink(strict: options.mode.strict, file: options.file)
+        var sink = DiagnosticSink(strict: false, file: options.file)
         let store = LineParser.parse(bytes, sink: &sink)
-        if sink.shouldStop {
-            // Stopped early in strict mode: finish splitting lines so the model is whole.
-            var quiet = DiagnosticSink(strict: false, file: nil)
-            let full = LineParser.parse(bytes, sink: &quiet)
-            return ParsedPlaylist(playlist: classify(full, sink: &quiet), diagnostics: sink.items)
-        }
         let playlist = classify(store, sink: &sink)
-        if store.mayReferenceVariables, !sink.shouldStop {
+        if store.mayReferenceVariables {
             VariableSubstitution.checkReferences(store, sink: &sink)
         }
-        return ParsedPlaylist(playlist: playlist, diagnostics: sink.items)
+        var diagnostics = sink.items
+        // Line order (stable for equal lines), whichever pass found them.
+        diagnostics = diagnostics.enumerated().sorted { a, b in
+            (a.element.location.line, a.element.location.column, a.offset)
+                < (b.element.location.line, b.element.location.column, b.offset)
+        }.map(\.element)
+        if options.mode.strict, let first = diagnostics.firstIndex(where: { $0.severity == .error }) {
+            diagnostics = Array(diagnostics[...first])
+        }
+        return ParsedPlaylist(playlist: playlist, diagnostics: diagnostics)
     }
 
     /// Parses text.
@@ -123,16 +126,11 @@ public enum PlaylistParser {
             if record.tag.isMediaPlaylistTag { mediaTags += 1 }
         }
         if multivariantTags > 0 && multivariantTags >= mediaTags || (mediaTags == 0 && multivariantTags > 0) {
-            if !sink.shouldStop { checkMultivariant(store, sink: &sink) }
+            checkMultivariant(store, sink: &sink)
             return .multivariant(MultivariantPlaylist(store: store))
         }
-        let index = sink.shouldStop ? rebuildQuietly(store) : MediaIndex.build(store, sink: &sink)
+        let index = MediaIndex.build(store, sink: &sink)
         return .media(MediaPlaylist(store: store, index: index))
-    }
-
-    static func rebuildQuietly(_ store: LineStore) -> MediaIndex {
-        var quiet = DiagnosticSink(strict: false, file: nil)
-        return MediaIndex.build(store, sink: &quiet)
     }
 
     static func checkMultivariant(_ store: LineStore, sink: inout DiagnosticSink) {

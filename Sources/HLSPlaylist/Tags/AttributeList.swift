@@ -468,7 +468,7 @@ enum AttributeSyntax {
         var problem: AttributeProblem? = nil
         withUnsafeTemporaryAllocation(of: (Int, Int).self, capacity: 32) { names in
             var count = 0
-            problem = scan(b, from: start, to: end) { nameStart, nameEnd, _, _ in
+            let syntax = scan(b, from: start, to: end) { nameStart, nameEnd, _, _ in
                 guard problem == nil else { return }
                 let length = nameEnd - nameStart
                 for k in 0..<min(count, 32) {
@@ -494,6 +494,7 @@ enum AttributeSyntax {
                 if count < 32 { names[count] = (nameStart, nameEnd) }
                 count += 1
             }
+            if let syntax { problem = syntax }
         }
         return problem
     }
