@@ -80,23 +80,32 @@ def summarize(text):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write("usage: referee_m3u8.py PLAYLIST\n")
+    """One path: print its summary. Several paths: one JSON line each, with "file" added
+    (and "error" instead of the summary when m3u8 cannot parse that file)."""
+    if len(argv) < 2:
+        sys.stderr.write("usage: referee_m3u8.py PLAYLIST [PLAYLIST...]\n")
         return 2
-    try:
-        with open(argv[1], "rb") as handle:
-            text = handle.read().decode("utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        sys.stderr.write(f"referee_m3u8: cannot read {argv[1]}: {error}\n")
-        return 2
-    try:
-        summary = summarize(text)
-    except Exception as error:  # m3u8 raises assorted exception types
-        sys.stderr.write(f"referee_m3u8: m3u8 failed to parse {argv[1]}: {type(error).__name__}: {error}\n")
-        return 1
-    json.dump(summary, sys.stdout, ensure_ascii=False)
-    sys.stdout.write("\n")
-    return 0
+    status = 0
+    for path in argv[1:]:
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            sys.stderr.write(f"referee_m3u8: cannot read {path}: {error}\n")
+            return 2
+        try:
+            summary = summarize(text)
+        except Exception as error:  # m3u8 raises assorted exception types
+            sys.stderr.write(f"referee_m3u8: m3u8 failed to parse {path}: {type(error).__name__}: {error}\n")
+            if len(argv) == 2:
+                return 1
+            summary = {"error": f"{type(error).__name__}: {error}"}
+            status = 1
+        if len(argv) > 2:
+            summary = dict(file=path, **summary)
+        json.dump(summary, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+    return status if len(argv) == 2 else 0
 
 
 if __name__ == "__main__":
