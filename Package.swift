@@ -59,6 +59,12 @@ if !coreOnly {
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ]
     targets += [
         .target(
@@ -81,7 +87,17 @@ if !coreOnly {
         ),
         .target(
             name: "IntermissionServer",
-            dependencies: ["AdInsertion", "GroupPlayback"],
+            dependencies: [
+                "AdInsertion",
+                "GroupPlayback",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Yams", package: "Yams"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -101,14 +117,22 @@ if !coreOnly {
         ),
         .testTarget(
             name: "InterstitialPlaybackTests",
-            dependencies: ["InterstitialPlayback"],
+            dependencies: [
+                "InterstitialPlayback",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GroupPlaybackTests", dependencies: ["GroupPlayback"], swiftSettings: swiftSettings),
         .testTarget(name: "AdInsertionTests", dependencies: ["AdInsertion"], swiftSettings: swiftSettings),
         .testTarget(
             name: "IntermissionServerTests",
-            dependencies: ["IntermissionServer"],
+            dependencies: [
+                "IntermissionServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -128,8 +152,10 @@ if fuzz {
         .executableTarget(
             name: "HLSPlaylistFuzz",
             dependencies: ["HLSPlaylist"],
-            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library", "-sanitize=fuzzer,address"])],
-            linkerSettings: [.unsafeFlags(["-sanitize=fuzzer,address"])]
+            path: "Fuzz/HLSPlaylistFuzz",
+            // Build with `-Xswiftc -sanitize=fuzzer,address` so the parser is instrumented too
+            // (scripts/fuzz.sh); libFuzzer provides `main`.
+            swiftSettings: swiftSettings + [.unsafeFlags(["-parse-as-library"])]
         )
     )
     products.append(.executable(name: "intermission-fuzz", targets: ["HLSPlaylistFuzz"]))

@@ -1,0 +1,51 @@
+import Benchmark
+import BenchmarkSupport
+import HLSPlaylist
+
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .throughput, .mallocCountTotal, .peakMemoryResident],
+        maxDuration: .seconds(5),
+        maxIterations: 200
+    )
+
+    Benchmark("Parse 24h DVR playlist (43,200 segments, 500 interstitials)") { benchmark, bytes in
+        for _ in benchmark.scaledIterations {
+            blackHole(PlaylistParser.parse(bytes))
+        }
+    } setup: {
+        try DVRPlaylist.bytes()
+    }
+
+    Benchmark("Serialize 24h DVR playlist (unedited)") { benchmark, playlist in
+        for _ in benchmark.scaledIterations {
+            blackHole(playlist.serialized())
+        }
+    } setup: {
+        PlaylistParser.parse(try DVRPlaylist.bytes()).playlist
+    }
+
+    Benchmark("Serialize 24h DVR playlist (500 DATERANGE lines re-rendered)") { benchmark, playlist in
+        for _ in benchmark.scaledIterations {
+            blackHole(playlist.serialized())
+        }
+    } setup: {
+        var media = try MediaPlaylist(bytes: try DVRPlaylist.bytes())
+        for k in media.dateRanges.indices {
+            var range = media.dateRanges[k].dateRange
+            range.attributes["X-PLAYOUT-LIMIT"] = .decimal(MediaTime(seconds: 10))
+            media.replaceDateRange(at: k, with: range)
+        }
+        return media
+    }
+
+    Benchmark("Map 500 START-DATEs to media time") { benchmark, media in
+        for _ in benchmark.scaledIterations {
+            for placed in media.dateRanges {
+                blackHole(media.time(at: placed.dateRange.startDate!))
+            }
+        }
+    } setup: {
+        try MediaPlaylist(bytes: try DVRPlaylist.bytes())
+    }
+}

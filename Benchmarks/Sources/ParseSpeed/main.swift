@@ -1,0 +1,49 @@
+// Times parsing and serializing one playlist (best of N runs after a warm-up) and prints one JSON
+// line. scripts/bench-parse.sh runs it next to Python's m3u8 on the same file.
+import BenchmarkSupport
+import Foundation
+import HLSPlaylist
+
+let arguments = CommandLine.arguments
+let path = arguments.count > 1 ? arguments[1] : DVRPlaylist.path
+let runs = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
+let bytes = path == DVRPlaylist.path ? try DVRPlaylist.bytes() : [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+
+func best(_ runs: Int, _ body: () -> Void) -> Double {
+    body()
+    var best = Double.infinity
+    for _ in 0..<runs {
+        let start = DispatchTime.now().uptimeNanoseconds
+        body()
+        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+    }
+    return best
+}
+
+var parsed = PlaylistParser.parse(bytes)
+let parse = best(runs) { parsed = PlaylistParser.parse(bytes) }
+guard case .media(let media) = parsed.playlist else { fatalError("expected a media playlist") }
+var output: [UInt8] = []
+let serialize = best(runs) { output = media.serialized() }
+precondition(output == bytes, "round trip failed")
+
+// Serializing after every DATERANGE was edited: those lines are re-rendered from the model.
+var edited = media
+for k in edited.dateRanges.indices {
+    var range = edited.dateRanges[k].dateRange
+    range.attributes["X-PLAYOUT-LIMIT"] = .decimal(MediaTime(seconds: 10))
+    edited.replaceDateRange(at: k, with: range)
+}
+var editedOutput: [UInt8] = []
+let serializeEdited = best(runs) { editedOutput = edited.serialized() }
+
+let mb = Double(bytes.count) / 1e6
+print(
+    """
+    {"tool":"intermission","bytes":\(bytes.count),"segments":\(media.segments.count),\
+    "dateranges":\(media.dateRanges.count),"diagnostics":\(parsed.diagnostics.count),\
+    "parse_seconds":\(parse),"parse_mb_per_s":\(mb / parse),\
+    "serialize_seconds":\(serialize),"serialize_mb_per_s":\(mb / serialize),\
+    "serialize_edited_seconds":\(serializeEdited),"serialize_edited_mb_per_s":\(Double(editedOutput.count) / 1e6 / serializeEdited)}
+    """
+)
