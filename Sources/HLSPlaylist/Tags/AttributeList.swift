@@ -468,7 +468,8 @@ enum AttributeSyntax {
         var problem: AttributeProblem? = nil
         withUnsafeTemporaryAllocation(of: (Int, Int).self, capacity: 32) { names in
             var count = 0
-            problem = scan(b, from: start, to: end) { nameStart, nameEnd, _, _ in
+            // The scan's own result must not overwrite a duplicate found inside the closure.
+            let syntaxProblem = scan(b, from: start, to: end) { nameStart, nameEnd, _, _ in
                 guard problem == nil else { return }
                 let length = nameEnd - nameStart
                 for k in 0..<min(count, 32) {
@@ -494,6 +495,7 @@ enum AttributeSyntax {
                 if count < 32 { names[count] = (nameStart, nameEnd) }
                 count += 1
             }
+            if problem == nil { problem = syntaxProblem }
         }
         return problem
     }
