@@ -159,11 +159,35 @@ struct PlaylistRun {
     /// For each tag, the index of its merged range.
     var owner: [Int] = []
 
+    /// Attribute values that reference a variable the playlist does not define by value (`IMPORT`,
+    /// `QUERYPARAM` or undefined), keyed by tag index and name: they cannot be checked.
+    var unresolved: Set<String> = []
+
     init(playlist: MediaPlaylist, file: String?, includesNotes: Bool) {
         self.playlist = playlist
-        self.placed = playlist.dateRanges
         self.file = file
         self.includesNotes = includesNotes
+        var placed = playlist.dateRanges
+        // Variable substitution (§4.4.2.3) before checking values.
+        var variables: [String: String] = [:]
+        for definition in playlist.definitions {
+            if let name = definition["NAME"]?.quotedString, let value = definition["VALUE"]?.quotedString {
+                variables[name] = value
+            }
+        }
+        for k in placed.indices {
+            for a in placed[k].dateRange.attributes.indices where placed[k].dateRange.attributes[a].value.rawValue.contains("{$") {
+                let attribute = placed[k].dateRange.attributes[a]
+                let (text, complete) = Syntax.substitute(attribute.value.rawValue, variables)
+                placed[k].dateRange.attributes[a].value = AttributeValue(rawValue: text)
+                if !complete { self.unresolved.insert("\(k)\u{0}\(attribute.name)") }
+            }
+        }
+        self.placed = placed
+    }
+
+    func isUnresolved(tag k: Int, _ name: String) -> Bool {
+        !self.unresolved.isEmpty && self.unresolved.contains("\(k)\u{0}\(name)")
     }
 
     mutating func report(_ rule: InterstitialRule, tag k: Int, attribute: String? = nil, _ message: String, hint: String) {
@@ -234,6 +258,7 @@ struct PlaylistRun {
         let id = range.id
         var seen: Set<String> = []
         for attribute in self.placed[k].dateRange.attributes.attributes where seen.insert(attribute.name).inserted {
+            if self.isUnresolved(tag: k, attribute.name) { continue }
             let name = attribute.name
             let value = attribute.value
             let raw = value.rawValue
@@ -466,7 +491,9 @@ struct PlaylistRun {
         default:
             break
         }
-        if let text = uri?.quotedString, !URIReference.isAbsolute(text) {
+        if let text = uri?.quotedString, !URIReference.isAbsolute(text),
+            !self.isUnresolved(tag: range.source["X-ASSET-URI"] ?? range.first, "X-ASSET-URI")
+        {
             self.report(
                 .assetURIRelative, range: m, attribute: "X-ASSET-URI",
                 "X-ASSET-URI \"\(text)\" of interstitial \"\(id)\" is relative",
@@ -482,7 +509,7 @@ struct PlaylistRun {
                 hint: "add DURATION=<seconds of the assets> so players can lay out the timeline early")
         }
         if !self.playlist.isLive {
-            if !attributes.contains("X-RESUME-OFFSET") {
+            if !attributes.contains("X-RESUME-OFFSET"), !cue.contains("POST") {
                 self.report(
                     .resumeOffsetDefault, range: m,
                     "interstitial \"\(id)\" has no X-RESUME-OFFSET, so it replaces as much primary content as it plays",
@@ -599,6 +626,32 @@ enum Syntax {
         }
         guard digits > 0, dots <= 1 else { return nil }
         return MediaTime(text)
+    }
+
+    /// Replaces `{$name}` references with their values; `complete` is false when some reference has
+    /// no value (it is left as written).
+    static func substitute(_ text: String, _ variables: [String: String]) -> (text: String, complete: Bool) {
+        var out = ""
+        var rest = Substring(text)
+        var complete = true
+        while let open = rest.firstRange(of: "{$") {
+            out += rest[..<open.lowerBound]
+            let after = rest[open.upperBound...]
+            guard let close = after.firstIndex(of: "}") else {
+                out += rest[open.lowerBound...]
+                return (out, false)
+            }
+            let name = String(after[..<close])
+            if let value = variables[name] {
+                out += value
+            } else {
+                out += rest[open.lowerBound...close]
+                complete = false
+            }
+            rest = after[after.index(after: close)...]
+        }
+        out += rest
+        return (out, complete)
     }
 
     /// A quoted-string without `"` inside, a hexadecimal-sequence, or a signed decimal number.
