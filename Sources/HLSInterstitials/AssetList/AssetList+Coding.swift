@@ -1,0 +1,266 @@
+/// The error ``AssetList/decode(_:)`` throws: the bytes are not JSON, or not an asset list.
+public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of error it is. Compare codes, not message text.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        private enum Base: String {
+            case invalidJSON, notAnObject, missingAssets, assetsNotAnArray, invalidAsset, invalidSkipControl
+        }
+
+        private let base: Base
+
+        private init(_ base: Base) {
+            self.base = base
+        }
+
+        /// The bytes are not JSON; ``AssetListDecodingError/byteOffset`` says where.
+        public static let invalidJSON = Code(.invalidJSON)
+        /// The document is not a JSON object.
+        public static let notAnObject = Code(.notAnObject)
+        /// The object has no `ASSETS` member.
+        public static let missingAssets = Code(.missingAssets)
+        /// `ASSETS` is not an array.
+        public static let assetsNotAnArray = Code(.assetsNotAnArray)
+        /// An asset is not an object, or lacks a string `URI` or a non-negative number `DURATION`.
+        public static let invalidAsset = Code(.invalidAsset)
+        /// `SKIP-CONTROL` is not an object, or one of its keys has the wrong type.
+        public static let invalidSkipControl = Code(.invalidSkipControl)
+
+        /// The code's name.
+        public var description: String { self.base.rawValue }
+    }
+
+    /// What kind of error.
+    public var code: Code
+    /// What is wrong and what to change.
+    public var message: String
+    /// Where in the document, as a path such as `ASSETS[1].DURATION` (`""` for the whole document).
+    public var path: String
+    /// The byte offset, for ``Code/invalidJSON``.
+    public var byteOffset: Int?
+
+    /// Creates an error.
+    public init(code: Code, message: String, path: String, byteOffset: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.byteOffset = byteOffset
+    }
+
+    /// `path: message` or `byte N: message`.
+    public var description: String {
+        if let byteOffset { return "byte \(byteOffset): \(self.message)" }
+        return self.path.isEmpty ? self.message : "\(self.path): \(self.message)"
+    }
+}
+
+extension AssetList {
+    /// Decodes an asset-list JSON document.
+    ///
+    /// `ASSETS` must be an array of objects, each with a string `URI` and a non-negative number
+    /// `DURATION`. `SKIP-CONTROL`, when present, must be an object whose `OFFSET` and `DURATION` are
+    /// non-negative numbers and whose `LABEL-ID` is a string. Every other member is kept in place.
+    ///
+    /// - Parameter bytes: The UTF-8 JSON text of the response body.
+    /// - Returns: The asset list.
+    /// - Throws: ``AssetListDecodingError``.
+    ///
+    /// ### Errors
+    /// ``AssetListDecodingError/Code/invalidJSON`` with the byte offset for malformed JSON;
+    /// ``AssetListDecodingError/Code/missingAssets`` when `ASSETS` is absent (hls.js treats that
+    /// as a parse error too); the other codes name the member at fault in ``AssetListDecodingError/path``.
+    public static func decode(_ bytes: [UInt8]) throws -> AssetList {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(bytes)
+        } catch let error as JSONParsingError {
+            throw AssetListDecodingError(
+                code: .invalidJSON,
+                message: "the asset list is not valid JSON: \(error.message)",
+                path: "",
+                byteOffset: error.byteOffset
+            )
+        }
+        return try AssetList(json: value)
+    }
+
+    /// Decodes an asset list from JSON text (see ``decode(_:)``).
+    ///
+    /// - Throws: ``AssetListDecodingError``.
+    public static func decode(_ text: String) throws -> AssetList {
+        try decode(Array(text.utf8))
+    }
+
+    /// Reads an asset list from a parsed JSON value (see ``decode(_:)`` for the rules).
+    ///
+    /// - Throws: ``AssetListDecodingError``.
+    public init(json: JSONValue) throws {
+        guard case .object(let members) = json else {
+            throw AssetListDecodingError(
+                code: .notAnObject,
+                message: "the asset list must be a JSON object with an ASSETS array, not \(json.typeName)",
+                path: ""
+            )
+        }
+        var assets: [Asset]?
+        var skip: SkipControlOverride?
+        var extras = OrderedExtras()
+        for (key, value) in members {
+            extras.order.append(key)
+            switch key {
+            case "ASSETS" where assets == nil:
+                guard case .array(let elements) = value else {
+                    throw AssetListDecodingError(
+                        code: .assetsNotAnArray,
+                        message: "ASSETS must be an array of {\"URI\", \"DURATION\"} objects, not \(value.typeName)",
+                        path: "ASSETS"
+                    )
+                }
+                assets = try elements.enumerated().map { try Asset(json: $1, path: "ASSETS[\($0)]") }
+            case "SKIP-CONTROL" where skip == nil:
+                skip = try SkipControlOverride(json: value, path: "SKIP-CONTROL")
+            default:
+                extras.members.append((key, value))
+            }
+        }
+        guard let assets else {
+            throw AssetListDecodingError(
+                code: .missingAssets,
+                message: "the asset list has no ASSETS member; add \"ASSETS\": [] (an empty list plays nothing)",
+                path: ""
+            )
+        }
+        self.assets = assets
+        self.skipControl = skip
+        self.extras = extras
+    }
+
+    /// The asset list as a JSON value: known members and unknown ones in their decoded order (for a
+    /// list made in code: `ASSETS`, then `SKIP-CONTROL`, then the other members).
+    public var json: JSONValue {
+        self.extras.object(known: [
+            ("ASSETS", .array(self.assets.map(\.json))),
+            ("SKIP-CONTROL", self.skipControl?.json),
+        ])
+    }
+
+    /// Encodes the asset list as compact UTF-8 JSON.
+    ///
+    /// Durations are written in their shortest form (`15`, `15.5`).
+    ///
+    /// - Parameter options: Layout and number style (compact by default).
+    /// - Returns: The JSON bytes.
+    public func encode(options: JSONWritingOptions = .compact) -> [UInt8] {
+        self.json.serialized(options: options)
+    }
+}
+
+extension AssetList.Asset {
+    init(json: JSONValue, path: String) throws {
+        guard case .object(let members) = json else {
+            throw AssetListDecodingError(
+                code: .invalidAsset,
+                message: "each asset must be an object with URI and DURATION, not \(json.typeName)",
+                path: path
+            )
+        }
+        var uri: String?
+        var duration: Double?
+        var extras = OrderedExtras()
+        for (key, value) in members {
+            extras.order.append(key)
+            switch key {
+            case "URI" where uri == nil:
+                guard case .string(let text) = value else {
+                    throw AssetListDecodingError(
+                        code: .invalidAsset,
+                        message: "URI must be a string holding the asset's absolute URI, not \(value.typeName)",
+                        path: path + ".URI"
+                    )
+                }
+                uri = text
+            case "DURATION" where duration == nil:
+                guard case .number(let seconds) = value, seconds >= 0 else {
+                    throw AssetListDecodingError(
+                        code: .invalidAsset,
+                        message: "DURATION must be a non-negative number of seconds, not \(value)",
+                        path: path + ".DURATION"
+                    )
+                }
+                duration = seconds
+            default:
+                extras.members.append((key, value))
+            }
+        }
+        guard let uri else {
+            throw AssetListDecodingError(
+                code: .invalidAsset,
+                message: "the asset has no URI; add \"URI\": \"https://…/asset.m3u8\"",
+                path: path
+            )
+        }
+        guard let duration else {
+            throw AssetListDecodingError(
+                code: .invalidAsset,
+                message: "the asset has no DURATION; add \"DURATION\": <seconds>",
+                path: path
+            )
+        }
+        self.uri = uri
+        self.duration = duration
+        self.extras = extras
+    }
+
+    /// The asset as a JSON object (decoded key order kept).
+    public var json: JSONValue {
+        self.extras.object(known: [("URI", .string(self.uri)), ("DURATION", .number(self.duration))])
+    }
+}
+
+extension AssetList.SkipControlOverride {
+    init(json: JSONValue, path: String) throws {
+        guard case .object(let members) = json else {
+            throw AssetListDecodingError(
+                code: .invalidSkipControl,
+                message: "SKIP-CONTROL must be an object with OFFSET, DURATION and LABEL-ID, not \(json.typeName)",
+                path: path
+            )
+        }
+        self.init()
+        var seen: Set<String> = []
+        for (key, value) in members {
+            self.extras.order.append(key)
+            let first = seen.insert(key).inserted
+            switch key {
+            case "OFFSET" where first, "DURATION" where first:
+                guard case .number(let seconds) = value, seconds >= 0 else {
+                    throw AssetListDecodingError(
+                        code: .invalidSkipControl,
+                        message: "\(key) must be a non-negative number of seconds, not \(value)",
+                        path: path + "." + key
+                    )
+                }
+                if key == "OFFSET" { self.offset = seconds } else { self.duration = seconds }
+            case "LABEL-ID" where first:
+                guard case .string(let label) = value else {
+                    throw AssetListDecodingError(
+                        code: .invalidSkipControl,
+                        message: "LABEL-ID must be a string, not \(value.typeName)",
+                        path: path + ".LABEL-ID"
+                    )
+                }
+                self.labelID = label
+            default:
+                self.extras.members.append((key, value))
+            }
+        }
+    }
+
+    /// The skip control as a JSON object (decoded key order kept).
+    public var json: JSONValue {
+        self.extras.object(known: [
+            ("OFFSET", self.offset.map { .number($0) }),
+            ("DURATION", self.duration.map { .number($0) }),
+            ("LABEL-ID", self.labelID.map { .string($0) }),
+        ])
+    }
+}
