@@ -98,6 +98,8 @@ if !coreOnly {
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            exclude: ["Demo/make.sh", "Demo/README.md"],
+            resources: [.copy("Demo")],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerate the tiny real HLS streams in this folder (committed; used by player and server tests).
 #
-# Usage: Tests/Fixtures/media/make.sh        (from anywhere; writes next to this script)
+# Usage: Sources/IntermissionServer/Demo/make.sh        (from anywhere; writes next to this script)
 #
 #   primary/   60 s testsrc 160x90 @ 15 fps + 1 kHz sine, 2 s MPEG-TS segments
 #   ad-red/    10 s color=red   + 880 Hz beeping tone, 2 s MPEG-TS segments
