@@ -178,9 +178,9 @@ struct PlaylistRun {
         for k in placed.indices {
             for a in placed[k].dateRange.attributes.indices where placed[k].dateRange.attributes[a].value.rawValue.contains("{$") {
                 let attribute = placed[k].dateRange.attributes[a]
-                let (text, complete) = Syntax.substitute(attribute.value.rawValue, variables)
-                placed[k].dateRange.attributes[a].value = AttributeValue(rawValue: text)
-                if !complete { self.unresolved.insert("\(k)\u{0}\(attribute.name)") }
+                let result = VariableContext.substitute(in: attribute.value.rawValue, values: variables)
+                placed[k].dateRange.attributes[a].value = AttributeValue(rawValue: result.text)
+                if !result.unresolved.isEmpty { self.unresolved.insert("\(k)\u{0}\(attribute.name)") }
             }
         }
         self.placed = placed
@@ -626,32 +626,6 @@ enum Syntax {
         }
         guard digits > 0, dots <= 1 else { return nil }
         return MediaTime(text)
-    }
-
-    /// Replaces `{$name}` references with their values; `complete` is false when some reference has
-    /// no value (it is left as written).
-    static func substitute(_ text: String, _ variables: [String: String]) -> (text: String, complete: Bool) {
-        var out = ""
-        var rest = Substring(text)
-        var complete = true
-        while let open = rest.firstRange(of: "{$") {
-            out += rest[..<open.lowerBound]
-            let after = rest[open.upperBound...]
-            guard let close = after.firstIndex(of: "}") else {
-                out += rest[open.lowerBound...]
-                return (out, false)
-            }
-            let name = String(after[..<close])
-            if let value = variables[name] {
-                out += value
-            } else {
-                out += rest[open.lowerBound...close]
-                complete = false
-            }
-            rest = after[after.index(after: close)...]
-        }
-        out += rest
-        return (out, complete)
     }
 
     /// A quoted-string without `"` inside, a hexadecimal-sequence, or a signed decimal number.

@@ -50,6 +50,41 @@ public struct VariableContext: Sendable, Hashable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// Replaces every `{$name}` reference in `text` whose name has a value (§4.4.2.3).
+    ///
+    /// - Returns: The text after substitution, and the references left as written because `values`
+    ///   has no entry for them, with their UTF-8 offsets in `text`.
+    public static func substitute(
+        in text: String,
+        values: [String: String]
+    ) -> (text: String, unresolved: [(name: String, offset: Int)]) {
+        let bytes = Array(text.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var unresolved: [(name: String, offset: Int)] = []
+        var i = 0
+        while i < bytes.count {
+            if bytes[i] == UInt8(ascii: "{"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "$") {
+                var j = i + 2
+                while j < bytes.count, VariableSubstitution.isNameByte(bytes[j]) { j += 1 }
+                if j < bytes.count, bytes[j] == UInt8(ascii: "}"), j > i + 2 {
+                    let name = String(decoding: bytes[(i + 2)..<j], as: UTF8.self)
+                    if let value = values[name] {
+                        out.append(contentsOf: value.utf8)
+                    } else {
+                        unresolved.append((name, i))
+                        out.append(contentsOf: bytes[i...j])
+                    }
+                    i = j + 1
+                    continue
+                }
+            }
+            out.append(bytes[i])
+            i += 1
+        }
+        return (String(decoding: out, as: UTF8.self), unresolved)
+    }
+
     static func hexValue(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): c - 48
@@ -143,33 +178,13 @@ enum VariableSubstitution {
         line: Int,
         sink: inout DiagnosticSink
     ) -> String? {
-        let bytes = Array(text.utf8)
-        var out: [UInt8] = []
-        var changed = false
-        var i = 0
-        while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "{"), i + 1 < bytes.count, bytes[i + 1] == UInt8(ascii: "$") {
-                var j = i + 2
-                while j < bytes.count, isNameByte(bytes[j]) { j += 1 }
-                if j < bytes.count, bytes[j] == UInt8(ascii: "}"), j > i + 2 {
-                    let name = String(decoding: bytes[(i + 2)..<j], as: UTF8.self)
-                    if let value = values[name] {
-                        out.append(contentsOf: value.utf8)
-                        changed = true
-                    } else {
-                        sink.report(.error, .variable, line: line, column: i,
-                            "variable {$\(name)} is not defined",
-                            hint: "add #EXT-X-DEFINE:NAME=\"\(name)\",VALUE=\"…\" before this line")
-                        out.append(contentsOf: bytes[i...j])
-                    }
-                    i = j + 1
-                    continue
-                }
-            }
-            out.append(bytes[i])
-            i += 1
+        let result = VariableContext.substitute(in: text, values: values)
+        for reference in result.unresolved {
+            sink.report(.error, .variable, line: line, column: reference.offset,
+                "variable {$\(reference.name)} is not defined",
+                hint: "add #EXT-X-DEFINE:NAME=\"\(reference.name)\",VALUE=\"…\" before this line")
         }
-        return changed ? String(decoding: out, as: UTF8.self) : nil
+        return result.text == text ? nil : result.text
     }
 
     /// Substitutes in URI lines and in the quoted-string and hexadecimal values of tag attributes.
