@@ -6,8 +6,8 @@ struct ResolvedEvent: Sendable, Hashable {
     var section: UInt8
     /// The mapped start before `X-SNAP OUT` (section 1 only).
     var scheduled: MediaTime?
-    /// The start used to order events: after snapping (section 1), the start position (0), the
-    /// primary end (2).
+    /// The start used to order events: after snapping (section 1); zero in the other sections,
+    /// which play at the start position (0) and the primary end (2) in playlist order.
     var start: MediaTime
     var duration: MediaTime?
     var durationSource: ScheduledEvent.DurationSource
@@ -82,10 +82,8 @@ extension Schedule {
         var start = MediaTime.zero
         if event.cue == .join {
             section = 0
-            start = self.startTime
         } else if event.cue == .leave {
             section = 2
-            start = self.timeline.end
         } else if let time = self.timeline.time(of: event.start) {
             scheduled = time
             start = event.alignsStartWithPrimarySegmentBoundary ? self.timeline.snap(time, latest: false) : time

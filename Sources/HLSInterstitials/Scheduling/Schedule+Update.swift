@@ -53,15 +53,17 @@ extension Schedule {
         else {
             return self.rebuildAll(timeline: timeline, events: events)
         }
-        let oldLast = self.timeline.last
+        let oldEnd = self.timeline.playlists.reduce(self.timeline.end) { MediaTime.min($0, $1.duration) }
         self.timeline = timeline
         self.inputs = events
         var recheck: [Int] = []
         var tailChanged = false
+        var floor: Int?
         if change == .appended {
             tailChanged = true
-            // Events near or after the old end may map or snap differently now that segments exist.
-            let threshold = (oldLast?.start ?? .zero) - self.timeline.targetDuration
+            // Past the old end, dates were extrapolated and boundaries did not exist: events that
+            // start there may map, snap or be dated differently, and resume points there may snap.
+            let threshold = oldEnd - self.timeline.targetDuration
             var k = self.order.count - 1
             while k >= 0 {
                 let input = self.order[k]
@@ -73,8 +75,22 @@ extension Schedule {
                 }
                 k -= 1
             }
+            for (position, scheduled) in self.events.enumerated() {
+                let section = self.resolved[self.order[position]].section
+                if section > 1 { break }
+                if section == 1, let start = scheduled.startTime, start >= threshold {
+                    floor = position
+                    break
+                }
+                if scheduled.event.alignsResumptionWithPrimarySegmentBoundary, let resume = scheduled.resumeTime,
+                    resume >= threshold
+                {
+                    floor = position
+                    break
+                }
+            }
         }
-        return self.apply(changed: changed, recheck: recheck, tailChanged: tailChanged)
+        return self.apply(changed: changed, recheck: recheck, tailChanged: tailChanged, floor: floor)
     }
 
     /// Replaces the events (same primary), recomputing only what changed.
@@ -173,8 +189,14 @@ extension Schedule {
     ///   - changed: Inputs whose event or configuration changed: always walked again.
     ///   - recheck: Inputs whose placement may have changed: walked again only if it did.
     ///   - tailChanged: Whether the primary's end moved (the last primary item changes).
-    private mutating func apply(changed: [Int], recheck: [Int] = [], tailChanged: Bool) -> ScheduleUpdate {
-        var first = Int.max
+    ///   - floor: A schedule position from which everything is walked again in any case.
+    private mutating func apply(
+        changed: [Int],
+        recheck: [Int] = [],
+        tailChanged: Bool,
+        floor: Int? = nil
+    ) -> ScheduleUpdate {
+        var first = floor ?? Int.max
         let changedSet = Set(changed)
         for input in (changed + recheck.filter { !changedSet.contains($0) }).sorted() {
             let fresh = self.resolve(self.inputs[input])
