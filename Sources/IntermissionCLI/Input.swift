@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HLSInterstitials
 import HLSPlaylist
 import NIOCore
 import NIOHTTP1
@@ -60,5 +61,19 @@ struct PlaylistInput {
         var bytes = self.bytes[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         return bytes.starts(with: Array("#EXTM3U".utf8))
+    }
+}
+
+extension PlaylistInput {
+    /// A URI from this playlist, resolved against where the playlist came from (URL or file path).
+    func resolve(_ uri: String) -> String {
+        if URIReference.isAbsolute(uri) { return uri }
+        if self.name.hasPrefix("http://") || self.name.hasPrefix("https://") {
+            return URIReference.resolve(uri, against: self.name)
+        }
+        let base = self.name == "<stdin>" ? FileManager.default.currentDirectoryPath + "/x" : self.name
+        let directory = (base as NSString).deletingLastPathComponent
+        let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri
+        return ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(path)
     }
 }

@@ -7,6 +7,7 @@ struct Intermission: AsyncParsableCommand {
         commandName: "intermission",
         abstract: "HLS Interstitials: validate, format, schedule, insert, play and serve.",
         version: "0.1.0",
-        subcommands: [Format.self, Serve.self]
+        subcommands: [Validate.self, Format.self, Insert.self]
+            + [Serve.self]
     )
 }

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+
+/// `intermission validate`: spec conformance of playlists and their interstitials.
+struct Validate: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check playlists against draft-pantos-hls-rfc8216bis and its interstitial rules.",
+        discussion: """
+            Prints one line per problem: file:line:col: severity[RULE]: message (hint). A multivariant \
+            playlist is checked with every media playlist it references, and the media playlists are \
+            checked against each other (the same interstitials in each). Exit status: 0 no errors, \
+            1 errors found, 2 unusable input.
+            """
+    )
+
+    @Argument(help: "Playlist files, '-' for standard input, or http(s) URLs.")
+    var playlists: [String]
+
+    @Flag(help: "Print a JSON array of diagnostics instead of text.")
+    var json = false
+
+    @Flag(help: "Leave out notes (keep errors and warnings).")
+    var noNotes = false
+
+    func run() async throws {
+        let validator = InterstitialValidator(configuration: .init(includesNotes: !self.noNotes))
+        var diagnostics: [PlaylistDiagnostic] = []
+        for location in self.playlists {
+            let input: PlaylistInput
+            do {
+                input = try await PlaylistInput.read(location)
+            } catch {
+                printError("intermission: \(error)")
+                throw ExitCode(2)
+            }
+            guard input.looksLikePlaylist else {
+                printError("intermission: \(input.name): not a playlist (the first line is not #EXTM3U)")
+                throw ExitCode(2)
+            }
+            diagnostics += validator.validate(playlist: input.bytes, file: input.name)
+            let parsed = PlaylistParser.parse(input.bytes)
+            guard case .multivariant(let multivariant) = parsed.playlist else { continue }
+            var presentation: [(uri: String, playlist: MediaPlaylist)] = []
+            for uri in InterstitialInserter.mediaPlaylistURIs(in: multivariant) {
+                let child = input.resolve(uri)
+                do {
+                    let media = try await PlaylistInput.read(child)
+                    diagnostics += validator.validate(playlist: media.bytes, file: child)
+                    if case .media(let playlist) = PlaylistParser.parse(media.bytes).playlist {
+                        presentation.append((child, playlist))
+                    }
+                } catch {
+                    diagnostics.append(
+                        PlaylistDiagnostic(
+                            severity: .error,
+                            rule: "CLI-UNREADABLE",
+                            message: "the media playlist \(uri) cannot be read: \(error)",
+                            hint: "check the URI in the multivariant playlist",
+                            location: SourceLocation(file: input.name, line: 1, column: 1)
+                        )
+                    )
+                }
+            }
+            diagnostics += validator.validate(presentation: presentation)
+        }
+        if self.json {
+            let array = JSONValue.array(diagnostics.map(\.json))
+            print(array.text(options: .pretty))
+        } else {
+            for diagnostic in diagnostics { print(diagnostic) }
+            let errors = diagnostics.filter { $0.severity == .error }.count
+            let warnings = diagnostics.filter { $0.severity == .warning }.count
+            printError("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
+        }
+        if diagnostics.contains(where: { $0.severity == .error }) { throw ExitCode(1) }
+    }
+}
+
+extension PlaylistDiagnostic {
+    /// The diagnostic as a JSON object.
+    var json: JSONValue {
+        .object([
+            ("file", self.location.file.map { .string($0) } ?? .null),
+            ("line", .number(Double(self.location.line))),
+            ("column", .number(Double(self.location.column))),
+            ("severity", .string(self.severity.description)),
+            ("rule", .string(self.rule.rawValue)),
+            ("message", .string(self.message)),
+            ("hint", .string(self.hint)),
+        ])
+    }
+}
