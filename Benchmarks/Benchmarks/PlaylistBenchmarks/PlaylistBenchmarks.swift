@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkSupport
+import HLSInterstitials
 import HLSPlaylist
 
 let benchmarks: @Sendable () -> Void = {
@@ -47,5 +48,35 @@ let benchmarks: @Sendable () -> Void = {
         }
     } setup: {
         try MediaPlaylist(bytes: try DVRPlaylist.bytes())
+    }
+
+    scheduleBenchmarks()
+}
+
+let scheduleBenchmarks: @Sendable () -> Void = {
+    Benchmark("Schedule 24h DVR playlist (500 interstitials, from the playlist)") { benchmark, media in
+        for _ in benchmark.scaledIterations {
+            blackHole(Schedule(primary: media))
+        }
+    } setup: {
+        try MediaPlaylist(bytes: try DVRPlaylist.bytes())
+    }
+
+    Benchmark("Schedule update: live reload adding one segment and one tag") { benchmark, input in
+        var schedule = input.base
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            blackHole(schedule.update(primary: input.reload, events: input.reloadEvents))
+            benchmark.stopMeasurement()
+            blackHole(schedule.update(primary: input.live, events: input.liveEvents))
+        }
+    } setup: {
+        let live = try MediaPlaylist(parsing: try DVRPlaylist.liveText())
+        let reload = try MediaPlaylist(parsing: try DVRPlaylist.liveReloadText())
+        let liveEvents = InterstitialEvent.events(in: live)
+        return (
+            base: Schedule(primary: live, events: liveEvents, configuration: .init(start: .beginning)),
+            live: live, liveEvents: liveEvents, reload: reload, reloadEvents: InterstitialEvent.events(in: reload)
+        )
     }
 }
