@@ -1,3 +1,4 @@
+import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
@@ -75,6 +76,23 @@ struct PlaylistInput {
         } catch {
             throw Unusable(reason: "\(url): \(error)")
         }
+    }
+
+    /// Reads a playlist for a command: unusable input (unreadable, unreachable, not a playlist)
+    /// prints a one-line reason and exits 2.
+    static func readPlaylistOrExit(_ location: String) async throws -> PlaylistInput {
+        let input: PlaylistInput
+        do {
+            input = try await PlaylistInput.read(location)
+        } catch {
+            printError("intermission: \(error)")
+            throw ExitCode(2)
+        }
+        guard input.looksLikePlaylist else {
+            printError("intermission: \(input.name): not a playlist (the first line is not #EXTM3U)")
+            throw ExitCode(2)
+        }
+        return input
     }
 
     /// Whether the bytes look like a playlist at all: `#EXTM3U` first (after an optional BOM).

@@ -20,17 +20,7 @@ struct Format: AsyncParsableCommand {
     var check = false
 
     func run() async throws {
-        let input: PlaylistInput
-        do {
-            input = try await PlaylistInput.read(self.playlist)
-        } catch {
-            printError("intermission: \(error)")
-            throw ExitCode(2)
-        }
-        guard input.looksLikePlaylist else {
-            printError("intermission: \(input.name): not a playlist (the first line is not #EXTM3U)")
-            throw ExitCode(2)
-        }
+        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist)
         let parsed = PlaylistParser.parse(input.bytes, options: .init(mode: .lenient, file: input.name))
         let output = parsed.playlist.serialized()
         if self.check {

@@ -114,17 +114,7 @@ struct Insert: AsyncParsableCommand {
 
     func run() async throws {
         let event = try self.makeEvent()
-        let input: PlaylistInput
-        do {
-            input = try await PlaylistInput.read(self.playlist)
-        } catch {
-            printError("intermission: \(error)")
-            throw ExitCode(2)
-        }
-        guard input.looksLikePlaylist else {
-            printError("intermission: \(input.name): not a playlist (the first line is not #EXTM3U)")
-            throw ExitCode(2)
-        }
+        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist)
         let inserter = InterstitialInserter()
         switch PlaylistParser.parse(input.bytes).playlist {
         case .media(let media):

@@ -49,17 +49,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let input: PlaylistInput
-        do {
-            input = try await PlaylistInput.read(self.playlist)
-        } catch {
-            printError("intermission: \(error)")
-            throw ExitCode(2)
-        }
-        guard input.looksLikePlaylist else {
-            printError("intermission: \(input.name): not a playlist (the first line is not #EXTM3U)")
-            throw ExitCode(2)
-        }
+        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist)
         var primaries: [MediaPlaylist] = []
         switch PlaylistParser.parse(input.bytes, options: .init(file: input.name)).playlist {
         case .media(let media):

@@ -28,17 +28,7 @@ struct Validate: AsyncParsableCommand {
         let validator = InterstitialValidator(configuration: .init(includesNotes: !self.noNotes))
         var diagnostics: [PlaylistDiagnostic] = []
         for location in self.playlists {
-            let input: PlaylistInput
-            do {
-                input = try await PlaylistInput.read(location)
-            } catch {
-                printError("intermission: \(error)")
-                throw ExitCode(2)
-            }
-            guard input.looksLikePlaylist else {
-                printError("intermission: \(input.name): not a playlist (the first line is not #EXTM3U)")
-                throw ExitCode(2)
-            }
+            let input = try await PlaylistInput.readPlaylistOrExit(location)
             diagnostics += validator.validate(playlist: input.bytes, file: input.name)
             let parsed = PlaylistParser.parse(input.bytes)
             guard case .multivariant(let multivariant) = parsed.playlist else { continue }
