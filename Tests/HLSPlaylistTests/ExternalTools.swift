@@ -19,7 +19,7 @@ enum ExternalTools {
         let out = Pipe()
         // Standard error goes to a file so that neither pipe can fill up and block the child.
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         guard let errorHandle = try? FileHandle(forWritingTo: errorFile) else { return nil }
         process.standardOutput = out

@@ -26,7 +26,7 @@ enum CLI {
         process.currentDirectoryURL = repository
         let out = Pipe()
         let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
-        FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorFile) }
         let errorHandle = try FileHandle(forWritingTo: errorFile)
         process.standardOutput = out
