@@ -10,6 +10,9 @@ extension Player {
     /// The event playing.
     var currentInterstitialEvent: InterstitialEvent? { self.interstitials.current?.event }
 
+    /// The identifier of the event playing, or `nil` while primary content plays.
+    public var currentInterstitialEventID: String? { self.interstitials.current?.eventID }
+
     /// The skip state of the event playing.
     var currentEventSkippableState: SkippableEventState { self.interstitials.skipState }
 
@@ -77,8 +80,12 @@ extension Player {
         }
     }
 
-    func refreshSchedule(playlist: MediaPlaylist?, now: MediaTime) {
-        guard let playlist = playlist ?? self.primary?.mainTrack?.playlist else { return }
+    func refreshSchedule(playlist given: MediaPlaylist?, now: MediaTime) {
+        guard let playlist = given ?? self.primary?.mainTrack?.playlist else { return }
+        if given == nil, let schedule = self.interstitials.schedule {
+            // Controller events: rebuild, keeping the configuration (played events, start).
+            self.interstitials.schedule = Schedule(primary: playlist, events: self.effectiveEvents(), configuration: schedule.configuration)
+        }
         if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) { self.interstitials.offset = offset }
         let events = self.effectiveEvents()
         if self.interstitials.schedule == nil {

@@ -315,7 +315,15 @@ public actor Player {
                     }
                 }
                 if self.finished { break }
-                if let limit, now >= limit { break }
+                if let limit, now >= limit {
+                    // Let the loads under way finish, so a later run continues from a clean state.
+                    while !self.inFlight.isEmpty, let completion = try await group.next() {
+                        if case .loaded(let id, let result) = completion, let entry = self.inFlight.removeValue(forKey: id) {
+                            self.handleLoad(entry.purpose, entry.request, result, now: clock.now)
+                        }
+                    }
+                    break
+                }
                 var deadline = self.nextDeadline(now: now)
                 if let limit { deadline = deadline.map { MediaTime.min($0, limit) } ?? limit }
                 let holding = self.inFlight.values.contains { $0.holdsClock }
