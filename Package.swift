@@ -92,7 +92,11 @@ if !coreOnly {
             dependencies: [
                 "AdInsertion",
                 "GroupPlayback",
+                "HLSPlaylist",
+                "HLSInterstitials",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -116,6 +120,8 @@ if !coreOnly {
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -129,14 +135,23 @@ if !coreOnly {
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GroupPlaybackTests", dependencies: ["GroupPlayback"], swiftSettings: swiftSettings),
-        .testTarget(name: "AdInsertionTests", dependencies: ["AdInsertion"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "AdInsertionTests",
+            dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "IntermissionServerTests",
             dependencies: [
                 "IntermissionServer",
+                "AdInsertion",
+                "HLSInterstitials",
+                "HLSPlaylist",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -31,6 +31,15 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
         ),
         .executableTarget(
+            name: "ScheduleSpeed",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "HLSPlaylist", package: "Intermission"),
+                .product(name: "HLSInterstitials", package: "Intermission"),
+            ],
+            path: "Sources/ScheduleSpeed"
+        ),
+        .executableTarget(
             name: "ParseSpeed",
             dependencies: [
                 "BenchmarkSupport",

@@ -39,11 +39,32 @@ struct PlaylistInput {
         return PlaylistInput(name: location, bytes: [UInt8](data))
     }
 
+    /// A client that fails at once when nothing listens (no connection retries until the deadline).
+    static func makeClient() -> HTTPClient {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
     static func fetch(_ url: String) async throws -> PlaylistInput {
+        let client = self.makeClient()
+        do {
+            let input = try await self.fetch(url, client: client)
+            try await client.shutdown()
+            return input
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+    }
+
+    static func fetch(_ url: String, client: HTTPClient) async throws -> PlaylistInput {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: "intermission/0.1")
         do {
-            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            let response = try await client.execute(request, timeout: .seconds(30))
             guard (200..<300).contains(Int(response.status.code)) else {
                 throw Unusable(reason: "\(url): HTTP \(response.status.code) \(response.status.reasonPhrase)")
             }

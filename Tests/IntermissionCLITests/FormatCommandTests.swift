@@ -76,3 +76,58 @@ enum CLI {
         #expect(unreachable.stderr.split(separator: "\n").count == 1)
     }
 }
+
+/// A static file server on loopback (Python's http.server), for commands that read URLs.
+final class StaticServer {
+    let process = Process()
+    let port: Int
+
+    init?(directory: URL) {
+        let out = Pipe()
+        self.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        self.process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]
+        self.process.standardOutput = out
+        self.process.standardError = FileHandle.nullDevice
+        do { try self.process.run() } catch { return nil }
+        // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+        var text = ""
+        let deadline = Date().addingTimeInterval(10)
+        while !text.contains("port "), Date() < deadline {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            text += String(decoding: chunk, as: UTF8.self)
+        }
+        guard let range = text.range(of: "port "),
+            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
+        else {
+            kill(self.process.processIdentifier, SIGKILL)
+            self.process.waitUntilExit()
+            return nil
+        }
+        self.port = port
+    }
+
+    /// Stops the server. SIGKILL, because the child may inherit a signal mask that blocks SIGTERM.
+    func stop() {
+        guard self.process.isRunning else { return }
+        kill(self.process.processIdentifier, SIGKILL)
+        self.process.waitUntilExit()
+    }
+
+    deinit { self.stop() }
+}
+
+@Suite struct FormatOverHTTPTests {
+    @Test func formatsAPlaylistFetchedOverHTTP() throws {
+        let server = try #require(StaticServer(directory: CLI.repository.appendingPathComponent("Examples")))
+        defer { server.stop() }
+        let url = "http://127.0.0.1:\(server.port)/vod-interstitials.m3u8"
+        let expected = [UInt8](try Data(contentsOf: CLI.repository.appendingPathComponent("Examples/vod-interstitials.m3u8")))
+        let result = try CLI.run(["format", url])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == expected)
+        let missing = try CLI.run(["format", "http://127.0.0.1:\(server.port)/nope.m3u8"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("404"))
+    }
+}

@@ -42,8 +42,14 @@ import Testing
         try main.write(to: dir.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
         let result = try CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
         #expect(result.status == 1)
-        #expect(String(decoding: result.stdout, as: UTF8.self).contains("error[INT-PRESENTATION-MISMATCH]"))
-        // With the tag in both, the presentation is consistent.
+        #expect(String(decoding: result.stdout, as: UTF8.self).contains("error[INT-PRESENTATION-COVERAGE]"))
+        // The tag in both, but with another value in one: not the same set.
+        try media(true).replacingOccurrences(of: "DURATION=10", with: "DURATION=12")
+            .write(to: dir.appendingPathComponent("lo.m3u8"), atomically: true, encoding: .utf8)
+        let mismatch = try CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
+        #expect(mismatch.status == 1)
+        #expect(String(decoding: mismatch.stdout, as: UTF8.self).contains("error[INT-PRESENTATION-MISMATCH]"))
+        // With the same tag in both, the presentation is consistent.
         try media(true).write(to: dir.appendingPathComponent("lo.m3u8"), atomically: true, encoding: .utf8)
         let fixed = try CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
         #expect(fixed.status == 0, "\(String(decoding: fixed.stdout, as: UTF8.self))")

@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkSupport
+import HLSInterstitials
 import HLSPlaylist
 
 let benchmarks: @Sendable () -> Void = {
@@ -17,7 +18,7 @@ let benchmarks: @Sendable () -> Void = {
         try DVRPlaylist.bytes()
     }
 
-    Benchmark("Serialize 24h DVR playlist (unedited)") { benchmark, playlist in
+    Benchmark("Serialize 24h DVR playlist (unedited)") { (benchmark: Benchmark, playlist: Playlist) in
         for _ in benchmark.scaledIterations {
             blackHole(playlist.serialized())
         }
@@ -25,11 +26,11 @@ let benchmarks: @Sendable () -> Void = {
         PlaylistParser.parse(try DVRPlaylist.bytes()).playlist
     }
 
-    Benchmark("Serialize 24h DVR playlist (500 DATERANGE lines re-rendered)") { benchmark, playlist in
+    Benchmark("Serialize 24h DVR playlist (500 DATERANGE lines re-rendered)") { (benchmark: Benchmark, playlist: MediaPlaylist) in
         for _ in benchmark.scaledIterations {
             blackHole(playlist.serialized())
         }
-    } setup: {
+    } setup: { () throws -> MediaPlaylist in
         var media = try MediaPlaylist(bytes: try DVRPlaylist.bytes())
         for k in media.dateRanges.indices {
             var range = media.dateRanges[k].dateRange
@@ -48,4 +49,43 @@ let benchmarks: @Sendable () -> Void = {
     } setup: {
         try MediaPlaylist(bytes: try DVRPlaylist.bytes())
     }
+
+    scheduleBenchmarks()
+}
+
+let scheduleBenchmarks: @Sendable () -> Void = {
+    Benchmark("Schedule 24h DVR playlist (500 interstitials, from the playlist)") { benchmark, media in
+        for _ in benchmark.scaledIterations {
+            blackHole(Schedule(primary: media))
+        }
+    } setup: {
+        try MediaPlaylist(bytes: try DVRPlaylist.bytes())
+    }
+
+    Benchmark("Schedule update: live reload adding one segment and one tag") { (benchmark: Benchmark, input: LiveReload) in
+        var schedule = input.base
+        for _ in benchmark.scaledIterations {
+            benchmark.startMeasurement()
+            blackHole(schedule.update(primary: input.reload, events: input.reloadEvents))
+            benchmark.stopMeasurement()
+            blackHole(schedule.update(primary: input.live, events: input.liveEvents))
+        }
+    } setup: { () throws -> LiveReload in
+        let live = try MediaPlaylist(parsing: try DVRPlaylist.liveText())
+        let reload = try MediaPlaylist(parsing: try DVRPlaylist.liveReloadText())
+        let liveEvents = InterstitialEvent.events(in: live)
+        return LiveReload(
+            base: Schedule(primary: live, events: liveEvents, configuration: .init(start: .beginning)),
+            live: live, liveEvents: liveEvents, reload: reload, reloadEvents: InterstitialEvent.events(in: reload)
+        )
+    }
+}
+
+/// A live window and its next reload (one more segment and one more interstitial tag).
+struct LiveReload {
+    var base: Schedule
+    var live: MediaPlaylist
+    var liveEvents: [InterstitialEvent]
+    var reload: MediaPlaylist
+    var reloadEvents: [InterstitialEvent]
 }

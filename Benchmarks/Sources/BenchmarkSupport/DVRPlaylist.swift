@@ -27,3 +27,34 @@ public enum DVRPlaylist {
         return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
     }
 }
+
+extension DVRPlaylist {
+    /// The DVR playlist as a live (EVENT-style) playlist: no ENDLIST, no PLAYLIST-TYPE.
+    public static func liveText() throws -> String {
+        var text = String(decoding: try bytes(), as: UTF8.self)
+        text = text.replacingOccurrences(of: "#EXT-X-ENDLIST\n", with: "")
+        text = text.replacingOccurrences(of: "#EXT-X-PLAYLIST-TYPE:VOD\n", with: "")
+        return text
+    }
+
+    /// The next reload of ``liveText()``: one more 2 s segment and one more interstitial tag.
+    public static func liveReloadText() throws -> String {
+        let text = try liveText()
+        let start = 1_735_689_600_000 + 43_200 * 2_000  // the date right after the last segment, in ms
+        let date = DateTimeText.iso(milliseconds: Int64(start))
+        let tagDate = DateTimeText.iso(milliseconds: Int64(start + 1_000))
+        return text
+            + "#EXT-X-PROGRAM-DATE-TIME:\(date)\n"
+            + "#EXT-X-DATERANGE:ID=\"reload-break\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"\(tagDate)\",DURATION=30,X-ASSET-LIST=\"https://ads.example.com/list.json\"\n"
+            + "#EXTINF:2.000,\n1080p/seg-0043201.ts\n"
+    }
+}
+
+/// ISO-8601 text without Foundation's formatters.
+enum DateTimeText {
+    static func iso(milliseconds: Int64) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.string(from: Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+    }
+}

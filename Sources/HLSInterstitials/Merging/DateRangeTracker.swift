@@ -97,6 +97,8 @@ public struct DateRangeTracker: Sendable, Hashable {
                 change.added.append(id)
                 continue
             }
+            // Fast path: a live reload repeats most tags unchanged.
+            if placed.dateRange.attributes == self.dateRanges[k].attributes { continue }
             let (added, conflicts) = DateRangeMerge.merge(placed.dateRange.attributes, into: &self.dateRanges[k].attributes)
             if !added.isEmpty, !change.added.contains(id), updated.insert(id).inserted {
                 change.updated.append(id)

@@ -64,11 +64,11 @@ public struct Schedule: Sendable {
 
     /// Builds the schedule of one primary media playlist and the interstitial events in it.
     ///
-    /// Events are read from the playlist's interstitial `EXT-X-DATERANGE` tags in playlist order;
-    /// a later tag with an ID already seen is ignored here (same-ID merging belongs to the event
-    /// merger: pass merged events to ``init(primary:events:configuration:)``).
+    /// Events are read from the playlist's interstitial `EXT-X-DATERANGE` tags in playlist order,
+    /// with same-ID tags merged (``InterstitialEvent/events(in:)``). Across live reloads, keep a
+    /// ``DateRangeTracker`` and pass its events to ``init(primary:events:configuration:)``.
     public init(primary: MediaPlaylist, configuration: Configuration = Configuration()) {
-        self.init(primary: [primary], events: Schedule.events(in: primary), configuration: configuration)
+        self.init(primary: [primary], events: InterstitialEvent.events(in: primary), configuration: configuration)
     }
 
     /// Builds the schedule of a primary media playlist and events.
@@ -110,17 +110,6 @@ public struct Schedule: Sendable {
         self.startDate = nil
         self.resolveStart()
         self.rebuild()
-    }
-
-    /// The interstitial events of a playlist, in playlist order, first tag per ID.
-    static func events(in playlist: MediaPlaylist) -> [InterstitialEvent] {
-        var seen = Set<String>()
-        var events: [InterstitialEvent] = []
-        for placed in playlist.dateRanges where placed.dateRange.isInterstitial {
-            guard let event = InterstitialEvent(dateRange: placed.dateRange) else { continue }
-            if seen.insert(event.identifier).inserted { events.append(event) }
-        }
-        return events
     }
 
     /// The index of the item with identity `id`, to re-find "the same" item after an update.

@@ -129,6 +129,11 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
     public static let presentationMismatch = InterstitialRule(
         "INT-PRESENTATION-MISMATCH", .error,
         "every media playlist with date ranges must carry the same ranges (same IDs, attributes and values)")
+    /// A rendition combination of a multivariant playlist has no media playlist with the date ranges
+    /// the other playlists carry (§6.2.4).
+    public static let presentationCoverage = InterstitialRule(
+        "INT-PRESENTATION-COVERAGE", .error,
+        "every playable rendition combination must include a media playlist with the date ranges")
     /// A relative `X-ASSET-LIST` resolves to different URLs from different media playlists.
     public static let assetListResolution = InterstitialRule(
         "INT-ASSET-LIST-RESOLUTION", .error,
@@ -147,7 +152,7 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
         .clientAttributeType, .attributeType, .unknownMember, .classValue, .assetMissing, .assetBoth,
         .assetURIRelative, .resumeOffsetValue, .playoutLimitValue, .skipControlValue, .skipLabelID, .unknownValue,
         .afterEnd, .durationUnknown, .resumeOffsetDefault, .preloadAttributeMissing, .preloadDurationMissing,
-        .preloadCue, .presentationMismatch, .assetListResolution, .assetNotVOD, .assetNested,
+        .preloadCue, .presentationMismatch, .presentationCoverage, .assetListResolution, .assetNotVOD, .assetNested,
     ]
 
     /// The rule with this identifier, if it is one of ``all``.

@@ -83,6 +83,58 @@ public struct InterstitialValidator: Sendable {
         return check.run()
     }
 
+    /// Checks a whole presentation: the media playlists against each other
+    /// (``validate(presentation:)``), and that every playable rendition combination of the
+    /// multivariant playlist includes a media playlist with the date ranges (§6.2.4).
+    ///
+    /// - Parameters:
+    ///   - multivariant: The multivariant playlist.
+    ///   - file: Its path or URL, for locations.
+    ///   - mediaPlaylists: The media playlists it references, keyed by the URI as written in it.
+    ///     Missing entries are not checked.
+    public func validate(
+        multivariant: MultivariantPlaylist,
+        file: String? = nil,
+        mediaPlaylists: [String: MediaPlaylist]
+    ) -> [PlaylistDiagnostic] {
+        var presentation: [(uri: String, playlist: MediaPlaylist)] = []
+        var seen: Set<String> = []
+        for uri in InterstitialInserter.mediaPlaylistURIs(in: multivariant, includesIFramePlaylists: false)
+        where seen.insert(uri).inserted {
+            if let playlist = mediaPlaylists[uri] { presentation.append((uri, playlist)) }
+        }
+        var diagnostics = self.validate(presentation: presentation)
+        let hasRanges: (String) -> Bool? = { uri in
+            mediaPlaylists[uri].map { !$0.dateRanges.isEmpty }
+        }
+        guard presentation.contains(where: { !$0.playlist.dateRanges.isEmpty }) else { return diagnostics }
+        let renditions = multivariant.renditions
+        for variant in multivariant.variants {
+            if hasRanges(variant.uri) != false { continue }
+            // Covered when every choice of some group has a playlist with the ranges.
+            var covered = false
+            for (type, group) in [("AUDIO", variant.audioGroup), ("VIDEO", variant.videoGroup), ("SUBTITLES", variant.subtitlesGroup)] {
+                guard let group else { continue }
+                let members = renditions.filter { $0.type == type && $0.groupID == group }
+                guard !members.isEmpty, members.allSatisfy({ $0.uri != nil }) else { continue }
+                if members.allSatisfy({ hasRanges($0.uri!) != false }) {
+                    covered = true
+                    break
+                }
+            }
+            if !covered {
+                diagnostics.append(
+                    InterstitialRule.presentationCoverage.diagnostic(
+                        "the variant \(variant.uri) and its renditions carry no date ranges, but other media playlists do",
+                        hint: "add the same EXT-X-DATERANGE tags to \(variant.uri) (or to every rendition of one of its groups)",
+                        at: SourceLocation(file: file, line: variant.lineIndex + 1, column: 1)
+                    )
+                )
+            }
+        }
+        return Self.sorted(diagnostics)
+    }
+
     /// Checks the media playlist of an interstitial asset: it must be VOD, and interstitials it
     /// schedules itself are ignored by clients.
     ///

@@ -89,7 +89,7 @@ public struct AttributeValue: Sendable, Hashable, CustomStringConvertible {
     /// The syntactic form of the raw value.
     public var form: Form {
         let bytes = Array(self.rawValue.utf8)
-        if bytes.first == UInt8(ascii: "\"") { return .quotedString }
+        if bytes.first == UInt8(ascii: "\"") { return .quotedString }  // cheap: the raw value is short
         if bytes.count > 2, bytes[0] == UInt8(ascii: "0"), bytes[1] | 0x20 == UInt8(ascii: "x") { return .hexadecimal }
         if self.signedDecimal != nil { return .number }
         if self.resolution != nil { return .resolution }
@@ -98,10 +98,9 @@ public struct AttributeValue: Sendable, Hashable, CustomStringConvertible {
 
     /// The content of a quoted-string, without the quotes; `nil` if the value is not quoted.
     public var quotedString: String? {
-        guard self.rawValue.utf8.count >= 2, self.rawValue.hasPrefix("\""), self.rawValue.hasSuffix("\"") else {
-            return nil
-        }
-        return String(self.rawValue.dropFirst().dropLast())
+        let utf8 = self.rawValue.utf8
+        guard utf8.count >= 2, utf8.first == UInt8(ascii: "\""), utf8.last == UInt8(ascii: "\"") else { return nil }
+        return String(Substring(utf8.dropFirst().dropLast()))
     }
 
     /// The text of the value: the content of a quoted-string, or the raw text otherwise.
@@ -143,8 +142,11 @@ public struct AttributeValue: Sendable, Hashable, CustomStringConvertible {
     public var stringList: [String]? {
         guard let text = self.quotedString else { return nil }
         if text.isEmpty { return [] }
-        return text.split(separator: ",", omittingEmptySubsequences: false).map { member in
-            String(member.drop(while: { $0 == " " }).reversed().drop(while: { $0 == " " }).reversed())
+        return text.utf8.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map { member in
+            var member = member
+            while member.first == UInt8(ascii: " ") { member = member.dropFirst() }
+            while member.last == UInt8(ascii: " ") { member = member.dropLast() }
+            return String(Substring(member))
         }
     }
 

@@ -42,14 +42,14 @@ struct Validate: AsyncParsableCommand {
             diagnostics += validator.validate(playlist: input.bytes, file: input.name)
             let parsed = PlaylistParser.parse(input.bytes)
             guard case .multivariant(let multivariant) = parsed.playlist else { continue }
-            var presentation: [(uri: String, playlist: MediaPlaylist)] = []
+            var mediaPlaylists: [String: MediaPlaylist] = [:]
             for uri in InterstitialInserter.mediaPlaylistURIs(in: multivariant) {
                 let child = input.resolve(uri)
                 do {
                     let media = try await PlaylistInput.read(child)
                     diagnostics += validator.validate(playlist: media.bytes, file: child)
                     if case .media(let playlist) = PlaylistParser.parse(media.bytes).playlist {
-                        presentation.append((child, playlist))
+                        mediaPlaylists[uri] = playlist
                     }
                 } catch {
                     diagnostics.append(
@@ -63,7 +63,7 @@ struct Validate: AsyncParsableCommand {
                     )
                 }
             }
-            diagnostics += validator.validate(presentation: presentation)
+            diagnostics += validator.validate(multivariant: multivariant, file: input.name, mediaPlaylists: mediaPlaylists)
         }
         if self.json {
             let array = JSONValue.array(diagnostics.map(\.json))

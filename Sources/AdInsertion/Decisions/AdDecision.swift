@@ -1,0 +1,189 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// The ads chosen for one viewer and one break: what an asset list answered, kept so the same
+/// question gets the same answer.
+public struct AdDecision: Sendable, Hashable, Codable {
+    /// One chosen creative.
+    public struct Asset: Sendable, Hashable, Codable {
+        /// The creative's ID.
+        public var creativeID: String
+        /// Its URI as configured.
+        public var uri: String
+        /// Its duration.
+        public var duration: MediaTime
+
+        /// Creates an asset.
+        public init(creativeID: String, uri: String, duration: MediaTime) {
+            self.creativeID = creativeID
+            self.uri = uri
+            self.duration = duration
+        }
+    }
+
+    /// The viewer (`_HLS_primary_id`); empty for requests without one.
+    public var viewer: String
+    /// The presentation (`vod-{asset}` or `live-{channel}`).
+    public var scope: String
+    /// The break's ID.
+    public var breakID: String
+    /// When it was decided.
+    public var decidedAt: DateTime
+    /// The `_HLS_start_offset` of the request that decided it.
+    public var startOffset: MediaTime?
+    /// The pod to fill (break duration minus start offset).
+    public var podDuration: MediaTime
+    /// The creatives, in play order.
+    public var assets: [Asset]
+
+    /// Creates a decision.
+    public init(
+        viewer: String,
+        scope: String,
+        breakID: String,
+        decidedAt: DateTime,
+        startOffset: MediaTime?,
+        podDuration: MediaTime,
+        assets: [Asset]
+    ) {
+        self.viewer = viewer
+        self.scope = scope
+        self.breakID = breakID
+        self.decidedAt = decidedAt
+        self.startOffset = startOffset
+        self.podDuration = podDuration
+        self.assets = assets
+    }
+
+    /// The key decisions are stored under.
+    public var key: DecisionKey { DecisionKey(viewer: self.viewer, scope: self.scope, breakID: self.breakID) }
+
+    /// The asset list to answer with: creative URIs resolved against `base` (a server path such as
+    /// `/media/ads/red/main.m3u8` needs the server's own URL, since asset-list URIs must be absolute).
+    public func assetList(resolvingAgainst base: String) -> AssetList {
+        AssetList(
+            assets: self.assets.map {
+                AssetList.Asset(uri: URIReference.resolve($0.uri, against: base), duration: $0.duration.seconds)
+            }
+        )
+    }
+}
+
+/// What identifies a decision: a viewer and a break of a presentation.
+public struct DecisionKey: Sendable, Hashable {
+    /// The viewer (`_HLS_primary_id`), empty when unknown.
+    public var viewer: String
+    /// `vod-{asset}` or `live-{channel}`.
+    public var scope: String
+    /// The break's ID.
+    public var breakID: String
+
+    /// Creates a key.
+    public init(viewer: String, scope: String, breakID: String) {
+        self.viewer = viewer
+        self.scope = scope
+        self.breakID = breakID
+    }
+}
+
+/// Chooses the ads of a pod. Pure: the inventory, the break and the viewer's recent creatives are
+/// arguments.
+///
+/// The pod fills the break's duration minus the viewer's `_HLS_start_offset` (a viewer joining 10 s
+/// into a 15 s break gets a pod for the last 5 s). Creatives are taken most valuable first (ties by
+/// shorter duration, then ID), each if it still fits, skipping those the viewer saw within the repeat
+/// window; the pod plays in that order.
+public struct AdDecider: Sendable, Hashable {
+    /// The creatives to choose from.
+    public var inventory: [Creative]
+
+    /// Creates a decider.
+    public init(inventory: [Creative]) {
+        self.inventory = inventory.sorted { a, b in
+            if a.value != b.value { return a.value > b.value }
+            if a.duration != b.duration { return a.duration < b.duration }
+            return a.id < b.id
+        }
+    }
+
+    /// Decides a pod.
+    ///
+    /// - Parameters:
+    ///   - key: The viewer and break.
+    ///   - breakDuration: The break's duration (after any early return).
+    ///   - startOffset: `_HLS_start_offset`, if the viewer joined inside the break.
+    ///   - excluding: Creatives the viewer saw within the repeat window.
+    ///   - now: The decision date.
+    public func decide(
+        _ key: DecisionKey,
+        breakDuration: MediaTime,
+        startOffset: MediaTime?,
+        excluding: Set<String>,
+        now: DateTime
+    ) -> AdDecision {
+        let offset = max(.zero, startOffset ?? .zero)
+        let pod = max(.zero, breakDuration - offset)
+        var remaining = pod
+        var chosen: [AdDecision.Asset] = []
+        for creative in self.inventory where !excluding.contains(creative.id) && creative.duration > .zero {
+            if creative.duration <= remaining {
+                chosen.append(AdDecision.Asset(creativeID: creative.id, uri: creative.uri, duration: creative.duration))
+                remaining = remaining - creative.duration
+            }
+        }
+        return AdDecision(
+            viewer: key.viewer,
+            scope: key.scope,
+            breakID: key.breakID,
+            decidedAt: now,
+            startOffset: startOffset,
+            podDuration: pod,
+            assets: chosen
+        )
+    }
+}
+
+/// Decides pods and stores them: the same (viewer, break) always gets the stored answer, and the
+/// answer is stored before it is returned.
+public struct AdDecisionService: Sendable {
+    /// The decider.
+    public var decider: AdDecider
+    /// The policy (repeat window).
+    public var policy: DecisionPolicy
+    /// Where decisions live.
+    public var store: any DecisionStore
+
+    /// Creates a service.
+    public init(decider: AdDecider, policy: DecisionPolicy, store: any DecisionStore) {
+        self.decider = decider
+        self.policy = policy
+        self.store = store
+    }
+
+    /// The decision for a viewer and a break: the stored one, or a new one, stored first.
+    ///
+    /// - Parameters:
+    ///   - viewer: `_HLS_primary_id`; `nil` or empty for anonymous requests, which share one
+    ///     decision per break and ignore the repeat window.
+    ///   - scope: The presentation.
+    ///   - breakID: The break.
+    ///   - breakDuration: The break's duration.
+    ///   - startOffset: `_HLS_start_offset`.
+    ///   - now: The current date.
+    /// - Returns: The decision and whether it was made by this call.
+    public func decision(
+        viewer: String?,
+        scope: AdScope,
+        breakID: String,
+        breakDuration: MediaTime,
+        startOffset: MediaTime?,
+        now: DateTime
+    ) async throws -> (decision: AdDecision, isNew: Bool) {
+        let key = DecisionKey(viewer: viewer ?? "", scope: scope.rawValue, breakID: breakID)
+        let decider = self.decider
+        let since = now - self.policy.repeatWindow
+        return try await self.store.findOrCreateDecision(key, recentSince: key.viewer.isEmpty ? nil : since) { recent in
+            decider.decide(key, breakDuration: breakDuration, startOffset: startOffset, excluding: recent, now: now)
+        }
+    }
+}

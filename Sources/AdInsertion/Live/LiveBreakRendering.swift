@@ -1,0 +1,55 @@
+import HLSInterstitials
+import HLSPlaylist
+
+extension LiveBreak {
+    /// The break as an interstitial event pointing at its asset list.
+    public func interstitialEvent(locator: AssetListLocator) -> InterstitialEvent {
+        var event = InterstitialEvent(identifier: self.id, date: self.startDate)
+        if self.cue.contains("PRE") {
+            event.cue = .join
+        } else if self.cue.contains("POST") {
+            event.cue = .leave
+        }
+        event.willPlayOnce = self.cue.contains("ONCE")
+        event.duration = self.duration
+        event.resumptionOffset = self.resumeOffset
+        event.playoutLimit = self.playoutLimit
+        event.restrictions = Restrictions(members: self.restrictions)
+        event.alignsStartWithPrimarySegmentBoundary = self.snap.contains("OUT")
+        event.alignsResumptionWithPrimarySegmentBoundary = self.snap.contains("IN")
+        event.assetListURI = locator.url(scope: AdScope(kind: .live, name: self.channel), breakID: self.id)
+        return event
+    }
+
+    /// The break's `EXT-X-DATERANGE` line.
+    public func tagLine(locator: AssetListLocator) -> String {
+        self.interstitialEvent(locator: locator).dateRange()?.tag.rendered ?? ""
+    }
+}
+
+/// Which live breaks a playlist window carries.
+public enum LiveBreakSelection {
+    /// The breaks to write in a window: not cancelled, ending at or after the window's first date
+    /// (a range is never removed while it maps to a segment in the playlist) and starting no later
+    /// than the window's end plus `lookahead` (announced ahead of time). Sorted by start date, then ID.
+    public static func breaks(
+        _ breaks: [LiveBreak],
+        windowStart: DateTime,
+        windowEnd: DateTime,
+        lookahead: MediaTime
+    ) -> [LiveBreak] {
+        breaks.filter { b in
+            !b.cancelled && b.startDate + b.duration >= windowStart && b.startDate <= windowEnd + lookahead
+        }
+        .sorted { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }
+    }
+
+    /// The channel's breaks: planned ones in `[from, to]`, replaced by stored ones of the same ID
+    /// (an early return or a cancel of a planned break is stored under its ID), plus the stored others.
+    public static func merge(planned: [LiveBreak], stored: [LiveBreak]) -> [LiveBreak] {
+        var byID: [String: LiveBreak] = [:]
+        for b in planned { byID[b.id] = b }
+        for b in stored { byID[b.id] = b }
+        return Array(byID.values)
+    }
+}

@@ -1,0 +1,112 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// Decorates playlists of an upstream live stream, and turns its SCTE-35 date ranges into breaks.
+public enum LiveDecorator {
+    /// The upstream media playlist with the channel's breaks as interstitial tags and its URIs made
+    /// absolute to the upstream.
+    ///
+    /// Breaks are placed through `EXT-X-PROGRAM-DATE-TIME`; an upstream without it gets its URIs made
+    /// absolute and no tags (there is no date to place them by).
+    ///
+    /// - Parameters:
+    ///   - playlist: The upstream media playlist.
+    ///   - playlistURL: Its URL.
+    ///   - breaks: The channel's breaks.
+    ///   - lookahead: How far past the last segment breaks are announced.
+    ///   - locator: Builds the `X-ASSET-LIST` URLs.
+    public static func decorate(
+        _ playlist: MediaPlaylist,
+        playlistURL: String,
+        breaks: [LiveBreak],
+        lookahead: MediaTime,
+        locator: AssetListLocator
+    ) -> MediaPlaylist {
+        var result = playlist
+        result.rewriteURIs { URIReference.resolve($0, against: playlistURL) }
+        let timings = result.timings
+        guard let firstDate = timings.first?.date, let last = timings.last, let lastDate = last.date else {
+            return result
+        }
+        let selected = LiveBreakSelection.breaks(
+            breaks,
+            windowStart: firstDate,
+            windowEnd: lastDate + last.duration,
+            lookahead: lookahead
+        )
+        let existing = Set(result.dateRanges.map(\.dateRange.id))
+        var insertions: [(dateRange: DateRange, position: Int)] = []
+        for b in selected where !existing.contains(b.id) {
+            guard let range = b.interstitialEvent(locator: locator).dateRange() else { continue }
+            let position = result.timeMapping(at: b.startDate).map { min($0.segment, timings.count) } ?? timings.count
+            insertions.append((range, b.startDate < firstDate ? 0 : position))
+        }
+        result.insertDateRanges(insertions)
+        return result
+    }
+}
+
+/// Turns SCTE-35 out/in date ranges of an upstream playlist into live breaks.
+public enum SCTE35Translator {
+    /// The breaks to create or update for the SCTE-35 ranges of `playlist`.
+    ///
+    /// A range with `SCTE35-OUT` becomes a break `scte-{ID}` at its `START-DATE`, as long as its
+    /// `DURATION`, else its `PLANNED-DURATION`, else `defaultDuration`. When a later reload gives the
+    /// real `DURATION` (the `SCTE35-IN` tag) and it is shorter, the break gets an `X-PLAYOUT-LIMIT`
+    /// (an early return: the same ID, an added attribute, nothing changed).
+    ///
+    /// - Parameters:
+    ///   - playlist: The upstream media playlist.
+    ///   - channel: The channel ID.
+    ///   - known: The channel's breaks already stored, by ID.
+    ///   - defaultDuration: The duration assumed when the out has none.
+    ///   - restrictions: `X-RESTRICT` members for new breaks.
+    ///   - now: The current date.
+    /// - Returns: New and changed breaks, to store.
+    public static func breaks(
+        in playlist: MediaPlaylist,
+        channel: String,
+        known: [String: LiveBreak],
+        defaultDuration: MediaTime,
+        restrictions: [String] = ["SKIP", "JUMP"],
+        now: DateTime
+    ) -> [LiveBreak] {
+        let tracker = DateRangeTracker(playlist: playlist)
+        var result: [LiveBreak] = []
+        for range in tracker.dateRanges where range.scte35Out != nil && !range.isInterstitial {
+            guard let start = range.startDate else { continue }
+            let id = "scte-" + sanitized(range.id)
+            let actual = range.duration ?? range.endDate.map { $0 - start }
+            if var existing = known[id] {
+                if let actual, actual > .zero, actual < existing.duration, existing.playoutLimit == nil {
+                    existing.playoutLimit = actual
+                    existing.updatedAt = now
+                    result.append(existing)
+                }
+                continue
+            }
+            let duration = actual ?? range.plannedDuration ?? defaultDuration
+            result.append(
+                LiveBreak(
+                    id: id,
+                    channel: channel,
+                    startDate: start,
+                    duration: duration,
+                    restrictions: restrictions,
+                    origin: .scte35,
+                    updatedAt: now
+                )
+            )
+        }
+        return result
+    }
+
+    /// The ID with every character outside `[A-Za-z0-9._~-]` replaced by `_`.
+    static func sanitized(_ id: String) -> String {
+        String(
+            id.map { c -> Character in
+                OriginPath.isSafeName(String(c)) ? c : "_"
+            }
+        )
+    }
+}

@@ -1,0 +1,245 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// A VOD presentation served with ad breaks.
+public struct VODAsset: Sendable, Hashable {
+    /// The name in URLs: `/vod/{id}/...`.
+    public var id: String
+    /// The folder the presentation lives in: an `http(s)://` base URL, or a path on this server
+    /// (`/media/{mount}/...`) for a local folder.
+    public var origin: String
+    /// The main playlist's path inside ``origin`` (multivariant or media), `main.m3u8` by default.
+    public var playlist: String
+    /// The breaks, in any order.
+    public var breaks: [VODBreak]
+    /// The date given to media time 0 when the origin has no `EXT-X-PROGRAM-DATE-TIME`.
+    public var programDateTimeOrigin: DateTime
+
+    /// Creates an asset.
+    public init(
+        id: String,
+        origin: String,
+        playlist: String = "main.m3u8",
+        breaks: [VODBreak] = [],
+        programDateTimeOrigin: DateTime = DateTime(nanosecondsSince1970: 1_735_689_600_000_000_000)
+    ) {
+        self.id = id
+        self.origin = origin
+        self.playlist = playlist
+        self.breaks = breaks
+        self.programDateTimeOrigin = programDateTimeOrigin
+    }
+
+    /// The main playlist's URL: ``playlist`` resolved against ``origin``.
+    public var playlistURL: String {
+        OriginPath.resolve(self.playlist, against: self.origin)
+    }
+}
+
+/// Regular breaks of a live channel: one every ``interval``.
+public struct LiveBreakPlan: Sendable, Hashable {
+    /// The time between break starts.
+    public var interval: MediaTime
+    /// Each break's pod duration.
+    public var duration: MediaTime
+    /// The first break's start after the channel's start date (the interval by default).
+    public var offset: MediaTime?
+    /// `X-RESTRICT` members.
+    public var restrictions: [String]
+    /// `X-SNAP` members.
+    public var snap: [String]
+
+    /// Creates a plan.
+    public init(
+        interval: MediaTime,
+        duration: MediaTime,
+        offset: MediaTime? = nil,
+        restrictions: [String] = ["SKIP", "JUMP"],
+        snap: [String] = []
+    ) {
+        self.interval = interval
+        self.duration = duration
+        self.offset = offset
+        self.restrictions = restrictions
+        self.snap = snap
+    }
+
+    /// The planned breaks that overlap `[from, to]`, with IDs `auto-0`, `auto-1`, … counted from
+    /// `startDate`.
+    public func breaks(channel: String, startDate: DateTime, from: DateTime, to: DateTime) -> [LiveBreak] {
+        guard self.interval > .zero else { return [] }
+        let first = startDate + (self.offset ?? self.interval)
+        let step = self.interval.nanoseconds
+        // The earliest index whose break can still overlap `from`.
+        var m = Int(max(0, (from - self.duration - first).nanoseconds / step))
+        var result: [LiveBreak] = []
+        while true {
+            let start = first + self.interval * m
+            if start > to { break }
+            if start + self.duration >= from {
+                result.append(
+                    LiveBreak(
+                        id: "auto-\(m)",
+                        channel: channel,
+                        startDate: start,
+                        duration: self.duration,
+                        restrictions: self.restrictions,
+                        snap: self.snap,
+                        origin: .scheduled,
+                        updatedAt: startDate
+                    )
+                )
+            }
+            m += 1
+        }
+        return result
+    }
+}
+
+/// A live channel.
+public struct LiveChannel: Sendable, Hashable {
+    /// Where the channel's playlists come from.
+    public enum Source: Sendable, Hashable {
+        /// A live playlist on another server (its URL, multivariant or media).
+        case upstream(String)
+        /// A VOD presentation looped forever: its folder (as ``VODAsset/origin``) and main playlist.
+        case loop(origin: String, playlist: String)
+    }
+
+    /// The name in URLs: `/live/{id}/...`.
+    public var id: String
+    /// The source.
+    public var source: Source
+    /// How many segments a simulated channel's playlists keep (the sliding window).
+    public var windowSegments: Int
+    /// When a simulated channel's loop began (segment 0); `nil` for midnight UTC of the server's start day.
+    public var startDate: DateTime?
+    /// Regular breaks, if any.
+    public var breakPlan: LiveBreakPlan?
+    /// How far ahead of the last segment breaks are announced.
+    public var lookahead: MediaTime
+    /// An upstream that has not changed for this long is reported stale in `/health`.
+    public var staleAfter: MediaTime
+    /// Breaks this long are assumed when an SCTE-35 out has no duration.
+    public var defaultSCTE35Duration: MediaTime
+
+    /// Creates a channel.
+    public init(
+        id: String,
+        source: Source,
+        windowSegments: Int = 6,
+        startDate: DateTime? = nil,
+        breakPlan: LiveBreakPlan? = nil,
+        lookahead: MediaTime = MediaTime(seconds: 30),
+        staleAfter: MediaTime = MediaTime(seconds: 30),
+        defaultSCTE35Duration: MediaTime = MediaTime(seconds: 30)
+    ) {
+        self.id = id
+        self.source = source
+        self.windowSegments = windowSegments
+        self.startDate = startDate
+        self.breakPlan = breakPlan
+        self.lookahead = lookahead
+        self.staleAfter = staleAfter
+        self.defaultSCTE35Duration = defaultSCTE35Duration
+    }
+}
+
+/// How ads are chosen.
+public struct DecisionPolicy: Sendable, Hashable {
+    /// A creative is not served again to the same viewer within this window.
+    public var repeatWindow: MediaTime
+
+    /// Creates a policy (one hour by default).
+    public init(repeatWindow: MediaTime = MediaTime(seconds: 3600)) {
+        self.repeatWindow = repeatWindow
+    }
+}
+
+/// Everything the ad-insertion layer is configured with.
+public struct AdInsertionConfiguration: Sendable, Hashable {
+    /// VOD presentations.
+    public var assets: [VODAsset]
+    /// Live channels.
+    public var channels: [LiveChannel]
+    /// The creatives to fill pods with.
+    public var inventory: [Creative]
+    /// How ads are chosen.
+    public var policy: DecisionPolicy
+
+    /// Creates a configuration.
+    public init(
+        assets: [VODAsset] = [],
+        channels: [LiveChannel] = [],
+        inventory: [Creative] = [],
+        policy: DecisionPolicy = DecisionPolicy()
+    ) {
+        self.assets = assets
+        self.channels = channels
+        self.inventory = inventory
+        self.policy = policy
+    }
+
+    /// The asset with this ID.
+    public func asset(_ id: String) -> VODAsset? { self.assets.first { $0.id == id } }
+
+    /// The channel with this ID.
+    public func channel(_ id: String) -> LiveChannel? { self.channels.first { $0.id == id } }
+}
+
+/// Which presentation a break belongs to: the `{scope}` of asset-list URLs (`vod-{asset}` or `live-{channel}`).
+public struct AdScope: Sendable, Hashable, CustomStringConvertible {
+    /// `vod` or `live`.
+    public var kind: Kind
+    /// The asset or channel ID.
+    public var name: String
+
+    /// VOD or live.
+    public enum Kind: String, Sendable, Hashable {
+        /// A VOD asset.
+        case vod
+        /// A live channel.
+        case live
+    }
+
+    /// Creates a scope.
+    public init(kind: Kind, name: String) {
+        self.kind = kind
+        self.name = name
+    }
+
+    /// Parses `vod-{name}` or `live-{name}`.
+    public init?(rawValue: String) {
+        if rawValue.hasPrefix("vod-"), rawValue.count > 4 {
+            self.init(kind: .vod, name: String(rawValue.dropFirst(4)))
+        } else if rawValue.hasPrefix("live-"), rawValue.count > 5 {
+            self.init(kind: .live, name: String(rawValue.dropFirst(5)))
+        } else {
+            return nil
+        }
+    }
+
+    /// `vod-{name}` or `live-{name}`.
+    public var rawValue: String { "\(self.kind.rawValue)-\(self.name)" }
+
+    /// The raw value.
+    public var description: String { self.rawValue }
+}
+
+/// Resolution of origin-relative paths, for `http(s)://` origins and server paths alike.
+public enum OriginPath {
+    /// Resolves `path` against a folder URL, adding the folder's trailing `/` when it lacks one.
+    public static func resolve(_ path: String, against origin: String) -> String {
+        let folder = origin.hasSuffix("/") ? origin : origin + "/"
+        return URIReference.resolve(path, against: folder)
+    }
+
+    /// Whether a name is safe in a URL path segment and an ID: letters, digits, `-`, `_`, `.`, `~`.
+    public static func isSafeName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".."
+            && name.utf8.allSatisfy { b in
+                (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A)
+                    || b == 0x2D || b == 0x5F || b == 0x2E || b == 0x7E
+            }
+    }
+}

@@ -1,0 +1,22 @@
+import HLSPlaylist
+
+/// One ad of the inventory: an HLS asset, its duration and what it is worth.
+public struct Creative: Sendable, Hashable, Codable {
+    /// A stable identifier, used to avoid repeats to the same viewer.
+    public var id: String
+    /// The asset's playlist (usually multivariant): an absolute URI, or a path on this server
+    /// (`/media/...`) that the server makes absolute when it answers.
+    public var uri: String
+    /// The asset's duration.
+    public var duration: MediaTime
+    /// How much the ad is worth; higher values are placed first.
+    public var value: Double
+
+    /// Creates a creative.
+    public init(id: String, uri: String, duration: MediaTime, value: Double) {
+        self.id = id
+        self.uri = uri
+        self.duration = duration
+        self.value = value
+    }
+}

@@ -1,0 +1,107 @@
+import HLSPlaylist
+
+/// Where ad decisions are kept. Implementations: ``InMemoryAdStore`` here, SQLite in the server.
+public protocol DecisionStore: Sendable {
+    /// The decision stored for a key.
+    func decision(for key: DecisionKey) async throws -> AdDecision?
+    /// The creatives a viewer was given in decisions made at or after `since`.
+    func recentCreatives(viewer: String, since: DateTime) async throws -> Set<String>
+    /// Stores a decision unless one exists for its key; returns the stored one (the earlier wins).
+    func save(_ decision: AdDecision) async throws -> AdDecision
+    /// Returns the stored decision for `key`, or makes one with `make` (given the viewer's creatives
+    /// since `recentSince`, or none when it is `nil`) and stores it, atomically.
+    func findOrCreateDecision(
+        _ key: DecisionKey,
+        recentSince: DateTime?,
+        make: @Sendable (Set<String>) -> AdDecision
+    ) async throws -> (decision: AdDecision, isNew: Bool)
+    /// How many decisions are stored.
+    func decisionCount() async throws -> Int
+}
+
+extension DecisionStore {
+    /// A non-atomic composition of the other requirements; stores with transactions do better.
+    public func findOrCreateDecision(
+        _ key: DecisionKey,
+        recentSince: DateTime?,
+        make: @Sendable (Set<String>) -> AdDecision
+    ) async throws -> (decision: AdDecision, isNew: Bool) {
+        if let existing = try await self.decision(for: key) { return (existing, false) }
+        var recent: Set<String> = []
+        if let recentSince { recent = try await self.recentCreatives(viewer: key.viewer, since: recentSince) }
+        let made = make(recent)
+        let stored = try await self.save(made)
+        return (stored, stored == made)
+    }
+}
+
+/// Where live breaks (admin, SCTE-35, and overrides of planned breaks) are kept.
+public protocol BreakStore: Sendable {
+    /// The stored breaks of a channel.
+    func breaks(channel: String) async throws -> [LiveBreak]
+    /// Creates or replaces a break (by channel and ID).
+    func save(_ liveBreak: LiveBreak) async throws
+}
+
+/// A store of both, with a schema to migrate.
+public protocol AdStore: DecisionStore, BreakStore {
+    /// Brings the schema up to date (idempotent).
+    func migrate() async throws
+}
+
+/// An in-memory ``AdStore`` for tests and for runs that need no persistence.
+public actor InMemoryAdStore: AdStore {
+    private var decisions: [DecisionKey: AdDecision] = [:]
+    private var breaksByChannel: [String: [String: LiveBreak]] = [:]
+
+    /// Creates an empty store.
+    public init() {}
+
+    /// Nothing to migrate.
+    public func migrate() async throws {}
+
+    public func decision(for key: DecisionKey) async throws -> AdDecision? {
+        self.decisions[key]
+    }
+
+    public func recentCreatives(viewer: String, since: DateTime) async throws -> Set<String> {
+        self.recent(viewer: viewer, since: since)
+    }
+
+    private func recent(viewer: String, since: DateTime) -> Set<String> {
+        var result: Set<String> = []
+        for decision in self.decisions.values where decision.viewer == viewer && decision.decidedAt >= since {
+            result.formUnion(decision.assets.map(\.creativeID))
+        }
+        return result
+    }
+
+    public func save(_ decision: AdDecision) async throws -> AdDecision {
+        if let existing = self.decisions[decision.key] { return existing }
+        self.decisions[decision.key] = decision
+        return decision
+    }
+
+    public func findOrCreateDecision(
+        _ key: DecisionKey,
+        recentSince: DateTime?,
+        make: @Sendable (Set<String>) -> AdDecision
+    ) async throws -> (decision: AdDecision, isNew: Bool) {
+        if let existing = self.decisions[key] { return (existing, false) }
+        let made = make(recentSince.map { self.recent(viewer: key.viewer, since: $0) } ?? [])
+        self.decisions[key] = made
+        return (made, true)
+    }
+
+    public func decisionCount() async throws -> Int {
+        self.decisions.count
+    }
+
+    public func breaks(channel: String) async throws -> [LiveBreak] {
+        Array((self.breaksByChannel[channel] ?? [:]).values)
+    }
+
+    public func save(_ liveBreak: LiveBreak) async throws {
+        self.breaksByChannel[liveBreak.channel, default: [:]][liveBreak.id] = liveBreak
+    }
+}

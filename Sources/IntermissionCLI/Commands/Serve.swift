@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import IntermissionServer
+import Logging
+
+/// `intermission serve`: the ad-insertion server.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Serve VOD and live presentations with server-guided ad insertion (HLS Interstitials).",
+        discussion: """
+            Playlists get interstitial DATERANGE tags whose X-ASSET-LIST points back at this server; \
+            ads are decided when a player asks for the asset list. --demo serves the bundled demo media \
+            offline at /vod/demo/main.m3u8 and /live/demo/main.m3u8. SIGTERM or Ctrl-C stops the server \
+            after the requests in flight. See docs/serve.md for the configuration file.
+            """
+    )
+
+    @Option(name: .long, help: "A YAML configuration file (see docs/serve.md).")
+    var config: String?
+
+    @Option(name: .long, help: "The port to listen on (default 8080; 0 picks a free one).")
+    var port: Int?
+
+    @Option(name: .long, help: "The address to bind (default 127.0.0.1).")
+    var host: String?
+
+    @Option(name: .long, help: "Where to store decisions: a file path or sqlite:PATH (default intermission.sqlite), or memory:.")
+    var database: String?
+
+    @Flag(name: .long, help: "Serve the bundled demo media (works offline).")
+    var demo = false
+
+    func validate() throws {
+        if self.config == nil && !self.demo {
+            throw ValidationError("give --config FILE, --demo, or both")
+        }
+    }
+
+    func run() async throws {
+        var configuration = ServerConfiguration()
+        do {
+            if self.demo { configuration = try ServerConfiguration.demo(base: configuration) }
+            if let file = self.config {
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8) else {
+                    printError("intermission: \(file): cannot be read")
+                    throw ExitCode(2)
+                }
+                let folder = URL(fileURLWithPath: file).deletingLastPathComponent().path
+                configuration = try ConfigurationFile.parse(text).apply(to: configuration, relativeTo: folder)
+            }
+        } catch let error as ConfigurationError {
+            printError("intermission: \(self.config ?? "configuration"): \(error.message)")
+            throw ExitCode(2)
+        }
+        if let port = self.port { configuration.port = port }
+        if let host = self.host { configuration.hostname = host }
+        if let database = self.database { configuration.database = database }
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = configuration.logLevel
+            return handler
+        }
+        let app = try await buildApplication(configuration: configuration)
+        try await app.runService()
+    }
+}

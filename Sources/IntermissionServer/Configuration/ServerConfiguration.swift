@@ -1,0 +1,64 @@
+import AdInsertion
+import HLSPlaylist
+import Logging
+
+/// Everything ``buildApplication(configuration:)`` needs: where to listen, what to serve, where to
+/// store decisions, and the clock.
+public struct ServerConfiguration: Sendable {
+    /// The address to bind (`127.0.0.1` by default).
+    public var hostname: String
+    /// The port; `0` picks a free one (the start-up log and `onServerRunning` tell which).
+    public var port: Int
+    /// Where decisions and breaks are stored: a file path or `sqlite:PATH` for SQLite, `memory:` for
+    /// an in-memory store.
+    public var database: String
+    /// The public base URL of the server (`https://ads.example.com`), written in `X-ASSET-LIST` and
+    /// used to make asset-list URIs absolute. `nil`: `X-ASSET-LIST` is a server-relative path, and
+    /// asset lists use the request's `Host`.
+    public var publicBaseURL: String?
+    /// The bearer token of `/v1/admin/`; `nil` disables the admin API.
+    public var adminToken: String?
+    /// Local folders served under `/media/{name}/`, by name.
+    public var mounts: [String: String]
+    /// Assets, channels, inventory and policy.
+    public var adInsertion: AdInsertionConfiguration
+    /// The largest upstream playlist accepted.
+    public var maximumUpstreamBytes: Int
+    /// How long an upstream has to answer.
+    public var upstreamTimeout: Duration
+    /// The clock that dates live windows and decisions.
+    public var clock: any WallClock
+    /// The log level.
+    public var logLevel: Logger.Level
+    /// The date live loops start from when a channel sets none (midnight UTC of the start day when `nil`).
+    public var defaultLiveStartDate: DateTime?
+
+    /// Creates a configuration with defaults: `127.0.0.1:8080`, SQLite in `intermission.sqlite`.
+    public init(
+        hostname: String = "127.0.0.1",
+        port: Int = 8080,
+        database: String = "intermission.sqlite",
+        publicBaseURL: String? = nil,
+        adminToken: String? = nil,
+        mounts: [String: String] = [:],
+        adInsertion: AdInsertionConfiguration = AdInsertionConfiguration(),
+        maximumUpstreamBytes: Int = 4 * 1024 * 1024,
+        upstreamTimeout: Duration = .seconds(5),
+        clock: any WallClock = SystemWallClock(),
+        logLevel: Logger.Level = .info,
+        defaultLiveStartDate: DateTime? = nil
+    ) {
+        self.hostname = hostname
+        self.port = port
+        self.database = database
+        self.publicBaseURL = publicBaseURL
+        self.adminToken = adminToken
+        self.mounts = mounts
+        self.adInsertion = adInsertion
+        self.maximumUpstreamBytes = maximumUpstreamBytes
+        self.upstreamTimeout = upstreamTimeout
+        self.clock = clock
+        self.logLevel = logLevel
+        self.defaultLiveStartDate = defaultLiveStartDate
+    }
+}

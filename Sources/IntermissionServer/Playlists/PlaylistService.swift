@@ -1,0 +1,277 @@
+import AdInsertion
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+
+/// The state of one upstream channel, as `/health` reports it.
+struct UpstreamHealth: Sendable {
+    var lastFetch: DateTime?
+    var lastChange: DateTime?
+    var lastSignature: [Int] = []
+    var lastError: String?
+}
+
+/// Serves decorated playlists: VOD presentations, simulated live channels and upstream channels.
+///
+/// An actor because it keeps caches (decorators per asset, loops per channel, rendered live
+/// playlists) and the channels' breaks and health, shared by every request.
+actor PlaylistService {
+    let configuration: AdInsertionConfiguration
+    let origin: OriginClient
+    let store: any AdStore
+    let locator: AssetListLocator
+    let clock: any WallClock
+    let defaultStartDate: DateTime
+    let logger: Logger
+    let metrics: ServerMetrics
+
+    private var vodDecorators: [String: VODDecorator] = [:]
+    private var vodPlaylists: [String: [UInt8]] = [:]
+    private var loops: [String: LiveLoop] = [:]
+    private var rendered: [String: (completed: Int, revision: Int, bytes: [UInt8])] = [:]
+    private var storedBreaks: [String: [String: LiveBreak]] = [:]
+    private var revisions: [String: Int] = [:]
+    private(set) var health: [String: UpstreamHealth] = [:]
+
+    init(
+        configuration: AdInsertionConfiguration,
+        origin: OriginClient,
+        store: any AdStore,
+        locator: AssetListLocator,
+        clock: any WallClock,
+        defaultStartDate: DateTime,
+        logger: Logger,
+        metrics: ServerMetrics
+    ) {
+        self.configuration = configuration
+        self.origin = origin
+        self.store = store
+        self.locator = locator
+        self.clock = clock
+        self.defaultStartDate = defaultStartDate
+        self.logger = logger
+        self.metrics = metrics
+    }
+
+    // MARK: - VOD
+
+    /// A decorated playlist of a VOD asset: `path` is relative to the asset's origin folder.
+    func vodPlaylist(asset id: String, path: String) async throws -> [UInt8] {
+        guard let asset = self.configuration.asset(id) else {
+            throw AdInsertionError(code: .notFound, message: "no VOD asset '\(id)'")
+        }
+        let cacheKey = id + "/" + path
+        if let cached = self.vodPlaylists[cacheKey] { return cached }
+        let url = OriginPath.resolve(path, against: asset.origin)
+        let playlist = try await self.origin.playlist(at: url)
+        let bytes: [UInt8]
+        switch playlist {
+        case .multivariant(let multivariant):
+            bytes = VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
+        case .media(let media):
+            let decorator = try await self.vodDecorator(for: asset, fallback: media)
+            bytes = decorator.decorate(media, playlistURL: url).serialized()
+        }
+        // Local origins do not change while the server runs; remote ones are re-read after a restart.
+        self.vodPlaylists[cacheKey] = bytes
+        return bytes
+    }
+
+    /// The decorator of an asset, planned from its first variant (or its main playlist when that is a
+    /// media playlist), so that every media playlist gets the same tags.
+    private func vodDecorator(for asset: VODAsset, fallback: MediaPlaylist) async throws -> VODDecorator {
+        if let decorator = self.vodDecorators[asset.id] { return decorator }
+        var reference = fallback
+        switch try await self.origin.playlist(at: asset.playlistURL) {
+        case .media(let media):
+            reference = media
+        case .multivariant(let multivariant):
+            if let first = InterstitialInserter.mediaPlaylistURIs(in: multivariant, resolvingAgainst: asset.playlistURL).first,
+                case .media(let media) = try await self.origin.playlist(at: first)
+            {
+                reference = media
+            }
+        }
+        let decorator = VODDecorator(asset: asset, reference: reference, locator: self.locator)
+        self.vodDecorators[asset.id] = decorator
+        return decorator
+    }
+
+    /// A VOD break's duration.
+    func vodBreak(asset id: String, breakID: String) throws -> VODBreak {
+        guard let asset = self.configuration.asset(id) else {
+            throw AdInsertionError(code: .notFound, message: "no VOD asset '\(id)'")
+        }
+        guard let plan = asset.breaks.first(where: { $0.id == breakID }) else {
+            throw AdInsertionError(code: .notFound, message: "VOD asset '\(id)' has no break '\(breakID)'")
+        }
+        return plan
+    }
+
+    // MARK: - Live
+
+    func channel(_ id: String) throws -> LiveChannel {
+        guard let channel = self.configuration.channel(id) else {
+            throw AdInsertionError(code: .notFound, message: "no live channel '\(id)'")
+        }
+        return channel
+    }
+
+    func startDate(of channel: LiveChannel) -> DateTime {
+        channel.startDate ?? self.defaultStartDate
+    }
+
+    /// A decorated live playlist: `path` is relative to the channel's source folder.
+    func livePlaylist(channel id: String, path: String) async throws -> [UInt8] {
+        let channel = try self.channel(id)
+        switch channel.source {
+        case .loop(let origin, _):
+            let url = OriginPath.resolve(path, against: origin)
+            if let loop = self.loops[url] {
+                return try await self.render(loop, channel: channel, key: url)
+            }
+            switch try await self.origin.playlist(at: url) {
+            case .multivariant(let multivariant):
+                return VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
+            case .media(let media):
+                let loop = try LiveLoop(
+                    source: media,
+                    sourceURL: url,
+                    startDate: self.startDate(of: channel),
+                    windowSize: channel.windowSegments
+                )
+                self.loops[url] = loop
+                return try await self.render(loop, channel: channel, key: url)
+            }
+        case .upstream(let upstream):
+            let folder = String(upstream[...(upstream.lastIndex(of: "/") ?? upstream.startIndex)])
+            let url = path.isEmpty ? upstream : OriginPath.resolve(path, against: folder)
+            return try await self.upstreamPlaylist(channel: channel, url: url)
+        }
+    }
+
+    private func render(_ loop: LiveLoop, channel: LiveChannel, key: String) async throws -> [UInt8] {
+        let now = self.clock.now()
+        let completed = loop.completedSegments(at: now)
+        let breaks = try await self.breaks(of: channel, around: loop.window(at: now))
+        let revision = self.revisions[channel.id, default: 0]
+        if let cached = self.rendered[key], cached.completed == completed, cached.revision == revision {
+            return cached.bytes
+        }
+        let bytes = loop.render(at: now, breaks: breaks, lookahead: channel.lookahead, locator: self.locator)
+        self.rendered[key] = (completed, revision, bytes)
+        return bytes
+    }
+
+    /// The channel's breaks near a window: planned ones, overridden and completed by stored ones.
+    private func breaks(of channel: LiveChannel, around window: LiveLoop.Window) async throws -> [LiveBreak] {
+        let stored = try await self.storedBreaks(channel: channel.id)
+        let planned =
+            channel.breakPlan?.breaks(
+                channel: channel.id,
+                startDate: self.startDate(of: channel),
+                from: window.startDate,
+                to: window.endDate + channel.lookahead
+            ) ?? []
+        return LiveBreakSelection.merge(planned: planned, stored: Array(stored.values))
+    }
+
+    private func upstreamPlaylist(channel: LiveChannel, url: String) async throws -> [UInt8] {
+        let now = self.clock.now()
+        let playlist: Playlist
+        do {
+            playlist = try await self.origin.playlist(at: url)
+        } catch let error as AdInsertionError {
+            self.health[channel.id, default: UpstreamHealth()].lastError = error.message
+            self.health[channel.id, default: UpstreamHealth()].lastFetch = now
+            throw error
+        }
+        switch playlist {
+        case .multivariant(let multivariant):
+            return VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
+        case .media(let media):
+            self.noteUpstream(channel: channel.id, media: media, now: now)
+            var stored = try await self.storedBreaks(channel: channel.id)
+            let changes = SCTE35Translator.breaks(
+                in: media,
+                channel: channel.id,
+                known: stored,
+                defaultDuration: channel.defaultSCTE35Duration,
+                now: now
+            )
+            for change in changes {
+                try await self.saveBreak(change)
+                stored[change.id] = change
+                self.logger.info("SCTE-35 break", metadata: ["channel": "\(channel.id)", "break": "\(change.id)"])
+            }
+            var breaks = Array(stored.values)
+            if let plan = channel.breakPlan, let first = media.timings.first?.date, let last = media.timings.last?.date {
+                breaks = LiveBreakSelection.merge(
+                    planned: plan.breaks(channel: channel.id, startDate: self.startDate(of: channel), from: first, to: last + channel.lookahead),
+                    stored: breaks
+                )
+            }
+            return LiveDecorator.decorate(
+                media,
+                playlistURL: url,
+                breaks: breaks,
+                lookahead: channel.lookahead,
+                locator: self.locator
+            ).serialized()
+        }
+    }
+
+    /// Records that an upstream media playlist was read, and whether it changed.
+    private func noteUpstream(channel: String, media: MediaPlaylist, now: DateTime) {
+        var entry = self.health[channel, default: UpstreamHealth()]
+        let signature = [media.mediaSequence, media.timings.count, media.hasEndList ? 1 : 0]
+        if signature != entry.lastSignature {
+            entry.lastSignature = signature
+            entry.lastChange = now
+        }
+        entry.lastFetch = now
+        entry.lastError = nil
+        self.health[channel] = entry
+    }
+
+    // MARK: - Breaks
+
+    /// The stored breaks of a channel, read once from the store and then kept in step with it.
+    func storedBreaks(channel: String) async throws -> [String: LiveBreak] {
+        if let cached = self.storedBreaks[channel] { return cached }
+        var byID: [String: LiveBreak] = [:]
+        for b in try await self.store.breaks(channel: channel) { byID[b.id] = b }
+        self.storedBreaks[channel] = byID
+        return byID
+    }
+
+    /// Stores a break (new or changed) and makes the next playlist show it.
+    func saveBreak(_ liveBreak: LiveBreak) async throws {
+        _ = try await self.storedBreaks(channel: liveBreak.channel)
+        try await self.store.save(liveBreak)
+        self.storedBreaks[liveBreak.channel, default: [:]][liveBreak.id] = liveBreak
+        self.revisions[liveBreak.channel, default: 0] += 1
+        self.metrics.breakChanged(origin: liveBreak.origin.rawValue)
+    }
+
+    /// A live break by ID: stored, or planned (`auto-N`).
+    func liveBreak(channel id: String, breakID: String) async throws -> LiveBreak? {
+        let channel = try self.channel(id)
+        if let stored = try await self.storedBreaks(channel: id)[breakID] { return stored }
+        guard breakID.hasPrefix("auto-"), let m = Int(breakID.dropFirst(5)), m >= 0, let plan = channel.breakPlan else {
+            return nil
+        }
+        let start = self.startDate(of: channel) + (plan.offset ?? plan.interval) + plan.interval * m
+        return plan.breaks(channel: id, startDate: self.startDate(of: channel), from: start, to: start).first { $0.id == breakID }
+    }
+
+    /// The breaks of a channel between two dates (planned and stored), for the admin API.
+    func breaks(channel id: String, from: DateTime, to: DateTime) async throws -> [LiveBreak] {
+        let channel = try self.channel(id)
+        let stored = try await self.storedBreaks(channel: id)
+        let planned = channel.breakPlan?.breaks(channel: id, startDate: self.startDate(of: channel), from: from, to: to) ?? []
+        return LiveBreakSelection.merge(planned: planned, stored: Array(stored.values))
+            .filter { $0.startDate + $0.duration >= from && $0.startDate <= to || $0.origin != .scheduled }
+            .sorted { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }
+    }
+}

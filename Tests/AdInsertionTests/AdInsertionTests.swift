@@ -1,0 +1,189 @@
+import AdInsertion
+import HLSInterstitials
+import HLSPlaylist
+import Testing
+
+/// A VOD media playlist of `count` segments of 2 s, without PROGRAM-DATE-TIME.
+func vodPlaylist(count: Int, prefix: String = "seg") -> String {
+    var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+    for k in 0..<count { text += "#EXTINF:2.000000,\n\(prefix)-\(k).ts\n" }
+    return text + "#EXT-X-ENDLIST\n"
+}
+
+func errors(_ bytes: [UInt8]) -> [PlaylistDiagnostic] {
+    InterstitialValidator().validate(playlist: bytes).filter { $0.severity == .error }
+}
+
+func dateRangeLines(_ bytes: [UInt8]) -> [String] {
+    String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") }.map(String.init)
+}
+
+let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
+
+@Suite struct VODDecorationTests {
+    let asset = VODAsset(
+        id: "demo",
+        origin: "https://origin.example.com/movie/",
+        breaks: [
+            VODBreak(id: "post", position: .postRoll, duration: 10),
+            VODBreak(id: "pre", position: .preRoll, duration: 10, once: true),
+            VODBreak(id: "mid1", position: .midRoll(20), duration: 15),
+        ]
+    )
+
+    @Test func everyMediaPlaylistGetsTheSameValidTags() throws {
+        let video = try MediaPlaylist(parsing: vodPlaylist(count: 30, prefix: "v"))
+        let audio = try MediaPlaylist(parsing: vodPlaylist(count: 30, prefix: "a"))
+        let decorator = VODDecorator(asset: self.asset, reference: video, locator: AssetListLocator(baseURL: "https://ads.example.com/"))
+        let v = decorator.decorate(video, playlistURL: "https://origin.example.com/movie/video.m3u8").serialized()
+        let a = decorator.decorate(audio, playlistURL: "https://origin.example.com/movie/audio/a.m3u8").serialized()
+        #expect(errors(v).isEmpty, "\(errors(v))")
+        #expect(errors(a).isEmpty, "\(errors(a))")
+        #expect(dateRangeLines(v) == dateRangeLines(a))
+        let lines = dateRangeLines(v)
+        #expect(lines.count == 3)
+        #expect(lines[0].contains("ID=\"pre\"") && lines[0].contains("CUE=\"PRE,ONCE\"") && lines[0].contains("X-RESUME-OFFSET=0"))
+        #expect(lines[1].contains("ID=\"mid1\"") && lines[1].contains("START-DATE=\"2025-01-01T00:00:20.000Z\""))
+        #expect(lines[2].contains("CUE=\"POST\"") && lines[2].contains("START-DATE=\"2025-01-01T00:01:00.000Z\""))
+        #expect(lines[1].contains("X-ASSET-LIST=\"https://ads.example.com/v1/asset-lists/vod-demo/mid1.json?_HLS_interstitial_id=mid1\""))
+        let text = String(decoding: a, as: UTF8.self)
+        #expect(text.contains("https://origin.example.com/movie/audio/a-0.ts"))
+        #expect(text.contains("#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z"))
+        let parsed = try MediaPlaylist(bytes: v)
+        let events = InterstitialEvent.events(in: parsed)
+        #expect(events.map(\.identifier) == ["pre", "mid1", "post"])
+        #expect(events[1].resumptionOffset == .zero)
+    }
+
+    @Test func multivariantKeepsMediaPlaylistsRelative() throws {
+        let text = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nprog.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=2000\nhttps://origin.example.com/movie/hi/prog.m3u8\n"
+        let playlist = try MultivariantPlaylist(parsing: text)
+        let decorated = VODDecorator.decorate(multivariant: playlist, playlistURL: "https://origin.example.com/movie/main.m3u8")
+        #expect(decorated.variants.map(\.uri) == ["prog.m3u8", "hi/prog.m3u8"])
+    }
+}
+
+@Suite struct DecisionTests {
+    let inventory = [
+        Creative(id: "cheap5", uri: "https://ads.example.com/c5.m3u8", duration: 5, value: 1),
+        Creative(id: "gold5", uri: "https://ads.example.com/g5.m3u8", duration: 5, value: 9),
+        Creative(id: "silver10", uri: "https://ads.example.com/s10.m3u8", duration: 10, value: 5),
+    ]
+
+    @Test func podFillsTheRestOfTheBreakMostValuableFirst() {
+        let decider = AdDecider(inventory: self.inventory)
+        let key = DecisionKey(viewer: "v1", scope: "live-x", breakID: "b1")
+        let full = decider.decide(key, breakDuration: 15, startOffset: nil, excluding: [], now: t0)
+        #expect(full.assets.map(\.creativeID) == ["gold5", "silver10"])
+        let late = decider.decide(key, breakDuration: 15, startOffset: 10, excluding: [], now: t0)
+        #expect(late.assets.map(\.creativeID) == ["gold5"])
+        #expect(late.podDuration == 5)
+        let seen = decider.decide(key, breakDuration: 15, startOffset: 10, excluding: ["gold5"], now: t0)
+        #expect(seen.assets.map(\.creativeID) == ["cheap5"])
+    }
+
+    @Test(.timeLimit(.minutes(1))) func sameQuestionSameAnswerAndNoRepeatsWithinTheWindow() async throws {
+        let store = InMemoryAdStore()
+        let service = AdDecisionService(
+            decider: AdDecider(inventory: self.inventory),
+            policy: DecisionPolicy(repeatWindow: 600),
+            store: store
+        )
+        let scope = AdScope(kind: .live, name: "x")
+        let first = try await service.decision(viewer: "v1", scope: scope, breakID: "b1", breakDuration: 15, startOffset: nil, now: t0)
+        let again = try await service.decision(viewer: "v1", scope: scope, breakID: "b1", breakDuration: 15, startOffset: 3, now: t0 + 5)
+        #expect(first.isNew && !again.isNew)
+        #expect(first.decision == again.decision)
+        let next = try await service.decision(viewer: "v1", scope: scope, breakID: "b2", breakDuration: 15, startOffset: nil, now: t0 + 60)
+        #expect(next.decision.assets.map(\.creativeID) == ["cheap5"])
+        let other = try await service.decision(viewer: "v2", scope: scope, breakID: "b2", breakDuration: 15, startOffset: nil, now: t0 + 60)
+        #expect(other.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
+        let later = try await service.decision(viewer: "v1", scope: scope, breakID: "b3", breakDuration: 15, startOffset: nil, now: t0 + 700)
+        #expect(later.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
+        #expect(try await store.decisionCount() == 4)
+    }
+}
+
+@Suite struct LiveLoopTests {
+    func loop(window: Int = 4) throws -> LiveLoop {
+        let source = try MediaPlaylist(parsing: vodPlaylist(count: 5))
+        return try LiveLoop(source: source, sourceURL: "/media/demo/primary/prog.m3u8", startDate: t0, windowSize: window)
+    }
+
+    @Test func windowSlidesWithSequenceNumbersAcrossLoops() throws {
+        let loop = try self.loop()
+        var previousFirst = -1
+        var lastDate: DateTime?
+        for second in stride(from: 8, through: 60, by: 2) {
+            let now = t0 + MediaTime(seconds: second)
+            let bytes = loop.render(at: now, breaks: [], lookahead: 30, locator: AssetListLocator())
+            #expect(errors(bytes).isEmpty)
+            let playlist = try MediaPlaylist(bytes: bytes)
+            let segments = Array(playlist.segments)
+            #expect(segments.count == 4)
+            #expect(playlist.mediaSequence == second / 2 - 4)
+            #expect(playlist.mediaSequence > previousFirst)
+            previousFirst = playlist.mediaSequence
+            for segment in segments {
+                // Segment k belongs to loop k / 5: one discontinuity per loop.
+                #expect(segment.discontinuitySequenceNumber == segment.mediaSequenceNumber / 5)
+                #expect(segment.uri == "/media/demo/primary/seg-\(segment.mediaSequenceNumber % 5).ts")
+                #expect(segment.programDateTime == t0 + MediaTime(seconds: 2 * segment.mediaSequenceNumber))
+            }
+            if let lastDate { #expect(segments.last!.programDateTime! >= lastDate) }
+            lastDate = segments.last!.programDateTime
+        }
+    }
+
+    @Test func breaksAreAnnouncedAheadAndEarlyReturnKeepsTheID() throws {
+        let loop = try self.loop(window: 6)
+        let plan = LiveBreakPlan(interval: 120, duration: 20)
+        let now = t0 + MediaTime(seconds: 100)
+        var breaks = plan.breaks(channel: "demo", startDate: t0, from: now - 60, to: now + 30)
+        #expect(breaks.map(\.id) == ["auto-0"])
+        let locator = AssetListLocator()
+        let before = String(decoding: loop.render(at: now, breaks: breaks, lookahead: 30, locator: locator), as: UTF8.self)
+        #expect(before.contains("ID=\"auto-0\"") && before.contains("START-DATE=\"2025-01-01T00:02:00.000Z\""))
+        #expect(before.contains("X-ASSET-LIST=\"/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0\""))
+        breaks[0].playoutLimit = 8
+        let during = loop.render(at: t0 + MediaTime(seconds: 130), breaks: breaks, lookahead: 30, locator: locator)
+        #expect(errors(during).isEmpty)
+        let line = try #require(dateRangeLines(during).first)
+        #expect(line.contains("ID=\"auto-0\"") && line.contains("X-PLAYOUT-LIMIT=8") && line.contains("DURATION=20"))
+        // Once the break has slid out of the window with its segments, its tag goes.
+        let after = loop.render(at: t0 + MediaTime(seconds: 200), breaks: breaks, lookahead: 30, locator: locator)
+        #expect(dateRangeLines(after).isEmpty)
+    }
+}
+
+@Suite struct SCTE35Tests {
+    @Test func outBecomesABreakAndAnEarlyInAddsAPlayoutLimit() throws {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:10\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n"
+        text += "#EXT-X-DATERANGE:ID=\"splice-1\",START-DATE=\"2025-01-01T00:00:04.000Z\",PLANNED-DURATION=30,SCTE35-OUT=0xFC30\n"
+        for k in 0..<5 { text += "#EXTINF:2,\ns\(k).ts\n" }
+        let playlist = try MediaPlaylist(parsing: text)
+        let created = SCTE35Translator.breaks(in: playlist, channel: "up", known: [:], defaultDuration: 60, now: t0)
+        #expect(created.count == 1)
+        #expect(created[0].id == "scte-splice-1" && created[0].duration == 30 && created[0].origin == .scte35)
+        let decorated = LiveDecorator.decorate(
+            playlist,
+            playlistURL: "http://up.example.com/live/p.m3u8",
+            breaks: created,
+            lookahead: 30,
+            locator: AssetListLocator()
+        ).serialized()
+        #expect(errors(decorated).isEmpty, "\(errors(decorated))")
+        #expect(String(decoding: decorated, as: UTF8.self).contains("http://up.example.com/live/s0.ts"))
+        #expect(dateRangeLines(decorated).contains { $0.contains("ID=\"scte-splice-1\"") && $0.contains("com.apple.hls.interstitial") })
+
+        let inText = text + "#EXT-X-DATERANGE:ID=\"splice-1\",DURATION=12,SCTE35-IN=0xFC30\n#EXTINF:2,\ns5.ts\n"
+        let updated = SCTE35Translator.breaks(
+            in: try MediaPlaylist(parsing: inText),
+            channel: "up",
+            known: ["scte-splice-1": created[0]],
+            defaultDuration: 60,
+            now: t0 + 20
+        )
+        #expect(updated.count == 1 && updated[0].playoutLimit == 12 && updated[0].duration == 30)
+    }
+}

@@ -1,0 +1,394 @@
+import AdInsertion
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import IntermissionServer
+import NIOCore
+import Testing
+
+@Suite struct VODServingTests {
+    @Test(.timeLimit(.minutes(1))) func demoVODCarriesTheSameValidInterstitialsInEveryMediaPlaylist() async throws {
+        let clock = ManualWallClock(t0)
+        try await withServer(try demoConfiguration(clock: clock)) { client in
+            let main = try await client.get("/vod/demo/main.m3u8")
+            #expect(main.status == .ok)
+            #expect(main.headers[.accessControlAllowOrigin] == "*")
+            #expect(main.headers[.contentType] == "application/vnd.apple.mpegurl")
+            let multivariant = try MultivariantPlaylist(parsing: main.text)
+            #expect(multivariant.variants.map(\.uri) == ["prog.m3u8"])
+            let media = try await client.get("/vod/demo/prog.m3u8")
+            #expect(media.status == .ok)
+            #expect(errors(media.bytes).isEmpty, "\(errors(media.bytes))")
+            let lines = dateRangeLines(media.text)
+            #expect(lines.count == 4)
+            #expect(lines[0].contains("ID=\"preroll\"") && lines[0].contains("CUE=\"PRE,ONCE\"") && lines[0].contains("X-RESUME-OFFSET=0"))
+            #expect(lines[3].contains("ID=\"postroll\"") && lines[3].contains("CUE=\"POST\""))
+            #expect(media.text.contains("X-ASSET-LIST=\"/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1\""))
+            #expect(media.text.contains("#EXT-X-PROGRAM-DATE-TIME:"))
+            #expect(media.text.contains("\n/media/demo/primary/seg-000.ts\n"))
+            // Media bytes of local origins come from the same server.
+            let segment = try await client.get("/media/demo/primary/seg-000.ts")
+            #expect(segment.status == .ok && segment.body.readableBytes > 1000)
+            let preflight = try await client.execute(uri: "/vod/demo/prog.m3u8", method: .options, headers: [.origin: "http://example.com"], body: nil) { $0 }
+            #expect(preflight.status == .noContent && preflight.headers[.accessControlAllowOrigin] == "*")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func everyRenditionOfAPresentationGetsTheSameTags() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        var video = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        for k in 0..<10 { video += "#EXTINF:4.0,\nv\(k).ts\n" }
+        var audio = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        for k in 0..<20 { audio += "#EXTINF:2.0,\na\(k).aac\n" }
+        try write(video + "#EXT-X-ENDLIST\n", to: folder + "/video/index.m3u8")
+        try write(audio + "#EXT-X-ENDLIST\n", to: folder + "/audio/index.m3u8")
+        try write(
+            """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="en",DEFAULT=YES,URI="audio/index.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,AUDIO="aud"
+            video/index.m3u8
+
+            """,
+            to: folder + "/main.m3u8"
+        )
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0))
+        configuration.mounts["movie"] = folder
+        configuration.publicBaseURL = "https://ads.example.com"
+        configuration.adInsertion.assets.append(
+            VODAsset(
+                id: "movie",
+                origin: "/media/movie/",
+                breaks: [
+                    VODBreak(id: "pre", position: .preRoll, duration: 10),
+                    VODBreak(id: "mid", position: .midRoll(15), duration: 15),
+                    VODBreak(id: "post", position: .postRoll, duration: 5),
+                ]
+            )
+        )
+        try await withServer(configuration) { client in
+            let main = try await client.get("/vod/movie/main.m3u8")
+            #expect(main.text.contains("URI=\"audio/index.m3u8\""))
+            let videoPlaylist = try await client.get("/vod/movie/video/index.m3u8")
+            let audioPlaylist = try await client.get("/vod/movie/audio/index.m3u8")
+            #expect(dateRangeLines(videoPlaylist.text) == dateRangeLines(audioPlaylist.text))
+            #expect(dateRangeLines(videoPlaylist.text).count == 3)
+            #expect(videoPlaylist.text.contains("X-ASSET-LIST=\"https://ads.example.com/v1/asset-lists/vod-movie/mid.json?_HLS_interstitial_id=mid\""))
+            #expect(audioPlaylist.text.contains("https://ads.example.com/media/movie/audio/a0.aac") == false)
+            #expect(audioPlaylist.text.contains("\n/media/movie/audio/a0.aac\n"))
+            let presentation = [
+                (uri: "https://ads.example.com/vod/movie/video/index.m3u8", playlist: try MediaPlaylist(bytes: videoPlaylist.bytes)),
+                (uri: "https://ads.example.com/vod/movie/audio/index.m3u8", playlist: try MediaPlaylist(bytes: audioPlaylist.bytes)),
+            ]
+            let problems = InterstitialValidator().validate(presentation: presentation).filter { $0.severity == .error }
+            #expect(problems.isEmpty, "\(problems)")
+            let unknown = try await client.get("/vod/nope/main.m3u8")
+            #expect(unknown.status == .notFound)
+            #expect(unknown.json?["error"]?["message"]?.stringValue == "no VOD asset 'nope'")
+            let missing = try await client.get("/vod/movie/missing.m3u8")
+            #expect(missing.status == .notFound)
+        }
+    }
+}
+
+@Suite struct LiveServingTests {
+    @Test(.timeLimit(.minutes(1))) func windowSlidesWithCorrectSequenceNumbers() async throws {
+        let clock = ManualWallClock(t0 + 100)
+        try await withServer(try demoConfiguration(clock: clock)) { client in
+            let main = try await client.get("/live/demo/main.m3u8")
+            #expect(try MultivariantPlaylist(parsing: main.text).variants.map(\.uri) == ["prog.m3u8"])
+            var previous: MediaPlaylist?
+            // 100 s to 160 s: across the end of the first 60 s loop (twice over a 2 s step).
+            for step in 0..<31 {
+                let response = try await client.get("/live/demo/prog.m3u8")
+                #expect(response.status == .ok)
+                #expect(errors(response.bytes).isEmpty, "\(errors(response.bytes))")
+                let playlist = try MediaPlaylist(bytes: response.bytes)
+                let elapsed = 100 + 2 * step
+                #expect(playlist.mediaSequence == elapsed / 2 - 6)
+                #expect(playlist.timings.count == 6)
+                for segment in playlist.segments {
+                    #expect(segment.discontinuitySequenceNumber == segment.mediaSequenceNumber / 30)
+                    #expect(segment.programDateTime == t0 + MediaTime(seconds: 2 * segment.mediaSequenceNumber))
+                    #expect(segment.uri == "/media/demo/primary/seg-\(String(format: "%03d", segment.mediaSequenceNumber % 30)).ts")
+                }
+                if let previous {
+                    #expect(playlist.mediaSequence == previous.mediaSequence + 1)
+                }
+                previous = playlist
+                clock.advance(by: 2)
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func plannedBreaksAreAnnouncedAheadOfTime() async throws {
+        let clock = ManualWallClock(t0 + 80)
+        try await withServer(try demoConfiguration(clock: clock)) { client in
+            let early = try await client.get("/live/demo/prog.m3u8")
+            #expect(dateRangeLines(early.text).isEmpty)
+            clock.set(t0 + 100)
+            let ahead = try await client.get("/live/demo/prog.m3u8")
+            let lines = dateRangeLines(ahead.text)
+            #expect(lines.count == 1)
+            #expect(lines.first?.contains("ID=\"auto-0\"") == true)
+            #expect(lines.first?.contains("START-DATE=\"2025-01-01T00:02:00.000Z\"") == true)
+            #expect(lines.first?.contains("DURATION=20") == true)
+            #expect(lines.first?.contains("X-ASSET-LIST=\"/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0\"") == true)
+            #expect(errors(ahead.bytes).isEmpty)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func adminBreakAppearsAndEarlyReturnAddsAPlayoutLimit() async throws {
+        let clock = ManualWallClock(t0 + 30)
+        try await withServer(try demoConfiguration(clock: clock)) { client in
+            let unauthorized = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"duration\": 30}", token: "wrong")
+            #expect(unauthorized.status == .unauthorized)
+            #expect(unauthorized.json?["error"]?["code"]?.stringValue == "unauthorized")
+            let bad = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"start\": \"soon\", \"duration\": 30}")
+            #expect(bad.status == .badRequest)
+            #expect(bad.json?["error"]?["message"]?.stringValue?.contains("start must be") == true)
+            let missing = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"id\": \"x\"}")
+            #expect(missing.status == .badRequest)
+            #expect(missing.json?["error"]?["message"]?.stringValue?.contains("duration") == true)
+            let badCue = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"duration\": 30, \"cue\": [\"LATER\"]}")
+            #expect(badCue.status == .badRequest)
+            let nochannel = try await client.admin(.post, "/v1/admin/channels/none/breaks", json: "{\"duration\": 30}")
+            #expect(nochannel.status == .notFound)
+
+            let created = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: "{\"id\": \"news\", \"startIn\": 4, \"duration\": 30, \"snap\": [\"OUT\", \"IN\"]}"
+            )
+            #expect(created.status == .created)
+            #expect(created.json?["startDate"]?.stringValue == "2025-01-01T00:00:34.000Z")
+            let reload = try await client.get("/live/demo/prog.m3u8")
+            let line = try #require(dateRangeLines(reload.text).first { $0.contains("ID=\"news\"") })
+            #expect(line.contains("X-SNAP=\"OUT,IN\"") && line.contains("DURATION=30") && !line.contains("X-PLAYOUT-LIMIT"))
+            #expect(errors(reload.bytes).isEmpty)
+
+            clock.advance(by: 14)  // 10 s into the break
+            let early = try await client.admin(.post, "/v1/admin/channels/demo/breaks/news/early-return")
+            #expect(early.status == .ok)
+            #expect(early.json?["playoutLimit"]?.doubleValue == 10)
+            let after = try await client.get("/live/demo/prog.m3u8")
+            let updated = try #require(dateRangeLines(after.text).first { $0.contains("ID=\"news\"") })
+            #expect(updated.contains("X-PLAYOUT-LIMIT=10") && updated.contains("DURATION=30"))
+            #expect(updated.hasPrefix(line.components(separatedBy: ",X-").first!))
+            #expect(errors(after.bytes).isEmpty)
+            // A viewer joining now gets a pod for what is left of the shortened break.
+            let list = try await client.get("/v1/asset-lists/live-demo/news.json?_HLS_interstitial_id=news&_HLS_primary_id=late&_HLS_start_offset=0")
+            #expect(list.json?["ASSETS"]?.arrayValue?.count == 1)
+
+            let started = try await client.admin(.delete, "/v1/admin/channels/demo/breaks/news")
+            #expect(started.status == .conflict)
+            _ = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"id\": \"later\", \"startIn\": 20, \"duration\": 10}")
+            #expect(try await client.get("/live/demo/prog.m3u8").text.contains("ID=\"later\""))
+            let cancelled = try await client.admin(.delete, "/v1/admin/channels/demo/breaks/later")
+            #expect(cancelled.status == .ok)
+            #expect(try await client.get("/live/demo/prog.m3u8").text.contains("ID=\"later\"") == false)
+            let again = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"id\": \"news\", \"duration\": 10}")
+            #expect(again.status == .conflict)
+            let listBreaks = try await client.admin(.get, "/v1/admin/channels/demo/breaks")
+            #expect(listBreaks.json?["breaks"]?.arrayValue?.contains { $0["id"]?.stringValue == "news" } == true)
+        }
+    }
+}
+
+@Suite struct AssetListTests {
+    @Test(.timeLimit(.minutes(1))) func startOffsetRepeatWindowAndIdempotence() async throws {
+        let clock = ManualWallClock(t0 + 110)
+        try await withServer(try demoConfiguration(clock: clock)) { client in
+            let base = "/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0"
+            let full = try await client.get(base + "&_HLS_primary_id=viewer-b")
+            #expect(full.status == .ok)
+            #expect(full.headers[.accessControlAllowOrigin] == "*")
+            let list = try AssetList.decode(full.bytes)
+            #expect(list.assets.map(\.duration) == [10, 10])
+            #expect(list.assets.first?.uri.hasSuffix("/media/demo/ad-red/main.m3u8") == true)
+            #expect(list.assets.allSatisfy { URIReference.isAbsolute($0.uri) })
+            // Joining 10 s into the 20 s break: a 10 s pod with the most valuable ad.
+            let late = try AssetList.decode(try await client.get(base + "&_HLS_primary_id=viewer-a&_HLS_start_offset=10").bytes)
+            #expect(late.assets.count == 1 && late.assets[0].uri.hasSuffix("ad-red/main.m3u8"))
+            // Same question, same answer, whatever the offset now.
+            let again = try AssetList.decode(try await client.get(base + "&_HLS_primary_id=viewer-a&_HLS_start_offset=2").bytes)
+            #expect(again == late)
+            // The next break within the repeat window (30 s in the demo) does not repeat red to viewer-a.
+            let next = try AssetList.decode(
+                try await client.get("/v1/asset-lists/live-demo/auto-1.json?_HLS_interstitial_id=auto-1&_HLS_primary_id=viewer-a").bytes
+            )
+            #expect(next.assets.map { $0.uri.contains("ad-red") } == [false, false])
+            clock.advance(by: 60)
+            let outside = try AssetList.decode(
+                try await client.get("/v1/asset-lists/live-demo/auto-2.json?_HLS_interstitial_id=auto-2&_HLS_primary_id=viewer-a").bytes
+            )
+            #expect(outside.assets.first?.uri.contains("ad-red") == true)
+            // VOD breaks too.
+            let vod = try AssetList.decode(try await client.get("/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=v").bytes)
+            #expect(vod.totalDuration == 20)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func badQueriesAreRefusedWithJSON() async throws {
+        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 110))) { client in
+            let offset = try await client.get("/v1/asset-lists/live-demo/auto-0.json?_HLS_start_offset=abc")
+            #expect(offset.status == .badRequest)
+            #expect(offset.headers[.contentType]?.hasPrefix("application/json") == true)
+            #expect(offset.json?["error"]?["message"]?.stringValue?.contains("_HLS_start_offset") == true)
+            let negative = try await client.get("/v1/asset-lists/live-demo/auto-0.json?_HLS_start_offset=-3")
+            #expect(negative.status == .badRequest)
+            let mismatch = try await client.get("/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=other")
+            #expect(mismatch.status == .badRequest)
+            let scope = try await client.get("/v1/asset-lists/tv-demo/auto-0.json")
+            #expect(scope.status == .notFound && scope.json?["error"] != nil)
+            let channel = try await client.get("/v1/asset-lists/live-nope/auto-0.json")
+            #expect(channel.status == .notFound)
+            let breakID = try await client.get("/v1/asset-lists/vod-demo/nope.json")
+            #expect(breakID.status == .notFound)
+            #expect(breakID.json?["error"]?["message"]?.stringValue == "VOD asset 'demo' has no break 'nope'")
+            let unknownChannel = try await client.get("/live/nope/main.m3u8")
+            #expect(unknownChannel.status == .notFound && unknownChannel.json?["error"]?["code"]?.stringValue == "notFound")
+        }
+    }
+}
+
+@Suite struct StorageTests {
+    @Test(.timeLimit(.minutes(1))) func sqliteKeepsDecisionsAcrossARestart() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = "sqlite:" + folder + "/decisions.sqlite"
+        let clock = ManualWallClock(t0 + 110)
+        let url = "/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0&_HLS_primary_id=persisted&_HLS_start_offset=10"
+        let first = try await withServer(try demoConfiguration(clock: clock, database: database)) { client in
+            let news = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"id\": \"kept\", \"startIn\": 5, \"duration\": 10}")
+            #expect(news.status == .created)
+            return try await client.get(url).text
+        }
+        // Another app on the same file: different inventory order would give another pod, so an
+        // equal answer can only come from the database.
+        clock.advance(by: 5)
+        var configuration = try demoConfiguration(clock: clock, database: database)
+        configuration.adInsertion.inventory.reverse()
+        for k in configuration.adInsertion.inventory.indices { configuration.adInsertion.inventory[k].value = Double(20 - k) }
+        try await withServer(configuration) { client in
+            let second = try await client.get(url).text
+            #expect(second == first)
+            let health = try await client.get("/health")
+            #expect(health.json?["decisions"]?.intValue == 1)
+            let playlist = try await client.get("/live/demo/prog.m3u8")
+            #expect(playlist.text.contains("ID=\"kept\""))
+            let fresh = try AssetList.decode(try await client.get("/v1/asset-lists/live-demo/auto-0.json?_HLS_primary_id=new").bytes)
+            #expect(fresh.assets.first?.uri.contains("ad-blue") == true)
+        }
+        let store = try SQLiteAdStore(path: folder + "/decisions.sqlite")
+        #expect(try await store.journalMode() == "wal")
+        #expect(try await store.decisionCount() == 2)
+        try store.close()
+    }
+}
+
+@Suite struct UpstreamTests {
+    @Test(.timeLimit(.minutes(1))) func unreachableOrBadUpstreamIs502AndStaleIsReported() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try write("<html>not a playlist</html>", to: folder + "/bad/main.m3u8")
+        try write(
+            """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:2
+            #EXT-X-MEDIA-SEQUENCE:100
+            #EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z
+            #EXTINF:2.0,
+            s100.ts
+            #EXT-X-DATERANGE:ID="splice-7",START-DATE="2025-01-01T00:00:02.000Z",PLANNED-DURATION=20,SCTE35-OUT=0xFC302000
+            #EXTINF:2.0,
+            s101.ts
+            #EXTINF:2.0,
+            s102.ts
+
+            """,
+            to: folder + "/up/live.m3u8"
+        )
+        let clock = ManualWallClock(t0 + 6)
+        var configuration = try demoConfiguration(clock: clock)
+        configuration.mounts["scratch"] = folder
+        configuration.upstreamTimeout = .seconds(2)
+        configuration.adInsertion.channels += [
+            LiveChannel(id: "down", source: .upstream("http://127.0.0.1:9/live/main.m3u8")),
+            LiveChannel(id: "bad", source: .upstream("/media/scratch/bad/main.m3u8")),
+            LiveChannel(id: "up", source: .upstream("/media/scratch/up/live.m3u8"), staleAfter: 10),
+        ]
+        try await withServer(configuration) { client in
+            let down = try await client.get("/live/down/main.m3u8")
+            #expect(down.status == .badGateway)
+            #expect(down.json?["error"]?["message"]?.stringValue?.contains("http://127.0.0.1:9/live/main.m3u8 is unreachable") == true)
+            let bad = try await client.get("/live/bad/main.m3u8")
+            #expect(bad.status == .badGateway)
+            #expect(bad.json?["error"]?["message"]?.stringValue?.contains("is not a playlist") == true)
+
+            let up = try await client.get("/live/up/live.m3u8")
+            #expect(up.status == .ok)
+            #expect(errors(up.bytes).isEmpty, "\(errors(up.bytes))")
+            let line = try #require(dateRangeLines(up.text).first { $0.contains("ID=\"scte-splice-7\"") })
+            #expect(line.contains("CLASS=\"com.apple.hls.interstitial\"") && line.contains("DURATION=20"))
+            #expect(up.text.contains("ID=\"splice-7\""))
+            let list = try await client.get("/v1/asset-lists/live-up/scte-splice-7.json?_HLS_primary_id=a")
+            #expect(try AssetList.decode(list.bytes).totalDuration == 20)
+
+            var health = try await client.get("/health")
+            #expect(health.json?["status"]?.stringValue == "degraded")  // "down" and "bad" failed
+            let states = health.json?["channels"]?.arrayValue ?? []
+            #expect(states.first { $0["id"]?.stringValue == "up" }?["state"]?.stringValue == "ok")
+            #expect(states.first { $0["id"]?.stringValue == "down" }?["state"]?.stringValue == "unreachable")
+            clock.advance(by: 30)
+            _ = try await client.get("/live/up/live.m3u8")
+            health = try await client.get("/health")
+            let up2 = health.json?["channels"]?.arrayValue?.first { $0["id"]?.stringValue == "up" }
+            #expect(up2?["state"]?.stringValue == "stale")
+
+            let metrics = try await client.get("/metrics")
+            #expect(metrics.text.contains("intermission_http_requests_total{route=\"/live/{channel}/**\""))
+            #expect(metrics.text.contains("intermission_decisions_total"))
+            #expect(metrics.text.contains("intermission_breaks_total{origin=\"scte35\"}"))
+            #expect(metrics.text.contains("intermission_http_request_duration_seconds_bucket"))
+        }
+    }
+}
+
+@Suite struct RefereeTests {
+    @Test(.timeLimit(.minutes(1))) func ffprobeReadsTheDecoratedDemoVOD() async throws {
+        let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        guard let ffprobe else {
+            #expect(ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] != "1", "ffprobe is required but missing")
+            return
+        }
+        try await withServer(try demoConfiguration(clock: ManualWallClock(t0))) { client in
+            let port = try #require(client.port)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: ffprobe)
+            process.arguments = [
+                "-v", "error", "-rw_timeout", "5000000", "-show_entries", "stream=codec_name:format=format_name,duration", "-of", "compact",
+                "http://127.0.0.1:\(port)/vod/demo/main.m3u8",
+            ]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            // Bounded wait: ffprobe gets 30 s, then it is stopped.
+            var waited = 0
+            while process.isRunning && waited < 300 {
+                try await Task.sleep(for: .milliseconds(100))
+                waited += 1
+            }
+            if process.isRunning { process.terminate() }
+            process.waitUntilExit()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationStatus == 0, "\(text)")
+            #expect(text.contains("h264") && text.contains("aac") && text.contains("format_name=hls"), "\(text)")
+            #expect(text.contains("duration=60"), "\(text)")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import AdInsertion
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import IntermissionServer
+import Logging
+import NIOCore
+
+let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
+
+/// The demo configuration on a virtual clock, an in-memory store and a free port.
+func demoConfiguration(clock: ManualWallClock, database: String = "memory:") throws -> ServerConfiguration {
+    var configuration = try ServerConfiguration.demo(
+        base: ServerConfiguration(hostname: "127.0.0.1", port: 0, database: database, adminToken: "secret", clock: clock, logLevel: .error)
+    )
+    configuration.defaultLiveStartDate = t0
+    return configuration
+}
+
+/// Runs `body` against the application listening on loopback (real HTTP).
+func withServer<T: Sendable>(
+    _ configuration: ServerConfiguration,
+    _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T
+) async throws -> T {
+    let app = try await buildApplication(configuration: configuration)
+    return try await app.test(.live, body)
+}
+
+extension TestClientProtocol {
+    func get(_ uri: String, headers: HTTPFields = [:]) async throws -> TestResponse {
+        try await self.execute(uri: uri, method: .get, headers: headers, body: nil) { $0 }
+    }
+
+    func admin(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, token: String = "secret") async throws -> TestResponse {
+        var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+        if json != nil { headers[.contentType] = "application/json" }
+        return try await self.execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { $0 }
+    }
+}
+
+extension TestResponse {
+    var text: String { String(buffer: self.body) }
+    var bytes: [UInt8] { Array(self.body.readableBytesView) }
+    var json: JSONValue? { try? JSONValue.parse(self.bytes) }
+}
+
+func errors(_ bytes: [UInt8]) -> [PlaylistDiagnostic] {
+    InterstitialValidator().validate(playlist: bytes).filter { $0.severity == .error }
+}
+
+func dateRangeLines(_ text: String) -> [String] {
+    text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") }.map(String.init)
+}
+
+/// A scratch folder, removed by the caller.
+func makeScratchFolder() throws -> String {
+    let path = NSTemporaryDirectory() + "intermission-\(UUID().uuidString)"
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+func write(_ text: String, to path: String) throws {
+    let folder = (path as NSString).deletingLastPathComponent
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    try text.write(toFile: path, atomically: true, encoding: .utf8)
+}
