@@ -1,0 +1,78 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// The asset list of one event, as far as it is known.
+enum AssetListState: Sendable {
+    case loading
+    case loaded([AssetSlot], SkipControl?)
+    case failed(PlaybackError)
+}
+
+/// One asset of an interstitial: its URL (with `_HLS_primary_id`), its duration when the list
+/// gives one, and whether it failed.
+struct AssetSlot: Sendable {
+    var url: String
+    var duration: MediaTime?
+    var failed = false
+}
+
+/// A break being played: events at one point of the primary, played in order, then the primary
+/// resumes.
+struct BreakRun: Sendable {
+    /// The events still to play after the current one.
+    var queue: [String]
+    /// Where the primary paused (stable primary timeline).
+    var start: MediaTime
+    /// The clock time the break began.
+    var startedAt: MediaTime
+    /// Events of this break already finished, with how long they played and whether anything did.
+    var finished: [(id: String, playout: MediaTime, elapsed: MediaTime, playedSomething: Bool)] = []
+    /// A fixed resumption (a seek plan's target, or `cancelCurrentEvent(resumptionOffset:)`).
+    var fixedResume: MediaTime?
+    /// `cancelCurrentEvent(resumptionOffset: nil)`: resume by the time spent.
+    var resumeByElapsed = false
+    /// How far into the first event a live join starts.
+    var joinOffset: MediaTime = .zero
+}
+
+/// The event playing.
+struct EventRun: Sendable {
+    var event: InterstitialEvent
+    var assetIndex = 0
+    /// The playhead inside the current asset presentation.
+    var assetPosition: MediaTime = .zero
+    /// Playout of the assets before the current one.
+    var playedBefore: MediaTime = .zero
+    var startedAt: MediaTime
+    var assetStarted = false
+    var stalled = true
+    var eventID: String { self.event.identifier }
+    var eventTime: MediaTime { self.playedBefore + self.assetPosition }
+}
+
+/// Everything the player keeps about interstitials.
+struct InterstitialState: Sendable {
+    var tracker = DateRangeTracker()
+    var schedule: Schedule?
+    /// Stable primary time = schedule time + offset (the schedule counts from the playlist's first
+    /// segment, which moves with a live window).
+    var offset: MediaTime = .zero
+    var controllerEvents: [InterstitialEvent]?
+    var suppressedPlaylistIDs: Set<String> = []
+    /// The events as the monitor shows them.
+    var events: [InterstitialEvent] = []
+    var lists: [String: AssetListState] = [:]
+    /// Events cancelled before they played (failed asset list or asset URI): resume offset 0.
+    var cancelled: Set<String> = []
+    /// Events handled at their point in this pass (not triggered again when the primary resumes there).
+    var passed: Set<String> = []
+    /// Events prepared ahead (list requested, assets buffering).
+    var current: EventRun?
+    var currentBreak: BreakRun?
+    var prerollsDone = false
+    var postrollsStarted = false
+    var startResolved = false
+    var skipState: SkippableEventState = .notSkippable
+    /// Breaks whose primary buffering already moved to the resume point.
+    var repositionedFor: String?
+}

@@ -1,0 +1,59 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// One line of the player's event log (DESIGN.md, `play --json`): the playback clock's time, the
+/// event's name, and its fields in a fixed order.
+///
+/// ```json
+/// {"t":5,"event":"currentEventDidChange","event_id":"ad1"}
+/// ```
+public struct PlayerLogEntry: Sendable, CustomStringConvertible {
+    /// The playback clock's time when it happened (`"t"`).
+    public var time: MediaTime
+    /// The event's name (`"event"`): `request`, `playlistLoaded`, `bufferedTo`, …
+    public var event: String
+    /// The other fields, in order.
+    public var fields: [(String, JSONValue)]
+
+    /// Creates an entry.
+    public init(time: MediaTime, event: String, fields: [(String, JSONValue)] = []) {
+        self.time = time
+        self.event = event
+        self.fields = fields
+    }
+
+    /// The field named `name`.
+    public subscript(name: String) -> JSONValue? {
+        self.fields.first { $0.0 == name }?.1
+    }
+
+    /// The entry as one JSON object: `t`, `event`, then the fields.
+    public var json: JSONValue {
+        .object([("t", .number(Self.rounded(self.time))), ("event", .string(self.event))] + self.fields)
+    }
+
+    /// The entry as one line of compact JSON.
+    public var description: String { self.json.text() }
+
+    /// Seconds rounded to the millisecond, for the log.
+    static func rounded(_ time: MediaTime) -> Double {
+        (time.seconds * 1000).rounded() / 1000
+    }
+}
+
+extension JSONValue {
+    /// A time in seconds rounded to the millisecond.
+    static func seconds(_ time: MediaTime) -> JSONValue {
+        .number(PlayerLogEntry.rounded(time))
+    }
+
+    /// A time in seconds, or `null`.
+    static func seconds(_ time: MediaTime?) -> JSONValue {
+        time.map { .seconds($0) } ?? .null
+    }
+
+    /// A string, or `null`.
+    static func optional(_ text: String?) -> JSONValue {
+        text.map { .string($0) } ?? .null
+    }
+}

@@ -1,0 +1,131 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// What to play: a primary asset's URL and how to treat its interstitials (AVFoundation's
+/// `AVPlayerItem`).
+public struct PlayerItem: Sendable, Hashable {
+    /// The multivariant (or media) playlist URL of the primary asset.
+    public var url: String
+    /// Whether the player schedules the playlist's interstitial events by itself (default `true`).
+    /// When `false`, only events set on an ``InterstitialEventController`` play (plan B of the
+    /// AirPlay talk: no ads).
+    public var automaticallyHandlesInterstitialEvents: Bool
+    /// Where playback starts on the primary timeline; `nil` is the beginning for VOD and the live
+    /// join point for live.
+    public var startTime: MediaTime?
+
+    /// Creates an item.
+    public init(url: String, automaticallyHandlesInterstitialEvents: Bool = true, startTime: MediaTime? = nil) {
+        self.url = url
+        self.automaticallyHandlesInterstitialEvents = automaticallyHandlesInterstitialEvents
+        self.startTime = startTime
+    }
+}
+
+/// Whether the player is playing, paused, or waiting to play (AVFoundation `timeControlStatus`).
+public struct TimeControlStatus: Sendable, Hashable, CustomStringConvertible {
+    private let code: UInt8
+    private init(_ code: UInt8) {
+        self.code = code
+    }
+    /// Paused: the rate is 0.
+    public static let paused = TimeControlStatus(0)
+    /// Waiting to play at the requested rate; see ``Player/reasonForWaitingToPlay``.
+    public static let waitingToPlayAtSpecifiedRate = TimeControlStatus(1)
+    /// Playing.
+    public static let playing = TimeControlStatus(2)
+    /// `paused`, `waitingToPlayAtSpecifiedRate` or `playing`.
+    public var description: String {
+        switch self.code {
+        case 0: "paused"
+        case 1: "waitingToPlayAtSpecifiedRate"
+        default: "playing"
+        }
+    }
+}
+
+/// Why the player waits (AVFoundation `AVPlayer.WaitingReason`).
+public struct WaitingReason: Sendable, Hashable, CustomStringConvertible {
+    /// The reason's name.
+    public let description: String
+    private init(_ description: String) {
+        self.description = description
+    }
+    /// The forward buffer is empty: waiting for media to arrive (buffering).
+    public static let toMinimizeStalls = WaitingReason("toMinimizeStalls")
+    /// There is no item, or it has not loaded yet.
+    public static let noItemToPlay = WaitingReason("noItemToPlay")
+    /// The primary waits while an interstitial event plays (`AVPlayer.WaitingReason.interstitialEvent`).
+    public static let interstitialEvent = WaitingReason("interstitialEvent")
+}
+
+/// A request the player makes at a given clock time (the CLI's `--seek T@AT` and `--rate R@AT`).
+public struct ScheduledCommand: Sendable, Hashable {
+    enum Action: Sendable, Hashable {
+        case seek(MediaTime)
+        case rate(Double)
+        case skipCurrentEvent
+        case cancelCurrentEvent(MediaTime?)
+    }
+    let action: Action
+    /// Seek the primary to `time`.
+    public static func seek(to time: MediaTime) -> ScheduledCommand { ScheduledCommand(action: .seek(time)) }
+    /// Set the rate (0 pauses).
+    public static func rate(_ rate: Double) -> ScheduledCommand { ScheduledCommand(action: .rate(rate)) }
+    /// Skip the current interstitial event (skip control).
+    public static let skipCurrentEvent = ScheduledCommand(action: .skipCurrentEvent)
+    /// Cancel the current interstitial event (and those at the same time), resuming the primary at
+    /// `offset` from the event's start (`nil`: the time spent in the event).
+    public static func cancelCurrentEvent(resumptionOffset offset: MediaTime?) -> ScheduledCommand {
+        ScheduledCommand(action: .cancelCurrentEvent(offset))
+    }
+}
+
+/// What a seek request came to.
+public struct SeekResult: Sendable, Hashable, CustomStringConvertible {
+    /// Whether the seek happens.
+    public var isAllowed: Bool
+    /// The primary time asked for.
+    public var requestedTime: MediaTime
+    /// Where the primary continues (after any interstitials the policy plays first); `nil` when refused.
+    public var grantedTime: MediaTime?
+    /// The interstitial events played first (a `JUMP`-restricted event the seek crossed).
+    public var interstitials: [String]
+    /// Why, in words.
+    public var reason: String
+
+    /// Creates a result.
+    public init(isAllowed: Bool, requestedTime: MediaTime, grantedTime: MediaTime?, interstitials: [String] = [], reason: String) {
+        self.isAllowed = isAllowed
+        self.requestedTime = requestedTime
+        self.grantedTime = grantedTime
+        self.interstitials = interstitials
+        self.reason = reason
+    }
+
+    /// `allowed → T: reason` or `refused: reason`.
+    public var description: String {
+        guard self.isAllowed else { return "refused: \(self.reason)" }
+        return "allowed → \(self.grantedTime.map { "\($0)" } ?? "-"): \(self.reason)"
+    }
+}
+
+/// What a rate request came to.
+public struct RateResult: Sendable, Hashable, CustomStringConvertible {
+    /// Whether the rate was applied.
+    public var isAllowed: Bool
+    /// The rate asked for.
+    public var rate: Double
+    /// Why, in words.
+    public var reason: String
+
+    /// Creates a result.
+    public init(isAllowed: Bool, rate: Double, reason: String) {
+        self.isAllowed = isAllowed
+        self.rate = rate
+        self.reason = reason
+    }
+
+    /// `allowed: reason` or `refused: reason`.
+    public var description: String { (self.isAllowed ? "allowed: " : "refused: ") + self.reason }
+}

@@ -1,0 +1,466 @@
+import HLSInterstitials
+import HLSPlaylist
+
+/// Which presentation a load belongs to: the primary, or one asset of an interstitial event.
+struct PresentationID: Sendable, Hashable, CustomStringConvertible {
+    var eventID: String?
+    var assetIndex: Int
+
+    static let primary = PresentationID(eventID: nil, assetIndex: 0)
+    static func asset(_ eventID: String, _ index: Int) -> PresentationID {
+        PresentationID(eventID: eventID, assetIndex: index)
+    }
+
+    var isPrimary: Bool { self.eventID == nil }
+    /// `primary`, or `ad1#0` (event and 0-based asset index).
+    var description: String { self.eventID.map { "\($0)#\(self.assetIndex)" } ?? "primary" }
+}
+
+/// What a load is for, so its answer goes to the right place.
+enum LoadPurpose: Sendable, Hashable {
+    case mainPlaylist(PresentationID)
+    case mediaPlaylist(PresentationID, track: Int, blocking: Bool)
+    case segment(PresentationID, track: Int, sequenceNumber: Int)
+    case map(PresentationID, track: Int, url: String)
+    case assetList(eventID: String)
+
+    var presentation: PresentationID? {
+        switch self {
+        case .mainPlaylist(let id), .mediaPlaylist(let id, _, _), .segment(let id, _, _), .map(let id, _, _): id
+        case .assetList: nil
+        }
+    }
+}
+
+/// A load the player should start.
+struct PendingLoad: Sendable {
+    var purpose: LoadPurpose
+    var request: LoadRequest
+    /// Blocking playlist reloads wait on the server; a virtual clock does not wait for them.
+    var isBlocking: Bool = false
+}
+
+/// What a presentation reports after handling an answer.
+enum PresentationEvent: Sendable {
+    case variantSelected(url: String, bandwidth: Int, audioLanguage: String?, subtitleLanguage: String?)
+    case playlistLoaded(track: Track.Kind, url: String, segments: Int, isLive: Bool, changed: Bool, delta: Bool)
+    case buffered(MediaTime)
+    case failed(PlaybackError)
+}
+
+/// The limits and preferences a presentation streams with.
+struct StreamingSettings: Sendable {
+    var preferredLanguages: [String]
+    var playlistTimeout: Double
+    var segmentTimeout: Double
+    var maximumPlaylistSize: Int
+    var maximumSegmentSize: Int
+    var retryLimit: Int
+}
+
+/// One HLS presentation being streamed: the primary, or an interstitial asset (each asset is a
+/// presentation of its own, loaded from its multivariant or media playlist).
+///
+/// A value with event methods: the player asks it what to load next (``nextLoads(now:limit:bandwidth:settings:)``)
+/// and hands it each answer (``handle(_:for:now:bandwidth:settings:)``); it never does I/O.
+struct Presentation: Sendable {
+    let id: PresentationID
+    let url: String
+    /// Where buffering and playback begin on this presentation's timeline.
+    var startTime: MediaTime
+    var multivariant: MultivariantPlaylist?
+    var variants: [VariantStream] = []
+    var variantIndex: Int?
+    var tracks: [Track] = []
+    var isLoadingMain = false
+    var mainLoaded = false
+    var error: PlaybackError?
+    var audioLanguage: String?
+    var subtitleLanguage: String?
+    /// Languages to prefer over the settings' (an interstitial follows the primary's choice).
+    var languageOverride: [String] = []
+
+    init(id: PresentationID, url: String, startTime: MediaTime = .zero) {
+        self.id = id
+        self.url = url
+        self.startTime = startTime
+    }
+
+    var mainTrack: Track? { self.tracks.first }
+    var isReady: Bool { !self.tracks.isEmpty && self.tracks.allSatisfy { $0.playlist != nil } }
+    var isLive: Bool { self.mainTrack?.isLive ?? false }
+    var hasFailed: Bool { self.error != nil }
+
+    /// The duration of a VOD presentation (its main track), once known.
+    var duration: MediaTime? {
+        guard let main = self.mainTrack, main.hasEndList else { return nil }
+        return main.end
+    }
+
+    /// How far the buffer reaches from `time` without a gap, across all tracks.
+    func bufferedEnd(from time: MediaTime) -> MediaTime {
+        guard self.isReady else { return time }
+        return self.tracks.map { $0.buffered.contiguousEnd(from: time) }.min() ?? time
+    }
+
+    /// Whether everything from `time` to the end is buffered.
+    func isFullyBuffered(from time: MediaTime) -> Bool {
+        guard let duration = self.duration else { return false }
+        return self.bufferedEnd(from: time) >= duration - BufferedRanges.tolerance
+            || self.tracks.allSatisfy(\.isComplete)
+    }
+
+    // MARK: Loads
+
+    /// The loads to start now: playlists not yet loaded, reloads that are due, and the next
+    /// segment of each track whose start is before `limit`.
+    mutating func nextLoads(now: MediaTime, limit: MediaTime, settings: StreamingSettings) -> [PendingLoad] {
+        guard self.error == nil else { return [] }
+        var loads: [PendingLoad] = []
+        if !self.mainLoaded {
+            if !self.isLoadingMain {
+                self.isLoadingMain = true
+                loads.append(PendingLoad(purpose: .mainPlaylist(self.id), request: self.playlistRequest(self.url, kind: .multivariantPlaylist, settings)))
+            }
+            return loads
+        }
+        for k in self.tracks.indices {
+            var track = self.tracks[k]
+            defer { self.tracks[k] = track }
+            if track.playlist == nil {
+                if !track.isLoadingPlaylist {
+                    track.isLoadingPlaylist = true
+                    track.lastReloadStart = now
+                    loads.append(PendingLoad(purpose: .mediaPlaylist(self.id, track: k, blocking: false), request: self.playlistRequest(track.playlistURL, kind: .mediaPlaylist, settings)))
+                }
+                continue
+            }
+            if track.isLive, !track.hasEndList, !track.isLoadingPlaylist, let due = track.nextReload, due <= now {
+                track.isLoadingPlaylist = true
+                track.nextReload = nil
+                let (url, blocking) = self.reloadURL(track, now: now)
+                track.lastReloadStart = now
+                loads.append(
+                    PendingLoad(
+                        purpose: .mediaPlaylist(self.id, track: k, blocking: blocking),
+                        request: self.playlistRequest(url, kind: .mediaPlaylist, settings, extraTimeout: blocking ? track.targetDuration.seconds * 3 : 0),
+                        isBlocking: blocking
+                    )
+                )
+            }
+            guard !track.isLoadingSegment, let next = track.nextSequenceNumber, let segment = track.segment(next) else { continue }
+            if let retry = track.retryAt, retry > now { continue }
+            guard segment.start < limit else { continue }
+            track.isLoadingSegment = true
+            if let map = segment.mapURL, !track.loadedMaps.contains(map + (segment.mapRange?.description ?? "")) {
+                loads.append(
+                    PendingLoad(
+                        purpose: .map(self.id, track: k, url: map + (segment.mapRange?.description ?? "")),
+                        request: LoadRequest(url: map, kind: .initializationSection, byteRange: segment.mapRange, timeout: settings.segmentTimeout, maximumBodySize: settings.maximumSegmentSize, keepsBody: false)
+                    )
+                )
+            } else {
+                loads.append(
+                    PendingLoad(
+                        purpose: .segment(self.id, track: k, sequenceNumber: next),
+                        request: LoadRequest(url: segment.url, kind: .segment, byteRange: segment.byteRange, timeout: settings.segmentTimeout, maximumBodySize: settings.maximumSegmentSize, keepsBody: false)
+                    )
+                )
+            }
+        }
+        return loads
+    }
+
+    /// The earliest start of a segment some track will download next (none loading).
+    var nextSegmentStart: MediaTime? {
+        guard self.error == nil else { return nil }
+        return self.tracks.compactMap { track -> MediaTime? in
+            guard !track.isLoadingSegment, let next = track.nextSequenceNumber else { return nil }
+            return track.segment(next)?.start
+        }.min()
+    }
+
+    /// The earliest time a reload or a retry is due.
+    var nextDeadline: MediaTime? {
+        self.tracks.compactMap { track -> MediaTime? in
+            [track.isLoadingPlaylist ? nil : track.nextReload, track.isLoadingSegment ? nil : track.retryAt].compactMap { $0 }.min()
+        }.min()
+    }
+
+    private func playlistRequest(_ url: String, kind: LoadRequest.Kind, _ settings: StreamingSettings, extraTimeout: Double = 0) -> LoadRequest {
+        LoadRequest(url: url, kind: kind, timeout: settings.playlistTimeout + extraTimeout, maximumBodySize: settings.maximumPlaylistSize, keepsBody: true)
+    }
+
+    /// The reload URL (§6.2.5.1, §6.3.4): `_HLS_msn` / `_HLS_part` for a blocking reload when the
+    /// server offers `CAN-BLOCK-RELOAD`, `_HLS_skip` for a delta update when `CAN-SKIP-UNTIL` allows.
+    private func reloadURL(_ track: Track, now: MediaTime) -> (String, Bool) {
+        var items: [(name: String, value: String)] = []
+        var blocking = false
+        if let control = track.serverControl, let last = track.playlist {
+            if control.canBlockReload, let lastNumber = track.lastSequenceNumber {
+                let parts = last.segments.last?.parts.count ?? 0
+                if last.partTarget != nil, parts > 0 {
+                    // The next part of the segment being produced.
+                    items.append(("_HLS_msn", String(lastNumber + 1)))
+                    items.append(("_HLS_part", "0"))
+                } else {
+                    items.append(("_HLS_msn", String(lastNumber + 1)))
+                }
+                blocking = true
+            }
+            if let skipUntil = control.canSkipUntil, let previous = track.lastReloadStart, now - previous < MediaTime(seconds: skipUntil.seconds / 2) {
+                items.append(("_HLS_skip", control.canSkipDateRanges ? "v2" : "YES"))
+            }
+        }
+        guard !items.isEmpty else { return (track.playlistURL, false) }
+        return (URIReference.settingQueryItems(items, in: track.playlistURL), blocking)
+    }
+
+    // MARK: Answers
+
+    /// Handles the answer to one of this presentation's loads.
+    mutating func handle(
+        _ result: Result<LoadResponse, PlaybackError>,
+        for purpose: LoadPurpose,
+        now: MediaTime,
+        bandwidth: Double?,
+        settings: StreamingSettings
+    ) -> [PresentationEvent] {
+        switch purpose {
+        case .mainPlaylist:
+            self.isLoadingMain = false
+            switch Self.body(result, url: self.url) {
+            case .failure(let error):
+                self.error = error
+                return [.failed(error)]
+            case .success(let bytes):
+                return self.handleMain(bytes, now: now, bandwidth: bandwidth, settings: settings)
+            }
+        case .mediaPlaylist(_, let k, let blocking):
+            guard self.tracks.indices.contains(k) else { return [] }
+            self.tracks[k].isLoadingPlaylist = false
+            switch Self.body(result, url: self.tracks[k].playlistURL) {
+            case .failure(let error):
+                if self.tracks[k].playlist == nil || self.tracks[k].failures >= settings.retryLimit {
+                    self.error = error
+                    return [.failed(error)]
+                }
+                self.tracks[k].failures += 1
+                self.tracks[k].nextReload = now + self.tracks[k].targetDuration
+                return []
+            case .success(let bytes):
+                guard case .media(let playlist) = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: self.tracks[k].playlistURL)).playlist else {
+                    let error = PlaybackError(code: .invalidPlaylist, message: "not a media playlist", url: self.tracks[k].playlistURL)
+                    self.error = error
+                    return [.failed(error)]
+                }
+                return self.handleMedia(playlist, track: k, now: now, blocking: blocking)
+            }
+        case .segment(_, let k, let number):
+            guard self.tracks.indices.contains(k) else { return [] }
+            self.tracks[k].isLoadingSegment = false
+            guard self.tracks[k].nextSequenceNumber == number, let segment = self.tracks[k].segment(number) else { return [] }
+            switch result {
+            case .success(let response) where (200..<300).contains(response.status):
+                self.tracks[k].failures = 0
+                self.tracks[k].retryAt = nil
+                self.tracks[k].buffered.insert(segment.start, segment.end)
+                self.tracks[k].nextSequenceNumber = number + 1
+                self.tracks[k].bytesLoaded += response.byteCount
+                return [.buffered(self.bufferedEnd(from: self.startTime))]
+            default:
+                let error = Self.error(result, url: segment.url)
+                self.tracks[k].failures += 1
+                if self.tracks[k].failures > settings.retryLimit {
+                    self.error = error
+                    return [.failed(error)]
+                }
+                self.tracks[k].retryAt = now + MediaTime(seconds: 0.5 * Double(self.tracks[k].failures))
+                return []
+            }
+        case .map(_, let k, let key):
+            guard self.tracks.indices.contains(k) else { return [] }
+            self.tracks[k].isLoadingSegment = false
+            switch result {
+            case .success(let response) where (200..<300).contains(response.status):
+                self.tracks[k].loadedMaps.insert(key)
+                return []
+            default:
+                let error = Self.error(result, url: key)
+                self.error = error
+                return [.failed(error)]
+            }
+        case .assetList:
+            return []
+        }
+    }
+
+    private mutating func handleMain(_ bytes: [UInt8], now: MediaTime, bandwidth: Double?, settings: StreamingSettings) -> [PresentationEvent] {
+        let parsed = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: self.url))
+        self.mainLoaded = true
+        switch parsed.playlist {
+        case .media(let playlist):
+            self.tracks = [Track(kind: .main, playlistURL: self.url)]
+            let events = self.handleMedia(playlist, track: 0, now: now, blocking: false)
+            return [.variantSelected(url: self.url, bandwidth: 0, audioLanguage: nil, subtitleLanguage: nil)] + events
+        case .multivariant(let multivariant):
+            self.multivariant = multivariant
+            self.variants = multivariant.variants.sorted { $0.bandwidth < $1.bandwidth }
+            guard !self.variants.isEmpty else {
+                let error = PlaybackError(code: .noPlayableVariant, message: "the multivariant playlist has no variant", url: self.url)
+                self.error = error
+                return [.failed(error)]
+            }
+            let index = Self.variantIndex(self.variants, bandwidth: bandwidth)
+            return self.select(variant: index, settings: settings)
+        }
+    }
+
+    /// The best variant for a bandwidth estimate: the highest whose `BANDWIDTH` fits in 80 % of
+    /// it, else the lowest.
+    static func variantIndex(_ variants: [VariantStream], bandwidth: Double?) -> Int {
+        guard let bandwidth else { return 0 }
+        var best = 0
+        for (k, variant) in variants.enumerated() where Double(variant.bandwidth) <= bandwidth * 0.8 {
+            best = k
+        }
+        return best
+    }
+
+    /// Picks a variant and its renditions and sets up the tracks (new playlists load next).
+    private mutating func select(variant index: Int, settings: StreamingSettings) -> [PresentationEvent] {
+        guard let multivariant = self.multivariant else { return [] }
+        let variant = self.variants[index]
+        self.variantIndex = index
+        var tracks = [Track(kind: .main, playlistURL: URIReference.resolve(variant.uri, against: self.url))]
+        let languages = self.languageOverride + settings.preferredLanguages
+        if let group = variant.audioGroup {
+            let options = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == group }
+            if let choice = Self.rendition(options, languages: languages, requireMatch: false) {
+                self.audioLanguage = choice.language
+                if let uri = choice.uri {
+                    tracks.append(Track(kind: .audio, playlistURL: URIReference.resolve(uri, against: self.url), language: choice.language))
+                }
+            }
+        }
+        if let group = variant.subtitlesGroup {
+            let options = multivariant.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == group }
+            if let choice = Self.rendition(options, languages: languages, requireMatch: true), let uri = choice.uri {
+                self.subtitleLanguage = choice.language
+                tracks.append(Track(kind: .subtitles, playlistURL: URIReference.resolve(uri, against: self.url), language: choice.language))
+            }
+        }
+        for k in tracks.indices { tracks[k].startTime = self.startTime }
+        self.tracks = tracks
+        return [.variantSelected(url: tracks[0].playlistURL, bandwidth: variant.bandwidth, audioLanguage: self.audioLanguage, subtitleLanguage: self.subtitleLanguage)]
+    }
+
+    /// The rendition for a language preference: the first preferred language offered, else
+    /// (unless a match is required) the `DEFAULT=YES` one, else the first.
+    static func rendition(_ options: [Rendition], languages: [String], requireMatch: Bool) -> Rendition? {
+        for language in languages {
+            if let match = options.first(where: { Self.languageMatches($0.language, language) }) { return match }
+        }
+        if requireMatch { return nil }
+        return options.first(where: \.isDefault) ?? options.first
+    }
+
+    /// Whether a rendition's `LANGUAGE` matches a preference (`en` matches `en-US`).
+    static func languageMatches(_ language: String?, _ preference: String) -> Bool {
+        guard let language = language?.lowercased() else { return false }
+        let preference = preference.lowercased()
+        return language == preference || language.hasPrefix(preference + "-") || preference.hasPrefix(language + "-")
+    }
+
+    /// Switches to the best variant for a new bandwidth estimate, at the buffered end of the main
+    /// track. Returns the events, or nothing when the variant stays.
+    mutating func adapt(bandwidth: Double, settings: StreamingSettings) -> [PresentationEvent] {
+        guard self.error == nil, let current = self.variantIndex, self.variants.count > 1, self.isReady, !self.isLive else { return [] }
+        let best = Self.variantIndex(self.variants, bandwidth: bandwidth)
+        guard best != current, !self.tracks[0].isLoadingSegment else { return [] }
+        let variant = self.variants[best]
+        let resumeAt = self.tracks[0].buffered.contiguousEnd(from: self.startTime)
+        var track = Track(kind: .main, playlistURL: URIReference.resolve(variant.uri, against: self.url))
+        track.startTime = resumeAt
+        track.buffered = self.tracks[0].buffered
+        self.tracks[0] = track
+        self.variantIndex = best
+        return [.variantSelected(url: track.playlistURL, bandwidth: variant.bandwidth, audioLanguage: self.audioLanguage, subtitleLanguage: self.subtitleLanguage)]
+    }
+
+    private mutating func handleMedia(_ playlist: MediaPlaylist, track k: Int, now: MediaTime?, blocking: Bool) -> [PresentationEvent] {
+        let first = self.tracks[k].playlist == nil
+        let main = self.tracks.first
+        let changed = self.tracks[k].merge(playlist, baseURL: self.tracks[k].playlistURL) { track in
+            // Other tracks align with the main track by date, else by sequence number.
+            guard track.kind != .main, let main, !main.segments.isEmpty else { return nil }
+            if let date = playlist.timings.first?.date, let mainFirst = main.segments.first, let mainDate = mainFirst.date {
+                return mainFirst.start + (date - mainDate)
+            }
+            return main.segment(playlist.mediaSequence + playlist.skippedSegmentCount)?.start
+        }
+        if first || self.tracks[k].nextSequenceNumber == nil {
+            self.tracks[k].nextSequenceNumber = self.tracks[k].sequenceNumber(at: self.tracks[k].startTime)
+        }
+        if let now, playlist.isLive, !playlist.hasEndList {
+            if changed { self.tracks[k].lastChange = now }
+            // §6.3.4: reload after the target duration when the playlist changed, half of it otherwise,
+            // counted from when the previous load began. A blocking reload is asked for at once.
+            let start = self.tracks[k].lastReloadStart ?? now
+            if self.tracks[k].serverControl?.canBlockReload == true {
+                self.tracks[k].nextReload = now
+            } else {
+                let wait = changed ? self.tracks[k].targetDuration : MediaTime(nanoseconds: self.tracks[k].targetDuration.nanoseconds / 2)
+                self.tracks[k].nextReload = MediaTime.max(now, start + wait)
+            }
+        } else {
+            self.tracks[k].nextReload = nil
+        }
+        _ = blocking
+        return [
+            .playlistLoaded(
+                track: self.tracks[k].kind,
+                url: self.tracks[k].playlistURL,
+                segments: playlist.timings.count,
+                isLive: playlist.isLive,
+                changed: changed,
+                delta: playlist.skip != nil
+            )
+        ]
+    }
+
+    /// Moves buffering to `time` (a seek or a resumption elsewhere): downloads continue from the
+    /// segment containing it; what is buffered stays.
+    mutating func reposition(to time: MediaTime) {
+        self.startTime = time
+        for k in self.tracks.indices {
+            self.tracks[k].startTime = time
+            let end = self.tracks[k].buffered.contiguousEnd(from: time)
+            if end > time {
+                // Continue after what is already buffered from there.
+                self.tracks[k].nextSequenceNumber = self.tracks[k].sequenceNumber(at: end) ?? self.tracks[k].nextSequenceNumber
+            } else {
+                self.tracks[k].nextSequenceNumber = self.tracks[k].sequenceNumber(at: time) ?? self.tracks[k].nextSequenceNumber
+            }
+        }
+    }
+
+    /// Drops buffered media that playback has passed.
+    mutating func discard(before time: MediaTime) {
+        for k in self.tracks.indices { self.tracks[k].buffered.removeAll(before: time) }
+    }
+
+    static func body(_ result: Result<LoadResponse, PlaybackError>, url: String) -> Result<[UInt8], PlaybackError> {
+        switch result {
+        case .success(let response) where (200..<300).contains(response.status): .success(response.body)
+        default: .failure(Self.error(result, url: url))
+        }
+    }
+
+    static func error(_ result: Result<LoadResponse, PlaybackError>, url: String) -> PlaybackError {
+        switch result {
+        case .failure(let error): error
+        case .success(let response): PlaybackError(code: .httpStatus, message: "HTTP \(response.status)", url: url, status: response.status)
+        }
+    }
+}
