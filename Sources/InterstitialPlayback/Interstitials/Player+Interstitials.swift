@@ -612,7 +612,13 @@ extension Player {
                     if run.assetStarted {
                         self.emit("interstitialAssetEnded", [("event_id", .string(eventID)), ("index", .number(Double(run.assetIndex))), ("playoutTime", .seconds(run.assetPosition))])
                     }
-                    self.finishEvent(entire: true, now: now)
+                    // The limit cut the event short when asset material is left (an early return).
+                    var left = run.assetIndex < slots.count - 1
+                    if run.assetIndex < slots.count {
+                        let duration = self.assets[.asset(eventID, run.assetIndex)]?.duration ?? slots[run.assetIndex].duration
+                        if let duration, run.assetPosition < duration - BufferedRanges.tolerance { left = true }
+                    }
+                    self.finishEvent(entire: !left, now: now)
                     continue
                 }
                 if run.assetIndex >= slots.count {
