@@ -61,6 +61,12 @@ struct LiveInterstitialTests {
             let session = await player.sessionID
             #expect(requests[listIndex].parameter("_HLS_primary_id") == session)
             #expect(requests[listIndex].parameter("_HLS_start_offset") == nil)
+            // While the ad plays, the primary buffers from where it rejoins (stable 32 = wall 80,
+            // seg-010), and it does not stall when it does.
+            let resumedAt = try #require(log.firstIndex { $0.event == "primaryResumed" })
+            #expect(!log[resumedAt...].contains { $0.event == "stalled" })
+            let afterList = requests[listIndex...].filter { $0.path.hasPrefix("/media/primary/seg-") }.map(\.path)
+            #expect(afterList.first == "/media/primary/seg-010.ts")
         }
     }
 
