@@ -98,6 +98,31 @@ struct LiveInterstitialTests {
         }
     }
 
+    /// An early return whose limit is already behind the playhead when the reload brings it ends
+    /// the break at once; the primary rejoins by the time spent.
+    @Test func earlyReturnBehindThePlayheadEndsAtOnce() async throws {
+        try await withFixtureServer { base, site in
+            let clock = VirtualPlaybackClock()
+            let plain = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15")
+            let limited = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15,X-PLAYOUT-LIMIT=2")
+            serveLive(site, "/live/prog.m3u8", clock: clock) { now in [(70, now >= 20 ? limited : plain)] }
+            site.serve("/lists/ad.json", .json(assetList(base, ["red", "green"])))
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock)
+            await player.play()
+            try await player.run(until: 40)
+            let log = await player.log
+            let updated = try #require(log.first { $0.event == "currentEventUpdated" })
+            let finished = try #require(log.first { $0.event == "eventDidFinish" })
+            #expect(finished.time == updated.time)
+            let playout = try #require(finished["playoutTime"]?.doubleValue)
+            #expect(playout >= 4 && playout < 7)
+            #expect(finished["didPlayEntireEvent"]?.boolValue == false)
+            let resumed = try #require(log.first { $0.event == "primaryResumed" })
+            #expect(abs((resumed["primaryTime"]?.doubleValue ?? 0) - (22 + playout)) <= 0.1)
+            #expect(!log.contains { $0.event == "error" })
+        }
+    }
+
     /// WWDC22: joining a live stream inside a 15 s break that starts 5 s from the top of the
     /// window; three target durations from the end lands 10 s into it, which the asset-list
     /// request says with `_HLS_start_offset`.
