@@ -95,6 +95,9 @@ struct LiveInterstitialTests {
             #expect(abs(finished.time.seconds - 28) <= 0.1)
             let resumed = try #require(log.first { $0.event == "primaryResumed" })
             #expect(abs((resumed["primaryTime"]?.doubleValue ?? 0) - 34) <= 0.1)
+            // The primary was buffered from the new resume point once the limit was known.
+            let resumedAt = try #require(log.firstIndex { $0.event == "primaryResumed" })
+            #expect(!log[resumedAt...].contains { $0.event == "stalled" })
         }
     }
 

@@ -104,6 +104,11 @@ extension Player {
             run.event = updated
             self.interstitials.current = run
             self.emit("currentEventUpdated", [("event_id", .string(run.eventID)), ("playoutLimit", .seconds(updated.playoutLimit))])
+            // The resume point may have moved (an early return): buffer the primary from there.
+            if let brk = self.interstitials.currentBreak {
+                let resume = brk.fixedResume ?? self.predictedResume(start: brk.start, ids: brk.finished.map(\.id) + [run.eventID] + brk.queue)
+                self.primary?.reposition(to: resume)
+            }
         }
         if events != self.interstitials.events {
             let removed = self.interstitials.events.filter { old in !events.contains { $0.identifier == old.identifier } }
