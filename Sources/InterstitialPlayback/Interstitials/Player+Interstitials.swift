@@ -104,6 +104,11 @@ extension Player {
             run.event = updated
             self.interstitials.current = run
             self.emit("currentEventUpdated", [("event_id", .string(run.eventID)), ("playoutLimit", .seconds(updated.playoutLimit))])
+            // The resume point may have moved (an early return): buffer the primary from there.
+            if let brk = self.interstitials.currentBreak {
+                let resume = brk.fixedResume ?? self.predictedResume(start: brk.start, ids: brk.finished.map(\.id) + [run.eventID] + brk.queue)
+                self.primary?.reposition(to: resume)
+            }
         }
         if events != self.interstitials.events {
             let removed = self.interstitials.events.filter { old in !events.contains { $0.identifier == old.identifier } }
@@ -612,7 +617,13 @@ extension Player {
                     if run.assetStarted {
                         self.emit("interstitialAssetEnded", [("event_id", .string(eventID)), ("index", .number(Double(run.assetIndex))), ("playoutTime", .seconds(run.assetPosition))])
                     }
-                    self.finishEvent(entire: true, now: now)
+                    // The limit cut the event short when asset material is left (an early return).
+                    var left = run.assetIndex < slots.count - 1
+                    if run.assetIndex < slots.count {
+                        let duration = self.assets[.asset(eventID, run.assetIndex)]?.duration ?? slots[run.assetIndex].duration
+                        if let duration, run.assetPosition < duration - BufferedRanges.tolerance { left = true }
+                    }
+                    self.finishEvent(entire: !left, now: now)
                     continue
                 }
                 if run.assetIndex >= slots.count {

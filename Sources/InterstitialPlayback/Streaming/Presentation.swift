@@ -148,6 +148,14 @@ struct Presentation: Sendable {
                     )
                 )
             }
+            // Buffering moved ahead (a live break's resume point) past a segment that was next: skip
+            // to the one holding the new start, or wait for a reload to list it.
+            if !track.isLoadingSegment, let next = track.nextSequenceNumber, let segment = track.segment(next),
+                segment.end <= track.startTime + BufferedRanges.tolerance
+            {
+                guard let skip = track.sequenceNumber(at: track.startTime), skip > next else { continue }
+                track.nextSequenceNumber = skip
+            }
             guard !track.isLoadingSegment, let next = track.nextSequenceNumber, let segment = track.segment(next) else { continue }
             if let retry = track.retryAt, retry > now { continue }
             guard segment.start < limit else { continue }
