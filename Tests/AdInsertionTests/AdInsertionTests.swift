@@ -102,6 +102,19 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         #expect(later.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         #expect(try await store.decisionCount() == 4)
     }
+
+    @Test(.timeLimit(.minutes(1))) func aZeroWindowAllowsRepeats() async throws {
+        let service = AdDecisionService(
+            decider: AdDecider(inventory: self.inventory),
+            policy: DecisionPolicy(repeatWindow: .zero),
+            store: InMemoryAdStore()
+        )
+        let scope = AdScope(kind: .vod, name: "x")
+        let first = try await service.decision(viewer: "v1", scope: scope, breakID: "b1", breakDuration: 15, startOffset: nil, now: t0)
+        let second = try await service.decision(viewer: "v1", scope: scope, breakID: "b2", breakDuration: 15, startOffset: nil, now: t0)
+        #expect(first.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
+        #expect(second.decision.assets.map(\.creativeID) == first.decision.assets.map(\.creativeID))
+    }
 }
 
 @Suite struct LiveLoopTests {

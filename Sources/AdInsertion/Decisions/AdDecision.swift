@@ -182,7 +182,9 @@ public struct AdDecisionService: Sendable {
         let key = DecisionKey(viewer: viewer ?? "", scope: scope.rawValue, breakID: breakID)
         let decider = self.decider
         let since = now - self.policy.repeatWindow
-        return try await self.store.findOrCreateDecision(key, recentSince: key.viewer.isEmpty ? nil : since) { recent in
+        // A zero window means repeats are allowed (no viewer, nothing to exclude either).
+        let excludesRecent = !key.viewer.isEmpty && self.policy.repeatWindow > .zero
+        return try await self.store.findOrCreateDecision(key, recentSince: excludesRecent ? since : nil) { recent in
             decider.decide(key, breakDuration: breakDuration, startOffset: startOffset, excluding: recent, now: now)
         }
     }
