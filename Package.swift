@@ -147,6 +147,7 @@ if !coreOnly {
                 "AdInsertion",
                 "HLSInterstitials",
                 "HLSPlaylist",
+                "InterstitialPlayback",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
