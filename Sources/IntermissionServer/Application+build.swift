@@ -28,6 +28,8 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let store = try await openStore(configuration.database)
     try await store.migrate()
     let parts = ServerApplicationParts(configuration: configuration, store: store, logger: logger)
+    // Inventory changes the admin API acknowledged in earlier runs.
+    await parts.inventory.apply(try await store.inventoryChanges())
     let router = parts.makeRouter()
     let hostname = configuration.hostname
     let assetCount = configuration.adInsertion.assets.count

@@ -288,6 +288,30 @@ import Testing
         #expect(try await store.decisionCount() == 2)
         try store.close()
     }
+
+    @Test(.timeLimit(.minutes(1))) func inventoryChangesSurviveARestart() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let database = "sqlite:" + folder + "/inventory.sqlite"
+        let clock = ManualWallClock(t0)
+        try await withServer(try demoConfiguration(clock: clock, database: database)) { client in
+            let added = try await client.admin(
+                .post, "/v1/admin/inventory",
+                json: #"{"id": "gold", "uri": "/media/demo/ad-green/main.m3u8", "duration": 10, "value": 99}"#
+            )
+            #expect(added.status == .created)
+            let removed = try await client.admin(.delete, "/v1/admin/inventory/blue")
+            #expect(removed.status == .noContent)
+        }
+        try await withServer(try demoConfiguration(clock: clock, database: database)) { client in
+            let inventory = try await client.admin(.get, "/v1/admin/inventory")
+            let ids = inventory.json?["creatives"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            #expect(Set(ids) == ["red", "green", "gold"])
+            // The most valuable creative (added through the admin API) leads a new pod.
+            let list = try AssetList.decode(try await client.get("/v1/asset-lists/vod-demo/midroll-2.json?_HLS_primary_id=after-restart").bytes)
+            #expect(list.assets.first?.uri.hasSuffix("/media/demo/ad-green/main.m3u8") == true)
+        }
+    }
 }
 
 @Suite struct UpstreamTests {

@@ -43,8 +43,41 @@ public protocol BreakStore: Sendable {
     func save(_ liveBreak: LiveBreak) async throws
 }
 
-/// A store of both, with a schema to migrate.
-public protocol AdStore: DecisionStore, BreakStore {
+/// A change to the inventory made through the admin API, kept so it survives a restart.
+public enum InventoryChange: Sendable, Hashable, Codable {
+    /// A creative added or replaced.
+    case upsert(Creative)
+    /// A creative removed (by identifier).
+    case remove(String)
+}
+
+/// Stores the inventory changes the admin API acknowledged, in order.
+public protocol InventoryStore: Sendable {
+    /// Every change recorded, oldest first (only the last change per creative matters).
+    func inventoryChanges() async throws -> [InventoryChange]
+    /// Records a change before it is acknowledged.
+    func record(_ change: InventoryChange) async throws
+}
+
+extension InventoryChange {
+    /// The inventory after applying `changes` to `base` in order.
+    public static func apply(_ changes: [InventoryChange], to base: [Creative]) -> [Creative] {
+        var creatives = base
+        for change in changes {
+            switch change {
+            case .upsert(let creative):
+                creatives.removeAll { $0.id == creative.id }
+                creatives.append(creative)
+            case .remove(let id):
+                creatives.removeAll { $0.id == id }
+            }
+        }
+        return creatives
+    }
+}
+
+/// A store of all three, with a schema to migrate.
+public protocol AdStore: DecisionStore, BreakStore, InventoryStore {
     /// Brings the schema up to date (idempotent).
     func migrate() async throws
 }
@@ -53,12 +86,21 @@ public protocol AdStore: DecisionStore, BreakStore {
 public actor InMemoryAdStore: AdStore {
     private var decisions: [DecisionKey: AdDecision] = [:]
     private var breaksByChannel: [String: [String: LiveBreak]] = [:]
+    private var changes: [InventoryChange] = []
 
     /// Creates an empty store.
     public init() {}
 
     /// Nothing to migrate.
     public func migrate() async throws {}
+
+    public func inventoryChanges() async throws -> [InventoryChange] {
+        self.changes
+    }
+
+    public func record(_ change: InventoryChange) async throws {
+        self.changes.append(change)
+    }
 
     public func decision(for key: DecisionKey) async throws -> AdDecision? {
         self.decisions[key]

@@ -82,6 +82,12 @@ actor InventoryRegistry {
         self.decider = AdDecider(inventory: creatives)
     }
 
+    /// Applies the changes the store kept from earlier runs.
+    func apply(_ changes: [InventoryChange]) {
+        self.creatives = InventoryChange.apply(changes, to: self.creatives)
+        self.decider = AdDecider(inventory: self.creatives)
+    }
+
     func upsert(_ creative: Creative) {
         self.creatives.removeAll { $0.id == creative.id }
         self.creatives.append(creative)
@@ -140,6 +146,7 @@ extension ServerApplicationParts {
         let playlists = self.playlists
         let clock = self.clock
         let inventory = self.inventory
+        let store = self.store
 
         admin.get("channels") { _, _ -> Response in
             struct ChannelView: Encodable {
@@ -290,13 +297,20 @@ extension ServerApplicationParts {
             guard body.uri.hasPrefix("http://") || body.uri.hasPrefix("https://") || body.uri.hasPrefix("/") else {
                 throw APIError.badRequest("uri must be an http(s) URL or a path on this server")
             }
-            await inventory.upsert(Creative(id: body.id, uri: body.uri, duration: MediaTime(seconds: body.duration), value: body.value))
+            let creative = Creative(id: body.id, uri: body.uri, duration: MediaTime(seconds: body.duration), value: body.value)
+            // Stored before it is acknowledged, so it survives a restart.
+            try await store.record(.upsert(creative))
+            await inventory.upsert(creative)
             return try AdminJSON.response(body, status: .created)
         }
 
         admin.delete("inventory/{id}") { _, context -> Response in
             let id = try context.parameters.require("id")
-            guard await inventory.remove(id) else { throw APIError.notFound("no creative '\(id)'") }
+            guard await inventory.creatives.contains(where: { $0.id == id }) else {
+                throw APIError.notFound("no creative '\(id)'")
+            }
+            try await store.record(.remove(id))
+            _ = await inventory.remove(id)
             return Response(status: .noContent)
         }
     }

@@ -66,7 +66,32 @@ public final class SQLiteAdStore: AdStore {
                     """
             )
         }
+        migrator.registerMigration("v2: inventory changes") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE inventory_change (
+                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+                        data TEXT NOT NULL
+                    );
+                    """
+            )
+        }
         return migrator
+    }
+
+    public func inventoryChanges() async throws -> [InventoryChange] {
+        let rows = try await self.pool.read { db in
+            try String.fetchAll(db, sql: "SELECT data FROM inventory_change ORDER BY seq")
+        }
+        let decoder = JSONDecoder()
+        return try rows.map { try decoder.decode(InventoryChange.self, from: Data($0.utf8)) }
+    }
+
+    public func record(_ change: InventoryChange) async throws {
+        let data = String(decoding: try JSONEncoder().encode(change), as: UTF8.self)
+        try await self.pool.write { db in
+            try db.execute(sql: "INSERT INTO inventory_change (data) VALUES (?)", arguments: [data])
+        }
     }
 
     public func migrate() async throws {
