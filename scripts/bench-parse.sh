@@ -8,8 +8,12 @@ mkdir -p .build-bench
 playlist=.build-bench/dvr-24h.m3u8
 python3 scripts/gen-dvr-playlist.py "$playlist"
 (cd Benchmarks && INTERMISSION_CORE_ONLY=1 swift build -c release --product ParseSpeed >/dev/null)
-ours=$(Benchmarks/.build/release/ParseSpeed "$playlist" 20)
-theirs=$(python3 scripts/bench_m3u8_loads.py "$playlist" --runs 5)
+# Both run pinned to the same core (unpinned runs on this 2-core VM are bimodal: some processes
+# measure 35% slower when the scheduler moves them between cores).
+pin=""
+command -v taskset >/dev/null && pin="taskset -c ${BENCH_CPU:-1}"
+ours=$($pin Benchmarks/.build/release/ParseSpeed "$playlist" 20)
+theirs=$($pin python3 scripts/bench_m3u8_loads.py "$playlist" --runs 5)
 echo "$ours"
 echo "$theirs"
 python3 - "$ours" "$theirs" <<'PY'

@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 mkdir -p .build-bench
 python3 scripts/gen-dvr-playlist.py .build-bench/dvr-24h.m3u8 >/dev/null
 (cd Benchmarks && INTERMISSION_CORE_ONLY=1 swift build -c release --product ScheduleSpeed >/dev/null)
-Benchmarks/.build/release/ScheduleSpeed
+# Pinned to one core, as bench-parse.sh does.
+pin=""
+command -v taskset >/dev/null && pin="taskset -c ${BENCH_CPU:-1}"
+$pin Benchmarks/.build/release/ScheduleSpeed
