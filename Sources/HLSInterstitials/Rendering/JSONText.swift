@@ -1,6 +1,7 @@
 import HLSPlaylist
 
-/// A small JSON value and writer for the schedule's output (the core has no Foundation).
+/// The schedule's JSON output: unlike ``JSONValue`` (whose numbers are `Double`), numbers are kept
+/// as exact decimal text, so a nanosecond-precision `MediaTime` is written exactly.
 enum JSONText: Sendable {
     case null
     case bool(Bool)

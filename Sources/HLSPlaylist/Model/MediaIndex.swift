@@ -75,7 +75,6 @@ extension MediaIndex {
                     sink.report(.error, .duplicateTag, line: i, column: 0,
                         "#\(tag.name.rawValue) appears more than once",
                         hint: "keep a single #\(tag.name.rawValue) tag")
-                    if sink.shouldStop { return index }
                 }
                 seenUnique[Int(tag.rawValue)] = true
             }
@@ -83,7 +82,6 @@ extension MediaIndex {
                 sink.report(.error, .mixedPlaylist, line: i, column: 0,
                     "#\(tag.name.rawValue) belongs in a multivariant playlist, not a media playlist",
                     hint: "move the tag to the multivariant playlist or remove it")
-                if sink.shouldStop { return index }
             }
             if firstSegmentLine < 0, tag.isSegmentTag || tag == .dateRange {
                 firstSegmentLine = i
@@ -139,7 +137,6 @@ extension MediaIndex {
             sink.report(.error, .missingHeader, line: 0, column: 0,
                 "the playlist does not start with #EXTM3U",
                 hint: "make #EXTM3U the first line")
-            if sink.shouldStop { return index }
         }
 
         let targetDuration: Int64? =
@@ -176,7 +173,6 @@ extension MediaIndex {
                         sink.report(.error, .danglingSegmentTags, line: Int(infLine), column: 0,
                             "#EXTINF is not followed by a segment URI",
                             hint: "add the segment URI on the line after #EXTINF, or remove the tag")
-                        if sink.shouldStop { return index }
                     }
                     infLine = Int32(i)
                     duration = record.valid ? record.value : 0
@@ -186,7 +182,6 @@ extension MediaIndex {
                             sink.report(.error, .segmentExceedsTarget, line: i, column: 0,
                                 "the segment lasts \(MediaTime(nanoseconds: record.value)) s, longer than the target duration of \(targetDuration) s",
                                 hint: "raise #EXT-X-TARGETDURATION to \(rounded) or shorten the segment")
-                            if sink.shouldStop { return index }
                         }
                     }
                 case .discontinuity:
@@ -230,7 +225,6 @@ extension MediaIndex {
                     sink.report(.error, .segmentWithoutDuration, line: i, column: 0,
                         "the segment URI has no #EXTINF before it",
                         hint: "add #EXTINF:<duration>, on the line before the URI")
-                    if sink.shouldStop { return index }
                 }
                 if flags & SegmentRecord.discontinuityFlag != 0 { discontinuitySequence += 1 }
                 if flags & SegmentRecord.byteRangeFlag != 0, byteOffset < 0 {
@@ -240,7 +234,6 @@ extension MediaIndex {
                         sink.report(.error, .byteRange, line: Int(infLine >= 0 ? infLine : Int32(i)), column: 0,
                             "the byte range has no offset and does not follow a range of the same resource",
                             hint: "write the offset: #EXT-X-BYTERANGE:<length>@<offset>")
-                        if sink.shouldStop { return index }
                         byteOffset = 0
                     }
                 }
@@ -284,19 +277,16 @@ extension MediaIndex {
             sink.report(.error, .danglingSegmentTags, line: Int(infLine), column: 0,
                 "#EXTINF is not followed by a segment URI",
                 hint: "add the segment URI after #EXTINF, or remove the tag")
-            if sink.shouldStop { return index }
         }
         if index.targetDurationLine < 0 {
             sink.report(.error, .missingTargetDuration, line: 0, column: 0,
                 "the media playlist has no #EXT-X-TARGETDURATION",
                 hint: "add #EXT-X-TARGETDURATION:<seconds> (the longest segment, rounded)")
-            if sink.shouldStop { return index }
         }
         if !index.dateRanges.isEmpty, !index.hasProgramDateTime {
             sink.report(.error, .dateRangeWithoutProgramDateTime, line: index.dateRanges[0].lineIndex, column: 0,
                 "the playlist has EXT-X-DATERANGE tags but no EXT-X-PROGRAM-DATE-TIME",
                 hint: "add #EXT-X-PROGRAM-DATE-TIME before the first segment so dates map to media time")
-            if sink.shouldStop { return index }
         }
         index.resolveDates()
         return index

@@ -70,7 +70,7 @@ public struct MediaPlaylist: Sendable {
         var text = "#EXTM3U\n"
         if let version { text += "#EXT-X-VERSION:\(version)\n" }
         text += "#EXT-X-TARGETDURATION:\(targetDuration)\n"
-        var sink = DiagnosticSink(strict: false, file: nil)
+        var sink = DiagnosticSink(file: nil)
         let store = LineParser.parse(Array(text.utf8), sink: &sink)
         self.init(store: store, index: MediaIndex.build(store, sink: &sink))
     }
@@ -232,13 +232,13 @@ public struct MediaPlaylist: Sendable {
     }
 
     mutating func reindex() {
-        var sink = DiagnosticSink(strict: false, file: nil)
+        var sink = DiagnosticSink(file: nil)
         self.index = MediaIndex.build(self.store, sink: &sink)
     }
 
     /// The diagnostics of the playlist as it is now (after edits too).
     public func diagnose(file: String? = nil) -> [PlaylistDiagnostic] {
-        var sink = DiagnosticSink(strict: false, file: file)
+        var sink = DiagnosticSink(file: file)
         let bytes = self.serialized()
         let store = LineParser.parse(bytes, sink: &sink)
         _ = MediaIndex.build(store, sink: &sink)

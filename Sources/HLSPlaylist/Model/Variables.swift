@@ -158,7 +158,6 @@ enum VariableSubstitution {
             let record = store.records[i]
             guard record.kind == .uri || (record.kind == .tag && record.tag != .define) else { continue }
             _ = substitute(store.text(i), values: declared, line: i, sink: &sink)
-            if sink.shouldStop { return }
         }
     }
 
@@ -224,7 +223,7 @@ enum VariableSubstitution {
 extension MediaPlaylist {
     /// The variables this playlist defines, resolved against `context`.
     public func variables(context: VariableContext = VariableContext()) -> [String: String] {
-        var sink = DiagnosticSink(strict: false, file: nil)
+        var sink = DiagnosticSink(file: nil)
         return VariableSubstitution.definitions(self.store, context: context, sink: &sink)
     }
 
@@ -237,7 +236,7 @@ extension MediaPlaylist {
     ///   for a reference to an undefined variable, an IMPORT or QUERYPARAM without a value, or a
     ///   variable defined twice.
     public func substitutingVariables(_ context: VariableContext = VariableContext()) throws -> MediaPlaylist {
-        var sink = DiagnosticSink(strict: false, file: nil)
+        var sink = DiagnosticSink(file: nil)
         let values = VariableSubstitution.definitions(self.store, context: context, sink: &sink)
         var copy = self
         VariableSubstitution.apply(&copy.store, values: values, sink: &sink)
@@ -250,13 +249,13 @@ extension MediaPlaylist {
 extension MultivariantPlaylist {
     /// The variables this playlist defines, resolved against `context` (for media playlists' IMPORT).
     public func variables(context: VariableContext = VariableContext()) -> [String: String] {
-        var sink = DiagnosticSink(strict: false, file: nil)
+        var sink = DiagnosticSink(file: nil)
         return VariableSubstitution.definitions(self.store, context: context, sink: &sink)
     }
 
     /// A copy with every `{$name}` reference replaced; see ``MediaPlaylist/substitutingVariables(_:)``.
     public func substitutingVariables(_ context: VariableContext = VariableContext()) throws -> MultivariantPlaylist {
-        var sink = DiagnosticSink(strict: false, file: nil)
+        var sink = DiagnosticSink(file: nil)
         let values = VariableSubstitution.definitions(self.store, context: context, sink: &sink)
         var copy = self
         VariableSubstitution.apply(&copy.store, values: values, sink: &sink)

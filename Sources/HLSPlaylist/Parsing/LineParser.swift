@@ -1,16 +1,13 @@
-/// Collects diagnostics and stops a strict parse at the first error.
+/// Collects diagnostics and remembers the first error (a strict parse keeps the diagnostics up to
+/// the first error in line order: see `PlaylistParser.parse`).
 struct DiagnosticSink {
     var items: [PlaylistDiagnostic] = []
-    let strict: Bool
     let file: String?
     var firstError: PlaylistDiagnostic?
 
-    init(strict: Bool, file: String?) {
-        self.strict = strict
+    init(file: String?) {
         self.file = file
     }
-
-    var shouldStop: Bool { self.strict && self.firstError != nil }
 
     mutating func report(
         _ severity: Severity,
@@ -55,7 +52,7 @@ enum LineParser {
 
     /// A record for an edited or new line.
     static func record(forEdited content: [UInt8], terminator: LineTerminator) -> LineRecord {
-        var sink = DiagnosticSink(strict: false, file: nil)
+        var sink = DiagnosticSink(file: nil)
         let record = content.withUnsafeBufferPointer { b in
             self.parseLine(b, start: 0, end: b.count, terminator: terminator, lineNumber: 0, sink: &sink)
         }
@@ -109,7 +106,6 @@ enum LineParser {
                     sink: &sink
                 )
                 records.append(record)
-                if sink.shouldStop { return }
                 lineNumber += 1
             }
         }

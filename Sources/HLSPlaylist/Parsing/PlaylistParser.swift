@@ -95,7 +95,7 @@ public enum PlaylistParser {
 
     /// Parses bytes into a media or multivariant playlist with diagnostics.
     public static func parse(_ bytes: [UInt8], options: Options = Options()) -> ParsedPlaylist {
-        var sink = DiagnosticSink(strict: false, file: options.file)
+        var sink = DiagnosticSink(file: options.file)
         let store = LineParser.parse(bytes, sink: &sink)
         let playlist = classify(store, sink: &sink)
         if store.mayReferenceVariables {
@@ -139,7 +139,6 @@ public enum PlaylistParser {
             sink.report(.error, .missingHeader, line: 0, column: 0,
                 "the playlist does not start with #EXTM3U",
                 hint: "make #EXTM3U the first line")
-            if sink.shouldStop { return }
         }
         var seen = Set<KnownTag>()
         var pendingVariant = -1
@@ -176,7 +175,6 @@ public enum PlaylistParser {
             default:
                 break
             }
-            if sink.shouldStop { return }
         }
         if pendingVariant >= 0 {
             sink.report(.error, .variantWithoutURI, line: pendingVariant, column: 0,
