@@ -289,6 +289,87 @@ import Testing
         try store.close()
     }
 
+    @Test(.timeLimit(.minutes(1))) func concurrentDecisionsAreGroupCommittedAndAllStored() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let store = try SQLiteAdStore(path: folder + "/decisions.sqlite")
+        try await store.migrate()
+        let creatives = ["a", "b", "c", "d"]
+        let now = DateTime(millisecondsSince1970: 1_800_000_000_000)
+        // Picks the first creative the viewer was not given recently.
+        @Sendable func decide(_ key: DecisionKey, _ recent: Set<String>) -> AdDecision {
+            let pick = creatives.first { !recent.contains($0) } ?? "none"
+            return AdDecision(
+                viewer: key.viewer, scope: key.scope, breakID: key.breakID, decidedAt: now, startOffset: nil,
+                podDuration: MediaTime(seconds: 10),
+                // Odd characters and a duration to the nanosecond: the stored JSON must keep both.
+                assets: [.init(creativeID: pick, uri: "https://ads.example/\(pick)/ä \"q\"\\.m3u8?x=1&y=/2", duration: MediaTime(nanoseconds: 10_010_000_001))]
+            )
+        }
+        let stored = try await store.findOrCreateDecision(DecisionKey(viewer: "x", scope: "s", breakID: "taken"), recentSince: nil) {
+            decide(DecisionKey(viewer: "x", scope: "s", breakID: "taken"), $0)
+        }
+        #expect(stored.isNew)
+        // 300 viewers ask twice each, one viewer asks for three breaks at once, and one request
+        // makes a decision whose key is already stored (its insert fails), all concurrently.
+        typealias Outcome = (key: DecisionKey, result: Result<(decision: AdDecision, isNew: Bool), any Error>)
+        let outcomes = await withTaskGroup(of: Outcome.self) { group in
+            var keys: [DecisionKey] = []
+            for viewer in 0..<300 {
+                keys.append(DecisionKey(viewer: "v\(viewer)", scope: "s", breakID: "b"))
+                keys.append(DecisionKey(viewer: "v\(viewer)", scope: "s", breakID: "b"))
+            }
+            for breakID in ["b1", "b2", "b3"] { keys.append(DecisionKey(viewer: "same", scope: "s", breakID: breakID)) }
+            for key in keys {
+                group.addTask {
+                    do {
+                        let answer = try await store.findOrCreateDecision(key, recentSince: now - MediaTime(seconds: 3600)) { decide(key, $0) }
+                        return (key, .success(answer))
+                    } catch {
+                        return (key, .failure(error))
+                    }
+                }
+            }
+            group.addTask {
+                let key = DecisionKey(viewer: "y", scope: "s", breakID: "clash")
+                do {
+                    let answer = try await store.findOrCreateDecision(key, recentSince: nil) { _ in stored.decision }
+                    return (key, .success(answer))
+                } catch {
+                    return (key, .failure(error))
+                }
+            }
+            var outcomes: [Outcome] = []
+            for await outcome in group { outcomes.append(outcome) }
+            return outcomes
+        }
+        #expect(outcomes.count == 604)
+        var answers: [DecisionKey: [(decision: AdDecision, isNew: Bool)]] = [:]
+        for outcome in outcomes {
+            switch outcome.result {
+            case .success(let answer): answers[outcome.key, default: []].append(answer)
+            case .failure:
+                #expect(outcome.key.breakID == "clash", "only the clashing insert may fail")
+            }
+        }
+        #expect(answers[DecisionKey(viewer: "y", scope: "s", breakID: "clash")] == nil)
+        // Every answer is what the database holds, and each key was decided exactly once.
+        for (key, list) in answers {
+            let held = try await store.decision(for: key)
+            #expect(list.allSatisfy { $0.decision == held }, "answer for \(key) differs from the stored decision")
+            #expect(list.filter(\.isNew).count == 1, "\(key) decided \(list.filter(\.isNew).count) times")
+        }
+        // The repeat window holds inside a batch: three breaks, three different creatives.
+        let given = Set(["b1", "b2", "b3"].compactMap { answers[DecisionKey(viewer: "same", scope: "s", breakID: $0)]?.first?.decision.assets.first?.creativeID })
+        #expect(given.count == 3)
+        #expect(try await store.decisionCount() == 1 + 300 + 3)
+        // Group commit: overlapping requests shared transactions.
+        let statistics = store.groupCommitStatistics
+        #expect(statistics.requests >= 304)
+        #expect(statistics.transactions < statistics.requests)
+        try store.close()
+    }
+
     @Test(.timeLimit(.minutes(1))) func inventoryChangesSurviveARestart() async throws {
         let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

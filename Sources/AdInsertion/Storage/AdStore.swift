@@ -13,7 +13,7 @@ public protocol DecisionStore: Sendable {
     func findOrCreateDecision(
         _ key: DecisionKey,
         recentSince: DateTime?,
-        make: @Sendable (Set<String>) -> AdDecision
+        make: @escaping @Sendable (Set<String>) -> AdDecision
     ) async throws -> (decision: AdDecision, isNew: Bool)
     /// How many decisions are stored.
     func decisionCount() async throws -> Int
@@ -24,7 +24,7 @@ extension DecisionStore {
     public func findOrCreateDecision(
         _ key: DecisionKey,
         recentSince: DateTime?,
-        make: @Sendable (Set<String>) -> AdDecision
+        make: @escaping @Sendable (Set<String>) -> AdDecision
     ) async throws -> (decision: AdDecision, isNew: Bool) {
         if let existing = try await self.decision(for: key) { return (existing, false) }
         var recent: Set<String> = []
@@ -127,7 +127,7 @@ public actor InMemoryAdStore: AdStore {
     public func findOrCreateDecision(
         _ key: DecisionKey,
         recentSince: DateTime?,
-        make: @Sendable (Set<String>) -> AdDecision
+        make: @escaping @Sendable (Set<String>) -> AdDecision
     ) async throws -> (decision: AdDecision, isNew: Bool) {
         if let existing = self.decisions[key] { return (existing, false) }
         let made = make(recentSince.map { self.recent(viewer: key.viewer, since: $0) } ?? [])

@@ -1,15 +1,22 @@
 import AdInsertion
 import Foundation
 import GRDB
+import HLSInterstitials
 import HLSPlaylist
+import Synchronization
 
 /// An ``AdStore`` in an SQLite file (GRDB, WAL mode), with migrations.
 ///
-/// Decisions are written in one transaction that looks for an earlier decision, reads the viewer's
-/// recent creatives and inserts the new one, so concurrent requests for the same viewer and break
-/// get the same answer.
+/// New decisions are group-committed: requests that arrive while a write transaction is running
+/// queue up, and the next transaction handles all of them in arrival
+/// order. Inside that transaction every request looks for an earlier decision, reads the viewer's
+/// recent creatives (including those given earlier in the same batch) and inserts its decision,
+/// so concurrent requests for the same viewer and break get the same answer. A request is
+/// answered only after the transaction holding its decision has committed: nothing answered is
+/// lost, and a burst of new viewers costs one commit per batch instead of one per viewer.
 public final class SQLiteAdStore: AdStore {
     private let pool: DatabasePool
+    private let writer: DecisionWriter
 
     /// Opens (creating if needed) the database at `path`.
     ///
@@ -22,7 +29,15 @@ public final class SQLiteAdStore: AdStore {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         configuration.busyMode = .timeout(5)
-        self.pool = try DatabasePool(path: path, configuration: configuration)
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        self.pool = pool
+        self.writer = DecisionWriter(pool: pool)
+    }
+
+    /// How many write transactions the decision writer has committed, and how many new-decision
+    /// requests they handled (batches ≤ requests; equal when requests never overlap).
+    public var groupCommitStatistics: (transactions: Int, requests: Int) {
+        self.writer.statistics
     }
 
     /// The journal mode in use (`wal`).
@@ -117,17 +132,21 @@ public final class SQLiteAdStore: AdStore {
     public func findOrCreateDecision(
         _ key: DecisionKey,
         recentSince: DateTime?,
-        make: @Sendable (Set<String>) -> AdDecision
+        make: @escaping @Sendable (Set<String>) -> AdDecision
     ) async throws -> (decision: AdDecision, isNew: Bool) {
         // A read first: repeated questions (the common case) do not queue behind writes.
         if let existing = try await self.decision(for: key) { return (existing, false) }
-        return try await self.pool.write { db in
-            if let existing = try Self.fetchDecision(db, key) { return (existing, false) }
-            let recent = try recentSince.map { try Self.fetchRecent(db, viewer: key.viewer, since: $0) } ?? []
-            let decision = make(recent)
-            try Self.insert(db, decision)
-            return (decision, true)
-        }
+        return try await self.writer.submit(DecisionWriter.Request(key: key, recentSince: recentSince, make: make))
+    }
+
+    /// Finds or makes one decision inside the writer's transaction.
+    fileprivate static func findOrCreate(_ db: Database, _ request: DecisionWriter.Request) throws -> (AdDecision, Bool) {
+        if let existing = try Self.fetchDecision(db, request.key) { return (existing, false) }
+        let recent =
+            try request.recentSince.map { try Self.fetchRecent(db, viewer: request.key.viewer, since: $0) } ?? []
+        let decision = request.make(recent)
+        try Self.insert(db, decision)
+        return (decision, true)
     }
 
     public func decisionCount() async throws -> Int {
@@ -157,8 +176,9 @@ public final class SQLiteAdStore: AdStore {
     private static func fetchDecision(_ db: Database, _ key: DecisionKey) throws -> AdDecision? {
         guard
             let row = try Row.fetchOne(
-                db,
-                sql: "SELECT decided_at_ms, start_offset_ns, pod_ns, assets FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?",
+                db.cachedStatement(
+                    sql: "SELECT decided_at_ms, start_offset_ns, pod_ns, assets FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
+                ),
                 arguments: [key.viewer, key.scope, key.breakID]
             )
         else { return nil }
@@ -179,27 +199,156 @@ public final class SQLiteAdStore: AdStore {
     private static func fetchRecent(_ db: Database, viewer: String, since: DateTime) throws -> Set<String> {
         Set(
             try String.fetchAll(
-                db,
-                sql: "SELECT DISTINCT creative_id FROM decision_creative WHERE viewer = ? AND decided_at_ms >= ?",
+                db.cachedStatement(
+                    sql: "SELECT DISTINCT creative_id FROM decision_creative WHERE viewer = ? AND decided_at_ms >= ?"
+                ),
                 arguments: [viewer, since.millisecondsSince1970]
             )
         )
     }
 
+    /// The `assets` column: the JSON that `JSONEncoder` makes of `[AdDecision.Asset]` (so rows
+    /// written by either decode alike), written directly because it is on every new decision's path.
+    static func assetsText(_ assets: [AdDecision.Asset]) -> String {
+        JSONValue.array(
+            assets.map { asset in
+                .object([
+                    ("creativeID", .string(asset.creativeID)),
+                    ("uri", .string(asset.uri)),
+                    ("duration", .object([("nanoseconds", .number(Double(asset.duration.nanoseconds)))])),
+                ])
+            }
+        ).text()
+    }
+
     private static func insert(_ db: Database, _ decision: AdDecision) throws {
-        let assets = String(decoding: try JSONEncoder().encode(decision.assets), as: UTF8.self)
-        try db.execute(
-            sql: "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        let assets = Self.assetsText(decision.assets)
+        // Cached statements: preparing (and authorizing) SQL costs more than running it.
+        try db.cachedStatement(
+            sql: "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets) VALUES (?, ?, ?, ?, ?, ?, ?)"
+        ).execute(
             arguments: [
                 decision.viewer, decision.scope, decision.breakID, decision.decidedAt.millisecondsSince1970,
                 decision.startOffset?.nanoseconds, decision.podDuration.nanoseconds, assets,
             ]
         )
+        let creative = try db.cachedStatement(
+            sql: "INSERT INTO decision_creative (viewer, creative_id, decided_at_ms) VALUES (?, ?, ?)"
+        )
         for asset in decision.assets {
-            try db.execute(
-                sql: "INSERT INTO decision_creative (viewer, creative_id, decided_at_ms) VALUES (?, ?, ?)",
-                arguments: [decision.viewer, asset.creativeID, decision.decidedAt.millisecondsSince1970]
-            )
+            try creative.execute(arguments: [decision.viewer, asset.creativeID, decision.decidedAt.millisecondsSince1970])
+        }
+    }
+}
+
+/// Group commit for new decisions: one writer task drains the queue, one transaction per batch.
+private final class DecisionWriter: Sendable {
+    struct Request: Sendable {
+        var key: DecisionKey
+        var recentSince: DateTime?
+        var make: @Sendable (Set<String>) -> AdDecision
+    }
+
+    private struct Waiting: Sendable {
+        var request: Request
+        var continuation: CheckedContinuation<(decision: AdDecision, isNew: Bool), any Error>
+    }
+
+    private struct State: Sendable {
+        var queue: [Waiting] = []
+        var draining = false
+        var transactions = 0
+        var requests = 0
+    }
+
+    /// The largest batch one transaction takes; the rest waits for the next one.
+    private static let batchLimit = 256
+
+    private let pool: DatabasePool
+    private let state = Mutex(State())
+
+    init(pool: DatabasePool) {
+        self.pool = pool
+    }
+
+    var statistics: (transactions: Int, requests: Int) {
+        self.state.withLock { ($0.transactions, $0.requests) }
+    }
+
+    func submit(_ request: Request) async throws -> (decision: AdDecision, isNew: Bool) {
+        try await withCheckedThrowingContinuation { continuation in
+            let startDrain = self.state.withLock { state in
+                state.queue.append(Waiting(request: request, continuation: continuation))
+                if state.draining { return false }
+                state.draining = true
+                return true
+            }
+            if startDrain {
+                Task { await self.drain() }
+            }
+        }
+    }
+
+    /// Writes batches until the queue is empty; exactly one drain runs at a time.
+    private func drain() async {
+        while true {
+            let batch: [Waiting] = self.state.withLock { state in
+                if state.queue.isEmpty {
+                    state.draining = false
+                    return []
+                }
+                let count = min(state.queue.count, Self.batchLimit)
+                let batch = Array(state.queue.prefix(count))
+                state.queue.removeFirst(count)
+                return batch
+            }
+            if batch.isEmpty { return }
+            await self.write(batch)
+        }
+    }
+
+    private func write(_ batch: [Waiting]) async {
+        let requests = batch.map(\.request)
+        do {
+            let results: [Result<(AdDecision, Bool), any Error>]
+            do {
+                // The common case: every request succeeds, and one transaction holds them all.
+                results = try await self.pool.write { db in
+                    try requests.map { .success(try SQLiteAdStore.findOrCreate(db, $0)) }
+                }
+            } catch {
+                // Some request failed and the transaction rolled back: do the batch again with one
+                // savepoint per request, so the failing ones leave the others intact.
+                results = try await self.pool.write { db in
+                    requests.map { request in
+                        var outcome: Result<(AdDecision, Bool), any Error> = .failure(CancellationError())
+                        do {
+                            try db.inSavepoint {
+                                outcome = .success(try SQLiteAdStore.findOrCreate(db, request))
+                                return .commit
+                            }
+                        } catch {
+                            outcome = .failure(error)
+                        }
+                        return outcome
+                    }
+                }
+            }
+            self.state.withLock { state in
+                state.transactions += 1
+                state.requests += batch.count
+            }
+            // Answers go out only now, after the commit.
+            for (waiting, result) in zip(batch, results) {
+                switch result {
+                case .success(let (decision, isNew)): waiting.continuation.resume(returning: (decision, isNew))
+                case .failure(let error): waiting.continuation.resume(throwing: error)
+                }
+            }
+        } catch {
+            // The transaction did not commit: nothing of this batch was stored, and every request
+            // in it gets the error.
+            for waiting in batch { waiting.continuation.resume(throwing: error) }
         }
     }
 }
