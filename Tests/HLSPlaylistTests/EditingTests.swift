@@ -21,6 +21,41 @@ import Testing
         bytes.split(separator: 10, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
     }
 
+    /// Edits that keep the segment structure update the index in place; whichever way the index
+    /// is brought up to date, the model must equal a fresh parse of the edited bytes.
+    @Test(arguments: Fixture.all(in: "playlists"))
+    func lineEditsKeepTheModelEqualToAFreshParse(_ fixture: Fixture) throws {
+        guard case .media(let original) = PlaylistParser.parse(fixture.bytes).playlist else { return }
+        let lines = Array(original.lines)
+        for (i, line) in lines.enumerated().prefix(400) {
+            var variants = [line.text]
+            switch line.kind {
+            case .uri: variants.append(line.text + "?edited=1")
+            case .tag where line.text.hasPrefix("#EXT-X-DATERANGE:"):
+                variants.append(line.text + ",X-EDITED=\"yes\"")
+                variants.append("#EXT-X-DATERANGE:broken")
+            case .tag where line.text.hasPrefix("#EXTINF:"):
+                variants.append("#EXTINF:1.5,")
+            case .tag where line.text.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:"):
+                variants.append("#EXT-X-PROGRAM-DATE-TIME:2030-01-01T00:00:00.000Z")
+            case .tag where line.text.hasPrefix("#EXT-X-BYTERANGE:"):
+                variants.append("#EXT-X-BYTERANGE:100")
+            default: break
+            }
+            for variant in variants {
+                var edited = original
+                edited.replaceLine(at: i, with: variant)
+                guard case .media(let fresh) = PlaylistParser.parse(edited.serialized()).playlist else {
+                    Issue.record("\(fixture) line \(i + 1): the edited playlist is no longer a media playlist")
+                    continue
+                }
+                #expect(Array(edited.segments) == Array(fresh.segments), "\(fixture) line \(i + 1) → \(variant)")
+                #expect(edited.dateRanges == fresh.dateRanges, "\(fixture) line \(i + 1) → \(variant)")
+                #expect(edited.mediaSequence == fresh.mediaSequence)
+            }
+        }
+    }
+
     @Test func editingADateRangeReRendersThatLineOnly() throws {
         var playlist = try MediaPlaylist(parsing: Self.live)
         let before = lines(playlist.serialized())

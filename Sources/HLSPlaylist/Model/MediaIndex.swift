@@ -49,6 +49,8 @@ struct MediaIndex: Sendable, Hashable {
     /// First line of segment tags after the last URI (where a new segment would start), or the end.
     var trailingFirstLine = 0
     var hasProgramDateTime = false
+    /// Whether any segment has a byte range (then segment URIs matter to offsets).
+    var hasByteRanges = false
     var mediaSequence: Int64 = 0
     var discontinuitySequence: Int64 = 0
     var skippedSegments: Int64 = 0
@@ -239,6 +241,7 @@ extension MediaIndex {
                     }
                 }
                 if flags & SegmentRecord.byteRangeFlag != 0 {
+                    index.hasByteRanges = true
                     previousRangeEnd = byteOffset + byteLength
                     previousRangeURILine = i
                 } else {

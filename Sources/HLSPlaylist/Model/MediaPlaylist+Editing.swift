@@ -3,10 +3,54 @@ extension MediaPlaylist {
 
     /// Replaces line `index` with new text; only that line is re-rendered.
     public mutating func replaceLine(at index: Int, with text: String) {
-        let terminator = self.store.records[index].terminator
-        let newRecord = self.store.makeRecord(Array(text.utf8), terminator: terminator)
+        let old = self.store.records[index]
+        let newRecord = self.store.makeRecord(Array(text.utf8), terminator: old.terminator)
         self.store.records[index] = newRecord
-        self.reindex()
+        // Most edits (a date range's attributes, a segment URI) leave the segment structure as it
+        // was: update the one index entry instead of rebuilding the index (O(1) instead of O(lines)).
+        if !self.updateIndexInPlace(line: index, old: old, new: newRecord) {
+            self.reindex()
+        }
+    }
+
+    /// Brings the index up to date after line `line` changed from `old` to `new`, when the change
+    /// cannot move segments or date ranges; returns `false` when only a rebuild will do.
+    ///
+    /// The index keeps line numbers and the parsed payload (`valid`, `value`, `value2`) of a few
+    /// tags; everything else it reads again on demand. So a line that keeps its kind, its tag and
+    /// its payload leaves the index unchanged, except that a date range's attributes are kept
+    /// parsed and a segment URI matters to byte ranges without an offset.
+    private mutating func updateIndexInPlace(line: Int, old: LineRecord, new: LineRecord) -> Bool {
+        guard old.kind == new.kind, old.tag == new.tag else { return false }
+        switch new.kind {
+        case .blank, .comment:
+            return true
+        case .uri:
+            // A range without an offset continues the previous range only when the URIs match.
+            return !self.index.hasByteRanges
+        case .tag:
+            switch new.tag {
+            case .dateRange:
+                // Date ranges are in line order: find this one by bisection.
+                var low = 0
+                var high = self.index.dateRanges.count
+                while low < high {
+                    let middle = (low + high) / 2
+                    if self.index.dateRanges[middle].lineIndex < line { low = middle + 1 } else { high = middle }
+                }
+                guard low < self.index.dateRanges.count, self.index.dateRanges[low].lineIndex == line else {
+                    return false
+                }
+                let k = low
+                guard let list = self.store.attributes(line) else { return false }
+                self.index.dateRanges[k].dateRange = DateRange(attributes: list)
+                return true
+            case .skip:
+                return false
+            default:
+                return old.valid == new.valid && old.value == new.value && old.value2 == new.value2
+            }
+        }
     }
 
     /// Inserts lines before line `index` (or at the end when `index` is the line count).

@@ -71,18 +71,11 @@ enum LineParser {
             let n = b.count
             var i = 0
             var lineNumber = 0
+            // `{` anywhere means a line may reference a variable; one vectorisable pass decides.
+            sawBrace = firstIndex(of: UInt8(ascii: "{"), in: b, from: 0) < n
             while i < n {
                 let start = i
-                // Find the next LF.
-                var j = i
-                var brace: UInt8 = 0
-                while j < n {
-                    let c = b[j]
-                    if c == 10 { break }
-                    brace |= c == 123 ? 1 : 0
-                    j &+= 1
-                }
-                if brace != 0 { sawBrace = true }
+                let j = firstIndex(of: 10, in: b, from: i)
                 var end = j
                 let terminator: LineTerminator
                 if j < n {
@@ -115,7 +108,28 @@ enum LineParser {
         return store
     }
 
-        static func parseUnsigned(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
+    /// The index of the first `byte` at or after `from`, or `b.count`: eight bytes per step (SWAR:
+    /// a zero byte in `word ^ byte…byte` marks a match; the lowest flagged byte is exact).
+    @inline(__always)
+    static func firstIndex(of byte: UInt8, in b: UnsafeBufferPointer<UInt8>, from: Int) -> Int {
+        let n = b.count
+        guard let base = b.baseAddress.map(UnsafeRawPointer.init) else { return n }
+        let pattern = UInt64(byte) &* 0x0101_0101_0101_0101
+        var j = from
+        while j + 8 <= n {
+            // Little-endian order: the byte at the lowest address is the lowest in the word.
+            let word = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: j, as: UInt64.self)) ^ pattern
+            let found = (word &- 0x0101_0101_0101_0101) & ~word & 0x8080_8080_8080_8080
+            if found != 0 {
+                return j + (found.trailingZeroBitCount >> 3)
+            }
+            j += 8
+        }
+        while j < n, b[j] != byte { j += 1 }
+        return j
+    }
+
+    static func parseUnsigned(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
         guard start < end, end - start <= 18 else { return nil }
         var value: Int64 = 0
         var i = start

@@ -200,10 +200,18 @@ enum KnownTag: UInt8, Sendable, CaseIterable {
         let spelling = self.spelling
         let length = spelling.utf8CodeUnitCount
         guard end - start == length else { return false }
-        let p = spelling.utf8Start
+        let p = UnsafeRawPointer(spelling.utf8Start)
+        let q = UnsafeRawPointer(b.baseAddress! + start)
+        // Eight bytes at a time (names are 6–28 bytes), then the tail.
         var k = 0
+        while k + 8 <= length {
+            if p.loadUnaligned(fromByteOffset: k, as: UInt64.self) != q.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+                return false
+            }
+            k += 8
+        }
         while k < length {
-            if p[k] != b[start + k] { return false }
+            if p.load(fromByteOffset: k, as: UInt8.self) != q.load(fromByteOffset: k, as: UInt8.self) { return false }
             k += 1
         }
         return true
