@@ -9,13 +9,18 @@ let path = arguments.count > 1 ? arguments[1] : DVRPlaylist.path
 let runs = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
 let bytes = path == DVRPlaylist.path ? try DVRPlaylist.bytes() : [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
 
+/// PARSE_TRACE=1: every iteration's time (ms) on stderr, to see how stable a process is.
+let trace = ProcessInfo.processInfo.environment["PARSE_TRACE"] == "1"
+
 func best(_ runs: Int, _ body: () -> Void) -> Double {
     body()
     var best = Double.infinity
     for _ in 0..<runs {
         let start = DispatchTime.now().uptimeNanoseconds
         body()
-        best = min(best, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        if trace { FileHandle.standardError.write(Data("\(seconds * 1e3)\n".utf8)) }
+        best = min(best, seconds)
     }
     return best
 }

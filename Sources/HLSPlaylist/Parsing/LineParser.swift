@@ -54,7 +54,8 @@ enum LineParser {
     static func record(forEdited content: [UInt8], terminator: LineTerminator) -> LineRecord {
         var sink = DiagnosticSink(file: nil)
         let record = content.withUnsafeBufferPointer { b in
-            self.parseLine(b, start: 0, end: b.count, terminator: terminator, lineNumber: 0, sink: &sink)
+            var dates = DateTime.DayCache()
+            return self.parseLine(b, start: 0, end: b.count, terminator: terminator, lineNumber: 0, sink: &sink, dates: &dates)
         }
         return record
     }
@@ -71,6 +72,7 @@ enum LineParser {
             let n = b.count
             var i = 0
             var lineNumber = 0
+            var dates = DateTime.DayCache()
             // `{` anywhere means a line may reference a variable; one vectorisable pass decides.
             sawBrace = firstIndex(of: UInt8(ascii: "{"), in: b, from: 0) < n
             while i < n {
@@ -97,7 +99,8 @@ enum LineParser {
                     end: end,
                     terminator: terminator,
                     lineNumber: lineNumber,
-                    sink: &sink
+                    sink: &sink,
+                    dates: &dates
                 )
                 records.append(record)
                 lineNumber += 1
@@ -149,7 +152,8 @@ enum LineParser {
         end: Int,
         terminator: LineTerminator,
         lineNumber: Int,
-        sink: inout DiagnosticSink
+        sink: inout DiagnosticSink,
+        dates: inout DateTime.DayCache
     ) -> LineRecord {
         let kind = classify(b, start, end)
         var record = LineRecord(
@@ -268,7 +272,7 @@ enum LineParser {
                     hint: "write e.g. #EXT-X-BYTERANGE:75232@0")
             }
         case .date:
-            if colon < end, let date = DateTime.parse(b, from: valueStart, to: valueEnd) {
+            if colon < end, let date = DateTime.parse(b, from: valueStart, to: valueEnd, cache: &dates) {
                 record.valid = true
                 record.value = date.nanosecondsSince1970
             } else {

@@ -131,19 +131,50 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
         return Int64(d0) &* 1000 &+ Int64(d1) &* 100 &+ Int64(d2) &* 10 &+ Int64(d3)
     }
 
+    /// The last calendar day parsed: a playlist's PROGRAM-DATE-TIMEs mostly share their day, so
+    /// its validation and day count are done once per day instead of once per tag.
+    struct DayCache {
+        /// `YYYY-MM-` as little-endian bytes, and `DD`.
+        var prefix: UInt64 = 0
+        var day: UInt16 = 0
+        var days: Int64 = 0
+        var valid = false
+    }
+
     /// Parses `YYYY-MM-DDThh:mm:ss[.f+][Z|±hh:mm|±hhmm|±hh]` between `start` and `end`.
     static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> DateTime? {
+        var cache = DayCache()
+        return self.parse(b, from: start, to: end, cache: &cache)
+    }
+
+    /// Parses a date, reusing the day count of `cache` when the date is on the same day.
+    static func parse(
+        _ b: UnsafeBufferPointer<UInt8>,
+        from start: Int,
+        to end: Int,
+        cache: inout DayCache
+    ) -> DateTime? {
         // Minimum: 2021-01-04T05:00:05 (19 bytes).
         guard end - start >= 19 else { return nil }
         let s = start
-        guard b[s + 4] == UInt8(ascii: "-"), b[s + 7] == UInt8(ascii: "-"),
-            b[s + 10] == UInt8(ascii: "T") || b[s + 10] == UInt8(ascii: "t") || b[s + 10] == UInt8(ascii: " "),
+        let raw = UnsafeRawPointer(b.baseAddress! + s)
+        let prefix = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        let dayBytes = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt16.self))
+        let days: Int64
+        if cache.valid, cache.prefix == prefix, cache.day == dayBytes {
+            days = cache.days
+        } else {
+            guard b[s + 4] == UInt8(ascii: "-"), b[s + 7] == UInt8(ascii: "-"),
+                let year = digits(b, s, 4), let month = digits(b, s + 5, 2), let day = digits(b, s + 8, 2),
+                (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month)
+            else { return nil }
+            days = DateTime.days(fromCivil: year, month, day)
+            cache = DayCache(prefix: prefix, day: dayBytes, days: days, valid: true)
+        }
+        guard b[s + 10] == UInt8(ascii: "T") || b[s + 10] == UInt8(ascii: "t") || b[s + 10] == UInt8(ascii: " "),
             b[s + 13] == UInt8(ascii: ":"), b[s + 16] == UInt8(ascii: ":"),
-            let year = digits(b, s, 4), let month = digits(b, s + 5, 2), let day = digits(b, s + 8, 2),
-            let hour = digits(b, s + 11, 2), let minute = digits(b, s + 14, 2), let second = digits(b, s + 17, 2)
-        else { return nil }
-        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month), hour <= 24,
-            minute <= 59, second <= 60
+            let hour = digits(b, s + 11, 2), let minute = digits(b, s + 14, 2), let second = digits(b, s + 17, 2),
+            hour <= 24, minute <= 59, second <= 60
         else { return nil }
         var i = s + 19
         var fraction: Int64 = 0
@@ -187,7 +218,6 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
             }
         }
         guard i == end else { return nil }
-        let days = DateTime.days(fromCivil: year, month, day)
         let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
         guard total > -9_223_372_035, total < 9_223_372_035 else { return nil }
         return DateTime(nanosecondsSince1970: total * 1_000_000_000 + fraction)
