@@ -12,11 +12,11 @@ struct Serve: AsyncParsableCommand {
             Playlists get interstitial DATERANGE tags whose X-ASSET-LIST points back at this server; \
             ads are decided when a player asks for the asset list. --demo serves the bundled demo media \
             offline at /vod/demo/main.m3u8 and /live/demo/main.m3u8. SIGTERM or Ctrl-C stops the server \
-            after the requests in flight. See docs/serve.md for the configuration file.
+            after the requests in flight. The README documents every key of the configuration file.
             """
     )
 
-    @Option(name: .long, help: "A YAML configuration file (see docs/serve.md).")
+    @Option(name: .long, help: "A YAML configuration file (every key is in the README).")
     var config: String?
 
     @Option(name: .long, help: "The port to listen on (default 8080; 0 picks a free one).")

@@ -5,7 +5,7 @@ import HLSPlaylist
 import Logging
 import Yams
 
-/// The YAML configuration file of `intermission serve` (every key is documented in `docs/serve.md`).
+/// The YAML configuration file of `intermission serve` (every key is documented in the README, "Configuration file").
 public struct ConfigurationFile: Sendable, Codable {
     /// `server:`
     public struct Server: Sendable, Codable {

@@ -609,7 +609,13 @@ public actor Player {
             self.setStalled(true, now: now)
             return
         }
-        if self.checkPrimaryBoundary(now: now) { return }
+        if self.checkPrimaryBoundary(now: now) {
+            // A break began: its first event may be decided already (an asset list fetched ahead
+            // that turned out empty, a failed one). Act on it now; on a real clock nothing else
+            // might wake the player for it.
+            if self.interstitials.current != nil { self.checkInterstitialTransitions(now: now) }
+            return
+        }
         if let duration = primary.duration, self.primaryPosition >= duration - BufferedRanges.tolerance {
             self.primaryDidEnd(now: now)
             return
