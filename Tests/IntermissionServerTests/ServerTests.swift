@@ -367,6 +367,14 @@ import Testing
         let statistics = store.groupCommitStatistics
         #expect(statistics.requests >= 304)
         #expect(statistics.transactions < statistics.requests)
+        // Asked again: the same answer, from memory (the writer sees no new request).
+        let again = try await store.findOrCreateDecision(DecisionKey(viewer: "v7", scope: "s", breakID: "b"), recentSince: nil) { _ in
+            Issue.record("a stored decision was made again")
+            return stored.decision
+        }
+        #expect(!again.isNew)
+        #expect(again.decision == answers[DecisionKey(viewer: "v7", scope: "s", breakID: "b")]?.first?.decision)
+        #expect(store.groupCommitStatistics.requests == statistics.requests)
         try store.close()
     }
 

@@ -13,7 +13,10 @@ import Synchronization
 /// recent creatives (including those given earlier in the same batch) and inserts its decision,
 /// so concurrent requests for the same viewer and break get the same answer. A request is
 /// answered only after the transaction holding its decision has committed: nothing answered is
-/// lost, and a burst of new viewers costs one commit per batch instead of one per viewer.
+/// lost, and a burst of new viewers costs one commit per batch instead of one per viewer. A
+/// question asked again is answered from the decisions this process committed lately (the last
+/// 8,192), without a database round trip; any other goes to the writer, which finds the stored
+/// answer if there is one (made before a restart, or by another process on the same file).
 public final class SQLiteAdStore: AdStore {
     private let pool: DatabasePool
     private let writer: DecisionWriter
@@ -134,8 +137,10 @@ public final class SQLiteAdStore: AdStore {
         recentSince: DateTime?,
         make: @escaping @Sendable (Set<String>) -> AdDecision
     ) async throws -> (decision: AdDecision, isNew: Bool) {
-        // A read first: repeated questions (the common case) do not queue behind writes.
-        if let existing = try await self.decision(for: key) { return (existing, false) }
+        // A player asks once per break, so most questions are new: they go straight to the writer,
+        // which looks for an earlier answer inside its transaction. Questions asked again (a retry,
+        // a second rendition) are answered from the decisions this process committed recently.
+        if let recent = self.writer.recentlyCommitted(key) { return (recent, false) }
         return try await self.writer.submit(DecisionWriter.Request(key: key, recentSince: recentSince, make: make))
     }
 
@@ -259,7 +264,14 @@ private final class DecisionWriter: Sendable {
         var draining = false
         var transactions = 0
         var requests = 0
+        /// Decisions committed lately, for questions asked again; a ring of keys bounds it.
+        var committed: [DecisionKey: AdDecision] = [:]
+        var ring: [DecisionKey] = []
+        var ringNext = 0
     }
+
+    /// How many committed decisions the writer remembers.
+    private static let rememberLimit = 8192
 
     /// The largest batch one transaction takes; the rest waits for the next one.
     private static let batchLimit = 256
@@ -273,6 +285,11 @@ private final class DecisionWriter: Sendable {
 
     var statistics: (transactions: Int, requests: Int) {
         self.state.withLock { ($0.transactions, $0.requests) }
+    }
+
+    /// A decision this writer committed lately for `key`, if it still remembers it.
+    func recentlyCommitted(_ key: DecisionKey) -> AdDecision? {
+        self.state.withLock { $0.committed[key] }
     }
 
     func submit(_ request: Request) async throws -> (decision: AdDecision, isNew: Bool) {
@@ -337,6 +354,17 @@ private final class DecisionWriter: Sendable {
             self.state.withLock { state in
                 state.transactions += 1
                 state.requests += batch.count
+                for (request, result) in zip(requests, results) {
+                    guard case .success(let (decision, _)) = result else { continue }
+                    guard state.committed.updateValue(decision, forKey: request.key) == nil else { continue }
+                    if state.ring.count < Self.rememberLimit {
+                        state.ring.append(request.key)
+                    } else {
+                        state.committed[state.ring[state.ringNext]] = nil
+                        state.ring[state.ringNext] = request.key
+                        state.ringNext = (state.ringNext + 1) % Self.rememberLimit
+                    }
+                }
             }
             // Answers go out only now, after the commit.
             for (waiting, result) in zip(batch, results) {
