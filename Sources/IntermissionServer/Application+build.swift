@@ -98,6 +98,9 @@ struct ServerApplicationParts: Sendable {
     let publicBaseURL: String?
     let mounts: [String: String]
     let logger: Logger
+    /// Creative URIs resolved against the base the asset list is served from (few creatives, few
+    /// hosts: resolving once per pair takes URI parsing off every asset-list request).
+    let resolvedURIs = ResolvedURICache()
 
     init(configuration: ServerConfiguration, store: any AdStore, logger: Logger) {
         let metrics = ServerMetrics()
@@ -238,7 +241,7 @@ struct ServerApplicationParts: Sendable {
             )
         }
         let base = self.publicBaseURL ?? "http://\(request.head.authority ?? "localhost")"
-        let list = decision.assetList(resolvingAgainst: base.hasSuffix("/") ? base : base + "/")
+        let list = decision.assetList(resolvingAgainst: base.hasSuffix("/") ? base : base + "/", cache: self.resolvedURIs)
         return .bytes(list.encode(), contentType: "application/json", cacheControl: "private, no-store")
     }
 

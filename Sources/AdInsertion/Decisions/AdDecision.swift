@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import Synchronization
 
 /// The ads chosen for one viewer and one break: what an asset list answered, kept so the same
 /// question gets the same answer.
@@ -64,6 +65,15 @@ public struct AdDecision: Sendable, Hashable, Codable {
         AssetList(
             assets: self.assets.map {
                 AssetList.Asset(uri: URIReference.resolve($0.uri, against: base), duration: $0.duration.seconds)
+            }
+        )
+    }
+
+    /// The asset list, with URIs resolved through `cache`.
+    public func assetList(resolvingAgainst base: String, cache: ResolvedURICache) -> AssetList {
+        AssetList(
+            assets: self.assets.map {
+                AssetList.Asset(uri: cache.resolve($0.uri, against: base), duration: $0.duration.seconds)
             }
         )
     }
@@ -187,5 +197,31 @@ public struct AdDecisionService: Sendable {
         return try await self.store.findOrCreateDecision(key, recentSince: excludesRecent ? since : nil) { recent in
             decider.decide(key, breakDuration: breakDuration, startOffset: startOffset, excluding: recent, now: now)
         }
+    }
+}
+
+/// Remembers URI resolutions: creative URIs are few and so are the bases they are resolved
+/// against, so each pair is resolved once. Bounded: it starts over past 4,096 pairs.
+public final class ResolvedURICache: Sendable {
+    private struct Key: Hashable {
+        var uri: String
+        var base: String
+    }
+
+    private let resolved = Mutex<[Key: String]>([:])
+
+    /// Creates an empty cache.
+    public init() {}
+
+    /// `URIReference.resolve(uri, against: base)`, remembered.
+    public func resolve(_ uri: String, against base: String) -> String {
+        let key = Key(uri: uri, base: base)
+        if let known = self.resolved.withLock({ $0[key] }) { return known }
+        let result = URIReference.resolve(uri, against: base)
+        self.resolved.withLock { table in
+            if table.count >= 4096 { table.removeAll(keepingCapacity: true) }
+            table[key] = result
+        }
+        return result
     }
 }
