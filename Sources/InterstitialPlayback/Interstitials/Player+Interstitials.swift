@@ -136,9 +136,8 @@ extension Player {
         let prerolls = start.prerollEventIDs
         if !prerolls.isEmpty {
             self.interstitials.passed.formUnion(prerolls)
-            var run = BreakRun(queue: prerolls, start: requested, startedAt: now)
-            if !schedule.isLive { run.fixedResume = start.primaryTime + offset }
-            self.beginBreak(run, now: now)
+            // Resumes where resumeTime(of:) says: the pre-rolls' offsets, as after any break.
+            self.beginBreak(BreakRun(queue: prerolls, start: requested, startedAt: now), now: now)
             return
         }
         if let eventID = start.eventID, let scheduled = schedule.event(eventID), let eventStart = scheduled.startTime {
@@ -329,6 +328,10 @@ extension Player {
             } else if isLive {
                 total = total + finished.elapsed
                 elapsedUsed = true
+            } else if scheduled?.resumeOffsetSource == .unknown {
+                // No X-RESUME-OFFSET and no duration in the playlist: the offset is the
+                // interstitial's duration (D.2), which its assets told once loaded.
+                total = total + finished.playout
             } else {
                 total = total + (scheduled?.resumeOffset ?? finished.playout)
             }
@@ -509,9 +512,26 @@ extension Player {
     func predictedResume(start: MediaTime, ids: [String]) -> MediaTime {
         var total = MediaTime.zero
         for id in ids where !self.interstitials.cancelled.contains(id) {
-            total = total + (self.interstitials.schedule?.event(id)?.resumeOffset ?? .zero)
+            let scheduled = self.interstitials.schedule?.event(id)
+            if scheduled?.resumeOffsetSource == .unknown, let loaded = self.loadedDuration(of: id) {
+                total = total + loaded
+            } else {
+                total = total + (scheduled?.resumeOffset ?? .zero)
+            }
         }
         return start + total
+    }
+
+    /// The duration of an event's assets (capped by its playout limit) once every one is loaded.
+    private func loadedDuration(of eventID: String) -> MediaTime? {
+        guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else { return nil }
+        var total = MediaTime.zero
+        for index in slots.indices where !slots[index].failed {
+            guard let duration = self.assets[.asset(eventID, index)]?.duration else { return nil }
+            total = total + duration
+        }
+        if let limit = self.event(eventID)?.playoutLimit { total = MediaTime.min(total, limit) }
+        return total
     }
 
     /// How far the primary may buffer: the forward buffer, but not past the next break's marker
