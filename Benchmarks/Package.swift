@@ -4,7 +4,11 @@
 //
 //   cd Benchmarks && INTERMISSION_CORE_ONLY=1 swift package benchmark
 //   ../scripts/bench-parse.sh        (our parser vs Python's m3u8, same run, with the ratio)
+//   ../scripts/bench-viewers.sh      (1,000 live viewers in one process; ViewerLoad needs the full
+//                                     package, so it exists only without INTERMISSION_CORE_ONLY)
 import PackageDescription
+
+import class Foundation.ProcessInfo
 
 let package = Package(
     name: "IntermissionBenchmarks",
@@ -49,3 +53,22 @@ let package = Package(
         ),
     ]
 )
+
+if ProcessInfo.processInfo.environment["INTERMISSION_CORE_ONLY"] == nil {
+    package.dependencies += [
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+    ]
+    package.targets.append(
+        .executableTarget(
+            name: "ViewerLoad",
+            dependencies: [
+                .product(name: "InterstitialPlayback", package: "Intermission"),
+                .product(name: "HLSPlaylist", package: "Intermission"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/ViewerLoad"
+        )
+    )
+}

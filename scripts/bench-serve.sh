@@ -38,13 +38,9 @@ request = function()
 end
 LUA
 
-"$binary" serve --demo --config "$work/bench.yaml" > "$work/server.log" 2>&1 &
-server=$!
-trap 'kill "$server" 2>/dev/null; wait "$server" 2>/dev/null; rm -rf "$work"' EXIT
-for _ in $(seq 1 100); do
-  curl -sf "http://127.0.0.1:$port/health" >/dev/null && break
-  sleep 0.1
-done
+# shellcheck source=scripts/demo-server.sh
+. scripts/demo-server.sh
+start_demo_server "$binary" "$work/bench.yaml" "$work" "$port"
 
 base="http://127.0.0.1:$port"
 curl -sf "$base/live/demo/prog.m3u8" > "$work/static/prog.m3u8"

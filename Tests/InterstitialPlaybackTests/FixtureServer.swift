@@ -46,7 +46,7 @@ struct Reply: Sendable {
 /// plus playlists and asset lists the test writes, fixed or computed per request (live windows
 /// from the virtual clock).
 final class FixtureSite: Sendable {
-    private let routes = Mutex<[String: @Sendable (ServedRequest) -> Reply]>([:])
+    private let routes = Mutex<[String: @Sendable (ServedRequest) async -> Reply]>([:])
     private let received = Mutex<[ServedRequest]>([])
     private let media: [String: [UInt8]]
 
@@ -81,24 +81,41 @@ final class FixtureSite: Sendable {
 
     /// Serves `path` with a reply computed per request.
     func serve(_ path: String, _ handler: @escaping @Sendable (ServedRequest) -> Reply) {
+        self.routes.withLock { $0[path] = { request in handler(request) } }
+    }
+
+    /// Serves `path` with a reply that may wait before it is given (a blocking playlist reload
+    /// waits on the virtual clock with `VirtualPlaybackClock.wait(until:)`).
+    func serveWaiting(_ path: String, _ handler: @escaping @Sendable (ServedRequest) async -> Reply) {
         self.routes.withLock { $0[path] = handler }
+    }
+
+    /// Serves `path` with the bytes of a demo file (`/media/…`).
+    func serveDemoFile(_ path: String, from demoPath: String) {
+        let bytes = Self.demoFiles[demoPath] ?? []
+        self.routes.withLock { $0[path] = { request in Self.reply(bytes, range: request.range) } }
+    }
+
+    /// The whole file, or the `Range` asked for (`bytes=first-last`) with status 206.
+    static func reply(_ bytes: [UInt8], range: String?, type: String = "video/mp2t") -> Reply {
+        if let range, range.hasPrefix("bytes="), let dash = range.firstIndex(of: "-") {
+            let first = Int(range[range.index(range.startIndex, offsetBy: 6)..<dash]) ?? 0
+            let last = Int(range[range.index(after: dash)...]) ?? (bytes.count - 1)
+            let slice = Array(bytes[min(first, bytes.count)..<min(last + 1, bytes.count)])
+            return Reply(status: 206, body: slice, contentType: type)
+        }
+        return Reply(status: 200, body: bytes, contentType: type)
     }
 
     /// The requests received so far, in order.
     var requests: [ServedRequest] { self.received.withLock { $0 } }
 
-    func respond(_ request: ServedRequest) -> Reply {
+    func respond(_ request: ServedRequest) async -> Reply {
         self.received.withLock { $0.append(request) }
-        if let handler = self.routes.withLock({ $0[request.path] }) { return handler(request) }
+        if let handler = self.routes.withLock({ $0[request.path] }) { return await handler(request) }
         if let bytes = self.media[request.path] {
-            if let range = request.range, range.hasPrefix("bytes="), let dash = range.firstIndex(of: "-") {
-                let first = Int(range[range.index(range.startIndex, offsetBy: 6)..<dash]) ?? 0
-                let last = Int(range[range.index(after: dash)...]) ?? (bytes.count - 1)
-                let slice = Array(bytes[min(first, bytes.count)..<min(last + 1, bytes.count)])
-                return Reply(status: 206, body: slice, contentType: "video/mp2t")
-            }
             let type = request.path.hasSuffix(".m3u8") ? "application/vnd.apple.mpegurl" : "video/mp2t"
-            return Reply(status: 200, body: bytes, contentType: type)
+            return Self.reply(bytes, range: request.range, type: type)
         }
         return .status(404)
     }
@@ -115,7 +132,7 @@ func withFixtureServer<T: Sendable>(_ body: @Sendable (String, FixtureSite) asyn
             sessionID: request.headers[HTTPField.Name("X-PLAYBACK-SESSION-ID")!],
             range: request.headers[.range]
         )
-        let reply = site.respond(served)
+        let reply = await site.respond(served)
         var headers = HTTPFields()
         headers[.contentType] = reply.contentType
         return Response(status: .init(code: reply.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: reply.body)))

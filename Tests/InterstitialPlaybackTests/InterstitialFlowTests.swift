@@ -171,37 +171,6 @@ struct InterstitialFlowTests {
         }
     }
 
-    /// AirPlay plans: B turns server events off; C lifts ad2's SKIP restriction from the app.
-    @Test func controllerPlansBAndC() async throws {
-        try await withFixtureServer { base, site in
-            let tags = [
-                Fixtures.interstitial("ad1", at: 4, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\""),
-                Fixtures.interstitial("ad2", at: 4, "X-ASSET-URI=\"\(base)/media/ad-green/main.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\""),
-            ]
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 10, dateRanges: tags)))
-            // Plan B: no ads.
-            let planB = Player(item: PlayerItem(url: base + "/vod/prog.m3u8", automaticallyHandlesInterstitialEvents: false), clock: VirtualPlaybackClock())
-            await planB.play()
-            try await planB.run()
-            #expect(summaries(await planB.log) == ["ended"])
-            // Plan C: ad2 may be fast-forwarded once ad1 is over.
-            let planC = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
-            await planC.play()
-            try await planC.run(until: 1)
-            let controller = InterstitialEventController(player: planC)
-            var events = await controller.events
-            #expect(events.map(\.identifier) == ["ad1", "ad2"])
-            events[1].restrictions = []
-            await controller.setEvents(events)
-            await planC.schedule(.rate(2), at: 6)
-            await planC.schedule(.rate(2), at: 20)
-            try await planC.run()
-            let log = await planC.log
-            #expect(log.filter { $0.event == "rateRefused" }.map(\.time) == [6])
-            #expect(summaries(log).filter { $0.hasPrefix("finished") } == ["finished:ad1", "finished:ad2"])
-        }
-    }
-
     @Test func skipControlAndSkipCurrentEvent() async throws {
         try await withFixtureServer { base, site in
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 10, dateRanges: [

@@ -1,3 +1,4 @@
+import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
@@ -143,6 +144,7 @@ struct LiveInterstitialTests {
             // The pod is red then green; 10 s in skips red and starts green from its top.
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green"])))
             let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            let notes = await InterstitialEventMonitor(player: player).notifications()
             await player.play()
             try await player.run(until: 12)
             let requests = site.requests
@@ -157,6 +159,96 @@ struct LiveInterstitialTests {
             let resumed = try #require(log.first { $0.event == "primaryResumed" })
             #expect(abs(resumed.time.seconds - 10) <= 0.1)
             #expect(!requests.contains { $0.path.hasPrefix("/media/ad-red/") })
+            // The event reports the 10 s this viewer played, not the 10 s it joined past plus
+            // those (AVFoundation's playout time), and that it did not play the whole event.
+            let finished = try #require(log.first { $0.event == "eventDidFinish" })
+            #expect(finished["playoutTime"]?.doubleValue == 10)
+            #expect(finished["didPlayEntireEvent"]?.boolValue == false)
+            var reported: [(MediaTime, Bool)] = []
+            for await note in notes {
+                if case .eventDidFinish(let event, let playout, let entire) = note, event.identifier == "ad" { reported.append((playout, entire)) }
+                if case .currentEventDidChange(.none) = note { break }
+            }
+            #expect(reported.map(\.0) == [10])
+            #expect(reported.map(\.1) == [false])
+        }
+    }
+
+    /// A live playlist of `count` 3 s segments (the demo primary's) with PDT and `tags`.
+    static func liveWindow(count: Int, tags: [String]) -> String {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:3", "#EXT-X-MEDIA-SEQUENCE:100"]
+        lines.append("#EXT-X-PROGRAM-DATE-TIME:\(Fixtures.date(0))")
+        lines += tags
+        for k in 0..<count {
+            lines.append("#EXTINF:3.000,")
+            lines.append("/media/primary/seg-\(String(format: "%03d", k)).ts")
+        }
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// A live join in a pod of two events (ad1 10 s, ad2 20 s, both at 4 s) three target durations
+    /// from the end (21 s) lands 7 s into ad2: ad1 is passed over (its list never requested), ad2's
+    /// list is asked for with `_HLS_start_offset=7`, its first asset starts 7 s in, and the primary
+    /// rejoins at 4 + 10 + 7 + the 13 s played.
+    @Test func liveJoinLandsInTheSecondEventOfAPod() async throws {
+        try await withFixtureServer { base, site in
+            site.serve("/live/prog.m3u8", .text(Self.liveWindow(count: 10, tags: [
+                Fixtures.interstitial("ad1", at: 4, "X-ASSET-LIST=\"/lists/ad1.json\",DURATION=10"),
+                Fixtures.interstitial("ad2", at: 4, "X-ASSET-LIST=\"/lists/ad2.json\",DURATION=20"),
+            ])))
+            site.serve("/lists/ad1.json", .json(assetList(base, ["red"])))
+            site.serve("/lists/ad2.json", .json(assetList(base, ["green", "blue"])))
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            await player.play()
+            try await player.run(until: 14)
+            let requests = site.requests
+            #expect(!requests.contains { $0.path == "/lists/ad1.json" || $0.path.hasPrefix("/media/ad-red/") })
+            let list = try #require(requests.first { $0.path == "/lists/ad2.json" })
+            #expect(list.parameter("_HLS_start_offset") == "7")
+            #expect(list.parameter("_HLS_primary_id") == (await player.sessionID))
+            // Green from the segment holding 7 s (6–8 s: seg-003), then blue whole.
+            let ads = requests.filter { $0.path.hasPrefix("/media/ad-") && $0.path.hasSuffix(".ts") }.map(\.path)
+            #expect(ads == [
+                "/media/ad-green/seg-003.ts", "/media/ad-green/seg-004.ts",
+                "/media/ad-blue/seg-000.ts", "/media/ad-blue/seg-001.ts", "/media/ad-blue/seg-002.ts",
+                "/media/ad-blue/seg-003.ts", "/media/ad-blue/seg-004.ts",
+            ])
+            let log = await player.log
+            #expect(liveSummaries(log) == [
+                "current:ad2", "asset:ad2#0", "assetEnded:ad2#0", "asset:ad2#1", "assetEnded:ad2#1", "finished:ad2", "current:nil", "resumed@34.0",
+            ])
+            let finished = try #require(log.first { $0.event == "eventDidFinish" })
+            #expect(finished["playoutTime"]?.doubleValue == 13)
+            #expect(finished["didPlayEntireEvent"]?.boolValue == false)
+            let resumed = try #require(log.first { $0.event == "primaryResumed" })
+            #expect(resumed.time.seconds == 13)
+        }
+    }
+
+    /// A live join 13 s into one event whose list has three 10 s assets starts the second asset
+    /// 3 s in; the event reports the 17 s played.
+    @Test func liveJoinLandsInsideTheRightAssetOfAList() async throws {
+        try await withFixtureServer { base, site in
+            site.serve("/live/prog.m3u8", .text(Self.liveWindow(count: 8, tags: [
+                Fixtures.interstitial("ad", at: 2, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=30")
+            ])))
+            site.serve("/lists/ad.json", .json(assetList(base, ["red", "green", "blue"])))
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            await player.play()
+            try await player.run(until: 18)
+            let requests = site.requests
+            let list = try #require(requests.first { $0.path == "/lists/ad.json" })
+            #expect(list.parameter("_HLS_start_offset") == "13")
+            #expect(!requests.contains { $0.path.hasPrefix("/media/ad-red/") })
+            let green = requests.filter { $0.path.hasPrefix("/media/ad-green/") && $0.path.hasSuffix(".ts") }.map(\.path)
+            #expect(green.first == "/media/ad-green/seg-001.ts")
+            let log = await player.log
+            #expect(liveSummaries(log) == [
+                "current:ad", "asset:ad#1", "assetEnded:ad#1", "asset:ad#2", "assetEnded:ad#2", "finished:ad", "current:nil", "resumed@32.0",
+            ])
+            let finished = try #require(log.first { $0.event == "eventDidFinish" })
+            #expect(finished["playoutTime"]?.doubleValue == 17)
+            #expect(finished["didPlayEntireEvent"]?.boolValue == false)
         }
     }
 }

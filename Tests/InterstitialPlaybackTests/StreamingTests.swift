@@ -79,32 +79,6 @@ struct StreamingTests {
         }
     }
 
-    @Test func byteRangesAreRequested() async throws {
-        try await withFixtureServer { base, site in
-            let size = FixtureSite.demoFiles["/media/primary/seg-000.ts"]!.count
-            let half = size / 2
-            let playlist = """
-                #EXTM3U
-                #EXT-X-VERSION:4
-                #EXT-X-TARGETDURATION:2
-                #EXT-X-PLAYLIST-TYPE:VOD
-                #EXTINF:1.000,
-                #EXT-X-BYTERANGE:\(half)@0
-                /media/primary/seg-000.ts
-                #EXTINF:1.000,
-                #EXT-X-BYTERANGE:\(size - half)
-                /media/primary/seg-000.ts
-                #EXT-X-ENDLIST
-
-                """
-            site.serve("/ranges.m3u8", .text(playlist))
-            let player = try await play(base + "/ranges.m3u8")
-            #expect(await player.hasEnded)
-            let ranges = site.requests.compactMap(\.range)
-            #expect(ranges == ["bytes=0-\(half - 1)", "bytes=\(half)-\(size - 1)"])
-        }
-    }
-
     @Test func audioAndSubtitleRenditionsFollowLanguagePreference() async throws {
         try await withFixtureServer { base, site in
             let multivariant = """

@@ -61,32 +61,131 @@ public struct RealPlaybackClock: PlaybackClock {
 
 /// A clock that moves only when its player advances it: deterministic, and as fast as the
 /// machine can serve the requests.
+///
+/// A server simulated in the same virtual time (in tests, one answering blocking playlist
+/// reloads, §6.2.5.2) waits with ``wait(until:)``. While a player has a blocking reload in flight,
+/// it advances the clock no further than the earliest such wait, and then waits for the answer
+/// rather than running ahead of it.
 public final class VirtualPlaybackClock: PlaybackClock {
-    // A Mutex because the player advances the clock while loaders and observers read it from
-    // other tasks; the value is a single integer, so the lock is never held for long.
-    private let time: Mutex<MediaTime>
+    private struct Waiter {
+        var deadline: MediaTime
+        var continuation: CheckedContinuation<Void, Never>?
+    }
+
+    private struct State {
+        var now: MediaTime
+        var waiters: [Int: Waiter] = [:]
+        /// Bumped whenever a wait begins, so a player can tell that a server started waiting.
+        var generation = 0
+        var watchers: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextID = 0
+        /// Waits cancelled before they were stored.
+        var cancelled: Set<Int> = []
+    }
+
+    // A Mutex because the player advances the clock while loaders, servers and observers read it
+    // from other tasks; it is held only to read or update the state, never across a suspension.
+    private let state: Mutex<State>
 
     /// Creates a clock that reads `start`.
     public init(start: MediaTime = .zero) {
-        self.time = Mutex(start)
+        self.state = Mutex(State(now: start))
     }
 
     /// The current virtual time.
-    public var now: MediaTime { self.time.withLock { $0 } }
+    public var now: MediaTime { self.state.withLock { $0.now } }
 
     /// `true`.
     public var isVirtual: Bool { true }
 
-    /// Moves the clock forward to `time`; an earlier time is ignored.
+    /// Moves the clock forward to `time` (an earlier time is ignored) and releases the waits that
+    /// are due.
     public func advance(to time: MediaTime) {
-        self.time.withLock { current in
-            if time > current { current = time }
+        let due = self.state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            guard time > state.now else { return [] }
+            state.now = time
+            var due: [CheckedContinuation<Void, Never>] = []
+            for (id, waiter) in state.waiters where waiter.deadline <= time {
+                if let continuation = waiter.continuation { due.append(continuation) }
+                state.waiters[id] = nil
+            }
+            return due
         }
+        for continuation in due { continuation.resume() }
     }
 
     /// Returns at once: the player advances this clock.
     public func sleep(until deadline: MediaTime) async throws {
         try Task.checkCancellation()
+    }
+
+    /// Suspends until the clock reads `deadline` or later: how a server living in this virtual
+    /// time waits (for example before answering a blocking playlist reload).
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled.
+    public func wait(until deadline: MediaTime) async throws {
+        let id = self.state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let (resumeNow, watchers) = self.state.withLock { state -> (Bool, [CheckedContinuation<Void, Never>]) in
+                    if state.now >= deadline || state.cancelled.remove(id) != nil { return (true, []) }
+                    state.waiters[id] = Waiter(deadline: deadline, continuation: continuation)
+                    state.generation += 1
+                    let watchers = Array(state.watchers.values)
+                    state.watchers.removeAll()
+                    return (false, watchers)
+                }
+                if resumeNow { continuation.resume() }
+                for watcher in watchers { watcher.resume() }
+            }
+        } onCancel: {
+            let continuation = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let waiter = state.waiters.removeValue(forKey: id) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return waiter.continuation
+            }
+            continuation?.resume()
+        }
+        self.state.withLock { _ = $0.cancelled.remove(id) }
+        try Task.checkCancellation()
+    }
+
+    /// The earliest pending ``wait(until:)`` deadline, and a counter of the waits begun so far.
+    var pendingWaits: (generation: Int, earliest: MediaTime?) {
+        self.state.withLock { state in (state.generation, state.waiters.values.map(\.deadline).min()) }
+    }
+
+    /// Suspends until a wait begins after the one counted by `generation` (or the task is cancelled).
+    func waitForNewWait(after generation: Int) async {
+        let id = self.state.withLock { state -> Int in
+            state.nextID += 1
+            return state.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let resumeNow = self.state.withLock { state -> Bool in
+                    if state.generation > generation || state.cancelled.remove(id) != nil { return true }
+                    state.watchers[id] = continuation
+                    return false
+                }
+                if resumeNow { continuation.resume() }
+            }
+        } onCancel: {
+            let continuation = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
+                guard let watcher = state.watchers.removeValue(forKey: id) else {
+                    state.cancelled.insert(id)
+                    return nil
+                }
+                return watcher
+            }
+            continuation?.resume()
+        }
+        self.state.withLock { _ = $0.cancelled.remove(id) }
     }
 }
 

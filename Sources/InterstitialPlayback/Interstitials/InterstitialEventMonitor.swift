@@ -35,8 +35,16 @@ public enum PlayerNotification: Sendable {
     case assetListResponseStatusDidChange(InterstitialEvent, AssetListResponseStatus, PlaybackError?)
     /// An event was taken off the schedule before it played; the error when one caused it.
     case eventWasUnscheduled(InterstitialEvent, PlaybackError?)
-    /// An event finished (also when cancelled or skipped): how long it played, and whether all of
-    /// it played.
+    /// An event finished (also when cancelled, skipped or left by a seek), as AVFoundation's
+    /// `interstitialEventDidFinishNotification` reports it.
+    ///
+    /// - `playoutTime`: how much of the event this player actually played, summed over its assets
+    ///   and capped by `X-PLAYOUT-LIMIT`. After a live join inside the event it counts only what
+    ///   played from the join point: joining 10 s into a 20 s event and playing to its end
+    ///   reports 10 s, not 20 s.
+    /// - `didPlayEntireEvent`: whether the event played from its start to its end (or to its
+    ///   playout limit with no asset material left); `false` when it was cancelled, skipped, left by
+    ///   a seek, cut short by an early return, or joined partway.
     case eventDidFinish(InterstitialEvent, playoutTime: MediaTime, didPlayEntireEvent: Bool)
     /// The skip control of the current event changed state.
     case currentEventSkippableStateDidChange(InterstitialEvent, SkippableEventState, labelID: String?)

@@ -33,6 +33,8 @@ struct BreakRun: Sendable {
     var resumeByElapsed = false
     /// How far into the first event a live join starts.
     var joinOffset: MediaTime = .zero
+    /// The resume offsets of the pod's events that a live join landed after (they do not play).
+    var skippedSpan: MediaTime = .zero
 }
 
 /// The event playing.
@@ -46,8 +48,15 @@ struct EventRun: Sendable {
     var startedAt: MediaTime
     var assetStarted = false
     var stalled = true
+    /// Where in the event playback began: 0, or how far into it a live join landed.
+    var joinedAt: MediaTime = .zero
     var eventID: String { self.event.identifier }
+    /// The playhead inside the event (from the event's start, across its assets): what playout
+    /// limits and skip control count.
     var eventTime: MediaTime { self.playedBefore + self.assetPosition }
+    /// How much of the event this player actually played (a live join's skipped part excluded):
+    /// what `eventDidFinish` reports as the playout time.
+    var playedTime: MediaTime { MediaTime.max(.zero, self.eventTime - self.joinedAt) }
 }
 
 /// Everything the player keeps about interstitials.

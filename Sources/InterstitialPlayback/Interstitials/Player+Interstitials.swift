@@ -146,6 +146,12 @@ extension Player {
             self.interstitials.passed.formUnion(pod)
             var run = BreakRun(queue: queue, start: eventStart + offset, startedAt: now)
             run.joinOffset = start.startOffset ?? .zero
+            // Events of the pod before the one joined were skipped: their share of the primary
+            // (their resume offsets) still counts when the primary resumes.
+            let coinciding = schedule.events.filter { $0.startTime == eventStart && $0.event.cue == .none }
+            for skipped in coinciding.prefix(while: { $0.identifier != eventID }) {
+                run.skippedSpan = run.skippedSpan + skipped.resumeOffset
+            }
             if !schedule.isLive { run.fixedResume = nil }
             self.primaryPosition = eventStart + offset
             self.beginBreak(run, now: now)
@@ -260,6 +266,7 @@ extension Player {
         run.assetIndex = index
         run.playedBefore = brk.joinOffset - remaining
         run.assetPosition = remaining
+        run.joinedAt = brk.joinOffset
         self.interstitials.current = run
         let id = PresentationID.asset(run.eventID, index)
         if self.assets[id] == nil, index < slots.count {
@@ -270,12 +277,8 @@ extension Player {
     /// Ends the current event and moves to the next event of the break, or resumes the primary.
     func finishEvent(entire: Bool, now: MediaTime) {
         guard let run = self.interstitials.current else { return }
-        let playedSomething = run.eventTime > .zero
-        self.emit(
-            "eventDidFinish",
-            [("event_id", .string(run.eventID)), ("playoutTime", .seconds(run.eventTime)), ("didPlayEntireEvent", .bool(entire))]
-        )
-        self.notify(.eventDidFinish(run.event, playoutTime: run.eventTime, didPlayEntireEvent: entire))
+        let playedSomething = run.playedTime > .zero
+        self.reportEventDidFinish(run, entire: entire)
         self.interstitials.currentBreak?.finished.append((run.eventID, run.eventTime, now - run.startedAt, playedSomething))
         self.interstitials.current = nil
         self.setSkipState(.notSkippable, event: run.event)
@@ -287,6 +290,19 @@ extension Player {
             return
         }
         self.endBreak(now: now)
+    }
+
+    /// Logs and posts `eventDidFinish`: the playout time is what this player played of the event
+    /// (after a live join, not the part it joined past), as AVFoundation's
+    /// `AVPlayerInterstitialEventMonitor` reports it; an event joined partway was not played entire.
+    func reportEventDidFinish(_ run: EventRun, entire: Bool) {
+        let played = run.playedTime
+        let entire = entire && run.joinedAt == .zero
+        self.emit(
+            "eventDidFinish",
+            [("event_id", .string(run.eventID)), ("playoutTime", .seconds(played)), ("didPlayEntireEvent", .bool(entire))]
+        )
+        self.notify(.eventDidFinish(run.event, playoutTime: played, didPlayEntireEvent: entire))
     }
 
     /// Resumes the primary after a break, where the schedule and the events' offsets say.
@@ -313,7 +329,7 @@ extension Player {
     /// Where the primary resumes after `brk` (§6 resumption, D.5 failures).
     func resumeTime(of brk: BreakRun, now: MediaTime) -> MediaTime {
         if let fixed = brk.fixedResume { return fixed }
-        if brk.resumeByElapsed { return brk.start + brk.joinOffset + (now - brk.startedAt) }
+        if brk.resumeByElapsed { return brk.start + brk.skippedSpan + brk.joinOffset + (now - brk.startedAt) }
         let isLive = self.interstitials.schedule?.isLive ?? false
         var total = MediaTime.zero
         var elapsedUsed = false
@@ -336,7 +352,7 @@ extension Player {
                 total = total + (scheduled?.resumeOffset ?? finished.playout)
             }
         }
-        var resume = brk.start + total + (elapsedUsed ? brk.joinOffset : .zero)
+        var resume = brk.start + brk.skippedSpan + total + (elapsedUsed ? brk.joinOffset : .zero)
         if let last = brk.finished.last, let event = self.interstitials.events.first(where: { $0.identifier == last.id }),
             event.alignsResumptionWithPrimarySegmentBoundary, let main = self.primary?.mainTrack
         {
@@ -736,8 +752,7 @@ extension Player {
         if let run = self.interstitials.current {
             // Leave the break without resuming the primary: the seek decides where it goes.
             self.interstitials.currentBreak?.queue.removeAll()
-            self.emit("eventDidFinish", [("event_id", .string(run.eventID)), ("playoutTime", .seconds(run.eventTime)), ("didPlayEntireEvent", .bool(false))])
-            self.notify(.eventDidFinish(run.event, playoutTime: run.eventTime, didPlayEntireEvent: false))
+            self.reportEventDidFinish(run, entire: false)
             for key in self.assets.keys where key.eventID == run.eventID { self.assets[key] = nil }
             self.interstitials.current = nil
             self.interstitials.currentBreak = nil

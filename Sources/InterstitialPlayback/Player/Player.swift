@@ -249,6 +249,12 @@ public actor Player {
     /// ``integratedTimelineSnapshot()``).
     public var integratedTime: MediaTime { self.integratedPosition() }
 
+    /// The primary's main media playlist as the player holds it: the latest load, with delta
+    /// updates (`_HLS_skip`) merged into the version before them (§6.3.7); `nil` before it loads.
+    public var primaryMediaPlaylist: MediaPlaylist? {
+        self.primary?.mainTrack?.playlist
+    }
+
     /// How far the primary is buffered from the playhead.
     public var primaryBufferedTime: MediaTime {
         self.primary?.bufferedEnd(from: self.primaryPosition) ?? self.primaryPosition
@@ -273,6 +279,7 @@ public actor Player {
         case loaded(Int, Result<LoadResponse, PlaybackError>)
         case timer(MediaTime)
         case wake
+        case clockWait
     }
 
     /// Plays the current item until it ends, fails, or the playback clock reaches `limit`.
@@ -298,7 +305,9 @@ public actor Player {
         try await withThrowingTaskGroup(of: Completion.self) { group in
             var timers: [MediaTime] = []
             var listening = false
+            var watchingWaits = false
             var spins = 0
+            let virtualClock = clock as? VirtualPlaybackClock
             if !self.started { self.start() }
             while !self.finished {
                 try Task.checkCancellation()
@@ -316,7 +325,13 @@ public actor Player {
                 }
                 if self.finished { break }
                 if let limit, now >= limit {
-                    // Let the loads under way finish, so a later run continues from a clean state.
+                    // Blocking reloads may wait for media that only a later clock brings: drop them
+                    // (the next run asks again). Let the other loads under way finish, so a later
+                    // run continues from a clean state.
+                    for (id, entry) in self.inFlight where !entry.holdsClock {
+                        self.inFlight[id] = nil
+                        self.abandonReload(entry.purpose, now: now)
+                    }
                     while !self.inFlight.isEmpty, let completion = try await group.next() {
                         if case .loaded(let id, let result) = completion, let entry = self.inFlight.removeValue(forKey: id) {
                             self.handleLoad(entry.purpose, entry.request, result, now: clock.now)
@@ -326,7 +341,25 @@ public actor Player {
                 }
                 var deadline = self.nextDeadline(now: now)
                 if let limit { deadline = deadline.map { MediaTime.min($0, limit) } ?? limit }
-                let holding = self.inFlight.values.contains { $0.holdsClock }
+                var holding = self.inFlight.values.contains { $0.holdsClock }
+                if let virtualClock, !holding, self.inFlight.values.contains(where: { !$0.holdsClock }) {
+                    // A blocking reload is in flight. A server in this virtual time answers it once
+                    // the clock reaches the time it waits for: go no further than that, then wait
+                    // for the answer (or for the server to start waiting) instead of running ahead.
+                    let waits = virtualClock.pendingWaits
+                    if let earliest = waits.earliest {
+                        deadline = deadline.map { MediaTime.min($0, earliest) } ?? earliest
+                    } else {
+                        holding = true
+                        if !watchingWaits {
+                            watchingWaits = true
+                            group.addTask {
+                                await virtualClock.waitForNewWait(after: waits.generation)
+                                return .clockWait
+                            }
+                        }
+                    }
+                }
                 if clock.isVirtual, !holding, let deadline, deadline <= now {
                     // Something is due now but nothing changed: let a moment pass rather than spin.
                     spins += 1
@@ -376,6 +409,8 @@ public actor Player {
                     timers.removeAll { $0 == time }
                 case .wake:
                     listening = false
+                case .clockWait:
+                    watchingWaits = false
                 }
             }
             group.cancelAll()
@@ -523,6 +558,16 @@ public actor Player {
         self.checkTransitions(now: now)
     }
 
+    /// Forgets a playlist reload whose answer will not be waited for; the next one is due now.
+    func abandonReload(_ purpose: LoadPurpose, now: MediaTime) {
+        guard case .mediaPlaylist(let id, let k, _) = purpose else { return }
+        if id.isPrimary {
+            self.primary?.abandonReload(track: k, now: now)
+        } else {
+            self.assets[id]?.abandonReload(track: k, now: now)
+        }
+    }
+
     func report(_ events: [PresentationEvent], for id: PresentationID, purpose: LoadPurpose, now: MediaTime) {
         for event in events {
             switch event {
@@ -610,14 +655,12 @@ public actor Player {
             return
         }
         if self.checkPrimaryBoundary(now: now) {
-            // A break began: its first event may be decided already (an asset list fetched ahead
-            // that turned out empty, a failed one). Act on it now; on a real clock nothing else
-            // might wake the player for it.
-            if self.interstitials.current != nil { self.checkInterstitialTransitions(now: now) }
+            self.checkBreakJustStarted(now: now)
             return
         }
         if let duration = primary.duration, self.primaryPosition >= duration - BufferedRanges.tolerance {
             self.primaryDidEnd(now: now)
+            self.checkBreakJustStarted(now: now)
             return
         }
         let end = primary.bufferedEnd(from: self.primaryPosition)
@@ -630,6 +673,15 @@ public actor Player {
             self.setStalled(true, now: now)
         }
         self.primary?.discard(before: self.primaryPosition - 10)
+    }
+
+    /// A break just began (a mid-roll or the post-rolls): its first event's assets may already be
+    /// buffered, or its asset list fetched ahead may have come back empty or failed, with no load
+    /// left to answer, so react to them now rather than at the next wake (on a real clock there
+    /// may be none).
+    func checkBreakJustStarted(now: MediaTime) {
+        guard !self.finished, self.interstitials.current != nil else { return }
+        self.checkInterstitialTransitions(now: now)
     }
 
     func setStalled(_ stalled: Bool, now: MediaTime) {

@@ -160,10 +160,10 @@ struct Presentation: Sendable {
             if let retry = track.retryAt, retry > now { continue }
             guard segment.start < limit else { continue }
             track.isLoadingSegment = true
-            if let map = segment.mapURL, !track.loadedMaps.contains(map + (segment.mapRange?.description ?? "")) {
+            if let map = segment.mapURL, track.currentMap != segment.mapKey {
                 loads.append(
                     PendingLoad(
-                        purpose: .map(self.id, track: k, url: map + (segment.mapRange?.description ?? "")),
+                        purpose: .map(self.id, track: k, url: segment.mapKey ?? map),
                         request: LoadRequest(url: map, kind: .initializationSection, byteRange: segment.mapRange, timeout: settings.segmentTimeout, maximumBodySize: settings.maximumSegmentSize, keepsBody: false)
                     )
                 )
@@ -199,29 +199,49 @@ struct Presentation: Sendable {
         LoadRequest(url: url, kind: kind, timeout: settings.playlistTimeout + extraTimeout, maximumBodySize: settings.maximumPlaylistSize, keepsBody: true)
     }
 
-    /// The reload URL (§6.2.5.1, §6.3.4): `_HLS_msn` / `_HLS_part` for a blocking reload when the
-    /// server offers `CAN-BLOCK-RELOAD`, `_HLS_skip` for a delta update when `CAN-SKIP-UNTIL` allows.
+    /// The reload URL (§6.2.5, §6.3.7, §6.3.8): `_HLS_msn` (and `_HLS_part` when the playlist has
+    /// partial segments) for a blocking reload when the server offers `CAN-BLOCK-RELOAD=YES`, and
+    /// `_HLS_skip` (`v2` when `CAN-SKIP-DATERANGES=YES`, else `YES`) for a delta update when the
+    /// server offers `CAN-SKIP-UNTIL` and the version held is younger than half of it. The query
+    /// parameters are in UTF-8 order, as the spec requires of clients using delivery directives.
     private func reloadURL(_ track: Track, now: MediaTime) -> (String, Bool) {
         var items: [(name: String, value: String)] = []
         var blocking = false
         if let control = track.serverControl, let last = track.playlist {
             if control.canBlockReload, let lastNumber = track.lastSequenceNumber {
-                let parts = last.segments.last?.parts.count ?? 0
-                if last.partTarget != nil, parts > 0 {
-                    // The next part of the segment being produced.
-                    items.append(("_HLS_msn", String(lastNumber + 1)))
-                    items.append(("_HLS_part", "0"))
-                } else {
-                    items.append(("_HLS_msn", String(lastNumber + 1)))
+                // The next segment, or with partial segments the next part of the segment being
+                // produced (its parts so far follow the last segment).
+                items.append(("_HLS_msn", String(lastNumber + 1)))
+                if last.partTarget != nil {
+                    items.append(("_HLS_part", String(last.trailingParts.count)))
                 }
                 blocking = true
             }
-            if let skipUntil = control.canSkipUntil, let previous = track.lastReloadStart, now - previous < MediaTime(seconds: skipUntil.seconds / 2) {
+            if let skipUntil = control.canSkipUntil, !track.needsFullReload, let received = track.receivedAt,
+                now - received <= MediaTime(nanoseconds: skipUntil.nanoseconds / 2)
+            {
                 items.append(("_HLS_skip", control.canSkipDateRanges ? "v2" : "YES"))
             }
         }
         guard !items.isEmpty else { return (track.playlistURL, false) }
-        return (URIReference.settingQueryItems(items, in: track.playlistURL), blocking)
+        return (Self.settingDirectives(items, in: track.playlistURL), blocking)
+    }
+
+    /// `uri` with the delivery directives set, every query parameter in UTF-8 order (§6.3.2).
+    static func settingDirectives(_ items: [(name: String, value: String)], in uri: String) -> String {
+        var components = URIReference.Components(parsing: uri)
+        var pairs: [(name: String, text: String)] = []
+        if let query = components.query, !query.isEmpty {
+            for part in query.split(separator: "&") {
+                let name = String(part.prefix { $0 != "=" })
+                if items.contains(where: { $0.name == name }) { continue }
+                pairs.append((name, String(part)))
+            }
+        }
+        pairs += items.map { ($0.name, $0.name + "=" + $0.value) }
+        pairs.sort { Array($0.name.utf8).lexicographicallyPrecedes(Array($1.name.utf8)) }
+        components.query = pairs.map(\.text).joined(separator: "&")
+        return components.description
     }
 
     // MARK: Answers
@@ -257,12 +277,24 @@ struct Presentation: Sendable {
                 self.tracks[k].nextReload = now + self.tracks[k].targetDuration
                 return []
             case .success(let bytes):
-                guard case .media(let playlist) = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: self.tracks[k].playlistURL)).playlist else {
+                guard case .media(var playlist) = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: self.tracks[k].playlistURL)).playlist else {
                     let error = PlaybackError(code: .invalidPlaylist, message: "not a media playlist", url: self.tracks[k].playlistURL)
                     self.error = error
                     return [.failed(error)]
                 }
-                return self.handleMedia(playlist, track: k, now: now, blocking: blocking)
+                let isDelta = playlist.skip != nil
+                if isDelta {
+                    // §6.3.7: merge the delta into the version held; when that lacks something the
+                    // delta skipped, ask for the full playlist at once.
+                    guard let previous = self.tracks[k].playlist, let merged = DeltaUpdate.merge(playlist, into: previous) else {
+                        self.tracks[k].needsFullReload = true
+                        self.tracks[k].nextReload = now
+                        return []
+                    }
+                    playlist = merged
+                }
+                self.tracks[k].needsFullReload = false
+                return self.handleMedia(playlist, track: k, now: now, blocking: blocking, delta: isDelta)
             }
         case .segment(_, let k, let number):
             guard self.tracks.indices.contains(k) else { return [] }
@@ -291,7 +323,7 @@ struct Presentation: Sendable {
             self.tracks[k].isLoadingSegment = false
             switch result {
             case .success(let response) where (200..<300).contains(response.status):
-                self.tracks[k].loadedMaps.insert(key)
+                self.tracks[k].currentMap = key
                 return []
             default:
                 let error = Self.error(result, url: key)
@@ -309,6 +341,11 @@ struct Presentation: Sendable {
         switch parsed.playlist {
         case .media(let playlist):
             self.tracks = [Track(kind: .main, playlistURL: self.url)]
+            if playlist.skip != nil {
+                // A delta update with nothing to merge it into (§6.3.7): load the playlist again.
+                self.tracks[0].needsFullReload = true
+                return [.variantSelected(url: self.url, bandwidth: 0, audioLanguage: nil, subtitleLanguage: nil)]
+            }
             let events = self.handleMedia(playlist, track: 0, now: now, blocking: false)
             return [.variantSelected(url: self.url, bandwidth: 0, audioLanguage: nil, subtitleLanguage: nil)] + events
         case .multivariant(let multivariant):
@@ -396,8 +433,10 @@ struct Presentation: Sendable {
         return [.variantSelected(url: track.playlistURL, bandwidth: variant.bandwidth, audioLanguage: self.audioLanguage, subtitleLanguage: self.subtitleLanguage)]
     }
 
-    private mutating func handleMedia(_ playlist: MediaPlaylist, track k: Int, now: MediaTime?, blocking: Bool) -> [PresentationEvent] {
+    private mutating func handleMedia(_ playlist: MediaPlaylist, track k: Int, now: MediaTime?, blocking: Bool, delta: Bool = false) -> [PresentationEvent] {
         let first = self.tracks[k].playlist == nil
+        if let now { self.tracks[k].receivedAt = now }
+        let partsBefore = self.tracks[k].playlist?.trailingParts.count ?? 0
         let main = self.tracks.first
         let changed = self.tracks[k].merge(playlist, baseURL: self.tracks[k].playlistURL) { track in
             // Other tracks align with the main track by date, else by sequence number.
@@ -413,18 +452,22 @@ struct Presentation: Sendable {
         if let now, playlist.isLive, !playlist.hasEndList {
             if changed { self.tracks[k].lastChange = now }
             // §6.3.4: reload after the target duration when the playlist changed, half of it otherwise,
-            // counted from when the previous load began. A blocking reload is asked for at once.
+            // counted from when the previous load began. §6.3.8: with blocking reloads, the request
+            // for the next segment goes out as soon as the previous answer brought something new
+            // (the server holds it until the segment exists); an answer with nothing new falls back
+            // to the polling wait so that a server ignoring the directive is not hammered.
             let start = self.tracks[k].lastReloadStart ?? now
-            if self.tracks[k].serverControl?.canBlockReload == true {
+            let half = MediaTime(nanoseconds: self.tracks[k].targetDuration.nanoseconds / 2)
+            let progressed = changed || playlist.trailingParts.count != partsBefore
+            if self.tracks[k].serverControl?.canBlockReload == true, progressed || !blocking {
                 self.tracks[k].nextReload = now
             } else {
-                let wait = changed ? self.tracks[k].targetDuration : MediaTime(nanoseconds: self.tracks[k].targetDuration.nanoseconds / 2)
+                let wait = changed ? self.tracks[k].targetDuration : half
                 self.tracks[k].nextReload = MediaTime.max(now, start + wait)
             }
         } else {
             self.tracks[k].nextReload = nil
         }
-        _ = blocking
         return [
             .playlistLoaded(
                 track: self.tracks[k].kind,
@@ -432,9 +475,16 @@ struct Presentation: Sendable {
                 segments: playlist.timings.count,
                 isLive: playlist.isLive,
                 changed: changed,
-                delta: playlist.skip != nil
+                delta: delta
             )
         ]
+    }
+
+    /// Forgets a reload of track `k` under way (its answer will be ignored); the next is due at `now`.
+    mutating func abandonReload(track k: Int, now: MediaTime) {
+        guard self.tracks.indices.contains(k) else { return }
+        self.tracks[k].isLoadingPlaylist = false
+        self.tracks[k].nextReload = now
     }
 
     /// Moves buffering to `time` (a seek or a resumption elsewhere): downloads continue from the

@@ -13,6 +13,8 @@ struct SegmentReference: Sendable, Hashable {
     var mapRange: ByteRange?
     var date: DateTime?
     var end: MediaTime { self.start + self.duration }
+    /// The media initialization section this segment needs (its URI and byte range), if any.
+    var mapKey: String? { self.mapURL.map { url in self.mapRange.map { url + "|" + $0.description } ?? url } }
 }
 
 /// Time ranges downloaded into the forward buffer, merged, in order.
@@ -70,7 +72,8 @@ struct Track: Sendable {
     var kind: Kind
     var playlistURL: String
     var language: String?
-    /// The latest playlist received (full or delta).
+    /// The latest version of the playlist: the last full load, or the last delta update merged
+    /// into the version before it (never a bare delta).
     var playlist: MediaPlaylist?
     /// The segments known, by media sequence number, on the stable timeline.
     var segments: [SegmentReference] = []
@@ -86,10 +89,17 @@ struct Track: Sendable {
     var isLoadingSegment = false
     var isLoadingPlaylist = false
     var lastReloadStart: MediaTime?
+    /// When the version in ``playlist`` arrived (a delta update is only asked for while it is
+    /// younger than half the skip boundary, §6.3.7).
+    var receivedAt: MediaTime?
     var lastChange: MediaTime?
     var nextReload: MediaTime?
+    /// A delta update could not be merged: the next reload asks for the full playlist.
+    var needsFullReload = false
     var buffered = BufferedRanges()
-    var loadedMaps: Set<String> = []
+    /// The media initialization section (`EXT-X-MAP` URI and byte range) loaded last: it is
+    /// requested again only when a segment needs a different one.
+    var currentMap: String?
     var failures = 0
     var retryAt: MediaTime?
     var bytesLoaded = 0

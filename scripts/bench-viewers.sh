@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# 1,000 concurrent live viewers in one process at real-time speed, on one core.
+#
+# Starts `intermission serve --demo` in its own process (pinned to another core, so its CPU is not
+# counted), then runs Benchmarks' ViewerLoad pinned to one core: N `Player`s on real clocks, each
+# loading every playlist, asset list and segment of the demo live channel over loopback. After a
+# ramp-up (joins spread over RAMP seconds) it measures for DURATION seconds and prints one JSON
+# line: CPU seconds per viewer-hour (getrusage of the viewers' process), resident memory per
+# viewer (RSS growth / N), primary stalls while measuring and in all, playback errors, breaks
+# started, the cores used, and the worst lateness of a 100 ms timer (a starved core shows there).
+#
+# Usage: scripts/bench-viewers.sh [VIEWERS (default 1000)] [DURATION seconds (default 60)]
+# Env: PORT (default 18282), CONFIGURATION of ViewerLoad (default release), SERVER_CONFIGURATION
+#      (default release), VIEWER_CPU (default 1), SERVER_CPU (default 0), RAMP (default 10).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+viewers=${1:-1000}
+duration=${2:-60}
+port=${PORT:-18282}
+configuration=${CONFIGURATION:-release}
+server_configuration=${SERVER_CONFIGURATION:-release}
+ramp=${RAMP:-10}
+
+swift build -c "$server_configuration" --product intermission >&2
+(cd Benchmarks && swift build -c "$configuration" --product ViewerLoad >&2)
+server_binary=".build/$server_configuration/intermission"
+viewer_binary="Benchmarks/.build/$configuration/ViewerLoad"
+
+pin_server=""
+pin_viewers=""
+if command -v taskset >/dev/null; then
+    pin_server="taskset -c ${SERVER_CPU:-0}"
+    pin_viewers="taskset -c ${VIEWER_CPU:-1}"
+fi
+
+work=$(mktemp -d)
+cat > "$work/bench.yaml" <<YAML
+server:
+  port: $port
+  database: $work/bench.sqlite
+  logLevel: warning
+YAML
+# shellcheck source=scripts/demo-server.sh
+. scripts/demo-server.sh
+# shellcheck disable=SC2086 # the pin prefix is words or nothing
+start_demo_server "$server_binary" "$work/bench.yaml" "$work" "$port" $pin_server
+
+echo "== $viewers viewers of /live/demo/main.m3u8 for ${duration}s (ramp ${ramp}s), viewers pinned: ${pin_viewers:-no}" >&2
+$pin_viewers "$viewer_binary" --url "http://127.0.0.1:$port/live/demo/main.m3u8" \
+    --viewers "$viewers" --duration "$duration" --ramp "$ramp"
