@@ -51,10 +51,13 @@ struct EmptyPodTests {
             _ = try? await run.value
             watchdog.cancel()
             let log = await player.log
-            #expect(summaries(log) == [
-                "list:mid-1", "current:mid-1", "asset:mid-1#0", "finished:mid-1", "current:nil", "resumed@4.0",
-                "list:mid-2", "current:mid-2", "finished:mid-2", "current:nil", "resumed@12.0", "ended",
+            // On a real clock a list may arrive before or after its marker; the rest is fixed.
+            let order = summaries(log)
+            #expect(order.filter { !$0.hasPrefix("list:") } == [
+                "current:mid-1", "asset:mid-1#0", "finished:mid-1", "current:nil", "resumed@4.0",
+                "current:mid-2", "finished:mid-2", "current:nil", "resumed@12.0", "ended",
             ])
+            #expect(order.filter { $0.hasPrefix("list:") } == ["list:mid-1", "list:mid-2"])
         }
     }
 }
