@@ -1,5 +1,6 @@
 import AdInsertion
 import Foundation
+import GRDB
 import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
@@ -375,6 +376,62 @@ import Testing
         #expect(!again.isNew)
         #expect(again.decision == answers[DecisionKey(viewer: "v7", scope: "s", breakID: "b")]?.first?.decision)
         #expect(store.groupCommitStatistics.requests == statistics.requests)
+        try store.close()
+    }
+
+    /// A database written by the first schema (decisions plus a creative table) is upgraded in
+    /// place: every decision keeps its answer, and the repeat window still sees what was given.
+    @Test(.timeLimit(.minutes(1))) func olderDatabasesAreMigratedWithTheirDecisions() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/old.sqlite"
+        // The schema as migrations v1 and v2 left it, written by hand (as an older release would have).
+        let old = try DatabaseQueue(path: path)
+        try await old.write { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY);
+                    INSERT INTO grdb_migrations VALUES ('v1: decisions and live breaks'), ('v2: inventory changes');
+                    CREATE TABLE decision (viewer TEXT NOT NULL, scope TEXT NOT NULL, break_id TEXT NOT NULL,
+                        decided_at_ms INTEGER NOT NULL, start_offset_ns INTEGER, pod_ns INTEGER NOT NULL, assets TEXT NOT NULL,
+                        PRIMARY KEY (viewer, scope, break_id));
+                    CREATE TABLE decision_creative (viewer TEXT NOT NULL, creative_id TEXT NOT NULL, decided_at_ms INTEGER NOT NULL);
+                    CREATE INDEX decision_creative_by_viewer ON decision_creative (viewer, decided_at_ms);
+                    CREATE TABLE live_break (channel TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (channel, id));
+                    CREATE TABLE inventory_change (seq INTEGER PRIMARY KEY AUTOINCREMENT, data TEXT NOT NULL);
+                    """
+            )
+            // Two decisions as JSONEncoder wrote them then.
+            let assets = #"[{"creativeID":"red","uri":"/ads/red.m3u8","duration":{"nanoseconds":10000000000}},{"creativeID":"green","uri":"/ads/g.m3u8","duration":{"nanoseconds":5005000000}}]"#
+            try db.execute(
+                sql: "INSERT INTO decision VALUES ('ann', 'vod-demo', 'mid', 1800000000000, 2000000000, 15005000000, ?), ('bob', 'vod-demo', 'mid', 1800000001000, NULL, 10000000000, '[]')",
+                arguments: [assets]
+            )
+            try db.execute(sql: "INSERT INTO decision_creative VALUES ('ann', 'red', 1800000000000), ('ann', 'green', 1800000000000)")
+        }
+        try old.close()
+
+        let store = try SQLiteAdStore(path: path)
+        try await store.migrate()
+        let ann = try #require(try await store.decision(for: DecisionKey(viewer: "ann", scope: "vod-demo", breakID: "mid")))
+        #expect(ann.assets.map(\.creativeID) == ["red", "green"])
+        #expect(ann.assets.map(\.duration) == [MediaTime(seconds: 10), MediaTime(milliseconds: 5005)])
+        #expect(ann.startOffset == MediaTime(seconds: 2))
+        #expect(ann.podDuration == MediaTime(milliseconds: 15005))
+        #expect(ann.decidedAt == DateTime(millisecondsSince1970: 1_800_000_000_000))
+        #expect(try await store.decision(for: DecisionKey(viewer: "bob", scope: "vod-demo", breakID: "mid"))?.assets == [])
+        #expect(try await store.decisionCount() == 2)
+        #expect(try await store.recentCreatives(viewer: "ann", since: DateTime(millisecondsSince1970: 1_799_999_000_000)) == ["red", "green"])
+        #expect(try await store.recentCreatives(viewer: "ann", since: DateTime(millisecondsSince1970: 1_800_000_000_001)) == [])
+        // A new decision for ann leaves out what she was given.
+        let next = try await store.findOrCreateDecision(
+            DecisionKey(viewer: "ann", scope: "vod-demo", breakID: "post"),
+            recentSince: DateTime(millisecondsSince1970: 1_799_999_000_000)
+        ) { recent in
+            #expect(recent == ["red", "green"])
+            return AdDecision(viewer: "ann", scope: "vod-demo", breakID: "post", decidedAt: DateTime(millisecondsSince1970: 1_800_000_100_000), startOffset: nil, podDuration: MediaTime(seconds: 10), assets: [])
+        }
+        #expect(next.isNew)
         try store.close()
     }
 
