@@ -64,19 +64,18 @@ struct LineRecord: Sendable, Hashable {
     var kind: LineKind
     var tag: KnownTag
     var terminator: LineTerminator
-    /// Whether `value` / `value2` hold a parsed payload.
+    /// Whether `value` holds a parsed payload.
     var valid: Bool
     /// Content range in the source (without the terminator); unused when `edit` is set.
     var start: Int32
     var end: Int32
     /// For a line that was edited or added: the index of its content in `LineStore.edits`; else -1.
-    /// (Declared before the 64-bit fields so a record packs into 32 bytes.)
+    /// (Declared before the 64-bit field so a record packs into 24 bytes.)
     var edit: Int32
     /// EXTINF: duration in ns; PROGRAM-DATE-TIME: ns since 1970; integer tags: the integer;
-    /// BYTERANGE: the length.
+    /// BYTERANGE: the length (its offset, a rare tag, is read from the text when indexing:
+    /// `LineParser.byteRangeOffset`), which keeps a record at 24 bytes.
     var value: Int64
-    /// BYTERANGE: the offset, or -1.
-    var value2: Int64
 
     init(
         kind: LineKind,
@@ -86,7 +85,6 @@ struct LineRecord: Sendable, Hashable {
         end: Int32,
         valid: Bool = false,
         value: Int64 = 0,
-        value2: Int64 = -1,
         edit: Int32 = -1
     ) {
         self.kind = kind
@@ -96,7 +94,6 @@ struct LineRecord: Sendable, Hashable {
         self.end = end
         self.valid = valid
         self.value = value
-        self.value2 = value2
         self.edit = edit
     }
 }

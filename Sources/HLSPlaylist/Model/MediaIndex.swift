@@ -200,7 +200,7 @@ extension MediaIndex {
                     if record.valid {
                         flags |= SegmentRecord.byteRangeFlag
                         byteLength = record.value
-                        byteOffset = record.value2
+                        byteOffset = store.withContent(i) { LineParser.byteRangeOffset($0) }
                     }
                 case .key:
                     keyLine = Int32(i)

@@ -16,7 +16,7 @@ extension MediaPlaylist {
     /// Brings the index up to date after line `line` changed from `old` to `new`, when the change
     /// cannot move segments or date ranges; returns `false` when only a rebuild will do.
     ///
-    /// The index keeps line numbers and the parsed payload (`valid`, `value`, `value2`) of a few
+    /// The index keeps line numbers and the parsed payload (`valid`, `value`) of a few
     /// tags; everything else it reads again on demand. So a line that keeps its kind, its tag and
     /// its payload leaves the index unchanged, except that a date range's attributes are kept
     /// parsed and a segment URI matters to byte ranges without an offset.
@@ -45,10 +45,11 @@ extension MediaPlaylist {
                 guard let list = self.store.attributes(line) else { return false }
                 self.index.dateRanges[k].dateRange = DateRange(attributes: list)
                 return true
-            case .skip:
+            case .skip, .byteRange:
+                // SKIP is read from its attributes; a byte range's offset from its text.
                 return false
             default:
-                return old.valid == new.valid && old.value == new.value && old.value2 == new.value2
+                return old.valid == new.valid && old.value == new.value
             }
         }
     }

@@ -132,6 +132,15 @@ enum LineParser {
         return j
     }
 
+    /// The offset of a valid `#EXT-X-BYTERANGE:<length>[@<offset>]` line, or -1 without one.
+    static func byteRangeOffset(_ line: UnsafeBufferPointer<UInt8>) -> Int64 {
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return -1 }
+        var end = line.count
+        while end > colon + 1, line[end - 1] == UInt8(ascii: " ") || line[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+        guard let at = line[(colon + 1)..<end].firstIndex(of: UInt8(ascii: "@")) else { return -1 }
+        return parseUnsigned(line, at + 1, end) ?? -1
+    }
+
     static func parseUnsigned(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
         guard start < end, end - start <= 18 else { return nil }
         var value: Int64 = 0
@@ -256,14 +265,9 @@ enum LineParser {
             var at = valueStart
             while at < valueEnd, b[at] != UInt8(ascii: "@") { at &+= 1 }
             if colon < end, let length = parseUnsigned(b, valueStart, at) {
-                if at == valueEnd {
+                if at == valueEnd || parseUnsigned(b, at + 1, valueEnd) != nil {
                     record.valid = true
                     record.value = length
-                    record.value2 = -1
-                } else if let offset = parseUnsigned(b, at + 1, valueEnd) {
-                    record.valid = true
-                    record.value = length
-                    record.value2 = offset
                 }
             }
             if !record.valid {
