@@ -43,6 +43,8 @@ struct InterstitialFlowTests {
             #expect(requests.allSatisfy { $0.sessionID == session })
             // 60 s of primary + 20 s of ads.
             #expect(log.last!.time >= 80 && log.last!.time < 81)
+            let began = try #require(log.first { $0.event == "currentEventDidChange" })
+            #expect(began["primaryTime"]?.doubleValue == 10)
             let finished = try #require(log.first { $0.event == "eventDidFinish" })
             #expect(finished["playoutTime"]?.doubleValue == 20)
             #expect(finished["didPlayEntireEvent"]?.boolValue == true)

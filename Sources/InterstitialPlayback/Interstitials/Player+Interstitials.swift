@@ -244,7 +244,10 @@ extension Player {
         }
         self.interstitials.current = run
         _ = self.interstitials.schedule?.markPlayed(eventID)
-        self.emit("currentEventDidChange", [("event_id", .string(eventID))])
+        var fields: [(String, JSONValue)] = [("event_id", .string(eventID))]
+        // Where the primary paused for the break (for a live join: where the viewer joined).
+        if let start = self.interstitials.currentBreak?.start { fields.append(("primaryTime", .seconds(start))) }
+        self.emit("currentEventDidChange", fields)
         self.notify(.currentEventDidChange(event))
         self.updateStatus()
         self.prepareEventAssets(eventID, atMarker: true)
