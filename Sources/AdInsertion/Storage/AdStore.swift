@@ -9,7 +9,8 @@ public protocol DecisionStore: Sendable {
     /// Stores a decision unless one exists for its key; returns the stored one (the earlier wins).
     func save(_ decision: AdDecision) async throws -> AdDecision
     /// Returns the stored decision for `key`, or makes one with `make` (given the viewer's creatives
-    /// since `recentSince`, or none when it is `nil`) and stores it, atomically.
+    /// since `recentSince`, or none when it is `nil`) and stores it, atomically. `make` must have no
+    /// side effects: a store may call it more than once (a transaction done again) and keep one.
     func findOrCreateDecision(
         _ key: DecisionKey,
         recentSince: DateTime?,
