@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+/// The README's main job, end to end through the built binary: `intermission serve --demo`, then
+/// `intermission play` against it, then SIGTERM.
+@Suite(.timeLimit(.minutes(2)))
+struct ServePlayCommandTests {
+    @Test func demoServerPlaysEveryBreakAndStopsOnSIGTERM() async throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: log) }
+        let handle = try FileHandle(forWritingTo: log)
+        let server = Process()
+        server.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
+        server.arguments = ["serve", "--demo", "--port", "0", "--database", "memory:"]
+        server.currentDirectoryURL = CLI.repository
+        server.standardOutput = handle
+        server.standardError = handle
+        try server.run()
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+
+        // The start-up log names the URLs to open.
+        var vod: String?
+        for _ in 0..<300 where vod == nil {
+            let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/vod/demo/main\.m3u8"#, options: .regularExpression) {
+                vod = String(text[range])
+            }
+            if vod == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let url = try #require(vod, "no VOD URL in the start-up log")
+        #expect(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self).contains("/live/demo/main.m3u8"))
+
+        // 60 s of primary and up to 50 s of ads at 20 times real time (about 5 s).
+        let played = try CLI.run(["play", url, "--speed", "20", "--json"])
+        #expect(played.status == 0, "\(played.stderr)")
+        let entries = String(decoding: played.stdout, as: UTF8.self).split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["event_id"] as? String }
+        #expect(started == ["preroll", "midroll-1", "midroll-2", "postroll"])
+        let finished = entries.filter { $0["event"] as? String == "eventDidFinish" }.compactMap { $0["event_id"] as? String }
+        #expect(finished == ["preroll", "midroll-1", "midroll-2", "postroll"])
+        // The first breaks are filled (later ones may be empty: the repeat window is wall-clock time).
+        let lists = Dictionary(
+            entries.filter { $0["event"] as? String == "assetListLoaded" }.map { ($0["event_id"] as? String ?? "", $0["assets"] as? Int ?? -1) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        #expect(lists["preroll"] == 1)
+        #expect(lists["midroll-1"] == 2)
+        let ended = try #require(entries.last)
+        #expect(ended["event"] as? String == "ended")
+        #expect(ended["primaryTime"] as? Double == 60)
+        // Every request carried the same session, and the server answered each one.
+        let requests = entries.filter { $0["event"] as? String == "request" }
+        #expect(requests.count > 40)
+        #expect(requests.allSatisfy { $0["status"] as? Int == 200 })
+
+        // SIGTERM: the server finishes what is in flight and exits cleanly.
+        kill(server.processIdentifier, SIGTERM)
+        for _ in 0..<100 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!server.isRunning, "the server did not stop within 10 s of SIGTERM")
+        if !server.isRunning { #expect(server.terminationStatus == 0) }
+        try handle.close()
+    }
+}
