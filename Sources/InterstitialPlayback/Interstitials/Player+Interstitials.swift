@@ -80,6 +80,13 @@ extension Player {
         }
     }
 
+    /// Forgets an event's asset list and the assets loaded ahead for it (status: cleared).
+    func dropPreparedAssets(of event: InterstitialEvent) {
+        self.interstitials.lists[event.identifier] = nil
+        for key in self.assets.keys where key.eventID == event.identifier { self.assets[key] = nil }
+        self.notify(.assetListResponseStatusDidChange(event, .cleared, nil))
+    }
+
     func refreshSchedule(playlist given: MediaPlaylist?, now: MediaTime) {
         guard let playlist = given ?? self.primary?.mainTrack?.playlist else { return }
         if given == nil, let schedule = self.interstitials.schedule {
@@ -111,15 +118,24 @@ extension Player {
             }
         }
         if events != self.interstitials.events {
-            let removed = self.interstitials.events.filter { old in !events.contains { $0.identifier == old.identifier } }
+            let previous = self.interstitials.events
+            let removed = previous.filter { old in !events.contains { $0.identifier == old.identifier } }
             self.interstitials.events = events
             self.emit("eventsDidChange", [("events", .array(events.map { .string($0.identifier) }))])
             self.notify(.eventsDidChange(events))
             for event in removed where self.interstitials.lists[event.identifier] != nil && !self.interstitials.passed.contains(event.identifier) {
-                self.interstitials.lists[event.identifier] = nil
-                self.notify(.assetListResponseStatusDidChange(event, .cleared, nil))
+                self.dropPreparedAssets(of: event)
                 self.notify(.eventWasUnscheduled(event, nil))
                 self.emit("eventWasUnscheduled", [("event_id", .string(event.identifier)), ("error", .null)])
+            }
+            // An event replaced under the same identifier with other assets (an app's event over
+            // the playlist's): what was loaded ahead for the old one must not play for the new one.
+            for event in events where event.identifier != self.interstitials.current?.eventID {
+                guard let old = previous.first(where: { $0.identifier == event.identifier }),
+                    old.assetURIs != event.assetURIs || old.assetListURI != event.assetListURI,
+                    self.interstitials.lists[event.identifier] != nil
+                else { continue }
+                self.dropPreparedAssets(of: old)
             }
         }
     }
