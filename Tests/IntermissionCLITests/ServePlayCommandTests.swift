@@ -3,7 +3,7 @@ import Testing
 
 /// The README's main job, end to end through the built binary: `intermission serve --demo`, then
 /// `intermission play` against it, then SIGTERM.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(3)))
 struct ServePlayCommandTests {
     @Test func demoServerPlaysEveryBreakAndStopsOnSIGTERM() async throws {
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log")
@@ -34,9 +34,7 @@ struct ServePlayCommandTests {
         // 60 s of primary and up to 50 s of ads at 20 times real time (about 5 s).
         let played = try CLI.run(["play", url, "--speed", "20", "--json"])
         #expect(played.status == 0, "\(played.stderr)")
-        let entries = String(decoding: played.stdout, as: UTF8.self).split(separator: "\n").compactMap { line in
-            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
-        }
+        let entries = jsonLines(played.stdout)
         let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["event_id"] as? String }
         #expect(started == ["preroll", "midroll-1", "midroll-2", "postroll"])
         let finished = entries.filter { $0["event"] as? String == "eventDidFinish" }.compactMap { $0["event_id"] as? String }
@@ -56,11 +54,40 @@ struct ServePlayCommandTests {
         #expect(requests.count > 40)
         #expect(requests.allSatisfy { $0["status"] as? Int == 200 })
 
+        // Requests on the clock: rate 2 inside the pre-roll (SKIP: refused), a seek from 15 s to
+        // 50 s across both JUMP mid-rolls (the one nearest the target plays first), a stop at 30.
+        let steered = try CLI.run(["play", url, "--speed", "20", "--json", "--rate", "2@5", "--seek", "50@25", "--until", "30"])
+        #expect(steered.status == 0, "\(steered.stderr)")
+        let steeredLog = jsonLines(steered.stdout)
+        let refused = try #require(steeredLog.first { $0["event"] as? String == "rateRefused" })
+        #expect(refused["rate"] as? Double == 2)
+        let seek = try #require(steeredLog.first { $0["event"] as? String == "seekResolved" })
+        #expect(seek["target"] as? Double == 50)
+        #expect(steeredLog.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["event_id"] as? String }.prefix(2) == ["preroll", "midroll-2"])
+        #expect(steeredLog.compactMap { $0["t"] as? Double }.allSatisfy { $0 <= 30.5 })
+        #expect(!steeredLog.contains { $0["event"] as? String == "ended" })
+
+        // --no-interstitials: the primary alone, no asset list asked for.
+        let plain = try CLI.run(["play", url, "--speed", "20", "--json", "--no-interstitials"])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let plainLog = jsonLines(plain.stdout)
+        #expect(!plainLog.contains { $0["event"] as? String == "currentEventDidChange" && $0["event_id"] is String })
+        #expect(!plainLog.contains { ($0["url"] as? String)?.contains("/v1/asset-lists/") == true })
+        #expect(plainLog.last?["event"] as? String == "ended")
+        #expect(plainLog.last?["primaryTime"] as? Double == 60)
+
         // SIGTERM: the server finishes what is in flight and exits cleanly.
         kill(server.processIdentifier, SIGTERM)
         for _ in 0..<100 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         #expect(!server.isRunning, "the server did not stop within 10 s of SIGTERM")
         if !server.isRunning { #expect(server.terminationStatus == 0) }
         try handle.close()
+    }
+}
+
+/// The objects of a JSON-lines output (`play --json`).
+func jsonLines(_ bytes: [UInt8]) -> [[String: Any]] {
+    String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { line in
+        (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
     }
 }
