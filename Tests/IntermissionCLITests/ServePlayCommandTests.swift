@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import Testing
 
 /// The README's main job, end to end through the built binary: `intermission serve --demo`, then
@@ -80,6 +83,83 @@ struct ServePlayCommandTests {
         kill(server.processIdentifier, SIGTERM)
         for _ in 0..<100 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         #expect(!server.isRunning, "the server did not stop within 10 s of SIGTERM")
+        if !server.isRunning { #expect(server.terminationStatus == 0) }
+        try handle.close()
+    }
+}
+
+/// Graceful shutdown: a request in flight when SIGTERM arrives is still answered.
+@Suite(.timeLimit(.minutes(1)))
+struct ServeShutdownTests {
+    @Test func sigtermFinishesTheRequestInFlight() async throws {
+        // An upstream live playlist that takes 1.5 s to answer.
+        let upstream = Process()
+        upstream.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        upstream.arguments = ["python3", "-u", "-c", """
+            import http.server, time
+            class Slow(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    time.sleep(1.5)
+                    body = b"#EXTM3U\\n#EXT-X-TARGETDURATION:2\\n#EXT-X-MEDIA-SEQUENCE:7\\n#EXTINF:2.0,\\ns7.ts\\n"
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/vnd.apple.mpegurl")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                def log_message(self, *args):
+                    pass
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+            print(server.server_address[1], flush=True)
+            server.serve_forever()
+            """]
+        let portPipe = Pipe()
+        upstream.standardOutput = portPipe
+        try upstream.run()
+        defer { kill(upstream.processIdentifier, SIGKILL) }
+        let upstreamPort = try #require(Int(String(decoding: portPipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shutdown-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let config = folder.appendingPathComponent("serve.yaml")
+        try Data("""
+            server:
+              port: 0
+              database: "memory:"
+            channels:
+              - id: slow
+                upstream: http://127.0.0.1:\(upstreamPort)/live.m3u8
+
+            """.utf8).write(to: config)
+        let log = folder.appendingPathComponent("serve.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        let server = Process()
+        server.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
+        server.arguments = ["serve", "--config", config.path]
+        server.standardOutput = handle
+        server.standardError = handle
+        try server.run()
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        var address: String?
+        for _ in 0..<300 where address == nil {
+            let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/live/slow/main\.m3u8"#, options: .regularExpression) {
+                address = String(text[range])
+            }
+            if address == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let url = try #require(address.flatMap(URL.init(string:)), "no live URL in the start-up log")
+
+        // The request starts, then SIGTERM arrives while the upstream is still thinking.
+        let request = Task { try await URLSession.shared.data(from: url) }
+        try await Task.sleep(for: .milliseconds(500))
+        kill(server.processIdentifier, SIGTERM)
+        let (body, response) = try await request.value
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(String(decoding: body, as: UTF8.self).contains("s7.ts"))
+        for _ in 0..<100 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!server.isRunning)
         if !server.isRunning { #expect(server.terminationStatus == 0) }
         try handle.close()
     }

@@ -461,6 +461,55 @@ import Testing
 }
 
 @Suite struct UpstreamTests {
+    /// An origin on HTTP: segment, KEY and MAP URIs become absolute to it (media bytes are not
+    /// proxied), and an upstream over the size limit is a 502 that says so.
+    @Test(.timeLimit(.minutes(1))) func httpOriginURIsAreAbsoluteAndOversizeIs502() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try write(
+            """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXT-X-MAP:URI="init.mp4"
+            #EXT-X-KEY:METHOD=AES-128,URI="../keys/k1.bin",IV=0x00000000000000000000000000000001
+            #EXTINF:6.0,
+            seg1.m4s
+            #EXTINF:6.0,
+            sub/seg2.m4s
+            #EXT-X-ENDLIST
+
+            """,
+            to: folder + "/movie/main.m3u8"
+        )
+        try write("#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + String(repeating: "#EXTINF:2.0,\nsegment-with-a-long-name.ts\n", count: 200), to: folder + "/big/live.m3u8")
+        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        defer { origin.stop() }
+        let base = "http://127.0.0.1:\(origin.port)"
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0))
+        configuration.maximumUpstreamBytes = 4096
+        configuration.adInsertion.assets.append(
+            VODAsset(id: "remote", origin: base + "/movie/", playlist: "main.m3u8", breaks: [VODBreak(id: "mid", position: .midRoll(6), duration: 10)])
+        )
+        configuration.adInsertion.channels.append(LiveChannel(id: "big", source: .upstream(base + "/big/live.m3u8")))
+        try await withServer(configuration) { client in
+            let vod = try await client.get("/vod/remote/main.m3u8")
+            #expect(vod.status == .ok)
+            #expect(errors(vod.bytes).isEmpty, "\(errors(vod.bytes))")
+            #expect(vod.text.contains("#EXT-X-MAP:URI=\"\(base)/movie/init.mp4\""))
+            #expect(vod.text.contains("URI=\"\(base)/keys/k1.bin\""))
+            let uris = vod.text.split(separator: "\n").filter { !$0.hasPrefix("#") && !$0.isEmpty }
+            #expect(uris == ["\(base)/movie/seg1.m4s", "\(base)/movie/sub/seg2.m4s"])
+            #expect(dateRangeLines(vod.text).contains { $0.contains("ID=\"mid\"") })
+            #expect(vod.text.contains("#EXT-X-PROGRAM-DATE-TIME:"))
+
+            let big = try await client.get("/live/big/live.m3u8")
+            #expect(big.status == .badGateway)
+            #expect(big.json?["error"]?["message"]?.stringValue?.contains("is too large") == true)
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func unreachableOrBadUpstreamIs502AndStaleIsReported() async throws {
         let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
