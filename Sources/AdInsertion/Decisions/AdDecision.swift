@@ -60,20 +60,15 @@ public struct AdDecision: Sendable, Hashable, Codable {
     public var key: DecisionKey { DecisionKey(viewer: self.viewer, scope: self.scope, breakID: self.breakID) }
 
     /// The asset list to answer with: creative URIs resolved against `base` (a server path such as
-    /// `/media/ads/red/main.m3u8` needs the server's own URL, since asset-list URIs must be absolute).
-    public func assetList(resolvingAgainst base: String) -> AssetList {
+    /// `/media/ads/red/main.m3u8` needs the server's own URL, since asset-list URIs must be absolute),
+    /// through `cache` when one is given.
+    public func assetList(resolvingAgainst base: String, cache: ResolvedURICache? = nil) -> AssetList {
         AssetList(
             assets: self.assets.map {
-                AssetList.Asset(uri: URIReference.resolve($0.uri, against: base), duration: $0.duration.seconds)
-            }
-        )
-    }
-
-    /// The asset list, with URIs resolved through `cache`.
-    public func assetList(resolvingAgainst base: String, cache: ResolvedURICache) -> AssetList {
-        AssetList(
-            assets: self.assets.map {
-                AssetList.Asset(uri: cache.resolve($0.uri, against: base), duration: $0.duration.seconds)
+                AssetList.Asset(
+                    uri: cache?.resolve($0.uri, against: base) ?? URIReference.resolve($0.uri, against: base),
+                    duration: $0.duration.seconds
+                )
             }
         )
     }

@@ -184,11 +184,8 @@ public final class SQLiteAdStore: AdStore {
     }
 
     public func save(_ decision: AdDecision) async throws -> AdDecision {
-        try await self.pool.write { db in
-            if let existing = try Self.fetchDecision(db, decision.key) { return existing }
-            try Self.insert(db, decision)
-            return decision
-        }
+        // The same path as a decision made here: the writer keeps an earlier one.
+        try await self.findOrCreateDecision(decision.key, recentSince: nil) { _ in decision }.decision
     }
 
     public func findOrCreateDecision(

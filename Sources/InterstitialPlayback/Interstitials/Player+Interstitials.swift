@@ -83,8 +83,13 @@ extension Player {
     /// Forgets an event's asset list and the assets loaded ahead for it (status: cleared).
     func dropPreparedAssets(of event: InterstitialEvent) {
         self.interstitials.lists[event.identifier] = nil
-        for key in self.assets.keys where key.eventID == event.identifier { self.assets[key] = nil }
+        self.dropAssetPresentations(of: event.identifier)
         self.notify(.assetListResponseStatusDidChange(event, .cleared, nil))
+    }
+
+    /// Drops the presentations of an event's assets.
+    func dropAssetPresentations(of eventID: String) {
+        for key in self.assets.keys where key.eventID == eventID { self.assets[key] = nil }
     }
 
     func refreshSchedule(playlist given: MediaPlaylist?, now: MediaTime) {
@@ -301,7 +306,7 @@ extension Player {
         self.interstitials.currentBreak?.finished.append((run.eventID, run.eventTime, now - run.startedAt, playedSomething))
         self.interstitials.current = nil
         self.setSkipState(.notSkippable, event: run.event)
-        for key in self.assets.keys where key.eventID == run.eventID { self.assets[key] = nil }
+        self.dropAssetPresentations(of: run.eventID)
         if var brk = self.interstitials.currentBreak, !brk.queue.isEmpty {
             let next = brk.queue.removeFirst()
             self.interstitials.currentBreak = brk
@@ -772,7 +777,7 @@ extension Player {
             // Leave the break without resuming the primary: the seek decides where it goes.
             self.interstitials.currentBreak?.queue.removeAll()
             self.reportEventDidFinish(run, entire: false)
-            for key in self.assets.keys where key.eventID == run.eventID { self.assets[key] = nil }
+            self.dropAssetPresentations(of: run.eventID)
             self.interstitials.current = nil
             self.interstitials.currentBreak = nil
             self.setSkipState(.notSkippable, event: run.event)
