@@ -64,3 +64,112 @@ import Testing
         }
     }
 }
+
+/// Every number of the configuration is read into its documented range, and unknown keys are
+/// refused: the error names the key.
+@Suite struct ConfigurationLimitTests {
+    static let loop = "channels:\n  - id: c\n    loop: /media/a/\n"
+    static let vod = "vod:\n  - id: v\n    origin: /media/a/\n    breaks:\n"
+
+    static let bad: [(yaml: String, key: String)] = [
+        ("server:\n  upstreamTimeout: 1e300\n", "server.upstreamTimeout"),
+        ("server:\n  upstreamTimeout: -1\n", "server.upstreamTimeout"),
+        ("server:\n  upstreamTimeout: 0\n", "server.upstreamTimeout"),
+        ("server:\n  upstreamTimeout: .nan\n", "server.upstreamTimeout"),
+        ("server:\n  upstreamTimeout: .inf\n", "server.upstreamTimeout"),
+        ("server:\n  upstreamTimeout: 9223372037\n", "server.upstreamTimeout"),
+        ("server:\n  upstreamTimout: 5\n", "server.upstreamTimout"),
+        ("serverr:\n  port: 80\n", "serverr"),
+        ("server:\n  port: 70000\n", "server.port"),
+        ("server:\n  port: -1\n", "server.port"),
+        ("server:\n  port: 1e300\n", "server.port"),
+        ("server:\n  port: 99999999999999999999999999999999999999\n", "server.port"),
+        ("server:\n  maxUpstreamBytes: 0\n", "server.maxUpstreamBytes"),
+        ("server:\n  maxUpstreamBytes: 9223372036854775807\n", "server.maxUpstreamBytes"),
+        ("server:\n  publicBaseURL: //evil.example\n", "server.publicBaseURL"),
+        ("server:\n  publicBaseURL: /relative\n", "server.publicBaseURL"),
+        ("repeatWindow: -1\n", "repeatWindow"),
+        ("repeatWindow: 1e308\n", "repeatWindow"),
+        ("inventory:\n  - {id: r, uri: /media/a/r.m3u8, duration: 1e-300}\n", "inventory[0].duration"),
+        ("inventory:\n  - {id: r, uri: /media/a/r.m3u8, duration: 10, value: .inf}\n", "inventory[0].value"),
+        ("inventory:\n  - {id: r, uri: //evil.example/a.m3u8, duration: 10}\n", "inventory[0].uri"),
+        ("inventory:\n  - {id: r, uri: /media/a/r.m3u8, duration: 10, valeu: 3}\n", "inventory[0].valeu"),
+        ("inventory:\n  - {id: \(String(repeating: "r", count: 5000)), uri: /a.m3u8, duration: 10}\n", "inventory[0].id"),
+        (vod + "      - {id: m, at: 1e300, duration: 10}\n", "vod[0].breaks[0].at"),
+        (vod + "      - {id: m, at: -1, duration: 10}\n", "vod[0].breaks[0].at"),
+        (vod + "      - {id: m, at: 10, duration: 1e-300}\n", "vod[0].breaks[0].duration"),
+        (vod + "      - {id: m, at: 10, duration: 10, resumeOffset: -1e300}\n", "vod[0].breaks[0].resumeOffset"),
+        (vod + "      - {id: m, at: 10, duration: 10, resumOffset: 1}\n", "vod[0].breaks[0].resumOffset"),
+        ("vod:\n  - {id: v, origin: /media/a/, programDateTime: 1600-01-01T00:00:00Z}\n", "vod[0].programDateTime"),
+        (loop + "    window: 2\n", "channels[0].window"),
+        (loop + "    window: 100000\n", "channels[0].window"),
+        (loop + "    lookahead: -5\n", "channels[0].lookahead"),
+        (loop + "    staleAfter: 1e300\n", "channels[0].staleAfter"),
+        (loop + "    scte35Duration: 0\n", "channels[0].scte35Duration"),
+        (loop + "    breaks: {every: 1e300, duration: 20}\n", "channels[0].breaks.every"),
+        (loop + "    breaks: {every: 120, duration: 1e-300}\n", "channels[0].breaks.duration"),
+        (loop + "    breaks: {every: 120, duration: 20, offset: -1}\n", "channels[0].breaks.offset"),
+        (loop + "    breaks: {every: 120, duration: 20, snap: [SIDEWAYS]}\n", "channels[0].breaks.snap"),
+        (loop + "    breaks: {every: 120, duration: 20, evry: 5}\n", "channels[0].breaks.evry"),
+        (loop + "    windw: 6\n", "channels[0].windw"),
+    ]
+
+    @Test(arguments: Self.bad.indices) func outOfRangeOrUnknownKeysAreNamed(_ index: Int) {
+        let (yaml, key) = Self.bad[index]
+        do {
+            _ = try ConfigurationFile.parse(yaml).apply(to: ServerConfiguration(), relativeTo: "/")
+            Issue.record("accepted: \(yaml.prefix(120))")
+        } catch let error as ConfigurationError {
+            #expect(error.message.hasPrefix(key), "\(error.message)")
+            #expect(error.message.count < 600)
+        } catch {
+            Issue.record("not a ConfigurationError: \(error)")
+        }
+    }
+
+    @Test func theEdgesOfTheRangesAreAccepted() throws {
+        let yaml = """
+            server:
+              port: 65535
+              upstreamTimeout: 0.1
+              maxUpstreamBytes: 1024
+            repeatWindow: 0
+            inventory:
+              - {id: \(String(repeating: "r", count: 64)), uri: "HTTPS://cdn.example/r.m3u8", duration: 3600, value: 0}
+            vod:
+              - id: v
+                origin: /media/a/
+                breaks:
+                  - {id: m, at: 604800, duration: 0.001, resumeOffset: -3600}
+            channels:
+              - id: c
+                loop: /media/a/
+                window: 3
+                breaks: {every: 1, duration: 1, offset: 0}
+
+            """
+        let configuration = try ConfigurationFile.parse(yaml).apply(to: ServerConfiguration(), relativeTo: "/")
+        #expect(configuration.port == 65535)
+        #expect(configuration.upstreamTimeout == .milliseconds(100))
+        #expect(configuration.maximumUpstreamBytes == 1024)
+        #expect(configuration.adInsertion.assets[0].breaks[0].position == .midRoll(MediaTime(seconds: 604_800)))
+        #expect(configuration.adInsertion.assets[0].breaks[0].duration == MediaTime(milliseconds: 1))
+        #expect(configuration.adInsertion.assets[0].breaks[0].resumeOffset == MediaTime(seconds: -3600))
+        #expect(configuration.adInsertion.channel("c")?.windowSegments == 3)
+    }
+
+    @Test func anUnknownKeySaysWhereAndWhatTheSectionTakes() {
+        do {
+            _ = try ConfigurationFile.parse("server:\n  port: 8080\n  upstreamTimout: 5\n")
+            Issue.record("accepted")
+        } catch let error as ConfigurationError {
+            #expect(error.key == "server.upstreamTimout")
+            #expect(error.message.contains("line 3"))
+            #expect(error.message.contains("upstreamTimeout"))
+        } catch {
+            Issue.record("\(error)")
+        }
+        // `media:` names are the operator's: any name with the ID charset is accepted.
+        #expect(throws: Never.self) { try ConfigurationFile.parse("media:\n  anything-goes: ./m\n") }
+    }
+}

@@ -19,8 +19,8 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "A YAML configuration file (every key is in the README).")
     var config: String?
 
-    @Option(name: .long, help: "The port to listen on (default 8080; 0 picks a free one).")
-    var port: Int?
+    @Option(name: .long, help: "The port to listen on, 0 to 65535 (default 8080; 0 picks a free one).")
+    var port: String?
 
     @Option(name: .long, help: "The address to bind (default 127.0.0.1).")
     var host: String?
@@ -53,7 +53,16 @@ struct Serve: AsyncParsableCommand {
             printError("intermission: \(self.config ?? "configuration"): \(error.message)")
             throw ExitCode(2)
         }
-        if let port = self.port { configuration.port = port }
+        if let text = self.port {
+            // Read here rather than by the argument parser, so a bad port is exit 2 like a bad key.
+            guard text.utf8.count <= 5, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let port = Int(text),
+                InputLimits.port.contains(port)
+            else {
+                printError("intermission: --port: must be an integer from 0 to 65535, got '\(text.prefix(40))'")
+                throw ExitCode(2)
+            }
+            configuration.port = port
+        }
         if let host = self.host { configuration.hostname = host }
         if let database = self.database { configuration.database = database }
         LoggingSystem.bootstrap { label in

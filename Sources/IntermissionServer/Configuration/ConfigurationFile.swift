@@ -17,6 +17,10 @@ public struct ConfigurationFile: Sendable, Codable {
         public var maxUpstreamBytes: Int?
         public var upstreamTimeout: Double?
         public var logLevel: String?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case host, port, database, publicBaseURL, adminToken, maxUpstreamBytes, upstreamTimeout, logLevel
+        }
     }
 
     /// One `inventory:` entry.
@@ -25,6 +29,10 @@ public struct ConfigurationFile: Sendable, Codable {
         public var uri: String
         public var duration: Double
         public var value: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, uri, duration, value
+        }
     }
 
     /// One `breaks:` entry of a VOD asset.
@@ -35,6 +43,10 @@ public struct ConfigurationFile: Sendable, Codable {
         public var duration: Double
         public var resumeOffset: Double?
         public var restrictions: [String]?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, at, cue, duration, resumeOffset, restrictions
+        }
     }
 
     /// One `vod:` entry.
@@ -44,6 +56,10 @@ public struct ConfigurationFile: Sendable, Codable {
         public var playlist: String?
         public var programDateTime: String?
         public var breaks: [VODBreakEntry]?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, origin, playlist, programDateTime, breaks
+        }
     }
 
     /// `breaks:` of a channel.
@@ -53,6 +69,10 @@ public struct ConfigurationFile: Sendable, Codable {
         public var offset: Double?
         public var restrictions: [String]?
         public var snap: [String]?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case every, duration, offset, restrictions, snap
+        }
     }
 
     /// One `channels:` entry.
@@ -67,21 +87,92 @@ public struct ConfigurationFile: Sendable, Codable {
         public var lookahead: Double?
         public var staleAfter: Double?
         public var scte35Duration: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case id, upstream, loop, playlist, window, startDate, breaks, lookahead, staleAfter, scte35Duration
+        }
     }
 
+    /// `server:`: where to listen and how to reach upstreams.
     public var server: Server?
+    /// `media:`: local folders served under `/media/{name}/`, by name.
     public var media: [String: String]?
+    /// `repeatWindow:`: seconds a creative is not served again to the same viewer.
     public var repeatWindow: Double?
+    /// `inventory:`: the creatives.
     public var inventory: [CreativeEntry]?
+    /// `vod:`: the VOD presentations.
     public var vod: [VODEntry]?
+    /// `channels:`: the live channels.
     public var channels: [ChannelEntry]?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case server, media, repeatWindow, inventory, vod, channels
+    }
+
+    /// The keys each part of the file may hold: anything else is refused, so a misspelt key never
+    /// goes unnoticed.
+    indirect enum Shape: Sendable {
+        /// A scalar, or anything the decoder checks by itself.
+        case value
+        /// A mapping with these keys.
+        case keys([String: Shape])
+        /// A mapping with any keys (`media:`).
+        case anyKeys
+        /// A sequence of one shape.
+        case list(Shape)
+
+        static func of<Key: CodingKey & CaseIterable & RawRepresentable<String>>(_: Key.Type, _ nested: [String: Shape] = [:]) -> Shape {
+            .keys(Dictionary(uniqueKeysWithValues: Key.allCases.map { ($0.rawValue, nested[$0.rawValue] ?? .value) }))
+        }
+
+        static let file: Shape = .of(
+            ConfigurationFile.CodingKeys.self,
+            [
+                "server": .of(Server.CodingKeys.self),
+                "media": .anyKeys,
+                "inventory": .list(.of(CreativeEntry.CodingKeys.self)),
+                "vod": .list(.of(VODEntry.CodingKeys.self, ["breaks": .list(.of(VODBreakEntry.CodingKeys.self))])),
+                "channels": .list(.of(ChannelEntry.CodingKeys.self, ["breaks": .of(LivePlanEntry.CodingKeys.self)])),
+            ]
+        )
+    }
+
+    /// Refuses keys the file format does not have, naming the first one with its line.
+    static func checkKeys(_ node: Node, shape: Shape, path: String) throws {
+        switch shape {
+        case .value, .anyKeys:
+            return
+        case .list(let element):
+            guard let sequence = node.sequence else { return }
+            for (k, item) in sequence.enumerated() { try checkKeys(item, shape: element, path: "\(path)[\(k)]") }
+        case .keys(let known):
+            guard let mapping = node.mapping else { return }
+            for (keyNode, value) in mapping {
+                let key = keyNode.string ?? "?"
+                let name = path.isEmpty ? key : path + "." + key
+                guard let inner = known[key] else {
+                    let line = keyNode.mark.map { " (line \($0.line))" } ?? ""
+                    let choices = known.keys.sorted().joined(separator: ", ")
+                    throw ConfigurationError(key: name, message: "\(name)\(line): unknown key; \(path.isEmpty ? "the file" : path) takes \(choices)")
+                }
+                try checkKeys(value, shape: inner, path: name)
+            }
+        }
+    }
 
     /// Parses YAML text.
     ///
-    /// - Throws: ``ConfigurationError`` saying what is wrong and where.
+    /// - Throws: ``ConfigurationError`` saying what is wrong and where: a key the format does not
+    ///   have, or a value of the wrong type.
     public static func parse(_ yaml: String) throws -> ConfigurationFile {
         do {
+            if let node = try Yams.compose(yaml: yaml) {
+                try Self.checkKeys(node, shape: .file, path: "")
+            }
             return try YAMLDecoder().decode(ConfigurationFile.self, from: yaml)
+        } catch let error as ConfigurationError {
+            throw error
         } catch let error as DecodingError {
             throw ConfigurationError(message: describe(error))
         } catch {
@@ -91,44 +182,83 @@ public struct ConfigurationFile: Sendable, Codable {
 
     /// The server configuration this file describes, on top of `base`.
     ///
+    /// Every number is checked against its range in ``InputLimits``.
+    ///
     /// - Parameters:
     ///   - base: Defaults (and what the command line gave).
     ///   - folder: The folder relative `media:` paths are resolved against (the file's folder).
     /// - Throws: ``ConfigurationError`` naming the bad key.
     public func apply(to base: ServerConfiguration, relativeTo folder: String) throws -> ServerConfiguration {
+        do {
+            return try self.checkedApply(to: base, relativeTo: folder)
+        } catch let error as InputLimitError {
+            throw ConfigurationError(key: error.field, message: error.description)
+        }
+    }
+
+    private func checkedApply(to base: ServerConfiguration, relativeTo folder: String) throws -> ServerConfiguration {
+        typealias L = InputLimits
         var result = base
         if let server = self.server {
             if let host = server.host { result.hostname = host }
-            if let port = server.port { result.port = port }
+            if let port = server.port { result.port = try L.integer(port, in: L.port, field: "server.port") }
             if let database = server.database { result.database = database }
-            if let url = server.publicBaseURL { result.publicBaseURL = url }
-            if let token = server.adminToken { result.adminToken = token }
-            if let bytes = server.maxUpstreamBytes { result.maximumUpstreamBytes = bytes }
-            if let timeout = server.upstreamTimeout { result.upstreamTimeout = .milliseconds(Int64(timeout * 1000)) }
+            if let url = server.publicBaseURL {
+                let checked = try L.uri(url, field: "server.publicBaseURL")
+                guard checked.lowercased().hasPrefix("http") else {
+                    throw InputLimitError(field: "server.publicBaseURL", message: "must be an http(s) URL such as https://ads.example.com")
+                }
+                result.publicBaseURL = checked
+            }
+            if let token = server.adminToken {
+                guard (1...1024).contains(token.utf8.count), token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                    throw InputLimitError(field: "server.adminToken", message: "must be 1 to 1024 printable ASCII characters without spaces")
+                }
+                result.adminToken = token
+            }
+            if let bytes = server.maxUpstreamBytes {
+                result.maximumUpstreamBytes = try L.integer(bytes, in: L.maximumUpstreamBytes, field: "server.maxUpstreamBytes")
+            }
+            if let timeout = server.upstreamTimeout {
+                let checked = try L.seconds(timeout, in: L.upstreamTimeout, field: "server.upstreamTimeout")
+                result.upstreamTimeout = .milliseconds(checked.milliseconds)
+            }
             if let level = server.logLevel {
                 guard let parsed = Logger.Level(rawValue: level) else {
-                    throw ConfigurationError(message: "server.logLevel: '\(level)' is not one of trace, debug, info, notice, warning, error, critical")
+                    throw ConfigurationError(key: "server.logLevel", message: "server.logLevel: '\(level)' is not one of trace, debug, info, notice, warning, error, critical")
                 }
                 result.logLevel = parsed
             }
         }
         for (name, path) in self.media ?? [:] {
-            guard OriginPath.isSafeName(name) else { throw ConfigurationError(message: "media.\(name): names may use letters, digits, '-', '_', '.', '~'") }
+            _ = try L.id(name, field: "media.\(name)")
             result.mounts[name] = path.hasPrefix("/") ? path : folder + "/" + path
         }
         var ad = result.adInsertion
-        if let window = self.repeatWindow { ad.policy.repeatWindow = MediaTime(seconds: window) }
+        if let window = self.repeatWindow { ad.policy.repeatWindow = try L.seconds(window, in: L.repeatWindow, field: "repeatWindow") }
         for (k, entry) in (self.inventory ?? []).enumerated() {
-            guard entry.duration > 0 else { throw ConfigurationError(message: "inventory[\(k)].duration must be positive") }
-            ad.inventory.append(Creative(id: entry.id, uri: entry.uri, duration: MediaTime(seconds: entry.duration), value: entry.value ?? 1))
+            let path = "inventory[\(k)]"
+            ad.inventory.append(
+                Creative(
+                    id: try L.id(entry.id, field: "\(path).id"),
+                    uri: try L.uri(entry.uri, field: "\(path).uri"),
+                    duration: try L.seconds(entry.duration, in: L.duration, field: "\(path).duration"),
+                    value: try L.number(entry.value ?? 1, in: L.creativeValue, field: "\(path).value")
+                )
+            )
         }
         for (k, entry) in (self.vod ?? []).enumerated() {
             let path = "vod[\(k)]"
-            guard OriginPath.isSafeName(entry.id) else { throw ConfigurationError(message: "\(path).id '\(entry.id)' may use letters, digits, '-', '_', '.', '~'") }
-            var asset = VODAsset(id: entry.id, origin: entry.origin, playlist: entry.playlist ?? "main.m3u8")
+            var asset = VODAsset(
+                id: try L.id(entry.id, field: "\(path).id"),
+                origin: try L.uri(entry.origin, field: "\(path).origin"),
+                playlist: entry.playlist ?? "main.m3u8"
+            )
             if let text = entry.programDateTime {
-                guard let date = DateTime(iso8601: text) else { throw ConfigurationError(message: "\(path).programDateTime '\(text)' is not an ISO 8601 date") }
-                asset.programDateTimeOrigin = date
+                guard let date = DateTime(iso8601: text) else {
+                    throw InputLimitError(field: "\(path).programDateTime", message: "\(L.quoted(text)) is not an ISO 8601 date")
+                }
+                asset.programDateTimeOrigin = try L.date(date, field: "\(path).programDateTime")
             }
             for (j, b) in (entry.breaks ?? []).enumerated() {
                 asset.breaks.append(try Self.vodBreak(b, path: "\(path).breaks[\(j)]"))
@@ -143,70 +273,76 @@ public struct ConfigurationFile: Sendable, Codable {
     }
 
     static func vodBreak(_ b: VODBreakEntry, path: String) throws -> VODBreak {
-        guard OriginPath.isSafeName(b.id) else { throw ConfigurationError(message: "\(path).id '\(b.id)' may use letters, digits, '-', '_', '.', '~'") }
-        guard b.duration > 0 else { throw ConfigurationError(message: "\(path).duration must be positive") }
+        typealias L = InputLimits
+        let id = try L.id(b.id, field: "\(path).id")
+        let duration = try L.seconds(b.duration, in: L.duration, field: "\(path).duration")
         let cue = b.cue ?? []
         for member in cue where !["PRE", "POST", "ONCE"].contains(member) {
-            throw ConfigurationError(message: "\(path).cue: '\(member)' is not PRE, POST or ONCE")
+            throw ConfigurationError(key: "\(path).cue", message: "\(path).cue: \(L.quoted(member)) is not PRE, POST or ONCE")
         }
         let position: VODBreakPosition
         if cue.contains("PRE") && cue.contains("POST") {
-            throw ConfigurationError(message: "\(path).cue cannot hold both PRE and POST")
+            throw ConfigurationError(key: "\(path).cue", message: "\(path).cue cannot hold both PRE and POST")
         } else if cue.contains("PRE") {
             position = .preRoll
         } else if cue.contains("POST") {
             position = .postRoll
-        } else if let at = b.at, at >= 0 {
-            position = .midRoll(MediaTime(seconds: at))
+        } else if let at = b.at {
+            position = .midRoll(try L.seconds(at, in: L.vodBreakAt, field: "\(path).at"))
         } else {
-            throw ConfigurationError(message: "\(path) needs 'at' (seconds, not negative) or a cue of PRE or POST")
+            throw ConfigurationError(key: "\(path).at", message: "\(path) needs 'at' (seconds, not negative) or a cue of PRE or POST")
         }
         let restrictions = b.restrictions ?? ["SKIP", "JUMP"]
         for member in restrictions where !["SKIP", "JUMP"].contains(member) {
-            throw ConfigurationError(message: "\(path).restrictions: '\(member)' is not SKIP or JUMP")
+            throw ConfigurationError(key: "\(path).restrictions", message: "\(path).restrictions: \(L.quoted(member)) is not SKIP or JUMP")
         }
         return VODBreak(
-            id: b.id,
+            id: id,
             position: position,
-            duration: MediaTime(seconds: b.duration),
+            duration: duration,
             once: cue.contains("ONCE"),
-            resumeOffset: MediaTime(seconds: b.resumeOffset ?? 0),
+            resumeOffset: try L.seconds(b.resumeOffset ?? 0, in: L.resumeOffset, field: "\(path).resumeOffset"),
             restrictions: Restrictions(members: restrictions)
         )
     }
 
     static func channel(_ entry: ChannelEntry, path: String) throws -> LiveChannel {
-        guard OriginPath.isSafeName(entry.id) else { throw ConfigurationError(message: "\(path).id '\(entry.id)' may use letters, digits, '-', '_', '.', '~'") }
+        typealias L = InputLimits
+        let id = try L.id(entry.id, field: "\(path).id")
         let source: LiveChannel.Source
         switch (entry.upstream, entry.loop) {
-        case (let upstream?, nil): source = .upstream(upstream)
-        case (nil, let loop?): source = .loop(origin: loop, playlist: entry.playlist ?? "main.m3u8")
-        default: throw ConfigurationError(message: "\(path) needs exactly one of 'upstream' (a live playlist URL) or 'loop' (a VOD folder)")
+        case (let upstream?, nil): source = .upstream(try L.uri(upstream, field: "\(path).upstream"))
+        case (nil, let loop?): source = .loop(origin: try L.uri(loop, field: "\(path).loop"), playlist: entry.playlist ?? "main.m3u8")
+        default:
+            throw ConfigurationError(key: path, message: "\(path) needs exactly one of 'upstream' (a live playlist URL) or 'loop' (a VOD folder)")
         }
-        var channel = LiveChannel(id: entry.id, source: source)
+        var channel = LiveChannel(id: id, source: source)
         if let window = entry.window {
-            guard window >= 3 else { throw ConfigurationError(message: "\(path).window must be at least 3 segments") }
-            channel.windowSegments = window
+            channel.windowSegments = try L.integer(window, in: L.window, field: "\(path).window")
         }
         if let text = entry.startDate {
-            guard let date = DateTime(iso8601: text) else { throw ConfigurationError(message: "\(path).startDate '\(text)' is not an ISO 8601 date") }
-            channel.startDate = date
+            guard let date = DateTime(iso8601: text) else {
+                throw InputLimitError(field: "\(path).startDate", message: "\(L.quoted(text)) is not an ISO 8601 date")
+            }
+            channel.startDate = try L.date(date, field: "\(path).startDate")
         }
         if let plan = entry.breaks {
-            guard plan.every > 0, plan.duration > 0, plan.duration <= plan.every else {
-                throw ConfigurationError(message: "\(path).breaks: 'every' and 'duration' must be positive, with duration <= every")
+            let every = try L.seconds(plan.every, in: L.breakInterval, field: "\(path).breaks.every")
+            let duration = try L.seconds(plan.duration, in: L.duration, field: "\(path).breaks.duration")
+            guard duration <= every else {
+                throw ConfigurationError(key: "\(path).breaks.duration", message: "\(path).breaks.duration must not be longer than \(path).breaks.every")
             }
             channel.breakPlan = LiveBreakPlan(
-                interval: MediaTime(seconds: plan.every),
-                duration: MediaTime(seconds: plan.duration),
-                offset: plan.offset.map { MediaTime(seconds: $0) },
-                restrictions: plan.restrictions ?? ["SKIP", "JUMP"],
-                snap: plan.snap ?? []
+                interval: every,
+                duration: duration,
+                offset: try plan.offset.map { (value) throws(InputLimitError) in try L.seconds(value, in: L.breakOffset, field: "\(path).breaks.offset") },
+                restrictions: try L.members(plan.restrictions ?? ["SKIP", "JUMP"], of: ["SKIP", "JUMP"], field: "\(path).breaks.restrictions"),
+                snap: try L.members(plan.snap ?? [], of: ["OUT", "IN"], field: "\(path).breaks.snap")
             )
         }
-        if let lookahead = entry.lookahead { channel.lookahead = MediaTime(seconds: lookahead) }
-        if let stale = entry.staleAfter { channel.staleAfter = MediaTime(seconds: stale) }
-        if let scte = entry.scte35Duration { channel.defaultSCTE35Duration = MediaTime(seconds: scte) }
+        if let lookahead = entry.lookahead { channel.lookahead = try L.seconds(lookahead, in: L.lookahead, field: "\(path).lookahead") }
+        if let stale = entry.staleAfter { channel.staleAfter = try L.seconds(stale, in: L.staleAfter, field: "\(path).staleAfter") }
+        if let scte = entry.scte35Duration { channel.defaultSCTE35Duration = try L.seconds(scte, in: L.duration, field: "\(path).scte35Duration") }
         return channel
     }
 
@@ -231,9 +367,17 @@ public struct ConfigurationFile: Sendable, Codable {
 public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
     /// What is wrong, naming the key.
     public var message: String
+    /// The key, as a path (`server.port`, `vod[0].breaks[1].duration`), when one key is at fault.
+    public var key: String?
 
     /// Creates an error.
     public init(message: String) {
+        self.message = message
+    }
+
+    /// Creates an error about one key.
+    public init(key: String, message: String) {
+        self.key = key
         self.message = message
     }
 

@@ -1,0 +1,57 @@
+import Foundation
+import Testing
+
+/// `intermission serve` refuses bad settings at start, through the built binary: exit 2 and a
+/// message naming the key, never a trap, a silently ignored key or a port other than the one asked.
+@Suite(.timeLimit(.minutes(2)))
+struct ServeConfigurationTests {
+    /// Runs the binary and kills it after `seconds` (a server that started instead of refusing).
+    static func serve(_ arguments: [String], seconds: Double = 20) throws -> (status: Int32, stderr: String, killed: Bool) {
+        let process = Process()
+        process.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
+        process.arguments = ["serve"] + arguments
+        process.currentDirectoryURL = CLI.repository
+        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
+        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errorFile) }
+        let handle = try FileHandle(forWritingTo: errorFile)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = handle
+        try process.run()
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        let killed = process.isRunning
+        if killed { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try handle.close()
+        let text = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
+        return (process.terminationStatus, text, killed)
+    }
+
+    static let cases: [(yaml: String, key: String)] = [
+        ("server:\n  port: 0\n  database: \"memory:\"\n  upstreamTimeout: 1e300\n", "server.upstreamTimeout"),
+        ("server:\n  port: 0\n  database: \"memory:\"\n  upstreamTimeout: -5\n", "server.upstreamTimeout"),
+        ("server:\n  port: 0\n  database: \"memory:\"\n  upstreamTimout: 5\n", "server.upstreamTimout"),
+        ("server:\n  port: 70000\n  database: \"memory:\"\n", "server.port"),
+        ("server:\n  port: 0\n  database: \"memory:\"\nrepeatWindow: .nan\n", "repeatWindow"),
+    ]
+
+    @Test(arguments: Self.cases.indices) func aBadConfigurationExits2NamingTheKey(_ index: Int) throws {
+        let (yaml, key) = Self.cases[index]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).yaml")
+        try Data(yaml.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let result = try Self.serve(["--config", file.path])
+        #expect(!result.killed, "the server started with \(yaml)")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains(key), "\(result.stderr)")
+        #expect(!result.stderr.contains("Fatal error"))
+    }
+
+    @Test(arguments: ["70000", "-1", "65536", "1e300", "0x1F90", "9223372036854775808"]) func aBadPortExits2(_ port: String) throws {
+        let result = try Self.serve(["--demo", "--database", "memory:", "--port=\(port)"])
+        #expect(!result.killed, "the server started on --port \(port)")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("--port"), "\(result.stderr)")
+    }
+}
