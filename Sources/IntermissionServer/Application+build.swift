@@ -39,6 +39,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let database = configuration.database
     return Application(
         router: router,
+        server: .guardedHTTP1(),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.hostname, port: configuration.port),
             serverName: "intermission"
@@ -134,11 +135,33 @@ struct ServerApplicationParts: Sendable {
         self.logger = logger
     }
 
+    /// The methods of every route (for `405` with `Allow`); `makeRouter()` registers the same.
+    static let routeMethods: RouteMethods = {
+        var routes = RouteMethods()
+        routes.add("health", .get)
+        routes.add("metrics", .get)
+        routes.add("vod/*/**", .get)
+        routes.add("live/*/**", .get)
+        routes.add("v1/asset-lists/*/*.json", .get)
+        routes.add("media/*/**", .get)
+        routes.add("v1/admin/channels", .get)
+        routes.add("v1/admin/channels/*/breaks", .get, .post)
+        routes.add("v1/admin/channels/*/breaks/*/early-return", .post)
+        routes.add("v1/admin/channels/*/breaks/*", .delete)
+        routes.add("v1/admin/inventory", .get, .post)
+        routes.add("v1/admin/inventory/*", .delete)
+        return routes
+    }()
+
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
         router.add(middleware: MetricsMiddleware(metrics: self.metrics))
         router.add(middleware: OpenCORSMiddleware())
         router.add(middleware: JSONErrorMiddleware())
+        // Paths are decoded once and checked before anything else looks at them.
+        router.add(middleware: PathGuardMiddleware())
+        router.add(middleware: MethodGuardMiddleware(routes: Self.routeMethods))
+        router.add(middleware: MediaFilesMiddleware())
         for (name, folder) in self.mounts.sorted(by: { $0.key < $1.key }) {
             router.add(
                 middleware: FileMiddleware(folder, urlBasePath: "/media/\(name)", cacheControl: .init([(MediaType(type: .any), [.maxAge(60)])]), logger: self.logger)
@@ -148,42 +171,44 @@ struct ServerApplicationParts: Sendable {
         let metrics = self.metrics
         let clock = self.clock
 
-        router.get("health") { _, _ -> Response in
+        router.getAndHead("health") { _, _ -> Response in
             try await self.health()
         }
-        router.get("metrics") { _, _ -> Response in
+        router.getAndHead("metrics") { _, _ -> Response in
             .bytes(metrics.emit(), contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: "no-store")
         }
-        router.get("vod/{asset}/**") { _, context -> Response in
-            let asset = try context.parameters.require("asset")
-            let path = try Self.playlistPath(context)
+        router.getAndHead("vod/{asset}/**") { request, context -> Response in
+            let asset = try InputLimits.id(try context.parameters.require("asset"), field: "asset")
+            let path = try Self.playlistPath(request)
             let bytes = try await playlists.vodPlaylist(asset: asset, path: path)
             return .playlist(bytes, cacheControl: "max-age=300")
         }
-        router.get("live/{channel}/**") { _, context -> Response in
-            let channel = try context.parameters.require("channel")
-            let path = try Self.playlistPath(context)
+        router.getAndHead("live/{channel}/**") { request, context -> Response in
+            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
+            let path = try Self.playlistPath(request)
             let bytes = try await playlists.livePlaylist(channel: channel, path: path)
             return .playlist(bytes, cacheControl: "max-age=1")
         }
-        router.get("v1/asset-lists/{scope}/{break}.json") { request, context -> Response in
-            try await self.assetList(request, context: context, clock: clock)
+        router.getAndHead("v1/asset-lists/{scope}/{break}.json") { request, context -> Response in
+            try Self.checkAssetListInput(request, context: context)
+            return try await self.assetList(request, context: context, clock: clock)
         }
         self.addAdminRoutes(to: router)
         return router
     }
 
-    /// The playlist path after `/vod/{asset}/` or `/live/{channel}/`: `.m3u8` files, no `..`.
-    static func playlistPath(_ context: BasicRequestContext) throws -> String {
-        let parts = context.parameters.getCatchAll().map(String.init)
-        guard !parts.isEmpty, parts.allSatisfy({ $0 != ".." && $0 != "." && !$0.isEmpty }) else {
+    /// The playlist path after `/vod/{asset}/` or `/live/{channel}/`: segments decoded once (dot
+    /// segments, control characters and encoded slashes are refused with `400`), a `.m3u8` name, and
+    /// each segment encoded again for the origin (so a decoded `?` or `#` stays part of a name).
+    static func playlistPath(_ request: Request) throws -> String {
+        let segments = try RequestPath.segments(request.uri.path).dropFirst(2)
+        guard let last = segments.last, !last.isEmpty, request.uri.path.last != "/" else {
             throw APIError.notFound("no such playlist")
         }
-        let path = parts.joined(separator: "/")
-        guard path.hasSuffix(".m3u8") else {
+        guard last.lowercased().hasSuffix(".m3u8") else {
             throw APIError.notFound("only playlists (.m3u8) are served here; media comes from the origin")
         }
-        return path
+        return segments.map(RequestPath.encoded).joined(separator: "/")
     }
 
     // MARK: - Asset lists

@@ -104,26 +104,28 @@ actor InventoryRegistry {
 
 /// JSON helpers of the admin API.
 enum AdminJSON {
-    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
-        let buffer = try await request.body.collect(upTo: 1 << 20)
-        let data = Data(buffer.readableBytesView)
-        guard !data.isEmpty else {
-            throw APIError.badRequest("the request needs a JSON body")
-        }
+    /// The body, at most ``InputLimits/adminBodyBytes`` bytes (`413` beyond).
+    static func body(of request: Request) async throws -> Data {
         do {
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch let error as DecodingError {
-            throw APIError.badRequest("invalid JSON body: " + ConfigurationFile.describe(error))
-        } catch {
-            throw APIError.badRequest("invalid JSON body: \(error)")
+            let buffer = try await request.body.collect(upTo: InputLimits.adminBodyBytes)
+            return Data(buffer.readableBytesView)
+        } catch is NIOTooManyBytesError {
+            throw APIError(.contentTooLarge, code: "tooLarge", message: "the body is larger than \(InputLimits.adminBodyBytes) bytes")
         }
     }
 
+    static func decode<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T {
+        guard let value = try await Self.decodeOptional(type, from: request) else {
+            throw APIError.badRequest("the request needs a JSON body")
+        }
+        return value
+    }
+
     static func decodeOptional<T: Decodable>(_ type: T.Type, from request: Request) async throws -> T? {
-        let buffer = try await request.body.collect(upTo: 1 << 20)
-        guard buffer.readableBytes > 0 else { return nil }
+        let data = try await Self.body(of: request)
+        guard !data.isEmpty else { return nil }
         do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: data)
         } catch let error as DecodingError {
             throw APIError.badRequest("invalid JSON body: " + ConfigurationFile.describe(error))
         } catch {
@@ -140,6 +142,25 @@ enum AdminJSON {
 }
 
 extension ServerApplicationParts {
+    /// When a new break starts: `startIn` seconds from now, or `start` (`"now"` or an ISO 8601 date
+    /// from an hour ago to 30 days ahead), now by default.
+    static func breakStart(_ body: NewBreakRequest, now: DateTime) throws -> DateTime {
+        if let startIn = body.startIn {
+            guard body.start == nil else { throw APIError.badRequest("give 'start' or 'startIn', not both") }
+            return now + (try InputLimits.seconds(startIn, in: InputLimits.startIn, field: "startIn"))
+        }
+        guard let text = body.start, text != "now" else { return now }
+        guard text.utf8.count <= 64, let date = DateTime(iso8601: text) else {
+            throw InputLimitError(field: "start", message: "must be \"now\" or an ISO 8601 date such as 2025-01-01T00:02:00.000Z, got \(InputLimits.quoted(text))")
+        }
+        let earliest = now + MediaTime(seconds: InputLimits.startFromNow.lowerBound)
+        let latest = now + MediaTime(seconds: InputLimits.startFromNow.upperBound)
+        guard date >= earliest, date <= latest else {
+            throw InputLimitError(field: "start", message: "must be from an hour before now to 30 days after now, got \(date.iso8601)")
+        }
+        return date
+    }
+
     /// Adds `/v1/admin/...`.
     func addAdminRoutes(to router: Router<BasicRequestContext>) {
         let admin = router.group("v1/admin").add(middleware: BearerTokenMiddleware(token: self.adminToken))
@@ -148,7 +169,7 @@ extension ServerApplicationParts {
         let inventory = self.inventory
         let store = self.store
 
-        admin.get("channels") { _, _ -> Response in
+        admin.getAndHead("channels") { _, _ -> Response in
             struct ChannelView: Encodable {
                 var id: String
                 var source: String
@@ -175,8 +196,8 @@ extension ServerApplicationParts {
             return try AdminJSON.response(["channels": views])
         }
 
-        admin.get("channels/{channel}/breaks") { request, context -> Response in
-            let channel = try context.parameters.require("channel")
+        admin.getAndHead("channels/{channel}/breaks") { request, context -> Response in
+            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
             let now = clock.now()
             let hours = MediaTime(seconds: 3600)
             let breaks = try await playlists.breaks(channel: channel, from: now - hours, to: now + hours)
@@ -184,28 +205,18 @@ extension ServerApplicationParts {
         }
 
         admin.post("channels/{channel}/breaks") { request, context -> Response in
-            let channel = try context.parameters.require("channel")
+            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
             _ = try await playlists.channel(channel)
             let body = try await AdminJSON.decode(NewBreakRequest.self, from: request)
             let now = clock.now()
-            let start: DateTime
-            if let startIn = body.startIn {
-                guard startIn >= 0 else { throw APIError.badRequest("startIn must not be negative") }
-                start = now + MediaTime(seconds: startIn)
-            } else if let text = body.start, text != "now" {
-                guard let date = DateTime(iso8601: text) else {
-                    throw APIError.badRequest("start must be \"now\" or an ISO 8601 date such as 2025-01-01T00:02:00.000Z, got \"\(text)\"")
-                }
-                start = date
-            } else {
-                start = now
-            }
-            guard body.duration > 0, body.duration <= 3600 else {
-                throw APIError.badRequest("duration must be a number of seconds between 0 (excluded) and 3600")
-            }
-            let id = body.id ?? "admin-\(now.millisecondsSince1970)"
-            guard OriginPath.isSafeName(id) else {
-                throw APIError.badRequest("id may use letters, digits, '-', '_', '.', '~' only")
+            let start = try Self.breakStart(body, now: now)
+            let duration = try InputLimits.seconds(body.duration, in: InputLimits.duration, field: "duration")
+            let id = try InputLimits.id(body.id ?? "admin-\(now.millisecondsSince1970)", field: "id")
+            let cue = try InputLimits.members(body.cue ?? [], of: ["PRE", "POST", "ONCE"], field: "cue")
+            let restrictions = try InputLimits.members(body.restrictions ?? ["SKIP", "JUMP"], of: ["SKIP", "JUMP"], field: "restrictions")
+            let snap = try InputLimits.members(body.snap ?? [], of: ["OUT", "IN"], field: "snap")
+            let resumeOffset = try body.resumeOffset.map { (value) throws(InputLimitError) in
+                try InputLimits.seconds(value, in: InputLimits.resumeOffset, field: "resumeOffset")
             }
             if try await playlists.liveBreak(channel: channel, breakID: id) != nil {
                 throw APIError(.conflict, code: "conflict", message: "channel '\(channel)' already has a break '\(id)'; IDs are never reused")
@@ -214,11 +225,11 @@ extension ServerApplicationParts {
                 id: id,
                 channel: channel,
                 startDate: start,
-                duration: MediaTime(seconds: body.duration),
-                cue: body.cue ?? [],
-                restrictions: body.restrictions ?? ["SKIP", "JUMP"],
-                snap: body.snap ?? [],
-                resumeOffset: body.resumeOffset.map { MediaTime(seconds: $0) },
+                duration: duration,
+                cue: cue,
+                restrictions: restrictions,
+                snap: snap,
+                resumeOffset: resumeOffset,
                 origin: .admin,
                 updatedAt: now
             )
@@ -233,8 +244,8 @@ extension ServerApplicationParts {
         }
 
         admin.post("channels/{channel}/breaks/{id}/early-return") { request, context -> Response in
-            let channel = try context.parameters.require("channel")
-            let id = try context.parameters.require("id")
+            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
+            let id = try InputLimits.id(try context.parameters.require("id"), field: "id")
             guard var liveBreak = try await playlists.liveBreak(channel: channel, breakID: id), !liveBreak.cancelled else {
                 throw APIError.notFound("channel '\(channel)' has no break '\(id)'")
             }
@@ -242,20 +253,24 @@ extension ServerApplicationParts {
             let now = clock.now()
             let end: DateTime
             if let after = body?.after {
-                end = liveBreak.startDate + MediaTime(seconds: after)
+                guard body?.at == nil else { throw APIError.badRequest("give 'at' or 'after', not both") }
+                end = liveBreak.startDate + (try InputLimits.seconds(after, in: InputLimits.duration, field: "after"))
             } else if let text = body?.at {
-                guard let date = DateTime(iso8601: text) else { throw APIError.badRequest("at must be an ISO 8601 date, got \"\(text)\"") }
+                guard text.utf8.count <= 64, let date = DateTime(iso8601: text) else {
+                    throw APIError.badRequest("at must be an ISO 8601 date, got \(InputLimits.quoted(text))")
+                }
                 end = date
             } else {
                 end = now
             }
-            let limit = end - liveBreak.startDate
-            guard limit > .zero else {
+            // Compared before subtracting, so dates far apart never overflow.
+            guard end > liveBreak.startDate else {
                 throw APIError(.conflict, code: "conflict", message: "break '\(id)' starts at \(liveBreak.startDate.iso8601), after the return; cancel it instead")
             }
-            guard limit < liveBreak.duration else {
+            guard end < liveBreak.endDate else {
                 throw APIError(.conflict, code: "conflict", message: "break '\(id)' ends at \(liveBreak.endDate.iso8601), before the early return")
             }
+            let limit = end - liveBreak.startDate
             if let existing = liveBreak.playoutLimit, existing != limit {
                 throw APIError(.conflict, code: "conflict", message: "break '\(id)' already returned early (X-PLAYOUT-LIMIT=\(existing)); a tag attribute never changes")
             }
@@ -267,8 +282,8 @@ extension ServerApplicationParts {
         }
 
         admin.delete("channels/{channel}/breaks/{id}") { request, context -> Response in
-            let channel = try context.parameters.require("channel")
-            let id = try context.parameters.require("id")
+            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
+            let id = try InputLimits.id(try context.parameters.require("id"), field: "id")
             guard var liveBreak = try await playlists.liveBreak(channel: channel, breakID: id), !liveBreak.cancelled else {
                 throw APIError.notFound("channel '\(channel)' has no break '\(id)'")
             }
@@ -286,18 +301,18 @@ extension ServerApplicationParts {
             return try AdminJSON.response(BreakView(liveBreak))
         }
 
-        admin.get("inventory") { _, _ -> Response in
+        admin.getAndHead("inventory") { _, _ -> Response in
             try AdminJSON.response(["creatives": await inventory.creatives.map(CreativeView.init)])
         }
 
         admin.post("inventory") { request, _ -> Response in
             let body = try await AdminJSON.decode(CreativeView.self, from: request)
-            guard OriginPath.isSafeName(body.id) else { throw APIError.badRequest("id may use letters, digits, '-', '_', '.', '~' only") }
-            guard body.duration > 0 else { throw APIError.badRequest("duration must be positive") }
-            guard body.uri.hasPrefix("http://") || body.uri.hasPrefix("https://") || body.uri.hasPrefix("/") else {
-                throw APIError.badRequest("uri must be an http(s) URL or a path on this server")
-            }
-            let creative = Creative(id: body.id, uri: body.uri, duration: MediaTime(seconds: body.duration), value: body.value)
+            let creative = Creative(
+                id: try InputLimits.id(body.id, field: "id"),
+                uri: try InputLimits.uri(body.uri, field: "uri"),
+                duration: try InputLimits.seconds(body.duration, in: InputLimits.duration, field: "duration"),
+                value: try InputLimits.number(body.value, in: InputLimits.creativeValue, field: "value")
+            )
             // Stored before it is acknowledged, so it survives a restart.
             try await store.record(.upsert(creative))
             await inventory.upsert(creative)
@@ -305,7 +320,7 @@ extension ServerApplicationParts {
         }
 
         admin.delete("inventory/{id}") { _, context -> Response in
-            let id = try context.parameters.require("id")
+            let id = try InputLimits.id(try context.parameters.require("id"), field: "id")
             guard await inventory.creatives.contains(where: { $0.id == id }) else {
                 throw APIError.notFound("no creative '\(id)'")
             }

@@ -4,11 +4,16 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// An error answered as JSON: `{"error": {"status": 404, "code": "notFound", "message": "..."}}`.
+/// An error answered as JSON: `{"error": {"status": 404, "code": "notFound", "message": "..."}}`,
+/// with `"field"` too when one input field is at fault.
 struct APIError: HTTPResponseError {
     var status: HTTPResponse.Status
     var code: String
     var message: String
+    /// The query parameter, body field or path parameter at fault, if one is.
+    var field: String?
+    /// The `Allow` header of a `405`.
+    var allow: String?
 
     init(_ status: HTTPResponse.Status, code: String, message: String) {
         self.status = status
@@ -30,17 +35,35 @@ struct APIError: HTTPResponseError {
     }
 
     static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: "invalidInput", message: message) }
+
+    /// A `400` for a value outside its documented range, naming the field.
+    init(_ error: InputLimitError) {
+        self.init(.badRequest, code: "invalidInput", message: error.description)
+        self.field = error.field
+    }
+
+    /// The JSON body of an error (also written by the channel handler that answers requests the
+    /// HTTP decoder refused, so every error has the same form).
+    static func body(status: HTTPResponse.Status, code: String, message: String, field: String? = nil) -> ByteBuffer {
+        var error: [(String, JSONValue)] = [("status", .number(Double(status.code))), ("code", .string(code)), ("message", .string(message))]
+        if let field { error.append(("field", .string(field))) }
+        let body: JSONValue = .object([("error", .object(error))])
+        return ByteBuffer(bytes: body.serialized())
+    }
     static func notFound(_ message: String) -> APIError { APIError(.notFound, code: "notFound", message: message) }
 
     var headers: HTTPFields { [.contentType: "application/json"] }
 
+    /// The JSON answer. CORS headers are added by ``OpenCORSMiddleware`` (outside the admin API only).
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        let body: JSONValue = [
-            "error": ["status": .number(Double(self.status.code)), "code": .string(self.code), "message": .string(self.message)]
-        ]
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
-        headers[.accessControlAllowOrigin] = "*"
-        return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.serialized())))
+        headers[.cacheControl] = "no-store"
+        if let allow = self.allow { headers[.allow] = allow }
+        return Response(
+            status: self.status,
+            headers: headers,
+            body: .init(byteBuffer: Self.body(status: self.status, code: self.code, message: self.message, field: self.field))
+        )
     }
 }
 
@@ -52,6 +75,8 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as APIError {
             throw error
         } catch let error as AdInsertionError {
+            throw APIError(error)
+        } catch let error as InputLimitError {
             throw APIError(error)
         } catch let error as HTTPError {
             throw APIError(error.status, code: error.status == .notFound ? "notFound" : "http", message: error.body ?? error.status.reasonPhrase)

@@ -1,18 +1,35 @@
 import Hummingbird
 import NIOCore
 
-/// Adds `Access-Control-Allow-Origin: *` to every answer and answers CORS preflights (`OPTIONS`).
+/// Adds `Access-Control-Allow-Origin: *` to every answer outside the admin API and answers CORS
+/// preflights (`OPTIONS`) there. Admin answers carry no CORS header, so browsers on other origins
+/// cannot read them.
 struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Whether a path is under `/v1/admin`.
+    static func isAdmin(_ path: String) -> Bool {
+        path == "/v1/admin" || path.hasPrefix("/v1/admin/")
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        if request.method == .options {
+        let admin = Self.isAdmin(request.uri.path)
+        if request.method == .options && !admin {
             var headers: HTTPFields = [:]
             headers[.accessControlAllowOrigin] = "*"
-            headers[.accessControlAllowMethods] = "GET, HEAD, POST, DELETE, OPTIONS"
-            headers[.accessControlAllowHeaders] = request.headers[.accessControlRequestHeaders] ?? "Authorization, Content-Type, Range"
+            headers[.accessControlAllowMethods] = "GET, HEAD, OPTIONS"
+            let asked = request.headers[.accessControlRequestHeaders] ?? ""
+            // Echoed only when it is a plain list of header names.
+            let plain = asked.utf8.count <= 256 && asked.utf8.allSatisfy { $0 == 0x2C || $0 == 0x20 || $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }
+            headers[.accessControlAllowHeaders] = plain && !asked.isEmpty ? asked : "Authorization, Content-Type, Range"
             headers[.accessControlMaxAge] = "86400"
             return Response(status: .noContent, headers: headers)
         }
-        var response = try await next(request, context)
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as any HTTPResponseError {
+            response = try error.response(from: request, context: context)
+        }
+        guard !admin else { return response }
         response.headers[.accessControlAllowOrigin] = "*"
         response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Type"
         return response
@@ -44,26 +61,63 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Requires `Authorization: Bearer {token}`.
+/// Requires `Authorization: Bearer {token}` (the scheme in any case, RFC 7235).
+///
+/// The token is compared in constant time over equal-length keyed digests, so neither its length
+/// nor how much of it a guess got right shows in the time an answer takes.
 struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     let token: String?
+    private let expected: TokenDigest?
+
+    init(token: String?) {
+        self.token = token
+        self.expected = token.map { TokenDigest(Array($0.utf8)) }
+    }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let token = self.token else {
+        guard let expected = self.expected else {
             throw APIError(.forbidden, code: "adminDisabled", message: "the admin API is disabled: set server.adminToken in the configuration")
         }
-        guard let header = request.headers[.authorization], header.hasPrefix("Bearer "),
-            constantTimeEqual(Array(header.utf8.dropFirst(7)), Array(token.utf8))
+        guard let header = request.headers[.authorization], let credentials = Self.bearerCredentials(header),
+            TokenDigest(Array(credentials.utf8)) == expected
         else {
             throw APIError(.unauthorized, code: "unauthorized", message: "missing or wrong bearer token (Authorization: Bearer TOKEN)")
         }
         return try await next(request, context)
     }
 
-    private func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for (x, y) in zip(a, b) { difference |= x ^ y }
+    /// The credentials of a `Bearer` authorization (`bearer`, `BEARER`... alike), or `nil`.
+    static func bearerCredentials(_ header: String) -> Substring? {
+        let text = header[...].drop { $0 == " " }
+        guard let space = text.firstIndex(of: " "), text[..<space].lowercased() == "bearer" else { return nil }
+        var credentials = text[space...].drop { $0 == " " }
+        while credentials.last == " " { credentials = credentials.dropLast() }
+        return credentials.isEmpty ? nil : credentials
+    }
+}
+
+/// A 256-bit keyed digest of a secret, compared in constant time.
+///
+/// Four SipHash runs of the standard library's `Hasher` (seeded at random once per process, so the
+/// key is unknown outside it), each with its own lane number. Digests always have the same length,
+/// and `==` looks at every bit of both, so comparing a guess leaks neither the token's length nor
+/// the length of a matching prefix.
+struct TokenDigest: Equatable {
+    private let lanes: (UInt64, UInt64, UInt64, UInt64)
+
+    init(_ bytes: [UInt8]) {
+        func lane(_ number: UInt8) -> UInt64 {
+            var hasher = Hasher()
+            hasher.combine(number)
+            hasher.combine(bytes.count)
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+            return UInt64(bitPattern: Int64(hasher.finalize()))
+        }
+        self.lanes = (lane(0), lane(1), lane(2), lane(3))
+    }
+
+    static func == (a: TokenDigest, b: TokenDigest) -> Bool {
+        let difference = (a.lanes.0 ^ b.lanes.0) | (a.lanes.1 ^ b.lanes.1) | (a.lanes.2 ^ b.lanes.2) | (a.lanes.3 ^ b.lanes.3)
         return difference == 0
     }
 }

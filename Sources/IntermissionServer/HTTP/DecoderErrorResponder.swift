@@ -1,0 +1,155 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Measures the request line of the message being received, so that a head too large for the
+/// decoder can be told apart: `414` when the request line alone is too long, `431` when the header
+/// fields are.
+///
+/// Sits first in the pipeline, before the HTTP decoder, and only counts bytes up to the first line
+/// feed of each message. With requests pipelined into one read the count can be wrong (and the
+/// status `431` instead of `414`); the answer is a refusal either way.
+final class RequestLineTracker: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// Bytes of the current message's request line received so far (without its line feed).
+    var requestLineBytes = 0
+    /// Whether the request line's line feed has arrived.
+    var requestLineEnded = false
+    /// Set once a refusal is answered: what the client still sends is dropped unread (so closing
+    /// the connection does not reset it before the client has read the answer).
+    var discarding = false
+
+    /// Starts on the next message.
+    func reset() {
+        self.requestLineBytes = 0
+        self.requestLineEnded = false
+    }
+
+    /// Whether the request line is longer than ``InputLimits/requestTargetBytes``.
+    var requestLineTooLong: Bool { self.requestLineBytes > InputLimits.requestTargetBytes }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.discarding else { return }
+        if !self.requestLineEnded {
+            let view = self.unwrapInboundIn(data).readableBytesView
+            if let feed = view.firstIndex(of: UInt8(ascii: "\n")) {
+                self.requestLineBytes += view.distance(from: view.startIndex, to: feed)
+                self.requestLineEnded = true
+            } else {
+                self.requestLineBytes += view.count
+            }
+        }
+        context.fireChannelRead(data)
+    }
+}
+
+/// Answers requests the HTTP decoder refuses (before any routing) with the same JSON error body as
+/// every other error, then closes the connection: `414` for a request target over
+/// ``InputLimits/requestTargetBytes`` bytes, `431` for header fields over the limits, `400` for an
+/// unknown method or anything else malformed.
+///
+/// Sits right after the decoder. Without it, Hummingbird answers a bare `400` with no body.
+final class DecoderErrorResponder: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let tracker: RequestLineTracker
+    private var answered = false
+
+    init(tracker: RequestLineTracker) {
+        self.tracker = tracker
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .end = self.unwrapInboundIn(data) { self.tracker.reset() }
+        context.fireChannelRead(data)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard let parserError = error as? HTTPParserError else {
+            context.fireErrorCaught(error)
+            return
+        }
+        guard !self.answered else { return }
+        self.answered = true
+        self.tracker.discarding = true
+        let (status, code, message) = Self.answer(parserError, requestLineTooLong: self.tracker.requestLineTooLong)
+        let body = APIError.body(status: status, code: code, message: message)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "application/json; charset=utf-8")
+        headers.add(name: "Content-Length", value: String(body.readableBytes))
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "Connection", value: "close")
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: Int(status.code)), headers: headers)
+        context.write(self.wrapOutboundOut(.head(head)), promise: nil)
+        context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(self.wrapOutboundOut(.end(nil)), promise: written)
+        // Half-close first, so the client reads the whole answer; the connection closes when the
+        // client closes its side, or after five seconds.
+        let channel = context.channel
+        written.futureResult.whenComplete { _ in
+            channel.close(mode: .output, promise: nil)
+            channel.eventLoop.scheduleTask(in: .seconds(5)) { channel.close(promise: nil) }
+        }
+    }
+
+    /// The status, code and message for a decoder error.
+    static func answer(_ error: HTTPParserError, requestLineTooLong: Bool) -> (HTTPResponse.Status, String, String) {
+        switch error {
+        case .headerOverflow where requestLineTooLong:
+            return (.uriTooLong, "uriTooLong", "the request target is longer than \(InputLimits.requestTargetBytes) bytes")
+        case .headerOverflow:
+            return (
+                .requestHeaderFieldsTooLarge, "headersTooLarge",
+                "the header fields are too large (at most \(InputLimits.headerFieldCount) fields, \(InputLimits.headerFieldBytes) bytes each, \(InputLimits.headerBlockBytes) bytes in all)"
+            )
+        case .invalidMethod:
+            return (.badRequest, "badRequest", "unknown or malformed request method")
+        default:
+            return (.badRequest, "badRequest", "malformed HTTP request (\(error))")
+        }
+    }
+}
+
+/// Hummingbird's HTTP/1.1 channel with the decoder limits of ``InputLimits`` and the two handlers
+/// above, so requests refused before routing get a JSON answer too.
+struct GuardedHTTP1Channel: ServerChildChannel {
+    typealias Value = HTTP1Channel.Value
+
+    let base: HTTP1Channel
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+        self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let operations = channel.pipeline.syncOperations
+            let tracker = RequestLineTracker()
+            try operations.addHandler(tracker, position: .first)
+            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try operations.addHandler(DecoderErrorResponder(tracker: tracker), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: Value, logger: Logger) async {
+        await self.base.handle(value: value, logger: logger)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// HTTP/1.1 with the limits of ``InputLimits`` and JSON answers for requests the decoder refuses.
+    static func guardedHTTP1() -> HTTPServerBuilder {
+        HTTPServerBuilder { responder in
+            let limits = HTTP1Channel.Configuration.DecoderConfiguration(
+                maxHeaderFieldSize: InputLimits.headerFieldBytes,
+                maxHeaderListSize: InputLimits.headerBlockBytes,
+                maxHeaderFieldCount: InputLimits.headerFieldCount
+            )
+            return GuardedHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: limits)))
+        }
+    }
+}
