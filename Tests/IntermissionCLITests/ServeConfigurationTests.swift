@@ -6,7 +6,10 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct ServeConfigurationTests {
     /// Runs the binary and kills it after `seconds` (a server that started instead of refusing).
-    static func serve(_ arguments: [String], seconds: Double = 20) throws -> (status: Int32, stderr: String, killed: Bool) {
+    static func serve(
+        _ arguments: [String],
+        seconds: Double = 20
+    ) throws -> (status: Int32, stderr: String, killed: Bool) {
         let process = Process()
         process.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
         process.arguments = ["serve"] + arguments
@@ -48,7 +51,9 @@ struct ServeConfigurationTests {
         #expect(!result.stderr.contains("Fatal error"))
     }
 
-    @Test(arguments: ["70000", "-1", "65536", "1e300", "0x1F90", "9223372036854775808"]) func aBadPortExits2(_ port: String) throws {
+    @Test(arguments: ["70000", "-1", "65536", "1e300", "0x1F90", "9223372036854775808"]) func aBadPortExits2(
+        _ port: String
+    ) throws {
         let result = try Self.serve(["--demo", "--database", "memory:", "--port=\(port)"])
         #expect(!result.killed, "the server started on --port \(port)")
         #expect(result.status == 2, "\(result.stderr)")

@@ -4,9 +4,10 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
-@testable import IntermissionServer
 import NIOCore
 import Testing
+
+@testable import IntermissionServer
 
 /// Admin bodies: every number and ID in its documented range, or a 400 naming the field.
 @Suite struct AdminInputTests {
@@ -46,8 +47,14 @@ import Testing
             for (json, field) in Self.badBreaks {
                 let response = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: json)
                 #expect(response.status == .badRequest, "\(json.prefix(80))")
-                #expect(response.json?["error"]?["field"]?.stringValue == field, "\(json.prefix(80)): \(response.text.prefix(300))")
-                #expect(response.json?["error"]?["message"]?.stringValue?.hasPrefix(field + " ") == true, "\(response.text.prefix(300))")
+                #expect(
+                    response.json?["error"]?["field"]?.stringValue == field,
+                    "\(json.prefix(80)): \(response.text.prefix(300))"
+                )
+                #expect(
+                    response.json?["error"]?["message"]?.stringValue?.hasPrefix(field + " ") == true,
+                    "\(response.text.prefix(300))"
+                )
                 #expect(response.bytes.count < 1000, "the answer echoes the input back")
             }
             // Nothing was created, and no playlist ever says DURATION=0.
@@ -60,12 +67,17 @@ import Testing
             let edges = try await client.admin(
                 .post,
                 "/v1/admin/channels/demo/breaks",
-                json: #"{"id": "\#(String(repeating: "e", count: 64))", "startIn": 0, "duration": 0.001, "resumeOffset": -3600}"#
+                json:
+                    #"{"id": "\#(String(repeating: "e", count: 64))", "startIn": 0, "duration": 0.001, "resumeOffset": -3600}"#
             )
             #expect(edges.status == .created, "\(edges.text)")
             #expect(edges.json?["duration"]?.doubleValue == 0.001)
             #expect(edges.json?["resumeOffset"]?.doubleValue == -3600)
-            let longest = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: #"{"id": "long", "startIn": 2592000, "duration": 3600}"#)
+            let longest = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: #"{"id": "long", "startIn": 2592000, "duration": 3600}"#
+            )
             #expect(longest.status == .created, "\(longest.text)")
             #expect(longest.json?["startDate"]?.stringValue == "2025-01-31T00:00:30.000Z")
         }
@@ -74,15 +86,27 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func earlyReturnAndPathIDsAreChecked() async throws {
         let clock = ManualWallClock(t0 + 30)
         try await withServer(try demoConfiguration(clock: clock)) { client in
-            let created = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: #"{"id": "news", "startIn": 10, "duration": 30}"#)
+            let created = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: #"{"id": "news", "startIn": 10, "duration": 30}"#
+            )
             #expect(created.status == .created)
             for after in ["1e300", "-1e300", "0", "1e-300", "3600.5"] {
-                let response = try await client.admin(.post, "/v1/admin/channels/demo/breaks/news/early-return", json: #"{"after": \#(after)}"#)
+                let response = try await client.admin(
+                    .post,
+                    "/v1/admin/channels/demo/breaks/news/early-return",
+                    json: #"{"after": \#(after)}"#
+                )
                 #expect(response.status == .badRequest, "after \(after)")
                 #expect(response.json?["error"]?["field"]?.stringValue == "after")
             }
             // A date far before the break is a conflict, not an overflow.
-            let early = try await client.admin(.post, "/v1/admin/channels/demo/breaks/news/early-return", json: #"{"at": "1677-09-22T00:00:00Z"}"#)
+            let early = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks/news/early-return",
+                json: #"{"at": "1677-09-22T00:00:00Z"}"#
+            )
             #expect(early.status == .conflict)
             let long = String(repeating: "b", count: 5000)
             let delete = try await client.admin(.delete, "/v1/admin/channels/demo/breaks/\(long)")
@@ -117,12 +141,21 @@ import Testing
             for (json, field) in Self.badCreatives {
                 let response = try await client.admin(.post, "/v1/admin/inventory", json: json)
                 #expect(response.status == .badRequest, "\(json.prefix(80))")
-                #expect(response.json?["error"]?["field"]?.stringValue == field, "\(json.prefix(80)): \(response.text.prefix(200))")
+                #expect(
+                    response.json?["error"]?["field"]?.stringValue == field,
+                    "\(json.prefix(80)): \(response.text.prefix(200))"
+                )
             }
             let creatives = try await client.admin(.get, "/v1/admin/inventory")
             #expect(creatives.json?["creatives"]?.arrayValue?.count == 3)
-            for uri in ["https://cdn.example/ad.m3u8", "HTTP://cdn.example:8080/ad.m3u8?x=1", "/media/demo/ad-red/main.m3u8"] {
-                let response = try await client.admin(.post, "/v1/admin/inventory", json: #"{"id": "ok", "uri": "\#(uri)", "duration": 10, "value": 0}"#)
+            for uri in [
+                "https://cdn.example/ad.m3u8", "HTTP://cdn.example:8080/ad.m3u8?x=1", "/media/demo/ad-red/main.m3u8",
+            ] {
+                let response = try await client.admin(
+                    .post,
+                    "/v1/admin/inventory",
+                    json: #"{"id": "ok", "uri": "\#(uri)", "duration": 10, "value": 0}"#
+                )
                 #expect(response.status == .created, "\(uri): \(response.text)")
             }
         }
@@ -131,7 +164,11 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func anAdminBodyOver64KiBIs413() async throws {
         try await withServer(try demoConfiguration(clock: ManualWallClock(t0))) { client in
             let padding = String(repeating: " ", count: 70_000)
-            let response = try await client.admin(.post, "/v1/admin/inventory", json: #"{"id": "x", "uri": "/a.m3u8", "duration": 10, "value": 1}"# + padding)
+            let response = try await client.admin(
+                .post,
+                "/v1/admin/inventory",
+                json: #"{"id": "x", "uri": "/a.m3u8", "duration": 10, "value": 1}"# + padding
+            )
             #expect(response.status == .contentTooLarge)
             #expect(response.json?["error"]?["code"]?.stringValue == "tooLarge")
         }
@@ -157,8 +194,14 @@ import Testing
                 ("/v1/admin/inventory", auth),
             ]
             for (path, headers) in routes {
-                let get = try await rawExchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
-                let head = try await rawExchange(port: port, "HEAD \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n")
+                let get = try await rawExchange(
+                    port: port,
+                    "GET \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n"
+                )
+                let head = try await rawExchange(
+                    port: port,
+                    "HEAD \(path) HTTP/1.1\r\nHost: x\r\n\(headers)Connection: close\r\n\r\n"
+                )
                 #expect(get.status == 200, "GET \(path)")
                 #expect(head.status == 200, "HEAD \(path)")
                 #expect(head.body.isEmpty, "HEAD \(path) sent a body")
@@ -166,8 +209,14 @@ import Testing
                 #expect(head.header("content-length") == String(get.body.count), "\(path)")
                 #expect(head.header("cache-control") == get.header("cache-control"), "\(path)")
             }
-            let metrics = try await rawExchange(port: port, "HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            #expect(metrics.status == 200 && metrics.body.isEmpty && metrics.header("content-type")?.hasPrefix("text/plain") == true)
+            let metrics = try await rawExchange(
+                port: port,
+                "HEAD /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
+            #expect(
+                metrics.status == 200 && metrics.body.isEmpty
+                    && metrics.header("content-type")?.hasPrefix("text/plain") == true
+            )
         }
     }
 
@@ -187,9 +236,16 @@ import Testing
                 ("GET /v1/admin/channels/demo/breaks/x/early-return HTTP/1.1", ["POST"]),
             ]
             for (line, allow) in cases {
-                let response = try await rawExchange(port: port, "\(line)\r\nHost: x\r\nAuthorization: Bearer secret\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                let response = try await rawExchange(
+                    port: port,
+                    "\(line)\r\nHost: x\r\nAuthorization: Bearer secret\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                )
                 #expect(response.status == 405, "\(line)")
-                let allowed = Set((response.header("allow") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                let allowed = Set(
+                    (response.header("allow") ?? "").split(separator: ",").map {
+                        $0.trimmingCharacters(in: .whitespaces)
+                    }
+                )
                 #expect(allowed == allow, "\(line): \(response.header("allow") ?? "no Allow")")
                 #expect(response.error.status == 405 && response.error.code == "methodNotAllowed", "\(line)")
             }
@@ -200,36 +256,63 @@ import Testing
         try await withServer(try demoConfiguration(clock: ManualWallClock(t0))) { client in
             let port = try #require(client.port)
             let longTarget = "/vod/demo/" + String(repeating: "a", count: 9000) + ".m3u8"
-            let uriTooLong = try await rawExchange(port: port, "GET \(longTarget) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let uriTooLong = try await rawExchange(
+                port: port,
+                "GET \(longTarget) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
             #expect(uriTooLong.status == 414)
             #expect(uriTooLong.error.status == 414 && uriTooLong.error.code == "uriTooLong")
             let veryLongTarget = "/" + String(repeating: "a", count: 100_000)
-            let uriFarTooLong = try await rawExchange(port: port, "GET \(veryLongTarget) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let uriFarTooLong = try await rawExchange(
+                port: port,
+                "GET \(veryLongTarget) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
             #expect(uriFarTooLong.status == 414)
 
-            let bigField = try await rawExchange(port: port, "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 9000))\r\nConnection: close\r\n\r\n")
+            let bigField = try await rawExchange(
+                port: port,
+                "GET /health HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "b", count: 9000))\r\nConnection: close\r\n\r\n"
+            )
             #expect(bigField.status == 431)
             #expect(bigField.error.status == 431 && bigField.error.code == "headersTooLarge")
             #expect(bigField.header("content-type") == "application/json; charset=utf-8")
             let manyFields = (0..<150).map { "X-Field-\($0): v\r\n" }.joined()
-            let tooMany = try await rawExchange(port: port, "GET /health HTTP/1.1\r\nHost: x\r\n\(manyFields)Connection: close\r\n\r\n")
+            let tooMany = try await rawExchange(
+                port: port,
+                "GET /health HTTP/1.1\r\nHost: x\r\n\(manyFields)Connection: close\r\n\r\n"
+            )
             #expect(tooMany.status == 431)
             let wideFields = (0..<40).map { "X-Wide-\($0): \(String(repeating: "w", count: 1000))\r\n" }.joined()
-            let tooWide = try await rawExchange(port: port, "GET /health HTTP/1.1\r\nHost: x\r\n\(wideFields)Connection: close\r\n\r\n")
+            let tooWide = try await rawExchange(
+                port: port,
+                "GET /health HTTP/1.1\r\nHost: x\r\n\(wideFields)Connection: close\r\n\r\n"
+            )
             #expect(tooWide.status == 431)
-            let hugeField = try await rawExchange(port: port, "GET /health HTTP/1.1\r\nHost: x\r\nX-Huge: \(String(repeating: "h", count: 100_000))\r\n\r\n")
+            let hugeField = try await rawExchange(
+                port: port,
+                "GET /health HTTP/1.1\r\nHost: x\r\nX-Huge: \(String(repeating: "h", count: 100_000))\r\n\r\n"
+            )
             #expect(hugeField.status == 431)
 
-            let unknownMethod = try await rawExchange(port: port, "FROBNICATE /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let unknownMethod = try await rawExchange(
+                port: port,
+                "FROBNICATE /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
             #expect(unknownMethod.status == 400)
             #expect(unknownMethod.error.status == 400 && unknownMethod.error.code == "badRequest")
             let garbage = try await rawExchange(port: port, [0x00, 0x01, 0x02, 0x0D, 0x0A, 0x0D, 0x0A])
             #expect(garbage.status == 400 && garbage.error.status == 400)
-            let badLength = try await rawExchange(port: port, "POST /v1/admin/inventory HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab")
+            let badLength = try await rawExchange(
+                port: port,
+                "POST /v1/admin/inventory HTTP/1.1\r\nHost: x\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nab"
+            )
             #expect(badLength.status == 400 && badLength.error.code == "badRequest")
 
             // Just under the limits is served.
-            let fine = try await rawExchange(port: port, "GET /health?\(String(repeating: "q", count: 8000)) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            let fine = try await rawExchange(
+                port: port,
+                "GET /health?\(String(repeating: "q", count: 8000)) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            )
             #expect(fine.status == 200)
         }
     }
@@ -259,12 +342,21 @@ import Testing
                 "/media/demo/primary/%ff.ts",
             ]
             for path in refused {
-                let response = try await rawExchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                let response = try await rawExchange(
+                    port: port,
+                    "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                )
                 #expect(response.status == 400, "\(path): \(response.status)")
                 #expect(response.error.status == 400, "\(path)")
             }
-            for path in ["/media/demo/make.sh", "/media/demo/README.md", "/media/demo/", "/media/demo/primary", "/media/demo/primary/", "/media/demo/.hidden.ts"] {
-                let response = try await rawExchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            for path in [
+                "/media/demo/make.sh", "/media/demo/README.md", "/media/demo/", "/media/demo/primary",
+                "/media/demo/primary/", "/media/demo/.hidden.ts",
+            ] {
+                let response = try await rawExchange(
+                    port: port,
+                    "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                )
                 #expect(response.status == 404, "\(path): \(response.status)")
                 #expect(response.header("location") == nil)
             }
@@ -274,8 +366,14 @@ import Testing
             #expect(playlist.status == .ok && playlist.headers[.contentType] == "application/vnd.apple.mpegurl")
             #expect(MediaFileTypes.contentType(of: "init.MP4") == "video/mp4")
             #expect(MediaFileTypes.contentType(of: "subs.vtt") == "text/vtt; charset=utf-8")
-            #expect(MediaFileTypes.contentType(of: "a.aac") == "audio/aac" && MediaFileTypes.contentType(of: "k.key") == "application/octet-stream")
-            #expect(MediaFileTypes.contentType(of: "index.html") == nil && MediaFileTypes.contentType(of: "main.m3u8.sh") == nil)
+            #expect(
+                MediaFileTypes.contentType(of: "a.aac") == "audio/aac"
+                    && MediaFileTypes.contentType(of: "k.key") == "application/octet-stream"
+            )
+            #expect(
+                MediaFileTypes.contentType(of: "index.html") == nil
+                    && MediaFileTypes.contentType(of: "main.m3u8.sh") == nil
+            )
         }
     }
 
@@ -284,21 +382,32 @@ import Testing
         let originRouter = Router()
         originRouter.get("**") { request, _ -> Response in
             await seen.add(request.uri.path)
-            let body = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:6.0,\nseg.ts\n#EXT-X-ENDLIST\n"
-            return Response(status: .ok, headers: [.contentType: "application/vnd.apple.mpegurl"], body: .init(byteBuffer: ByteBuffer(string: body)))
+            let body =
+                "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:6.0,\nseg.ts\n#EXT-X-ENDLIST\n"
+            return Response(
+                status: .ok,
+                headers: [.contentType: "application/vnd.apple.mpegurl"],
+                body: .init(byteBuffer: ByteBuffer(string: body))
+            )
         }
         let origin = Application(router: originRouter, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
         try await origin.test(.live) { originClient in
             let base = "http://127.0.0.1:\(try #require(originClient.port))"
             var configuration = try demoConfiguration(clock: ManualWallClock(t0))
-            configuration.adInsertion.assets.append(VODAsset(id: "remote", origin: base + "/movie/", playlist: "main.m3u8"))
+            configuration.adInsertion.assets.append(
+                VODAsset(id: "remote", origin: base + "/movie/", playlist: "main.m3u8")
+            )
             try await withServer(configuration) { client in
                 let port = try #require(client.port)
                 for path in [
-                    "/vod/remote/%2e%2e/%2e%2e/secret.m3u8", "/vod/remote/..%2fsecret.m3u8", "/vod/remote/a/%2E%2E/secret.m3u8",
+                    "/vod/remote/%2e%2e/%2e%2e/secret.m3u8", "/vod/remote/..%2fsecret.m3u8",
+                    "/vod/remote/a/%2E%2E/secret.m3u8",
                     "/vod/remote/%00/secret.m3u8", "/vod/remote/.%2e/secret.m3u8", "/live/demo/%2e%2e/prog.m3u8",
                 ] {
-                    let response = try await rawExchange(port: port, "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    let response = try await rawExchange(
+                        port: port,
+                        "GET \(path) HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+                    )
                     #expect(response.status == 400, "\(path): \(response.status)")
                 }
                 // A decoded '?' stays part of the name: the origin never gets a query from the path.
@@ -308,7 +417,10 @@ import Testing
                 #expect(plain.status == .ok)
             }
             let paths = await seen.paths
-            #expect(paths.allSatisfy { !$0.lowercased().contains("%2e") && !$0.contains("..") && !$0.contains("secret") }, "\(paths)")
+            #expect(
+                paths.allSatisfy { !$0.lowercased().contains("%2e") && !$0.contains("..") && !$0.contains("secret") },
+                "\(paths)"
+            )
             #expect(paths.contains("/movie/sub/x%3Fa%3D1%23f.m3u8"), "\(paths)")
             #expect(paths.contains("/movie/main.m3u8"))
         }
@@ -320,7 +432,10 @@ import Testing
                 let response = try await client.get("/v1/admin/inventory", headers: [.authorization: header])
                 #expect(response.status == .ok, "\(header)")
             }
-            for header in ["Bearer secre", "Bearer secretX", "Bearer SECRET", "Basic secret", "Bearer", "Bearer ", "secret", "Bearersecret", "Bearer \(String(repeating: "s", count: 4000))"] {
+            for header in [
+                "Bearer secre", "Bearer secretX", "Bearer SECRET", "Basic secret", "Bearer", "Bearer ", "secret",
+                "Bearersecret", "Bearer \(String(repeating: "s", count: 4000))",
+            ] {
                 let response = try await client.get("/v1/admin/inventory", headers: [.authorization: header])
                 #expect(response.status == .unauthorized, "\(header.prefix(40))")
             }
@@ -340,7 +455,12 @@ import Testing
             #expect(denied.status == .unauthorized && denied.headers[.accessControlAllowOrigin] == nil)
             let bad = try await client.admin(.post, "/v1/admin/inventory", json: "{}")
             #expect(bad.status == .badRequest && bad.headers[.accessControlAllowOrigin] == nil)
-            let preflight = try await client.execute(uri: "/v1/admin/inventory", method: .options, headers: [.origin: "https://evil.example"], body: nil) { $0 }
+            let preflight = try await client.execute(
+                uri: "/v1/admin/inventory",
+                method: .options,
+                headers: [.origin: "https://evil.example"],
+                body: nil
+            ) { $0 }
             #expect(preflight.headers[.accessControlAllowOrigin] == nil)
             #expect(preflight.status != .noContent)
             // Public answers keep it, errors included.

@@ -21,30 +21,46 @@ struct XorShiftGenerator: RandomNumberGenerator {
 /// Random requests over every route of the demo configuration, with the hostile edges.
 enum RandomRequests {
     static let numbers = [
-        "0", "-0", "1", "-1", "0.5", "3600", "3600.000000001", "1e308", "-1e308", "1e-300", "NaN", "nan", "inf", "-inf", "Infinity",
-        "9223372036", "9223372037", "9223372036.9", "9223372036854775807", "-9223372036854775808", "18446744073709551616",
-        "1234567890123456789012345678901234567890", "0x1F", "1e3", "1E+3", ".5", "5.", "", "+1", "1_000", "00000000000000000000001",
+        "0", "-0", "1", "-1", "0.5", "3600", "3600.000000001", "1e308", "-1e308", "1e-300", "NaN", "nan", "inf", "-inf",
+        "Infinity",
+        "9223372036", "9223372037", "9223372036.9", "9223372036854775807", "-9223372036854775808",
+        "18446744073709551616",
+        "1234567890123456789012345678901234567890", "0x1F", "1e3", "1E+3", ".5", "5.", "", "+1", "1_000",
+        "00000000000000000000001",
         "0.0000000000000000000000000000001", "12.3456789012345678901234567890",
     ]
     static let strings = [
-        "", "a", "demo", "preroll", "midroll-1", "..", ".", "%2e%2e", "%2E%2e", "%00", "%0a", "%0d%0a", "%2f", "%5c", "%25", "%ff",
-        "%", "%zz", "a%00.html", "auto-1", "auto-0", "auto-9999", "auto-", "news", "x.m3u8", "main.m3u8", "prog.m3u8", "seg-000.ts",
-        "README.md", "make.sh", "~", "-", "_", "\u{00e9}", "%C3%A9", String(repeating: "a", count: 65), String(repeating: "z", count: 5000),
+        "", "a", "demo", "preroll", "midroll-1", "..", ".", "%2e%2e", "%2E%2e", "%00", "%0a", "%0d%0a", "%2f", "%5c",
+        "%25", "%ff",
+        "%", "%zz", "a%00.html", "auto-1", "auto-0", "auto-9999", "auto-", "news", "x.m3u8", "main.m3u8", "prog.m3u8",
+        "seg-000.ts",
+        "README.md", "make.sh", "~", "-", "_", "\u{00e9}", "%C3%A9", String(repeating: "a", count: 65),
+        String(repeating: "z", count: 5000),
         String(repeating: "y", count: 100_000),
     ]
     static let prefixes = [
-        "/vod/demo/", "/vod/", "/live/demo/", "/live/", "/v1/asset-lists/vod-demo/", "/v1/asset-lists/live-demo/", "/v1/asset-lists/",
-        "/media/demo/", "/media/demo/primary/", "/media/", "/health", "/metrics", "/v1/admin/channels/demo/breaks/", "/v1/admin/channels/",
+        "/vod/demo/", "/vod/", "/live/demo/", "/live/", "/v1/asset-lists/vod-demo/", "/v1/asset-lists/live-demo/",
+        "/v1/asset-lists/",
+        "/media/demo/", "/media/demo/primary/", "/media/", "/health", "/metrics", "/v1/admin/channels/demo/breaks/",
+        "/v1/admin/channels/",
         "/v1/admin/inventory/", "/v1/admin/", "/", "//", "/./", "/../",
     ]
     static let suffixes = ["", ".m3u8", ".json", ".ts", "/", "/early-return", "/main.m3u8", "/prog.m3u8"]
-    static let methods = ["GET", "GET", "GET", "HEAD", "POST", "POST", "DELETE", "PUT", "OPTIONS", "PATCH", "TRACE", "PURGE", "FROB"]
-    static let queryKeys = ["_HLS_start_offset", "_HLS_primary_id", "_HLS_interstitial_id", "x", "_HLS_start_offset", ""]
+    static let methods = [
+        "GET", "GET", "GET", "HEAD", "POST", "POST", "DELETE", "PUT", "OPTIONS", "PATCH", "TRACE", "PURGE", "FROB",
+    ]
+    static let queryKeys = [
+        "_HLS_start_offset", "_HLS_primary_id", "_HLS_interstitial_id", "x", "_HLS_start_offset", "",
+    ]
     static let headers = [
-        "X-Playback-Session-Id", "Authorization", "Content-Type", "Range", "If-None-Match", "Origin", "Access-Control-Request-Headers",
+        "X-Playback-Session-Id", "Authorization", "Content-Type", "Range", "If-None-Match", "Origin",
+        "Access-Control-Request-Headers",
         "Host", "Accept", "X-Forwarded-For",
     ]
-    static let jsonKeys = ["id", "start", "startIn", "duration", "cue", "restrictions", "snap", "resumeOffset", "after", "at", "uri", "value"]
+    static let jsonKeys = [
+        "id", "start", "startIn", "duration", "cue", "restrictions", "snap", "resumeOffset", "after", "at", "uri",
+        "value",
+    ]
 
     static func pick<T>(_ values: [T], _ random: inout XorShiftGenerator) -> T {
         values[Int(random.next() % UInt64(values.count))]
@@ -52,10 +68,21 @@ enum RandomRequests {
 
     static func jsonValue(_ random: inout XorShiftGenerator) -> String {
         switch random.next() % 6 {
-        case 0: return pick(numbers.filter { Double($0) != nil && !$0.lowercased().contains("n") && !$0.hasPrefix("0x") }, &random)
+        case 0:
+            return pick(
+                numbers.filter { Double($0) != nil && !$0.lowercased().contains("n") && !$0.hasPrefix("0x") },
+                &random
+            )
         case 1: return "\"" + pick(strings, &random).prefix(200) + "\""
         case 2: return "[\"" + pick(["PRE", "POST", "ONCE", "SKIP", "JUMP", "OUT", "IN", "X"], &random) + "\"]"
-        case 3: return pick(["null", "true", "{}", "[]", "\"now\"", "\"2025-01-01T00:00:10Z\"", "\"1734-01-01T00:00:00Z\"", "\"9999-12-31T23:59:59Z\""], &random)
+        case 3:
+            return pick(
+                [
+                    "null", "true", "{}", "[]", "\"now\"", "\"2025-01-01T00:00:10Z\"", "\"1734-01-01T00:00:00Z\"",
+                    "\"9999-12-31T23:59:59Z\"",
+                ],
+                &random
+            )
         case 4: return String(Double(bitPattern: random.next()))  // includes nan and inf: invalid JSON
         default: return String(Int64(bitPattern: random.next()))
         }
@@ -65,7 +92,9 @@ enum RandomRequests {
     static func request(_ random: inout XorShiftGenerator) -> [UInt8] {
         let method = pick(methods, &random)
         var path = pick(prefixes, &random)
-        for _ in 0..<Int(random.next() % 3) { path += pick(strings, &random).prefix(random.next() % 4 == 0 ? 100_000 : 300) + "/" }
+        for _ in 0..<Int(random.next() % 3) {
+            path += pick(strings, &random).prefix(random.next() % 4 == 0 ? 100_000 : 300) + "/"
+        }
         if random.next() % 2 == 0, path.hasSuffix("/") { path.removeLast() }
         path += pick(suffixes, &random)
         var query: [String] = []
@@ -79,7 +108,11 @@ enum RandomRequests {
             let name = pick(headers, &random)
             let value: String
             switch name {
-            case "Authorization": value = pick(["Bearer secret", "bearer secret", "Bearer wrong", "Basic c2VjcmV0", "Bearer", ""], &random)
+            case "Authorization":
+                value = pick(
+                    ["Bearer secret", "bearer secret", "Bearer wrong", "Basic c2VjcmV0", "Bearer", ""],
+                    &random
+                )
             default: value = String(pick(strings, &random).prefix(random.next() % 8 == 0 ? 100_000 : 500))
             }
             head += "\(name): \(value)\r\n"
@@ -90,7 +123,9 @@ enum RandomRequests {
             case 0: body = Array(String(repeating: " ", count: Int(random.next() % 100_000)).utf8)
             case 1: body = (0..<Int(random.next() % 512)).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             default:
-                let fields = (0..<Int(random.next() % 6)).map { _ in "\"\(pick(jsonKeys, &random))\": \(jsonValue(&random))" }
+                let fields = (0..<Int(random.next() % 6)).map { _ in
+                    "\"\(pick(jsonKeys, &random))\": \(jsonValue(&random))"
+                }
                 body = Array(("{" + fields.joined(separator: ", ") + "}").utf8)
             }
         }
@@ -117,7 +152,10 @@ enum RandomRequests {
                         var seen: [(Int, String)] = []
                         for _ in stride(from: worker, to: total, by: workers) {
                             let bytes = RandomRequests.request(&random)
-                            let line = String(decoding: bytes.prefix(120), as: UTF8.self).split(separator: "\r\n").first.map(String.init) ?? ""
+                            let line =
+                                String(decoding: bytes.prefix(120), as: UTF8.self).split(separator: "\r\n").first.map(
+                                    String.init
+                                ) ?? ""
                             let response = try await rawExchange(port: port, bytes, timeout: .seconds(30))
                             seen.append((response.status, line))
                         }

@@ -68,7 +68,7 @@ func rawExchange(port: Int, _ request: [UInt8], timeout: Duration = .seconds(20)
                 var received: [UInt8] = []
                 do {
                     for try await chunk in inbound { received += chunk.readableBytesView }
-                } catch where !received.isEmpty {
+                } catch  where !received.isEmpty {
                     // A reset after the answer arrived: the answer is what counts.
                 }
                 return RawResponse(received)

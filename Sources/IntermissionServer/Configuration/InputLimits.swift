@@ -63,17 +63,30 @@ public enum InputLimits {
     /// A number of seconds checked against `range` (NaN and infinities are outside every range).
     ///
     /// - Throws: ``InputLimitError`` naming `field` and the range.
-    static func seconds(_ value: Double, in range: ClosedRange<Double>, field: String) throws(InputLimitError) -> MediaTime {
+    static func seconds(
+        _ value: Double,
+        in range: ClosedRange<Double>,
+        field: String
+    ) throws(InputLimitError) -> MediaTime {
         guard value.isFinite, range.contains(value) else {
-            throw InputLimitError(field: field, message: "must be a number of seconds from \(Self.text(range.lowerBound)) to \(Self.text(range.upperBound)), got \(Self.text(value))")
+            throw InputLimitError(
+                field: field,
+                message:
+                    "must be a number of seconds from \(Self.text(range.lowerBound)) to \(Self.text(range.upperBound)), got \(Self.text(value))"
+            )
         }
         return MediaTime(seconds: value)
     }
 
     /// A number checked against `range` (NaN and infinities are outside every range).
-    static func number(_ value: Double, in range: ClosedRange<Double>, field: String) throws(InputLimitError) -> Double {
+    static func number(_ value: Double, in range: ClosedRange<Double>, field: String) throws(InputLimitError) -> Double
+    {
         guard value.isFinite, range.contains(value) else {
-            throw InputLimitError(field: field, message: "must be a number from \(Self.text(range.lowerBound)) to \(Self.text(range.upperBound)), got \(Self.text(value))")
+            throw InputLimitError(
+                field: field,
+                message:
+                    "must be a number from \(Self.text(range.lowerBound)) to \(Self.text(range.upperBound)), got \(Self.text(value))"
+            )
         }
         return value
     }
@@ -81,7 +94,10 @@ public enum InputLimits {
     /// An integer checked against `range`.
     static func integer(_ value: Int, in range: ClosedRange<Int>, field: String) throws(InputLimitError) -> Int {
         guard range.contains(value) else {
-            throw InputLimitError(field: field, message: "must be an integer from \(range.lowerBound) to \(range.upperBound), got \(value)")
+            throw InputLimitError(
+                field: field,
+                message: "must be an integer from \(range.lowerBound) to \(range.upperBound), got \(value)"
+            )
         }
         return value
     }
@@ -91,7 +107,8 @@ public enum InputLimits {
         guard Self.idBytes.contains(value.utf8.count), OriginPath.isSafeName(value) else {
             throw InputLimitError(
                 field: field,
-                message: "must be 1 to \(Self.idBytes.upperBound) letters, digits, '-', '_', '.', '~' (not '.' or '..'), got \(Self.quoted(value))"
+                message:
+                    "must be 1 to \(Self.idBytes.upperBound) letters, digits, '-', '_', '.', '~' (not '.' or '..'), got \(Self.quoted(value))"
             )
         }
         return value
@@ -101,7 +118,11 @@ public enum InputLimits {
     static func members(_ values: [String], of allowed: [String], field: String) throws(InputLimitError) -> [String] {
         for (k, value) in values.enumerated() {
             guard allowed.contains(value), !values[..<k].contains(value) else {
-                throw InputLimitError(field: field, message: "may hold \(allowed.joined(separator: ", ")), each once; \(Self.quoted(value)) is not allowed here")
+                throw InputLimitError(
+                    field: field,
+                    message:
+                        "may hold \(allowed.joined(separator: ", ")), each once; \(Self.quoted(value)) is not allowed here"
+                )
             }
         }
         return values
@@ -125,7 +146,8 @@ public enum InputLimits {
         else {
             throw InputLimitError(
                 field: field,
-                message: "must be 1 to \(Self.uriBytes.upperBound) bytes of printable ASCII without spaces or backslashes, got \(Self.quoted(value))"
+                message:
+                    "must be 1 to \(Self.uriBytes.upperBound) bytes of printable ASCII without spaces or backslashes, got \(Self.quoted(value))"
             )
         }
         let lower = value.lowercased()
@@ -137,18 +159,26 @@ public enum InputLimits {
         } else if value.hasPrefix("/") && !value.hasPrefix("//") {
             return value
         } else {
-            throw InputLimitError(field: field, message: "must be an http(s) URL or a path on this server (starting with a single '/'), got \(Self.quoted(value))")
+            throw InputLimitError(
+                field: field,
+                message:
+                    "must be an http(s) URL or a path on this server (starting with a single '/'), got \(Self.quoted(value))"
+            )
         }
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         guard !authority.isEmpty, !authority.contains("@") else {
-            throw InputLimitError(field: field, message: "must name a host (and no user name or password), got \(Self.quoted(value))")
+            throw InputLimitError(
+                field: field,
+                message: "must name a host (and no user name or password), got \(Self.quoted(value))"
+            )
         }
         return value
     }
 
     /// At most 40 characters of a value, quoted, for messages (a 100 KB ID is not echoed back).
     static func quoted(_ value: String) -> String {
-        let shown = value.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }.joined()
+        let shown = value.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }
+            .joined()
         return "'" + shown + (value.unicodeScalars.count > 40 ? "…'" : "'")
     }
 

@@ -85,7 +85,11 @@ final class DecoderErrorResponder: ChannelInboundHandler {
         headers.add(name: "Content-Length", value: String(body.readableBytes))
         headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "Connection", value: "close")
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: Int(status.code)), headers: headers)
+        let head = HTTPResponseHead(
+            version: .http1_1,
+            status: HTTPResponseStatus(statusCode: Int(status.code)),
+            headers: headers
+        )
         context.write(self.wrapOutboundOut(.head(head)), promise: nil)
         context.write(self.wrapOutboundOut(.body(.byteBuffer(body))), promise: nil)
         let written = context.eventLoop.makePromise(of: Void.self)
@@ -103,7 +107,9 @@ final class DecoderErrorResponder: ChannelInboundHandler {
     static func answer(_ error: HTTPParserError, requestLineTooLong: Bool) -> (HTTPResponse.Status, String, String) {
         switch error {
         case .headerOverflow where requestLineTooLong:
-            return (.uriTooLong, "uriTooLong", "the request target is longer than \(InputLimits.requestTargetBytes) bytes")
+            return (
+                .uriTooLong, "uriTooLong", "the request target is longer than \(InputLimits.requestTargetBytes) bytes"
+            )
         case .headerOverflow:
             return (
                 .requestHeaderFieldsTooLarge, "headersTooLarge",
@@ -149,7 +155,9 @@ extension HTTPServerBuilder {
                 maxHeaderListSize: InputLimits.headerBlockBytes,
                 maxHeaderFieldCount: InputLimits.headerFieldCount
             )
-            return GuardedHTTP1Channel(base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: limits)))
+            return GuardedHTTP1Channel(
+                base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: limits))
+            )
         }
     }
 }

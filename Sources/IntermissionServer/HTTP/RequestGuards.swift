@@ -20,15 +20,21 @@ enum RequestPath {
         result.reserveCapacity(parts.count)
         for (k, part) in parts.enumerated() {
             if part.isEmpty {
-                guard k == parts.count - 1 else { throw APIError.badRequest("the request path holds an empty segment ('//')") }
+                guard k == parts.count - 1 else {
+                    throw APIError.badRequest("the request path holds an empty segment ('//')")
+                }
                 continue
             }
             guard let bytes = Self.percentDecoded(part) else {
                 throw APIError.badRequest("the request path holds malformed percent-encoding")
             }
-            for byte in bytes where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%") {
+            for byte in bytes
+            where byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\")
+                || byte == UInt8(ascii: "%")
+            {
                 switch byte {
-                case UInt8(ascii: "/"), UInt8(ascii: "\\"): throw APIError.badRequest("the request path holds an encoded slash or backslash")
+                case UInt8(ascii: "/"), UInt8(ascii: "\\"):
+                    throw APIError.badRequest("the request path holds an encoded slash or backslash")
                 case UInt8(ascii: "%"): throw APIError.badRequest("the request path is percent-encoded twice")
                 default: throw APIError.badRequest("the request path holds a NUL or another control character")
                 }
@@ -36,7 +42,9 @@ enum RequestPath {
             guard let segment = String(validating: bytes, as: UTF8.self) else {
                 throw APIError.badRequest("the request path is not UTF-8")
             }
-            guard segment != ".", segment != ".." else { throw APIError.badRequest("the request path holds a dot segment ('.' or '..')") }
+            guard segment != ".", segment != ".." else {
+                throw APIError.badRequest("the request path holds a dot segment ('.' or '..')")
+            }
             result.append(segment)
         }
         return result
@@ -77,7 +85,8 @@ enum RequestPath {
         var result = ""
         for byte in segment.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:
@@ -91,7 +100,11 @@ enum RequestPath {
 
 /// Refuses (`400`) request paths ``RequestPath/segments(_:)`` refuses, before any route runs.
 struct PathGuardMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         _ = try RequestPath.segments(request.uri.path)
         return try await next(request, context)
     }
@@ -135,7 +148,11 @@ enum MediaFileTypes {
 /// WebVTT and images, each with its content type. Anything else (scripts, READMEs, hidden files,
 /// folders) is `404` before a file is looked at.
 struct MediaFilesMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard request.uri.path.hasPrefix("/media/"), request.method == .get || request.method == .head else {
             return try await next(request, context)
         }
@@ -143,7 +160,9 @@ struct MediaFilesMiddleware<Context: RequestContext>: RouterMiddleware {
         guard segments.count >= 3, segments.dropFirst(2).allSatisfy({ !$0.hasPrefix(".") }), let name = segments.last,
             let type = MediaFileTypes.contentType(of: name)
         else {
-            throw APIError.notFound("no such media file (only playlists, segments, keys, init sections, WebVTT and images are served here)")
+            throw APIError.notFound(
+                "no such media file (only playlists, segments, keys, init sections, WebVTT and images are served here)"
+            )
         }
         var response = try await next(request, context)
         if [.ok, .partialContent, .notModified].contains(response.status) {
@@ -190,7 +209,8 @@ struct RouteMethods: Sendable {
             return Self.matches(pattern.dropFirst(), segments.dropFirst())
         }
         if head.hasPrefix("*") {
-            return segment.count > head.count - 1 && segment.hasSuffix(head.dropFirst()) && Self.matches(pattern.dropFirst(), segments.dropFirst())
+            return segment.count > head.count - 1 && segment.hasSuffix(head.dropFirst())
+                && Self.matches(pattern.dropFirst(), segments.dropFirst())
         }
         return head == segment && Self.matches(pattern.dropFirst(), segments.dropFirst())
     }
@@ -200,12 +220,20 @@ struct RouteMethods: Sendable {
 struct MethodGuardMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteMethods
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let segments = try RequestPath.segments(request.uri.path)
         if let methods = self.routes.methods(for: segments), !methods.contains(request.method) {
             var allowed = methods
             if !OpenCORSMiddleware<Context>.isAdmin(request.uri.path) { allowed.append(.options) }
-            var error = APIError(.methodNotAllowed, code: "methodNotAllowed", message: "\(request.method.rawValue.prefix(40)) is not allowed here")
+            var error = APIError(
+                .methodNotAllowed,
+                code: "methodNotAllowed",
+                message: "\(request.method.rawValue.prefix(40)) is not allowed here"
+            )
             error.allow = allowed.map(\.rawValue).joined(separator: ", ")
             throw error
         }
@@ -217,7 +245,10 @@ extension RouterMethods {
     /// Adds a GET route and a HEAD route that answers the same status and headers (its
     /// `Content-Length` included) with no body.
     @discardableResult
-    func getAndHead(_ path: RouterPath, use handler: @escaping @Sendable (Request, Context) async throws -> Response) -> Self {
+    func getAndHead(
+        _ path: RouterPath,
+        use handler: @escaping @Sendable (Request, Context) async throws -> Response
+    ) -> Self {
         self.get(path, use: handler)
         return self.head(path) { request, context -> Response in
             let response = try await handler(request, context)
@@ -237,7 +268,8 @@ extension ServerApplicationParts {
     /// `X-Playback-Session-Id` (at most 200 bytes, no control characters).
     static func checkAssetListInput(_ request: Request, context: BasicRequestContext) throws {
         let scope = try context.parameters.require("scope")
-        let name = scope.hasPrefix("vod-") ? scope.dropFirst(4) : scope.hasPrefix("live-") ? scope.dropFirst(5) : scope[...]
+        let name =
+            scope.hasPrefix("vod-") ? scope.dropFirst(4) : scope.hasPrefix("live-") ? scope.dropFirst(5) : scope[...]
         _ = try InputLimits.id(String(name), field: "scope")
         _ = try InputLimits.id(try context.parameters.require("break"), field: "break")
         let query = request.uri.queryParameters
@@ -262,16 +294,23 @@ extension ServerApplicationParts {
         let digits = { (part: Substring) in part.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
         guard (1...4).contains(parts[0].utf8.count), digits(parts[0]),
             parts.count == 1 || ((1...9).contains(parts[1].utf8.count) && digits(parts[1])),
-            let value = MediaTime(text), value >= .zero, value <= MediaTime(seconds: Int(InputLimits.startOffset.upperBound))
+            let value = MediaTime(text), value >= .zero,
+            value <= MediaTime(seconds: Int(InputLimits.startOffset.upperBound))
         else {
-            throw InputLimitError(field: "_HLS_start_offset", message: "must be a decimal number of seconds from 0 to 3600, got \(InputLimits.quoted(text))")
+            throw InputLimitError(
+                field: "_HLS_start_offset",
+                message: "must be a decimal number of seconds from 0 to 3600, got \(InputLimits.quoted(text))"
+            )
         }
         return value
     }
 
     static func checkViewer(_ text: String, field: String) throws(InputLimitError) {
         guard text.utf8.count <= InputLimits.primaryIDBytes, text.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F }) else {
-            throw InputLimitError(field: field, message: "must be at most \(InputLimits.primaryIDBytes) bytes without control characters")
+            throw InputLimitError(
+                field: field,
+                message: "must be at most \(InputLimits.primaryIDBytes) bytes without control characters"
+            )
         }
     }
 }
