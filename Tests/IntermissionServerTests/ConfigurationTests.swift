@@ -112,6 +112,9 @@ import Testing
         (loop + "    breaks: {every: 120, duration: 20, snap: [SIDEWAYS]}\n", "channels[0].breaks.snap"),
         (loop + "    breaks: {every: 120, duration: 20, evry: 5}\n", "channels[0].breaks.evry"),
         (loop + "    windw: 6\n", "channels[0].windw"),
+        (loop + "    playlist: ../../etc/passwd\n", "channels[0].playlist"),
+        ("vod:\n  - {id: v, origin: /media/a/, playlist: /etc/main.m3u8}\n", "vod[0].playlist"),
+        ("vod:\n  - {id: v, origin: /media/a/, playlist: \"http://evil.example/x.m3u8\"}\n", "vod[0].playlist"),
     ]
 
     @Test(arguments: Self.bad.indices) func outOfRangeOrUnknownKeysAreNamed(_ index: Int) {

@@ -252,7 +252,7 @@ public struct ConfigurationFile: Sendable, Codable {
             var asset = VODAsset(
                 id: try L.id(entry.id, field: "\(path).id"),
                 origin: try L.uri(entry.origin, field: "\(path).origin"),
-                playlist: entry.playlist ?? "main.m3u8"
+                playlist: try L.relativePath(entry.playlist ?? "main.m3u8", field: "\(path).playlist")
             )
             if let text = entry.programDateTime {
                 guard let date = DateTime(iso8601: text) else {
@@ -312,7 +312,7 @@ public struct ConfigurationFile: Sendable, Codable {
         let source: LiveChannel.Source
         switch (entry.upstream, entry.loop) {
         case (let upstream?, nil): source = .upstream(try L.uri(upstream, field: "\(path).upstream"))
-        case (nil, let loop?): source = .loop(origin: try L.uri(loop, field: "\(path).loop"), playlist: entry.playlist ?? "main.m3u8")
+        case (nil, let loop?): source = .loop(origin: try L.uri(loop, field: "\(path).loop"), playlist: try L.relativePath(entry.playlist ?? "main.m3u8", field: "\(path).playlist"))
         default:
             throw ConfigurationError(key: path, message: "\(path) needs exactly one of 'upstream' (a live playlist URL) or 'loop' (a VOD folder)")
         }

@@ -175,6 +175,25 @@ public enum InputLimits {
         return value
     }
 
+    /// A path relative to an origin folder (`main.m3u8`, `hls/index.m3u8`): printable ASCII without
+    /// spaces or backslashes, no scheme, no leading `/`, no `.` or `..` segments, no fragment.
+    static func relativePath(_ value: String, field: String) throws(InputLimitError) -> String {
+        let segments = value.split(separator: "/", omittingEmptySubsequences: false)
+        guard Self.uriBytes.contains(value.utf8.count),
+            value.utf8.allSatisfy({
+                $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") && $0 != UInt8(ascii: "#") && $0 != UInt8(ascii: ":")
+            }),
+            segments.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." })
+        else {
+            throw InputLimitError(
+                field: field,
+                message:
+                    "must be a path inside the origin folder such as main.m3u8 (no '/' at the start, no '.' or '..' segments), got \(Self.quoted(value))"
+            )
+        }
+        return value
+    }
+
     /// At most 40 characters of a value, quoted, for messages (a 100 KB ID is not echoed back).
     static func quoted(_ value: String) -> String {
         let shown = value.unicodeScalars.prefix(40).map { $0.value < 0x20 || $0.value == 0x7F ? "?" : String($0) }
