@@ -175,6 +175,58 @@ import Testing
     }
 }
 
+/// Asset-list inputs are checked before any lookup.
+@Suite struct AssetListInputTests {
+    @Test func startOffsetIsPlainDecimalSecondsUpToAnHour() throws {
+        #expect(try ServerApplicationParts.startOffset("12.5") == MediaTime(milliseconds: 12_500))
+        #expect(try ServerApplicationParts.startOffset("0") == .zero)
+        #expect(try ServerApplicationParts.startOffset("3600") == MediaTime(seconds: 3600))
+        #expect(try ServerApplicationParts.startOffset("4.000000000000001") == MediaTime(seconds: 4))
+        #expect(try ServerApplicationParts.startOffset("0.0000000015") == MediaTime(nanoseconds: 2))
+        let refused = [
+            "-0", "-1", "+1", "3600.000000001", "1e3", "0x10", "", ".5", "5.", "9223372037", "9223372036.9", "inf",
+            "NaN", "1.2.3",
+            "1 ", "12345", "1." + String(repeating: "0", count: 31), String(repeating: "9", count: 40),
+        ]
+        for text in refused {
+            #expect(throws: InputLimitError.self, "\(text.prefix(40))") { try ServerApplicationParts.startOffset(text) }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func badAssetListInputsAre400NamingTheField() async throws {
+        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 30))) { client in
+            let cases: [(String, String)] = [
+                ("/v1/asset-lists/vod-demo/preroll.json?_HLS_start_offset=9223372037", "_HLS_start_offset"),
+                ("/v1/asset-lists/vod-demo/preroll.json?_HLS_start_offset=9223372036.9", "_HLS_start_offset"),
+                ("/v1/asset-lists/vod-demo/preroll.json?_HLS_start_offset=1e308", "_HLS_start_offset"),
+                (
+                    "/v1/asset-lists/vod-demo/preroll.json?_HLS_primary_id=\(String(repeating: "v", count: 201))",
+                    "_HLS_primary_id"
+                ),
+                ("/v1/asset-lists/vod-demo/preroll.json?_HLS_primary_id=a%00b", "_HLS_primary_id"),
+                (
+                    "/v1/asset-lists/vod-demo/preroll.json?_HLS_interstitial_id=\(String(repeating: "i", count: 65))",
+                    "_HLS_interstitial_id"
+                ),
+                ("/v1/asset-lists/live-demo/\(String(repeating: "b", count: 5000)).json", "break"),
+                ("/v1/asset-lists/vod-\(String(repeating: "s", count: 100)).json/x.json", "scope"),
+            ]
+            for (uri, field) in cases {
+                let response = try await client.get(uri)
+                #expect(response.status == .badRequest, "\(uri.prefix(80))")
+                #expect(
+                    response.json?["error"]?["field"]?.stringValue == field,
+                    "\(uri.prefix(80)): \(response.text.prefix(200))"
+                )
+            }
+            let fine = try await client.get(
+                "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=v&_HLS_start_offset=4.000000000000001"
+            )
+            #expect(fine.status == .ok)
+        }
+    }
+}
+
 /// HEAD, 405 with Allow, and errors raised before routing (414, 431, 400), all with a JSON body.
 @Suite struct HTTPConformanceTests {
     @Test(.timeLimit(.minutes(1))) func headAnswersEveryGetRouteWithTheSameHeadersAndNoBody() async throws {

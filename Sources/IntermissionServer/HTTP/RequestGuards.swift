@@ -287,13 +287,14 @@ extension ServerApplicationParts {
         }
     }
 
-    /// `_HLS_start_offset`: digits, at most one `.`, at most 4 digits before it and 9 after, from 0 to
+    /// `_HLS_start_offset`: digits, at most one `.`, at most 4 digits before it and 30 after (a
+    /// player that prints a double sends up to 17; past 9 they round to the nanosecond), from 0 to
     /// 3600 (no sign, exponent, hex, `inf` or `nan`).
     static func startOffset(_ text: String) throws(InputLimitError) -> MediaTime {
         let parts = text.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
         let digits = { (part: Substring) in part.utf8.allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
         guard (1...4).contains(parts[0].utf8.count), digits(parts[0]),
-            parts.count == 1 || ((1...9).contains(parts[1].utf8.count) && digits(parts[1])),
+            parts.count == 1 || ((1...30).contains(parts[1].utf8.count) && digits(parts[1])),
             let value = MediaTime(text), value >= .zero,
             value <= MediaTime(seconds: Int(InputLimits.startOffset.upperBound))
         else {
