@@ -9,6 +9,8 @@ struct APIError: HTTPResponseError {
     var status: HTTPResponse.Status
     var code: String
     var message: String
+    /// Headers the answer carries besides `Content-Type` (`Retry-After` on a `503`, say).
+    var extraHeaders: HTTPFields = [:]
 
     init(_ status: HTTPResponse.Status, code: String, message: String) {
         self.status = status
@@ -40,6 +42,7 @@ struct APIError: HTTPResponseError {
         ]
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         headers[.accessControlAllowOrigin] = "*"
+        for field in self.extraHeaders { headers.append(field) }
         return Response(status: self.status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body.serialized())))
     }
 }

@@ -17,9 +17,18 @@ import Synchronization
 /// question asked again is answered from the decisions this process committed lately (the last
 /// 8,192), without a database round trip; any other goes to the writer, which finds the stored
 /// answer if there is one (made before a restart, or by another process on the same file).
+///
+/// The store notices when its file is no longer the one it opened (unlinked, or replaced by
+/// another file under the same path): it compares the path's device and inode with those it
+/// opened before each decision and after each commit, and until they match again it acknowledges
+/// nothing (decisions, breaks and inventory changes throw ``AdInsertionError/Code/storage``), since
+/// what it writes would be lost at the next start.
 public final class SQLiteAdStore: AdStore {
     private let pool: DatabasePool
     private let writer: DecisionWriter
+    private let file: FileIdentity
+    /// Whether the file could be opened for reading only (it then stores nothing).
+    private let readOnly: Bool
 
     /// Opens (creating if needed) the database at `path`.
     ///
@@ -37,9 +46,51 @@ public final class SQLiteAdStore: AdStore {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 256")
         }
         configuration.busyMode = .timeout(5)
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        var readOnly = false
+        let pool: DatabasePool
+        do {
+            pool = try DatabasePool(path: path, configuration: configuration)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_PERM {
+            // A file the server may read but not write: serve (what it holds is still answered)
+            // and say loudly that nothing new is kept.
+            configuration.readonly = true
+            pool = try DatabasePool(path: path, configuration: configuration)
+            readOnly = true
+        }
+        let file = FileIdentity(path: path)
         self.pool = pool
-        self.writer = DecisionWriter(pool: pool)
+        self.file = file
+        self.readOnly = readOnly
+        self.writer = DecisionWriter(pool: pool, check: { file.problem() })
+    }
+
+    /// Why writes cannot be acknowledged now (the file is read-only, or was unlinked or replaced),
+    /// or `nil`.
+    public func unavailability() async -> String? {
+        if self.readOnly { return "the database file is read-only: decisions are not stored" }
+        return self.file.problem()
+    }
+
+    /// Throws when the file is no longer the one opened.
+    private func requireFile() throws {
+        if let problem = self.file.problem() { throw AdInsertionError(code: .storage, message: problem) }
+    }
+
+    /// Caps the database at `pages` pages (`PRAGMA max_page_count`, for this connection's life):
+    /// writes that need more fail with `SQLITE_FULL`, as on a full disk. A quota for operators, and
+    /// the way tests fill the disk.
+    ///
+    /// - Returns: The cap in force (SQLite never sets it below the current page count).
+    @discardableResult
+    public func limitSize(pages: Int) async throws -> Int {
+        try await self.pool.write { db in
+            try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(max(1, pages))") ?? 0
+        }
+    }
+
+    /// The number of pages the database has now.
+    public func pageCount() async throws -> Int {
+        try await self.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
     }
 
     /// How many write transactions the decision writer has committed, and how many new-decision
@@ -166,12 +217,16 @@ public final class SQLiteAdStore: AdStore {
 
     public func record(_ change: InventoryChange) async throws {
         let data = String(decoding: try JSONEncoder().encode(change), as: UTF8.self)
+        try self.requireFile()
         try await self.pool.write { db in
             try db.execute(sql: "INSERT INTO inventory_change (data) VALUES (?)", arguments: [data])
         }
+        try self.requireFile()
     }
 
     public func migrate() async throws {
+        // Nothing to write when the schema is current (so a read-only file can still be served).
+        if try await self.pool.read({ try Self.migrator.hasCompletedMigrations($0) }) { return }
         try await Self.migrator.migrate(self.pool)
     }
 
@@ -196,6 +251,7 @@ public final class SQLiteAdStore: AdStore {
         // A player asks once per break, so most questions are new: they go straight to the writer,
         // which looks for an earlier answer inside its transaction. Questions asked again (a retry,
         // a second rendition) are answered from the decisions this process committed recently.
+        try self.requireFile()
         if let recent = self.writer.recentlyCommitted(key) { return (recent, false) }
         return try await self.writer.submit(DecisionWriter.Request(key: key, recentSince: recentSince, make: make))
     }
@@ -224,12 +280,14 @@ public final class SQLiteAdStore: AdStore {
 
     public func save(_ liveBreak: LiveBreak) async throws {
         let data = String(decoding: try JSONEncoder().encode(liveBreak), as: UTF8.self)
+        try self.requireFile()
         try await self.pool.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO live_break (channel, id, data) VALUES (?, ?, ?)",
                 arguments: [liveBreak.channel, liveBreak.id, data]
             )
         }
+        try self.requireFile()
     }
 
     // MARK: - Rows
@@ -330,9 +388,12 @@ private final class DecisionWriter: Sendable {
 
     private let pool: DatabasePool
     private let state = Mutex(State())
+    /// Why a commit cannot be acknowledged (the file is not the one opened), or `nil`.
+    private let check: @Sendable () -> String?
 
-    init(pool: DatabasePool) {
+    init(pool: DatabasePool, check: @escaping @Sendable () -> String?) {
         self.pool = pool
+        self.check = check
     }
 
     var statistics: (transactions: Int, requests: Int) {
@@ -378,6 +439,7 @@ private final class DecisionWriter: Sendable {
 
     private func write(_ batch: [Waiting]) async {
         let requests = batch.map(\.request)
+        var cause: (any Error)?
         do {
             let results: [Result<(AdDecision, Bool), any Error>]
             do {
@@ -386,6 +448,9 @@ private final class DecisionWriter: Sendable {
                     try requests.map { .success(try SQLiteAdStore.findOrCreate(db, $0)) }
                 }
             } catch {
+                // Kept to report: when the disk is full SQLite rolls the whole transaction back,
+                // and the retry below then fails with a less telling "aborted".
+                cause = error
                 // Some request failed and the transaction rolled back: do the batch again with one
                 // savepoint per request, so the failing ones leave the others intact.
                 results = try await self.pool.write { db in
@@ -403,6 +468,9 @@ private final class DecisionWriter: Sendable {
                     }
                 }
             }
+            // Committed to a file that is no longer the database's: it would be lost at the next
+            // start, so none of it is acknowledged (nor remembered).
+            if let problem = self.check() { throw AdInsertionError(code: .storage, message: problem) }
             self.state.withLock { state in
                 state.transactions += 1
                 state.requests += batch.count
@@ -427,8 +495,50 @@ private final class DecisionWriter: Sendable {
             }
         } catch {
             // The transaction did not commit: nothing of this batch was stored, and every request
-            // in it gets the error.
-            for waiting in batch { waiting.continuation.resume(throwing: error) }
+            // in it gets the error (the first attempt's, when there was one: it says why).
+            let reported = Self.telling(cause, over: error)
+            for waiting in batch { waiting.continuation.resume(throwing: reported) }
         }
+    }
+
+    /// The error that says more: a first attempt's error over an "aborted" or "file" error that
+    /// followed it.
+    private static func telling(_ cause: (any Error)?, over error: any Error) -> any Error {
+        guard let cause else { return error }
+        if let later = error as? DatabaseError, later.resultCode == .SQLITE_ABORT || later.resultCode == .SQLITE_ERROR { return cause }
+        return error is AdInsertionError ? error : cause
+    }
+}
+
+/// The device and inode of the database file when it was opened, to notice when the path no
+/// longer names that file.
+private struct FileIdentity: Sendable {
+    let path: String
+    let device: UInt64?
+    let inode: UInt64?
+
+    init(path: String) {
+        self.path = path
+        let now = Self.identity(path)
+        self.device = now?.device
+        self.inode = now?.inode
+    }
+
+    /// What is wrong with the file now, or `nil` when the path still names the file opened.
+    func problem() -> String? {
+        guard let device = self.device, let inode = self.inode else { return nil }
+        guard let now = Self.identity(self.path) else {
+            return "the database file \(self.path) was removed (unlinked or moved) after it was opened; decisions are not stored until it is back"
+        }
+        if now.device != device || now.inode != inode {
+            return "the database file \(self.path) was replaced by another file after it was opened; decisions are not stored until it is back"
+        }
+        return nil
+    }
+
+    private static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino))
     }
 }
