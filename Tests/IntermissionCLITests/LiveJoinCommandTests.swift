@@ -1,0 +1,95 @@
+import Foundation
+import Testing
+
+/// `intermission play` joining a live break 12 s in, through the built binaries: the server
+/// answers the whole 20 s break, the player enters the list 12 s in (plays the last 8 s of it),
+/// and resumes where D.2 says for live without X-RESUME-OFFSET: the break's start plus its duration.
+@Suite(.timeLimit(.minutes(2)))
+struct LiveJoinCommandTests {
+    @Test func joiningTwelveSecondsIntoABreakPlaysTheLastEightSecondsOfTheList() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("join-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The player joins three target durations (6 s) behind the last whole 2 s segment. With the
+        // channel started at S and its first break at S + 30 s, launching the player 48.3 s after S
+        // puts the last segment's end at 48 s and the join at 42 s: 12 s into the break. The
+        // playlist read may come up to 1.7 s after the launch and still land there.
+        let launch = Date().addingTimeInterval(6)
+        let start = launch.addingTimeInterval(-48.3)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let config = folder.appendingPathComponent("join.yaml")
+        try Data(
+            """
+            channels:
+              - id: join
+                loop: /media/demo/primary/
+                playlist: main.m3u8
+                window: 6
+                startDate: \(formatter.string(from: start))
+                breaks:
+                  every: 120
+                  duration: 20
+                  offset: 30
+
+            """.utf8
+        ).write(to: config)
+        let log = folder.appendingPathComponent("serve.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        defer { try? handle.close() }
+        let server = Process()
+        server.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
+        server.arguments = ["serve", "--demo", "--config", config.path, "--port", "0", "--database", "memory:"]
+        server.currentDirectoryURL = CLI.repository
+        server.standardOutput = handle
+        server.standardError = handle
+        try server.run()
+        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        var address: String?
+        for _ in 0..<50 where address == nil {
+            let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
+            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/live/join/main\.m3u8"#, options: .regularExpression) {
+                address = String(text[range])
+            }
+            if address == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let url = try #require(address, "no live URL in the start-up log")
+        let wait = launch.timeIntervalSinceNow
+        try #require(wait > 0, "the server took more than 6 s to start")
+        try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+
+        // 8 s of the ad, then 2 s of the primary.
+        let played = try CLI.run(["play", url, "--json", "--until", "10"])
+        #expect(played.status == 0, "\(played.stderr)")
+        let entries = jsonLines(played.stdout)
+        let text = String(decoding: played.stdout, as: UTF8.self)
+        func events(_ name: String) -> [[String: Any]] { entries.filter { $0["event"] as? String == name } }
+
+        let listRequest = try #require(
+            events("request").first { ($0["url"] as? String)?.contains("/v1/asset-lists/live-join/auto-0.json") == true },
+            "no asset-list request\n\(text)"
+        )
+        #expect((listRequest["url"] as? String)?.contains("_HLS_start_offset=12") == true, "\(listRequest)")
+        // The whole break: 20 s of ads, green (worth less) first, red where the viewer sees it.
+        let loaded = try #require(events("assetListLoaded").first)
+        #expect(loaded["assets"] as? Int == 2)
+        #expect(loaded["duration"] as? Double == 20)
+        let started = events("interstitialAssetStarted").filter { $0["event_id"] as? String == "auto-0" }
+        #expect(started.map { ($0["url"] as? String)?.contains("/ad-red/") == true } == [true], "\(text)")
+        // The event starts 12 s before the join point (the player reports the break's start as
+        // where the primary paused), and the primary resumes at that start plus the break's 20 s:
+        // the join point plus the 8 s played.
+        let paused = try #require(events("currentEventDidChange").first { $0["event_id"] as? String == "auto-0" }, "\(text)")
+        let resumed = try #require(events("primaryResumed").first, "no resume\n\(text)")
+        let breakStart = try #require(paused["primaryTime"] as? Double)
+        let resume = try #require(resumed["primaryTime"] as? Double)
+        #expect(abs(resume - (breakStart + 20)) < 0.1, "break at \(breakStart), resumed at \(resume)\n\(text)")
+        let finished = try #require(events("eventDidFinish").first { $0["event_id"] as? String == "auto-0" })
+        #expect(abs((finished["playoutTime"] as? Double ?? 0) - 8) < 0.1, "\(finished)")
+        #expect(abs((resumed["t"] as? Double ?? 0) - 8) < 0.5, "\(resumed)")
+
+        kill(server.processIdentifier, SIGTERM)
+        for _ in 0..<100 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+    }
+}
