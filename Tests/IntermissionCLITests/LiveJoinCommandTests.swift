@@ -34,27 +34,12 @@ struct LiveJoinCommandTests {
 
             """.utf8
         ).write(to: config)
-        let log = folder.appendingPathComponent("serve.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        defer { try? handle.close() }
-        let server = Process()
-        server.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
-        server.arguments = ["serve", "--demo", "--config", config.path, "--port", "0", "--database", "memory:"]
-        server.currentDirectoryURL = CLI.repository
-        server.standardOutput = handle
-        server.standardError = handle
-        try server.run()
-        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
-        var address: String?
-        for _ in 0..<50 where address == nil {
-            let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/live/join/main\.m3u8"#, options: .regularExpression) {
-                address = String(text[range])
-            }
-            if address == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        let url = try #require(address, "no live URL in the start-up log")
+        let server = try ServeProcess(["serve", "--demo", "--config", config.path, "--port", "0", "--database", "memory:"])
+        defer { server.kill() }
+        let url = try #require(
+            try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/live/join/main\.m3u8"#, tries: 50),
+            "no live URL in the start-up log"
+        )
         let wait = launch.timeIntervalSinceNow
         try #require(wait > 0, "the server took more than 6 s to start")
         try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
@@ -89,7 +74,57 @@ struct LiveJoinCommandTests {
         #expect(abs((finished["playoutTime"] as? Double ?? 0) - 8) < 0.1, "\(finished)")
         #expect(abs((resumed["t"] as? Double ?? 0) - 8) < 0.5, "\(resumed)")
 
-        kill(server.processIdentifier, SIGTERM)
-        for _ in 0..<100 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        _ = try await server.terminate()
+    }
+}
+
+/// `intermission serve` (the built binary) in the background, its output in a log file.
+final class ServeProcess {
+    let process = Process()
+    let log: URL
+    private let handle: FileHandle
+
+    /// Starts `intermission` with `arguments` in the repository folder.
+    init(_ arguments: [String]) throws {
+        self.log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: self.log.path, contents: nil)
+        self.handle = try FileHandle(forWritingTo: self.log)
+        self.process.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
+        self.process.arguments = arguments
+        self.process.currentDirectoryURL = CLI.repository
+        self.process.standardOutput = self.handle
+        self.process.standardError = self.handle
+        try self.process.run()
+    }
+
+    deinit {
+        try? self.handle.close()
+        try? FileManager.default.removeItem(at: self.log)
+    }
+
+    /// The log so far.
+    var text: String { String(decoding: (try? Data(contentsOf: self.log)) ?? Data(), as: UTF8.self) }
+
+    /// The first text of the log that matches `pattern` (a regular expression), looking every
+    /// 100 ms, at most `tries` times.
+    func firstLog(matching pattern: String, tries: Int = 300) async throws -> String? {
+        for _ in 0..<tries {
+            let text = self.text
+            if let range = text.range(of: pattern, options: .regularExpression) { return String(text[range]) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    /// SIGTERM, then up to 10 s for it to exit; whether it did.
+    func terminate() async throws -> Bool {
+        Foundation.kill(self.process.processIdentifier, SIGTERM)
+        for _ in 0..<100 where self.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        return !self.process.isRunning
+    }
+
+    /// SIGKILL, if it still runs.
+    func kill() {
+        if self.process.isRunning { Foundation.kill(self.process.processIdentifier, SIGKILL) }
     }
 }
