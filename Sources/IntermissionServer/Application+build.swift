@@ -266,8 +266,8 @@ struct ServerApplicationParts: Sendable {
 
     // MARK: - Asset lists
 
-    /// The largest `_HLS_start_offset` accepted, in seconds (a day: no break is longer).
-    static let maximumStartOffsetSeconds: Int64 = 86_400
+    /// The largest `_HLS_start_offset` accepted, in seconds (an hour: no break is longer).
+    static let maximumStartOffsetSeconds: Int64 = 3600
 
     /// The response header that says what became of the decision: `stored` (kept for the viewer),
     /// `anonymous` (no viewer named: decided for the break, not stored) or `not-stored` (the storage
@@ -275,26 +275,24 @@ struct ServerApplicationParts: Sendable {
     static let decisionHeader = HTTPField.Name("X-Intermission-Decision")!
 
     /// Parses `_HLS_start_offset`: a plain decimal number of seconds (`12`, `19.5`) from 0 to
-    /// ``maximumStartOffsetSeconds``, with at most nine decimals that count. No sign, exponent, hex,
-    /// `nan` or `inf`. `nil` for anything else.
+    /// ``maximumStartOffsetSeconds``, with 1 to 4 digits before the point and 1 to 30 after it (a
+    /// player that prints a double sends up to 17), rounded half up to the nanosecond. No sign,
+    /// exponent, hex, `nan` or `inf`. `nil` for anything else.
     static func startOffset(_ text: Substring) -> MediaTime? {
         let bytes = Array(text.utf8)
-        guard !bytes.isEmpty, bytes.count <= 64 else { return nil }
         let point = bytes.firstIndex(of: UInt8(ascii: "."))
         let whole = bytes[..<(point ?? bytes.endIndex)]
         let fraction = point.map { bytes[($0 + 1)...] } ?? []
         func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
-        guard !whole.isEmpty, whole.allSatisfy(isDigit), fraction.allSatisfy(isDigit), point == nil || !fraction.isEmpty else {
-            return nil
-        }
-        let significant = whole.drop { $0 == 0x30 }
-        guard significant.count <= 6 else { return nil }
-        var seconds: Int64 = 0
-        for b in significant { seconds = seconds * 10 + Int64(b - 0x30) }
+        guard (1...4).contains(whole.count), whole.allSatisfy(isDigit), fraction.count <= 30, fraction.allSatisfy(isDigit),
+            point == nil || !fraction.isEmpty
+        else { return nil }
         var nanoseconds: Int64 = 0
+        for b in whole { nanoseconds = nanoseconds * 10 + Int64(b - 0x30) }
         for k in 0..<9 { nanoseconds = nanoseconds * 10 + (k < fraction.count ? Int64(fraction[fraction.startIndex + k] - 0x30) : 0) }
-        guard seconds < Self.maximumStartOffsetSeconds || (seconds == Self.maximumStartOffsetSeconds && nanoseconds == 0) else { return nil }
-        return MediaTime(nanoseconds: seconds * 1_000_000_000 + nanoseconds)
+        if fraction.count > 9, fraction[fraction.startIndex + 9] >= 0x35 { nanoseconds += 1 }
+        guard nanoseconds <= Self.maximumStartOffsetSeconds * 1_000_000_000 else { return nil }
+        return MediaTime(nanoseconds: nanoseconds)
     }
 
     /// `GET /v1/asset-lists/{scope}/{break}.json`: the whole break's pod, arranged for the start
@@ -315,7 +313,7 @@ struct ServerApplicationParts: Sendable {
         if let text = query[Substring(InterstitialRequestURL.startOffsetParameter)] {
             guard let value = Self.startOffset(text) else {
                 throw APIError.badRequest(
-                    "_HLS_start_offset must be a decimal number of seconds from 0 to \(Self.maximumStartOffsetSeconds) (digits and an optional fraction)"
+                    "_HLS_start_offset must be a decimal number of seconds from 0 to \(Self.maximumStartOffsetSeconds) (at most 4 digits, a point and 30 decimals)"
                 )
             }
             startOffset = value

@@ -7,8 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct LiveJoinCommandTests {
     @Test func joiningTwelveSecondsIntoABreakPlaysTheLastEightSecondsOfTheList() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("join-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ServeProcess.scratchFolder("join")
         defer { try? FileManager.default.removeItem(at: folder) }
         // The player joins three target durations (6 s) behind the last whole 2 s segment. With the
         // channel started at S and its first break at S + 30 s, launching the player 48.3 s after S
@@ -100,6 +99,13 @@ final class ServeProcess {
     deinit {
         try? self.handle.close()
         try? FileManager.default.removeItem(at: self.log)
+    }
+
+    /// A new empty folder under the temporary directory, for the caller to remove.
+    static func scratchFolder(_ prefix: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
     }
 
     /// The log so far.

@@ -9,8 +9,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct ServeCrashCommandTests {
     @Test func everyAcknowledgedDecisionIsBackAfterSIGKILL() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("crash-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try ServeProcess.scratchFolder("crash")
         defer { try? FileManager.default.removeItem(at: folder) }
         let database = "sqlite:" + folder.appendingPathComponent("decisions.sqlite").path
         let arguments = ["serve", "--demo", "--port", "0", "--database", database]
