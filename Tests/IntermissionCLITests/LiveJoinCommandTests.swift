@@ -33,7 +33,9 @@ struct LiveJoinCommandTests {
 
             """.utf8
         ).write(to: config)
-        let server = try ServeProcess(["serve", "--demo", "--config", config.path, "--port", "0", "--database", "memory:"])
+        let server = try ServeProcess([
+            "serve", "--demo", "--config", config.path, "--port", "0", "--database", "memory:",
+        ])
         defer { server.kill() }
         let url = try #require(
             try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/live/join/main\.m3u8"#, tries: 50),
@@ -51,7 +53,9 @@ struct LiveJoinCommandTests {
         func events(_ name: String) -> [[String: Any]] { entries.filter { $0["event"] as? String == name } }
 
         let listRequest = try #require(
-            events("request").first { ($0["url"] as? String)?.contains("/v1/asset-lists/live-join/auto-0.json") == true },
+            events("request").first {
+                ($0["url"] as? String)?.contains("/v1/asset-lists/live-join/auto-0.json") == true
+            },
             "no asset-list request\n\(text)"
         )
         #expect((listRequest["url"] as? String)?.contains("_HLS_start_offset=12") == true, "\(listRequest)")
@@ -64,7 +68,10 @@ struct LiveJoinCommandTests {
         // The event starts 12 s before the join point (the player reports the break's start as
         // where the primary paused), and the primary resumes at that start plus the break's 20 s:
         // the join point plus the 8 s played.
-        let paused = try #require(events("currentEventDidChange").first { $0["event_id"] as? String == "auto-0" }, "\(text)")
+        let paused = try #require(
+            events("currentEventDidChange").first { $0["event_id"] as? String == "auto-0" },
+            "\(text)"
+        )
         let resumed = try #require(events("primaryResumed").first, "no resume\n\(text)")
         let breakStart = try #require(paused["primaryTime"] as? Double)
         let resume = try #require(resumed["primaryTime"] as? Double)

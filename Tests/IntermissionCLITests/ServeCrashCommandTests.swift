@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// SIGKILL under load: every decision the server acknowledged is in the database when it starts
 /// again, and is found there (not decided anew).
@@ -28,11 +29,15 @@ struct ServeCrashCommandTests {
                     var viewers: [String] = []
                     for k in 0..<100_000 {
                         let viewer = "w\(worker)-\(k)"
-                        guard let url = URL(string: base + "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=" + viewer),
+                        guard
+                            let url = URL(
+                                string: base + "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=" + viewer
+                            ),
                             let (_, response) = try? await URLSession.shared.data(from: url),
                             let http = response as? HTTPURLResponse
                         else { break }
-                        if http.statusCode == 200, http.value(forHTTPHeaderField: "X-Intermission-Decision") == "stored" {
+                        if http.statusCode == 200, http.value(forHTTPHeaderField: "X-Intermission-Decision") == "stored"
+                        {
                             viewers.append(viewer)
                         }
                     }
@@ -58,14 +63,22 @@ struct ServeCrashCommandTests {
         let secondURL = try #require(try await second.firstLog(matching: pattern), "no URL after the restart")
         let again = String(secondURL.dropLast("/vod/demo/main.m3u8".count))
         for viewer in acknowledged {
-            let url = try #require(URL(string: again + "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=" + viewer))
+            let url = try #require(
+                URL(string: again + "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=" + viewer)
+            )
             let (_, response) = try await URLSession.shared.data(from: url)
             #expect((response as? HTTPURLResponse)?.statusCode == 200)
         }
         let (metrics, _) = try await URLSession.shared.data(from: try #require(URL(string: again + "/metrics")))
         let text = String(decoding: metrics, as: UTF8.self)
-        #expect(text.contains(#"intermission_decisions_total{scope="vod",result="stored"} \#(acknowledged.count)"#), "\(text)")
-        #expect(!text.contains(#"intermission_decisions_total{scope="vod",result="new"}"#), "a decision acknowledged before the kill was lost")
+        #expect(
+            text.contains(#"intermission_decisions_total{scope="vod",result="stored"} \#(acknowledged.count)"#),
+            "\(text)"
+        )
+        #expect(
+            !text.contains(#"intermission_decisions_total{scope="vod",result="new"}"#),
+            "a decision acknowledged before the kill was lost"
+        )
         _ = try await second.terminate()
     }
 }

@@ -38,7 +38,9 @@ func refusingPort() throws -> Int {
     address.sin_port = 0
     var length = socklen_t(MemoryLayout<sockaddr_in>.size)
     let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
     }
     try #require(bound)
     return Int(UInt16(bigEndian: address.sin_port))
@@ -57,7 +59,9 @@ func rawGET(port: Int, path: String, host: String) throws -> [UInt8] {
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
     address.sin_port = UInt16(port).bigEndian
     let connected = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
     }
     try #require(connected)
     let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
@@ -70,7 +74,9 @@ func rawGET(port: Int, path: String, host: String) throws -> [UInt8] {
         answer += buffer[..<count]
     }
     let separator: [UInt8] = [13, 10, 13, 10]
-    guard let end = (0..<max(0, answer.count - 3)).first(where: { Array(answer[$0..<$0 + 4]) == separator }) else { return [] }
+    guard let end = (0..<max(0, answer.count - 3)).first(where: { Array(answer[$0..<$0 + 4]) == separator }) else {
+        return []
+    }
     return Array(answer[(end + 4)...])
 }
 
@@ -162,7 +168,11 @@ extension TestResponse {
         defer { origin.stop() }
         let (response, elapsed) = try await Self.askUpstream(port: origin.port, timeout: .seconds(1))
         #expect(response.status == .badGateway)
-        #expect(response.json?["error"]?["message"]?.stringValue?.contains("did not send its whole answer within 1.000 s") == true, "\(response.text)")
+        #expect(
+            response.json?["error"]?["message"]?.stringValue?.contains("did not send its whole answer within 1.000 s")
+                == true,
+            "\(response.text)"
+        )
         #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(4), "\(elapsed)")
     }
 
@@ -179,7 +189,9 @@ extension TestResponse {
     static func askUpstream(port: Int, timeout: Duration) async throws -> (TestResponse, Duration) {
         var configuration = try demoConfiguration(clock: ManualWallClock(t0))
         configuration.upstreamTimeout = timeout
-        configuration.adInsertion.channels.append(LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(port)/live.m3u8")))
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(port)/live.m3u8"))
+        )
         return try await withServer(configuration) { client in
             let started = ContinuousClock.now
             let response = try await client.get("/live/up/live.m3u8")
@@ -193,7 +205,11 @@ extension TestResponse {
         let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // Two 2 s segments, dated.
-        let live = ["#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:100", "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z"]
+        let live =
+            [
+                "#EXTM3U", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:100",
+                "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z",
+            ]
             .joined(separator: "\n") + "\n#EXTINF:2.0,\ns100.ts\n#EXTINF:2.0,\ns101.ts\n"
         try write(live, to: folder + "/up/live.m3u8")
         let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
@@ -202,7 +218,11 @@ extension TestResponse {
         var configuration = try demoConfiguration(clock: clock)
         configuration.adInsertion.channels += [
             LiveChannel(id: "flap", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8")),
-            LiveChannel(id: "bounded", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"), lastGoodLimit: 1),
+            LiveChannel(
+                id: "bounded",
+                source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"),
+                lastGoodLimit: 1
+            ),
         ]
         try await withServer(configuration) { client in
             let good = try await client.get("/live/flap/live.m3u8")
@@ -225,9 +245,15 @@ extension TestResponse {
             #expect(gone.json?["error"]?["code"]?.stringValue == "upstreamUnavailable")
             let health = try await client.admin(.get, "/health")
             #expect(health.json?["status"]?.stringValue == "degraded")
-            #expect(health.json?["channels"]?.arrayValue?.first { $0["id"]?.stringValue == "flap" }?["state"]?.stringValue == "unreachable")
+            #expect(
+                health.json?["channels"]?.arrayValue?.first { $0["id"]?.stringValue == "flap" }?["state"]?.stringValue
+                    == "unreachable"
+            )
             // Back: fresh again, and healthy.
-            try write(live.replacingOccurrences(of: "s101.ts", with: "s101.ts\n#EXTINF:2.0,\ns102.ts"), to: folder + "/up/live.m3u8")
+            try write(
+                live.replacingOccurrences(of: "s101.ts", with: "s101.ts\n#EXTINF:2.0,\ns102.ts"),
+                to: folder + "/up/live.m3u8"
+            )
             let back = try await client.get("/live/flap/live.m3u8")
             #expect(back.status == .ok && back.text.contains("s102.ts"))
             _ = try await client.get("/live/bounded/live.m3u8")
@@ -243,7 +269,10 @@ extension TestResponse {
         let port = try refusingPort()
         var configuration = try demoConfiguration(clock: ManualWallClock(t0))
         configuration.adInsertion.channels.append(
-            LiveChannel(id: "secret", source: .upstream("http://operator:pa55word@127.0.0.1:\(port)/live/main.m3u8?token=s3cr3t&x=1"))
+            LiveChannel(
+                id: "secret",
+                source: .upstream("http://operator:pa55word@127.0.0.1:\(port)/live/main.m3u8?token=s3cr3t&x=1")
+            )
         )
         try await withServer(configuration) { client in
             let failed = try await client.get("/live/secret/main.m3u8")
@@ -278,18 +307,26 @@ extension TestResponse {
     @Test(.timeLimit(.minutes(1))) func aMissingRenditionDoesNotMakeTheChannelDegraded() async throws {
         let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try write("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n#EXTINF:2.0,\ns0.ts\n", to: folder + "/up/live.m3u8")
+        try write(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n#EXTINF:2.0,\ns0.ts\n",
+            to: folder + "/up/live.m3u8"
+        )
         let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
         defer { origin.stop() }
         var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 2))
-        configuration.adInsertion.channels.append(LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8")))
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
         try await withServer(configuration) { client in
             #expect(try await client.get("/live/up/live.m3u8").status == .ok)
             let missing = try await client.get("/live/up/nonexistent-rendition.m3u8")
             #expect(missing.status == .badGateway)
             #expect(try await client.get("/health").json?["status"]?.stringValue == "ok")
             let detail = try await client.admin(.get, "/health")
-            #expect(detail.json?["channels"]?.arrayValue?.first { $0["id"]?.stringValue == "up" }?["state"]?.stringValue == "ok")
+            #expect(
+                detail.json?["channels"]?.arrayValue?.first { $0["id"]?.stringValue == "up" }?["state"]?.stringValue
+                    == "ok"
+            )
         }
     }
 }
@@ -315,7 +352,9 @@ extension TestResponse {
             let fromStart = try await client.get(self.base + "&_HLS_primary_id=early")
             #expect(fromStart.creatives == ["red", "green"])
             // A VOD seek into a replaced span: the same rule.
-            let seek = try await client.get("/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=seeker&_HLS_start_offset=15")
+            let seek = try await client.get(
+                "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=seeker&_HLS_start_offset=15"
+            )
             #expect(seek.creatives == ["green", "red"])
             #expect(try AssetList.decode(seek.bytes).totalDuration == 20)
             // Past the break's end: accepted, the same whole-break answer.
@@ -353,15 +392,24 @@ extension TestResponse {
             let refused = [
                 "9223372037", "9223372036.9", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
                 "1e308", "1e3", "1E2", "1e-300", "NaN", "nan", "inf", "-inf", "Infinity", "-0", "-1", "+1", "0x10",
-                "0b1", String(repeating: "9", count: 40), "1" + String(repeating: "0", count: 39) + ".5", "", ".5", "1.", "1.5.5", "%201", "1%20",
-                "%00", "1%00", "3600.000000001", "3601", "86400", "00000000000000000012", "1." + String(repeating: "0", count: 31), String(repeating: "1", count: 4_000), "%2e%2e", "%D9%A1%D9%A2",
+                "0b1", String(repeating: "9", count: 40), "1" + String(repeating: "0", count: 39) + ".5", "", ".5",
+                "1.", "1.5.5", "%201", "1%20",
+                "%00", "1%00", "3600.000000001", "3601", "86400", "00000000000000000012",
+                "1." + String(repeating: "0", count: 31), String(repeating: "1", count: 4_000), "%2e%2e",
+                "%D9%A1%D9%A2",
             ]
             for value in refused {
                 let response = try await client.get(self.base + "&_HLS_primary_id=p&_HLS_start_offset=" + value)
                 #expect(response.status == .badRequest, "\(value.prefix(50))")
-                #expect(response.json?["error"]?["message"]?.stringValue?.contains("_HLS_start_offset") == true, "\(value.prefix(50))")
+                #expect(
+                    response.json?["error"]?["message"]?.stringValue?.contains("_HLS_start_offset") == true,
+                    "\(value.prefix(50))"
+                )
             }
-            let accepted = ["0", "0012", "19.5", "0.000000001", "12.0000000009", "3600", "3600.000", "19.5" + String(repeating: "0", count: 29)]
+            let accepted = [
+                "0", "0012", "19.5", "0.000000001", "12.0000000009", "3600", "3600.000",
+                "19.5" + String(repeating: "0", count: 29),
+            ]
             for (k, value) in accepted.enumerated() {
                 let response = try await client.get(self.base + "&_HLS_primary_id=ok\(k)&_HLS_start_offset=" + value)
                 #expect(response.status == .ok, "\(value)")
@@ -382,7 +430,9 @@ extension TestResponse {
         // Bound to every interface: no address to name, so URIs stay path-absolute.
         var wildcard = try demoConfiguration(clock: ManualWallClock(t0 + 110))
         wildcard.hostname = "0.0.0.0"
-        for (configuration, prefix) in [(bound, "http://127.0.0.1:PORT"), (behindProxy, "https://ads.example.com"), (wildcard, "")] {
+        for (configuration, prefix) in [
+            (bound, "http://127.0.0.1:PORT"), (behindProxy, "https://ads.example.com"), (wildcard, ""),
+        ] {
             try await withServer(configuration) { client in
                 let port = try #require(client.port)
                 let body = try rawGET(port: port, path: self.base + "&_HLS_primary_id=h", host: "attacker.example")
@@ -439,9 +489,15 @@ extension TestResponse {
             #expect(try await client.get("/health").json?["status"]?.stringValue == "degraded")
             let detail = try await client.admin(.get, "/health")
             #expect(detail.json?["storage"]?["state"]?.stringValue == "failing")
-            #expect(detail.json?["storage"]?["message"]?.stringValue?.contains("SQLite error 13") == true, "\(detail.text)")
+            #expect(
+                detail.json?["storage"]?["message"]?.stringValue?.contains("SQLite error 13") == true,
+                "\(detail.text)"
+            )
             let metrics = try await client.get("/metrics").text
-            #expect(metrics.contains(#"intermission_storage_failures_total{operation="decision",code="13"} 3"#), "\(metrics)")
+            #expect(
+                metrics.contains(#"intermission_storage_failures_total{operation="decision",code="13"} 3"#),
+                "\(metrics)"
+            )
             #expect(metrics.contains(#"intermission_decisions_total{scope="vod",result="fallback"} 3"#))
             return (stored, refused)
         }
@@ -449,12 +505,16 @@ extension TestResponse {
         // Every acknowledged answer is in the file, none of the refused ones.
         let reopened = try SQLiteAdStore(path: path)
         for (viewer, bytes) in stored {
-            let kept = try await reopened.decision(for: DecisionKey(viewer: viewer, scope: "vod-demo", breakID: "midroll-1"))
+            let kept = try await reopened.decision(
+                for: DecisionKey(viewer: viewer, scope: "vod-demo", breakID: "midroll-1")
+            )
             #expect(kept?.assets.map(\.creativeID) == ["red", "green"])
             #expect(try AssetList.decode(bytes).assets.count == 2)
         }
         for viewer in refused {
-            let kept = try await reopened.decision(for: DecisionKey(viewer: viewer, scope: "vod-demo", breakID: "midroll-1"))
+            let kept = try await reopened.decision(
+                for: DecisionKey(viewer: viewer, scope: "vod-demo", breakID: "midroll-1")
+            )
             #expect(kept == nil)
         }
         #expect(try await reopened.decisionCount() == stored.count)
@@ -491,12 +551,20 @@ extension TestResponse {
             }
             try? FileManager.default.removeItem(atPath: folder)
         }
-        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 110), database: "sqlite:" + path)) { client in
+        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 110), database: "sqlite:" + path)) {
+            client in
             Self.expectFallback(try await Self.ask(client, viewer: "reader"))
             #expect(try await client.get("/health").json?["status"]?.stringValue == "degraded")
             let detail = try await client.admin(.get, "/health")
-            #expect(detail.json?["storage"]?["message"]?.stringValue?.contains("SQLite error 8") == true, "\(detail.text)")
-            #expect(try await client.get("/metrics").text.contains(#"intermission_storage_failures_total{operation="decision",code="8"} 1"#))
+            #expect(
+                detail.json?["storage"]?["message"]?.stringValue?.contains("SQLite error 8") == true,
+                "\(detail.text)"
+            )
+            #expect(
+                try await client.get("/metrics").text.contains(
+                    #"intermission_storage_failures_total{operation="decision",code="8"} 1"#
+                )
+            )
         }
     }
 
@@ -507,7 +575,8 @@ extension TestResponse {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let path = folder + "/moved.sqlite"
         let aside = folder + "/aside.sqlite"
-        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 110), database: "sqlite:" + path)) { client in
+        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 110), database: "sqlite:" + path)) {
+            client in
             let before = try await Self.ask(client, viewer: "before")
             #expect(before.headers[Self.decision] == "stored")
             try FileManager.default.moveItem(atPath: path, toPath: aside)
@@ -530,7 +599,11 @@ extension TestResponse {
             try FileManager.default.removeItem(atPath: path)
             Self.expectFallback(try await Self.ask(client, viewer: "unlinked"))
             #expect(try await client.get("/health").json?["status"]?.stringValue == "degraded")
-            #expect(try await client.get("/metrics").text.contains(#"intermission_storage_failures_total{operation="decision",code="file"} 4"#))
+            #expect(
+                try await client.get("/metrics").text.contains(
+                    #"intermission_storage_failures_total{operation="decision",code="file"} 4"#
+                )
+            )
         }
     }
 }

@@ -192,7 +192,11 @@ public struct AdDecisionService: Sendable {
     ) async throws -> (decision: AdDecision, isNew: Bool) {
         guard let viewer, !viewer.isEmpty else {
             let decision = self.anonymousDecision(
-                scope: scope, breakID: breakID, breakDuration: breakDuration, startOffset: startOffset, now: now
+                scope: scope,
+                breakID: breakID,
+                breakDuration: breakDuration,
+                startOffset: startOffset,
+                now: now
             )
             return (decision, true)
         }

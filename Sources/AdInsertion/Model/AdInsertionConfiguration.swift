@@ -71,7 +71,8 @@ public struct LiveBreakPlan: Sendable, Hashable {
     /// index is computed, and dates that would not fit in 64-bit nanoseconds end the list.
     public func breaks(channel: String, startDate: DateTime, from: DateTime, to: DateTime) -> [LiveBreak] {
         guard self.interval > .zero, self.duration >= .zero, from <= to else { return [] }
-        guard let first = Self.checkedSum(startDate.nanosecondsSince1970, (self.offset ?? self.interval).nanoseconds) else { return [] }
+        guard let first = Self.checkedSum(startDate.nanosecondsSince1970, (self.offset ?? self.interval).nanoseconds)
+        else { return [] }
         let step = self.interval.nanoseconds
         // The earliest index whose break can still overlap `from`.
         var m: Int64 = 0

@@ -49,12 +49,18 @@ struct OriginClient: Sendable {
         var view = bytes[...]
         if view.starts(with: [0xEF, 0xBB, 0xBF]) { view = view.dropFirst(3) }
         guard view.starts(with: Array("#EXTM3U".utf8)) else {
-            throw AdInsertionError(code: .upstream, message: "\(URLRedaction.redact(url)) is not a playlist (it does not start with #EXTM3U)")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "\(URLRedaction.redact(url)) is not a playlist (it does not start with #EXTM3U)"
+            )
         }
         do {
             return try Playlist(bytes: bytes, file: URLRedaction.redact(url))
         } catch {
-            throw AdInsertionError(code: .upstream, message: "\(URLRedaction.redact(url)) is not a valid playlist: \(error)")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "\(URLRedaction.redact(url)) is not a valid playlist: \(error)"
+            )
         }
     }
 
@@ -62,13 +68,20 @@ struct OriginClient: Sendable {
     func bytes(at url: String) async throws -> [UInt8] {
         if url.hasPrefix("/media/") {
             guard let file = self.localFile(for: url) else {
-                throw AdInsertionError(code: .notFound, message: "\(URLRedaction.redact(url)) names no mounted media folder")
+                throw AdInsertionError(
+                    code: .notFound,
+                    message: "\(URLRedaction.redact(url)) names no mounted media folder"
+                )
             }
             guard let data = FileManager.default.contents(atPath: file) else {
                 throw AdInsertionError(code: .notFound, message: "\(URLRedaction.redact(url)) does not exist")
             }
             guard data.count <= self.maximumBytes else {
-                throw AdInsertionError(code: .upstream, message: "\(URLRedaction.redact(url)) is too large (\(data.count) bytes, the limit is \(self.maximumBytes))")
+                throw AdInsertionError(
+                    code: .upstream,
+                    message:
+                        "\(URLRedaction.redact(url)) is too large (\(data.count) bytes, the limit is \(self.maximumBytes))"
+                )
             }
             return [UInt8](data)
         }
@@ -89,7 +102,10 @@ struct OriginClient: Sendable {
             defer { group.cancelAll() }
             guard let first = try await group.next(), let bytes = first else {
                 let seconds = MediaTime(nanoseconds: timeout.nanoseconds).decimalString(places: 3)
-                throw AdInsertionError(code: .upstream, message: "upstream \(shown) did not send its whole answer within \(seconds) s")
+                throw AdInsertionError(
+                    code: .upstream,
+                    message: "upstream \(shown) did not send its whole answer within \(seconds) s"
+                )
             }
             return bytes
         }
@@ -103,21 +119,33 @@ struct OriginClient: Sendable {
         do {
             response = try await self.httpClient.execute(request, deadline: deadline)
         } catch {
-            throw AdInsertionError(code: .upstream, message: "upstream \(shown) is unreachable: \(Self.describe(error))")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "upstream \(shown) is unreachable: \(Self.describe(error))"
+            )
         }
         guard (200..<300).contains(Int(response.status.code)) else {
             throw AdInsertionError(code: .upstream, message: "upstream \(shown) answered HTTP \(response.status.code)")
         }
         if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > self.maximumBytes {
-            throw AdInsertionError(code: .upstream, message: "upstream \(shown) is too large (\(length) bytes, the limit is \(self.maximumBytes))")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "upstream \(shown) is too large (\(length) bytes, the limit is \(self.maximumBytes))"
+            )
         }
         do {
             let body = try await response.body.collect(upTo: self.maximumBytes)
             return Array(body.readableBytesView)
         } catch is NIOTooManyBytesError {
-            throw AdInsertionError(code: .upstream, message: "upstream \(shown) is too large (more than \(self.maximumBytes) bytes)")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "upstream \(shown) is too large (more than \(self.maximumBytes) bytes)"
+            )
         } catch {
-            throw AdInsertionError(code: .upstream, message: "upstream \(shown) failed while sending its body: \(Self.describe(error))")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "upstream \(shown) failed while sending its body: \(Self.describe(error))"
+            )
         }
     }
 
@@ -156,7 +184,8 @@ enum URLRedaction {
             let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
             let authority = rest[..<authorityEnd]
             if let at = authority.lastIndex(of: "@") {
-                result = String(text.prefix(scheme.count)) + "REDACTED@" + String(authority[authority.index(after: at)...])
+                result =
+                    String(text.prefix(scheme.count)) + "REDACTED@" + String(authority[authority.index(after: at)...])
                     + String(rest[authorityEnd...])
             }
         }
@@ -170,7 +199,9 @@ enum URLRedaction {
         while let range = rest.range(of: "http", options: .caseInsensitive) {
             output += rest[..<range.lowerBound]
             let candidate = rest[range.lowerBound...]
-            let end = candidate.firstIndex { $0 == " " || $0 == "\"" || $0 == "'" || $0 == ")" || $0 == "," || $0.isNewline } ?? candidate.endIndex
+            let end =
+                candidate.firstIndex { $0 == " " || $0 == "\"" || $0 == "'" || $0 == ")" || $0 == "," || $0.isNewline }
+                ?? candidate.endIndex
             let word = candidate[..<end]
             if word.lowercased().hasPrefix("http://") || word.lowercased().hasPrefix("https://") {
                 output += Self.redact(String(word))

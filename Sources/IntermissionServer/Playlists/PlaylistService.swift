@@ -96,7 +96,8 @@ actor PlaylistService {
         case .media(let media):
             reference = media
         case .multivariant(let multivariant):
-            if let first = InterstitialInserter.mediaPlaylistURIs(in: multivariant, resolvingAgainst: asset.playlistURL).first,
+            if let first = InterstitialInserter.mediaPlaylistURIs(in: multivariant, resolvingAgainst: asset.playlistURL)
+                .first,
                 case .media(let media) = try await self.origin.playlist(at: first)
             {
                 reference = media
@@ -221,9 +222,15 @@ actor PlaylistService {
                 self.logger.info("SCTE-35 break", metadata: ["channel": "\(channel.id)", "break": "\(change.id)"])
             }
             var breaks = Array(stored.values)
-            if let plan = channel.breakPlan, let first = media.timings.first?.date, let last = media.timings.last?.date {
+            if let plan = channel.breakPlan, let first = media.timings.first?.date, let last = media.timings.last?.date
+            {
                 breaks = LiveBreakSelection.merge(
-                    planned: plan.breaks(channel: channel.id, startDate: self.startDate(of: channel), from: first, to: last + channel.lookahead),
+                    planned: plan.breaks(
+                        channel: channel.id,
+                        startDate: self.startDate(of: channel),
+                        from: first,
+                        to: last + channel.lookahead
+                    ),
                     stored: breaks
                 )
             }
@@ -238,7 +245,9 @@ actor PlaylistService {
         let key = channel.id + " " + url
         if self.lastGood[key] == nil && self.lastGood.count >= Self.lastGoodCapacity {
             // Full: forget the oldest.
-            if let oldest = self.lastGood.min(by: { $0.value.date < $1.value.date })?.key { self.lastGood[oldest] = nil }
+            if let oldest = self.lastGood.min(by: { $0.value.date < $1.value.date })?.key {
+                self.lastGood[oldest] = nil
+            }
         }
         self.lastGood[key] = (bytes, now, limit, targetDuration)
         return bytes
@@ -248,7 +257,12 @@ actor PlaylistService {
     /// `Retry-After`; `502` for a URL that never answered. Only the channel's own URL and URLs that
     /// answered before count against the channel's health, so a request for a rendition that does
     /// not exist leaves `/health` alone.
-    private func upstreamFailed(channel: LiveChannel, url: String, error: AdInsertionError, now: DateTime) throws -> [UInt8] {
+    private func upstreamFailed(
+        channel: LiveChannel,
+        url: String,
+        error: AdInsertionError,
+        now: DateTime
+    ) throws -> [UInt8] {
         let known = self.lastGood[channel.id + " " + url]
         if known != nil || url == channel.upstreamURL {
             self.health[channel.id, default: UpstreamHealth()].lastError = error.message
@@ -263,7 +277,8 @@ actor PlaylistService {
         var unavailable = APIError(
             .serviceUnavailable,
             code: "upstreamUnavailable",
-            message: "live channel '\(channel.id)': \(error.message); its last good playlist is \(age.decimalString(places: 3)) s old, older than the \(known.limit.decimalString(places: 3)) s it may be served"
+            message:
+                "live channel '\(channel.id)': \(error.message); its last good playlist is \(age.decimalString(places: 3)) s old, older than the \(known.limit.decimalString(places: 3)) s it may be served"
         )
         unavailable.extraHeaders[.retryAfter] = String(known.targetDuration)
         throw unavailable
@@ -315,7 +330,9 @@ actor PlaylistService {
         let untilStart = planned.startDate.nanosecondsSince1970.subtractingReportingOverflow(now.nanosecondsSince1970)
         let sinceEnd = now.nanosecondsSince1970.subtractingReportingOverflow(planned.endDate.nanosecondsSince1970)
         let window = Self.plannedBreakWindow.nanoseconds
-        guard !untilStart.overflow, !sinceEnd.overflow, untilStart.partialValue <= window, sinceEnd.partialValue <= window else {
+        guard !untilStart.overflow, !sinceEnd.overflow, untilStart.partialValue <= window,
+            sinceEnd.partialValue <= window
+        else {
             return nil
         }
         return planned
@@ -325,7 +342,8 @@ actor PlaylistService {
     func breaks(channel id: String, from: DateTime, to: DateTime) async throws -> [LiveBreak] {
         let channel = try self.channel(id)
         let stored = try await self.storedBreaks(channel: id)
-        let planned = channel.breakPlan?.breaks(channel: id, startDate: self.startDate(of: channel), from: from, to: to) ?? []
+        let planned =
+            channel.breakPlan?.breaks(channel: id, startDate: self.startDate(of: channel), from: from, to: to) ?? []
         return LiveBreakSelection.merge(planned: planned, stored: Array(stored.values))
             .filter { $0.startDate + $0.duration >= from && $0.startDate <= to || $0.origin != .scheduled }
             .sorted { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }

@@ -50,7 +50,9 @@ public final class SQLiteAdStore: AdStore {
         let pool: DatabasePool
         do {
             pool = try DatabasePool(path: path, configuration: configuration)
-        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_PERM {
+        } catch let error as DatabaseError
+            where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_PERM
+        {
             // A file the server may read but not write: serve (what it holds is still answered)
             // and say loudly that nothing new is kept.
             configuration.readonly = true
@@ -175,7 +177,8 @@ public final class SQLiteAdStore: AdStore {
                 sql: "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision"
             )
             let insert = try db.makeStatement(
-                sql: "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                sql:
+                    "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             )
             let decoder = JSONDecoder()
             while let row = try rows.next() {
@@ -257,7 +260,8 @@ public final class SQLiteAdStore: AdStore {
     }
 
     /// Finds or makes one decision inside the writer's transaction.
-    fileprivate static func findOrCreate(_ db: Database, _ request: DecisionWriter.Request) throws -> (AdDecision, Bool) {
+    fileprivate static func findOrCreate(_ db: Database, _ request: DecisionWriter.Request) throws -> (AdDecision, Bool)
+    {
         if let existing = try Self.fetchDecision(db, request.key) { return (existing, false) }
         let recent =
             try request.recentSince.map { try Self.fetchRecent(db, viewer: request.key.viewer, since: $0) } ?? []
@@ -272,7 +276,11 @@ public final class SQLiteAdStore: AdStore {
 
     public func breaks(channel: String) async throws -> [LiveBreak] {
         let rows = try await self.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT data FROM live_break WHERE channel = ? ORDER BY id", arguments: [channel])
+            try String.fetchAll(
+                db,
+                sql: "SELECT data FROM live_break WHERE channel = ? ORDER BY id",
+                arguments: [channel]
+            )
         }
         let decoder = JSONDecoder()
         return try rows.map { try decoder.decode(LiveBreak.self, from: Data($0.utf8)) }
@@ -296,7 +304,8 @@ public final class SQLiteAdStore: AdStore {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
-                    sql: "SELECT decided_at_ms, start_offset_ns, pod_ns, assets FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
+                    sql:
+                        "SELECT decided_at_ms, start_offset_ns, pod_ns, assets FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
                 ),
                 arguments: [key.viewer, key.scope, key.breakID]
             )
@@ -345,7 +354,8 @@ public final class SQLiteAdStore: AdStore {
         let assets = Self.assetsText(decision.assets)
         // Cached statements: preparing (and authorizing) SQL costs more than running it.
         try db.cachedStatement(
-            sql: "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            sql:
+                "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         ).execute(
             arguments: [
                 decision.viewer, decision.scope, decision.breakID, decision.decidedAt.millisecondsSince1970,
@@ -505,7 +515,9 @@ private final class DecisionWriter: Sendable {
     /// followed it.
     private static func telling(_ cause: (any Error)?, over error: any Error) -> any Error {
         guard let cause else { return error }
-        if let later = error as? DatabaseError, later.resultCode == .SQLITE_ABORT || later.resultCode == .SQLITE_ERROR { return cause }
+        if let later = error as? DatabaseError, later.resultCode == .SQLITE_ABORT || later.resultCode == .SQLITE_ERROR {
+            return cause
+        }
         return error is AdInsertionError ? error : cause
     }
 }
@@ -528,10 +540,12 @@ private struct FileIdentity: Sendable {
     func problem() -> String? {
         guard let device = self.device, let inode = self.inode else { return nil }
         guard let now = Self.identity(self.path) else {
-            return "the database file \(self.path) was removed (unlinked or moved) after it was opened; decisions are not stored until it is back"
+            return
+                "the database file \(self.path) was removed (unlinked or moved) after it was opened; decisions are not stored until it is back"
         }
         if now.device != device || now.inode != inode {
-            return "the database file \(self.path) was replaced by another file after it was opened; decisions are not stored until it is back"
+            return
+                "the database file \(self.path) was replaced by another file after it was opened; decisions are not stored until it is back"
         }
         return nil
     }
