@@ -39,7 +39,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let channelCount = configuration.adInsertion.channels.count
     let vodIDs = configuration.adInsertion.assets.map(\.id)
     let channelIDs = configuration.adInsertion.channels.map(\.id)
-    let database = configuration.database
+    let database = URLRedaction.redact(configuration.database)
     let listening = parts.listening
     return Application(
         router: router,

@@ -27,8 +27,6 @@ public final class SQLiteAdStore: AdStore {
     private let pool: DatabasePool
     private let writer: DecisionWriter
     private let file: FileIdentity
-    /// Whether the file could be opened for reading only (it then stores nothing).
-    private let readOnly: Bool
 
     /// Opens (creating if needed) the database at `path`.
     ///
@@ -46,31 +44,17 @@ public final class SQLiteAdStore: AdStore {
             try db.execute(sql: "PRAGMA wal_autocheckpoint = 256")
         }
         configuration.busyMode = .timeout(5)
-        var readOnly = false
-        let pool: DatabasePool
-        do {
-            pool = try DatabasePool(path: path, configuration: configuration)
-        } catch let error as DatabaseError
-            where error.resultCode == .SQLITE_READONLY || error.resultCode == .SQLITE_PERM
-        {
-            // A file the server may read but not write: serve (what it holds is still answered)
-            // and say loudly that nothing new is kept.
-            configuration.readonly = true
-            pool = try DatabasePool(path: path, configuration: configuration)
-            readOnly = true
-        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
         let file = FileIdentity(path: path)
         self.pool = pool
         self.file = file
-        self.readOnly = readOnly
         self.writer = DecisionWriter(pool: pool, check: { file.problem() })
     }
 
-    /// Why writes cannot be acknowledged now (the file is read-only, or was unlinked or replaced),
-    /// or `nil`.
+    /// Why writes cannot be acknowledged now (the file was unlinked or replaced), or `nil`. A file
+    /// that cannot be written (read-only, disk full) shows in the first write that fails.
     public func unavailability() async -> String? {
-        if self.readOnly { return "the database file is read-only: decisions are not stored" }
-        return self.file.problem()
+        self.file.problem()
     }
 
     /// Throws when the file is no longer the one opened.
