@@ -262,6 +262,34 @@ extension TestResponse {
     }
 }
 
+extension OriginFaultTests {
+    /// An upstream's numbers are its own: a target duration of Int64.max neither traps nor keeps a
+    /// failed channel's last playlist for ever (the stand-in time is capped at three hours).
+    @Test(.timeLimit(.minutes(1))) func aHugeTargetDurationIsCapped() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:9223372036854775807\n#EXTINF:2.0,\ns0.ts\n"
+        try write(playlist, to: folder + "/up/live.m3u8")
+        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        defer { origin.stop() }
+        let clock = ManualWallClock(t0)
+        var configuration = try demoConfiguration(clock: clock)
+        configuration.adInsertion.channels.append(LiveChannel(id: "huge", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8")))
+        try await withServer(configuration) { client in
+            let first = try await client.get("/live/huge/live.m3u8")
+            #expect(first.status == .ok || first.status == .badGateway)
+            guard first.status == .ok else { return }
+            try FileManager.default.removeItem(atPath: folder + "/up/live.m3u8")
+            clock.advance(by: 3 * 3600)
+            #expect(try await client.get("/live/huge/live.m3u8").status == .ok)
+            clock.advance(by: 1)
+            let gone = try await client.get("/live/huge/live.m3u8")
+            #expect(gone.status == .serviceUnavailable)
+            #expect(gone.headers[.retryAfter] == "3600")
+        }
+    }
+}
+
 @Suite struct SecretTests {
     /// Credentials and query strings of configured URLs never show: not in 502 messages, not in
     /// `/health` (whose detail needs the admin token).

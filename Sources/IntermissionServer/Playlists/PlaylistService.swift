@@ -34,11 +34,15 @@ actor PlaylistService {
     private var revisions: [String: Int] = [:]
     private(set) var health: [String: UpstreamHealth] = [:]
     /// The last playlist each upstream URL answered, decorated, with when it was read and how long it
-    /// may stand in for a failing upstream. Only URLs that answered are here, so its size is bounded
-    /// by ``lastGoodCapacity``.
+    /// may stand in for a failing upstream. Only URLs that answered are here, at most
+    /// ``lastGoodCapacity`` of them and ``lastGoodByteCapacity`` bytes in all.
     private var lastGood: [String: (bytes: [UInt8], date: DateTime, limit: MediaTime, targetDuration: Int)] = [:]
     /// The most upstream playlists remembered for ``lastGood``.
     static let lastGoodCapacity = 256
+    /// The most bytes ``lastGood`` holds in all (requests for many renditions cannot grow it past this).
+    static let lastGoodByteCapacity = 32 * 1024 * 1024
+    /// The bytes ``lastGood`` holds now.
+    private var lastGoodBytes = 0
     /// How far from now a planned break may be for its asset list to be answered (before its start
     /// or after its end): an hour, as the admin API lists.
     static let plannedBreakWindow = MediaTime(seconds: 3600)
@@ -206,7 +210,8 @@ actor PlaylistService {
             limit = channel.lastGoodLimit ?? channel.staleAfter
         case .media(let media):
             self.noteUpstream(channel: channel.id, media: media, now: now)
-            targetDuration = max(1, media.targetDuration ?? 6)
+            // From outside: kept to 1 s ... 1 h so that three of them cannot overflow.
+            targetDuration = min(3600, max(1, media.targetDuration ?? 6))
             limit = channel.lastGoodLimit ?? MediaTime(seconds: 3 * targetDuration)
             var stored = try await self.storedBreaks(channel: channel.id)
             let changes = SCTE35Translator.breaks(
@@ -243,13 +248,17 @@ actor PlaylistService {
             ).serialized()
         }
         let key = channel.id + " " + url
-        if self.lastGood[key] == nil && self.lastGood.count >= Self.lastGoodCapacity {
-            // Full: forget the oldest.
-            if let oldest = self.lastGood.min(by: { $0.value.date < $1.value.date })?.key {
-                self.lastGood[oldest] = nil
-            }
+        if let previous = self.lastGood.removeValue(forKey: key) { self.lastGoodBytes -= previous.bytes.count }
+        // Full (in entries or bytes): forget the oldest.
+        while !self.lastGood.isEmpty
+            && (self.lastGood.count >= Self.lastGoodCapacity || self.lastGoodBytes + bytes.count > Self.lastGoodByteCapacity),
+            let oldest = self.lastGood.min(by: { $0.value.date < $1.value.date })
+        {
+            self.lastGood[oldest.key] = nil
+            self.lastGoodBytes -= oldest.value.bytes.count
         }
         self.lastGood[key] = (bytes, now, limit, targetDuration)
+        self.lastGoodBytes += bytes.count
         return bytes
     }
 
