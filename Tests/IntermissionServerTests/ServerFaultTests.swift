@@ -47,8 +47,17 @@ func refusingPort() throws -> Int {
 }
 
 /// One HTTP/1.1 GET over a plain socket, with the `Host` header given (the test client always
-/// sends its own); returns the body.
-func rawGET(port: Int, path: String, host: String) throws -> [UInt8] {
+/// sends its own); returns the body. The blocking socket calls run on a dispatch queue, not on the
+/// cooperative threads the server in this process answers on.
+func rawGET(port: Int, path: String, host: String) async throws -> [UInt8] {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async {
+            continuation.resume(with: Result { try blockingGET(port: port, path: path, host: host) })
+        }
+    }
+}
+
+private func blockingGET(port: Int, path: String, host: String) throws -> [UInt8] {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     try #require(fd >= 0)
     defer { close(fd) }
@@ -139,8 +148,20 @@ extension TestResponse {
                 return all.sorted()
             }
             #expect(latencies.count == 20)
-            // Every playlist within 50 ms (one outlier allowed for a machine busy with other work).
-            #expect(latencies[18] < .milliseconds(50), "\(latencies.map(seconds))")
+            // The server's own time for each playlist (its histogram, so that a client thread the
+            // machine was slow to schedule does not count): within 50 ms, one outlier allowed for a
+            // machine busy with other work. Seen from the client: a median within 50 ms and nothing
+            // near the seconds a walk over the plan took.
+            let metrics = try await client.get("/metrics").text.split(separator: "\n")
+            func bucket(_ le: String) -> Int? {
+                metrics.first { $0.hasPrefix("intermission_http_request_duration_seconds_bucket{") && $0.contains(#"route="/live/{channel}/**""#) && $0.contains(#"le="\#(le)""#) }
+                    .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+            }
+            let within50 = try #require(bucket("0.05"), "\(metrics.filter { $0.contains("live") })")
+            #expect(bucket("+Inf") == 20)
+            #expect(within50 >= 19, "\(metrics.filter { $0.contains("live") })")
+            #expect(latencies[10] < .milliseconds(50), "\(latencies.map(seconds))")
+            #expect(latencies[19] < .seconds(1), "\(latencies.map(seconds))")
         }
     }
 }
@@ -463,7 +484,7 @@ extension OriginFaultTests {
         ] {
             try await withServer(configuration) { client in
                 let port = try #require(client.port)
-                let body = try rawGET(port: port, path: self.base + "&_HLS_primary_id=h", host: "attacker.example")
+                let body = try await rawGET(port: port, path: self.base + "&_HLS_primary_id=h", host: "attacker.example")
                 let uris = try AssetList.decode(body).assets.map(\.uri)
                 let base = prefix.replacingOccurrences(of: "PORT", with: "\(port)")
                 #expect(uris == [base + "/media/demo/ad-red/main.m3u8", base + "/media/demo/ad-green/main.m3u8"])
