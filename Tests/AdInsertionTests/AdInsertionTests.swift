@@ -70,16 +70,57 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         Creative(id: "silver10", uri: "https://ads.example.com/s10.m3u8", duration: 10, value: 5),
     ]
 
-    @Test func podFillsTheRestOfTheBreakMostValuableFirst() {
+    @Test func aLateJoinerGetsTheWholeBreakWithTheMostValuableWhereItWillSeeThem() {
         let decider = AdDecider(inventory: self.inventory)
         let key = DecisionKey(viewer: "v1", scope: "live-x", breakID: "b1")
+        // From the start: most valuable first (gold 9, silver 5; cheap no longer fits in 15 s).
         let full = decider.decide(key, breakDuration: 15, startOffset: nil, excluding: [], now: t0)
         #expect(full.assets.map(\.creativeID) == ["gold5", "silver10"])
+        #expect(full.podDuration == 15)
+        #expect(decider.decide(key, breakDuration: 15, startOffset: .zero, excluding: [], now: t0).assets == full.assets)
+        // Joining 10 s in: still 15 s of ads (the list spans the whole break), but silver fills the
+        // 10 s the viewer will not see, and gold plays from 10 s to 15 s, where it will.
         let late = decider.decide(key, breakDuration: 15, startOffset: 10, excluding: [], now: t0)
-        #expect(late.assets.map(\.creativeID) == ["gold5"])
-        #expect(late.podDuration == 5)
+        #expect(late.assets.map(\.creativeID) == ["silver10", "gold5"])
+        #expect(late.assets.reduce(MediaTime.zero) { $0 + $1.duration } == 15)
+        #expect(late.podDuration == 15)
+        #expect(late.startOffset == 10)
+        // An offset at or past the end: the same whole-break answer.
+        let past = decider.decide(key, breakDuration: 15, startOffset: 40, excluding: [], now: t0)
+        #expect(past.assets.map(\.creativeID) == ["silver10", "gold5"])
         let seen = decider.decide(key, breakDuration: 15, startOffset: 10, excluding: ["gold5"], now: t0)
-        #expect(seen.assets.map(\.creativeID) == ["cheap5"])
+        #expect(seen.assets.map(\.creativeID) == ["cheap5", "silver10"])
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theStoredDecisionIsTheWholeAnswerWhateverTheNextOffset() async throws {
+        let store = InMemoryAdStore()
+        let service = AdDecisionService(decider: AdDecider(inventory: self.inventory), policy: DecisionPolicy(repeatWindow: 600), store: store)
+        let scope = AdScope(kind: .vod, name: "movie")
+        // A VOD seek into a replaced span asks with an offset too.
+        let first = try await service.decision(viewer: "seeker", scope: scope, breakID: "mid", breakDuration: 15, startOffset: 12, now: t0)
+        #expect(first.isNew)
+        #expect(first.decision.assets.map(\.creativeID) == ["silver10", "gold5"])
+        for offset: MediaTime? in [nil, .zero, 3, MediaTime(milliseconds: 14_500)] {
+            let again = try await service.decision(viewer: "seeker", scope: scope, breakID: "mid", breakDuration: 15, startOffset: offset, now: t0 + 1)
+            #expect(!again.isNew)
+            #expect(again.decision == first.decision)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anonymousRequestsAreNotStoredAndDoNotChangeEachOthersPods() async throws {
+        let store = InMemoryAdStore()
+        let service = AdDecisionService(decider: AdDecider(inventory: self.inventory), policy: DecisionPolicy(repeatWindow: 600), store: store)
+        let scope = AdScope(kind: .live, name: "x")
+        let late = try await service.decision(viewer: nil, scope: scope, breakID: "b", breakDuration: 15, startOffset: MediaTime("19.5"), now: t0)
+        #expect(late.decision.assets.map(\.creativeID) == ["silver10", "gold5"])
+        for viewer: String? in [nil, ""] {
+            let fresh = try await service.decision(viewer: viewer, scope: scope, breakID: "b", breakDuration: 15, startOffset: nil, now: t0 + 1)
+            #expect(fresh.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
+        }
+        // No frequency capping: the same creatives again, and nothing kept.
+        let next = try await service.decision(viewer: nil, scope: scope, breakID: "b2", breakDuration: 15, startOffset: nil, now: t0 + 2)
+        #expect(next.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
+        #expect(try await store.decisionCount() == 0)
     }
 
     @Test(.timeLimit(.minutes(1))) func sameQuestionSameAnswerAndNoRepeatsWithinTheWindow() async throws {
@@ -166,6 +207,46 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         // Once the break has slid out of the window with its segments, its tag goes.
         let after = loop.render(at: t0 + MediaTime(seconds: 200), breaks: breaks, lookahead: 30, locator: locator)
         #expect(dateRangeLines(after).isEmpty)
+    }
+}
+
+@Suite struct BreakPlanTests {
+    let plan = LiveBreakPlan(interval: 120, duration: 20)
+
+    @Test func aPlannedBreakIsFoundDirectlyByItsID() {
+        let found = self.plan.plannedBreak(id: "auto-3", channel: "demo", startDate: t0)
+        #expect(found?.startDate == t0 + MediaTime(seconds: 480))
+        #expect(found?.duration == 20 && found?.origin == .scheduled)
+        #expect(found == self.plan.breaks(channel: "demo", startDate: t0, from: t0 + 480, to: t0 + 480).first)
+        // 2025 + 61,900,552 × 120 s is still a representable date (year 2260): found, at once.
+        let far = self.plan.plannedBreak(id: "auto-61900552", channel: "demo", startDate: t0)
+        #expect(far?.startDate == DateTime(nanosecondsSince1970: t0.nanosecondsSince1970 + 120_000_000_000 * 61_900_553))
+    }
+
+    @Test func idsThatAreNotPlainIndexesOrDoNotFitAreNotBreaks() {
+        let ids = [
+            "auto-", "auto--1", "auto-+1", "auto-01", "auto-1e5", "auto-0x10", "auto- 1", "auto-1.0", "auto-١",
+            "auto-9223372036854775807", "auto-76861433640", "auto-99999999999999999999999999999999999999",
+            "auto-\u{0}1", "news", "", "auto-" + String(repeating: "9", count: 100_000),
+        ]
+        for id in ids {
+            #expect(self.plan.plannedBreak(id: id, channel: "demo", startDate: t0) == nil, "\(id.prefix(40))")
+        }
+        // The last index whose break still fits: found; the next one: not.
+        let maximum = (Int64.max - t0.nanosecondsSince1970 - 120_000_000_000 - 20_000_000_000) / 120_000_000_000
+        #expect(self.plan.plannedBreak(id: "auto-\(maximum)", channel: "demo", startDate: t0) != nil)
+        #expect(self.plan.plannedBreak(id: "auto-\(maximum + 1)", channel: "demo", startDate: t0) == nil)
+    }
+
+    @Test func listingNearTheEndOfTimeStopsInsteadOfWrapping() {
+        let late = DateTime(nanosecondsSince1970: Int64.max - 1_000_000_000_000)
+        // A window near the largest date: at most the breaks that fit, no wrapped dates.
+        let breaks = self.plan.breaks(channel: "demo", startDate: t0, from: late, to: DateTime(nanosecondsSince1970: .max))
+        #expect(breaks.count <= 9)
+        #expect(breaks.allSatisfy { $0.startDate >= t0 })
+        let early = self.plan.breaks(channel: "demo", startDate: t0, from: DateTime(nanosecondsSince1970: .min), to: t0 + 300)
+        #expect(early.map(\.id) == ["auto-0", "auto-1"])
+        #expect(self.plan.breaks(channel: "demo", startDate: t0, from: t0 + 300, to: t0).isEmpty)
     }
 }
 

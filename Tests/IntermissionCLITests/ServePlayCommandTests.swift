@@ -9,30 +9,15 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct ServePlayCommandTests {
     @Test func demoServerPlaysEveryBreakAndStopsOnSIGTERM() async throws {
-        let log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: log) }
-        let handle = try FileHandle(forWritingTo: log)
-        let server = Process()
-        server.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
-        server.arguments = ["serve", "--demo", "--port", "0", "--database", "memory:"]
-        server.currentDirectoryURL = CLI.repository
-        server.standardOutput = handle
-        server.standardError = handle
-        try server.run()
-        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
+        let server = try ServeProcess(["serve", "--demo", "--port", "0", "--database", "memory:"])
+        defer { server.kill() }
 
         // The start-up log names the URLs to open.
-        var vod: String?
-        for _ in 0..<300 where vod == nil {
-            let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/vod/demo/main\.m3u8"#, options: .regularExpression) {
-                vod = String(text[range])
-            }
-            if vod == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
-        let url = try #require(vod, "no VOD URL in the start-up log")
-        #expect(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self).contains("/live/demo/main.m3u8"))
+        let url = try #require(
+            try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/vod/demo/main\.m3u8"#),
+            "no VOD URL in the start-up log"
+        )
+        #expect(server.text.contains("/live/demo/main.m3u8"))
 
         // 60 s of primary and up to 50 s of ads at 20 times real time (about 5 s).
         let played = try CLI.run(["play", url, "--speed", "20", "--json"])
@@ -80,11 +65,9 @@ struct ServePlayCommandTests {
         #expect(plainLog.last?["primaryTime"] as? Double == 60)
 
         // SIGTERM: the server finishes what is in flight and exits cleanly.
-        kill(server.processIdentifier, SIGTERM)
-        for _ in 0..<100 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(!server.isRunning, "the server did not stop within 10 s of SIGTERM")
-        if !server.isRunning { #expect(server.terminationStatus == 0) }
-        try handle.close()
+        let stopped = try await server.terminate()
+        #expect(stopped, "the server did not stop within 10 s of SIGTERM")
+        if stopped { #expect(server.process.terminationStatus == 0) }
     }
 }
 
@@ -131,37 +114,21 @@ struct ServeShutdownTests {
                 upstream: http://127.0.0.1:\(upstreamPort)/live.m3u8
 
             """.utf8).write(to: config)
-        let log = folder.appendingPathComponent("serve.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        let server = Process()
-        server.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
-        server.arguments = ["serve", "--config", config.path]
-        server.standardOutput = handle
-        server.standardError = handle
-        try server.run()
-        defer { if server.isRunning { kill(server.processIdentifier, SIGKILL) } }
-        var address: String?
-        for _ in 0..<300 where address == nil {
-            let text = String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self)
-            if let range = text.range(of: #"http://127\.0\.0\.1:[0-9]+/live/slow/main\.m3u8"#, options: .regularExpression) {
-                address = String(text[range])
-            }
-            if address == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let server = try ServeProcess(["serve", "--config", config.path])
+        defer { server.kill() }
+        let address = try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/live/slow/main\.m3u8"#)
         let url = try #require(address.flatMap(URL.init(string:)), "no live URL in the start-up log")
 
         // The request starts, then SIGTERM arrives while the upstream is still thinking.
         let request = Task { try await URLSession.shared.data(from: url) }
         try await Task.sleep(for: .milliseconds(500))
-        kill(server.processIdentifier, SIGTERM)
+        kill(server.process.processIdentifier, SIGTERM)
         let (body, response) = try await request.value
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self).contains("s7.ts"))
-        for _ in 0..<100 where server.isRunning { try await Task.sleep(for: .milliseconds(100)) }
-        #expect(!server.isRunning)
-        if !server.isRunning { #expect(server.terminationStatus == 0) }
-        try handle.close()
+        for _ in 0..<100 where server.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!server.process.isRunning)
+        if !server.process.isRunning { #expect(server.process.terminationStatus == 0) }
     }
 }
 

@@ -79,22 +79,30 @@ import Testing
     }
 }
 
-/// Python's http.server on loopback for the probe page.
+/// Python's http.server on loopback for the probe page (or any Python HTTP server script).
 final class PageServer: Sendable {
     let process: Process
     let port: Int
 
-    init?(directory: URL) {
+    convenience init?(directory: URL) {
+        self.init(arguments: ["-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]) { text in
+            // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
+            guard let range = text.range(of: "port ") else { return nil }
+            return Int(text[range.upperBound...].prefix { $0.isNumber })
+        }
+    }
+
+    /// Runs `python3 -u` with `arguments`; `port` finds the port in what it prints first.
+    init?(arguments: [String], port: (String) -> Int?) {
         let process = Process()
         let out = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]
+        process.arguments = ["python3", "-u"] + arguments
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { return nil }
-        // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
         let text = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        guard let range = text.range(of: "port "), let port = Int(text[range.upperBound...].prefix { $0.isNumber }) else {
+        guard let port = port(text) else {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             return nil

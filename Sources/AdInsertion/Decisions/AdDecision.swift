@@ -30,9 +30,9 @@ public struct AdDecision: Sendable, Hashable, Codable {
     public var breakID: String
     /// When it was decided.
     public var decidedAt: DateTime
-    /// The `_HLS_start_offset` of the request that decided it.
+    /// The `_HLS_start_offset` of the request that decided it (it decided the order, not the length).
     public var startOffset: MediaTime?
-    /// The pod to fill (break duration minus start offset).
+    /// The pod to fill: the whole break, whatever the start offset.
     public var podDuration: MediaTime
     /// The creatives, in play order.
     public var assets: [Asset]
@@ -94,10 +94,15 @@ public struct DecisionKey: Sendable, Hashable {
 /// Chooses the ads of a pod. Pure: the inventory, the break and the viewer's recent creatives are
 /// arguments.
 ///
-/// The pod fills the break's duration minus the viewer's `_HLS_start_offset` (a viewer joining 10 s
-/// into a 15 s break gets a pod for the last 5 s). Creatives are taken most valuable first (ties by
-/// shorter duration, then ID), each if it still fits, skipping those the viewer saw within the repeat
-/// window; the pod plays in that order.
+/// An answer always spans the whole break, so a player that enters it `_HLS_start_offset` seconds
+/// in (as the spec says it does) finds the right time there, and the primary resumes where the
+/// break's tag says. Creatives are chosen most valuable first (ties by shorter duration, then ID),
+/// each if it still fits in the break, skipping those the viewer saw within the repeat window.
+/// The start offset decides only the order: without one (or with `0`) the pod plays most valuable
+/// first; a viewer who joins late gets the least valuable first, so that what plays from the offset
+/// on, where the viewer sees it, is the most valuable part and the most valuable creative plays
+/// whole at the end. An offset at or past the break's end is answered the same way (the player then
+/// plays nothing of it).
 public struct AdDecider: Sendable, Hashable {
     /// The creatives to choose from.
     public var inventory: [Creative]
@@ -126,8 +131,7 @@ public struct AdDecider: Sendable, Hashable {
         excluding: Set<String>,
         now: DateTime
     ) -> AdDecision {
-        let offset = max(.zero, startOffset ?? .zero)
-        let pod = max(.zero, breakDuration - offset)
+        let pod = max(.zero, breakDuration)
         var remaining = pod
         var chosen: [AdDecision.Asset] = []
         for creative in self.inventory where !excluding.contains(creative.id) && creative.duration > .zero {
@@ -136,6 +140,8 @@ public struct AdDecider: Sendable, Hashable {
                 remaining = remaining - creative.duration
             }
         }
+        // A late joiner sees the end of the list: the least valuable go before the offset.
+        if let startOffset, startOffset > .zero { chosen.reverse() }
         return AdDecision(
             viewer: key.viewer,
             scope: key.scope,
@@ -168,14 +174,14 @@ public struct AdDecisionService: Sendable {
     /// The decision for a viewer and a break: the stored one, or a new one, stored first.
     ///
     /// - Parameters:
-    ///   - viewer: `_HLS_primary_id`; `nil` or empty for anonymous requests, which share one
-    ///     decision per break and ignore the repeat window.
+    ///   - viewer: `_HLS_primary_id` (or the playback session). `nil` or empty: an anonymous request,
+    ///     answered by ``anonymousDecision(scope:breakID:breakDuration:startOffset:now:)`` (not stored).
     ///   - scope: The presentation.
     ///   - breakID: The break.
     ///   - breakDuration: The break's duration.
     ///   - startOffset: `_HLS_start_offset`.
     ///   - now: The current date.
-    /// - Returns: The decision and whether it was made by this call.
+    /// - Returns: The decision and whether it was made by this call (always `true` when anonymous).
     public func decision(
         viewer: String?,
         scope: AdScope,
@@ -184,14 +190,42 @@ public struct AdDecisionService: Sendable {
         startOffset: MediaTime?,
         now: DateTime
     ) async throws -> (decision: AdDecision, isNew: Bool) {
-        let key = DecisionKey(viewer: viewer ?? "", scope: scope.rawValue, breakID: breakID)
+        guard let viewer, !viewer.isEmpty else {
+            let decision = self.anonymousDecision(
+                scope: scope,
+                breakID: breakID,
+                breakDuration: breakDuration,
+                startOffset: startOffset,
+                now: now
+            )
+            return (decision, true)
+        }
+        let key = DecisionKey(viewer: viewer, scope: scope.rawValue, breakID: breakID)
         let decider = self.decider
         let since = now - self.policy.repeatWindow
-        // A zero window means repeats are allowed (no viewer, nothing to exclude either).
-        let excludesRecent = !key.viewer.isEmpty && self.policy.repeatWindow > .zero
+        // A zero window means repeats are allowed.
+        let excludesRecent = self.policy.repeatWindow > .zero
         return try await self.store.findOrCreateDecision(key, recentSince: excludesRecent ? since : nil) { recent in
             decider.decide(key, breakDuration: breakDuration, startOffset: startOffset, excluding: recent, now: now)
         }
+    }
+
+    /// The answer to a request that names no viewer (no `_HLS_primary_id`, no playback session).
+    ///
+    /// Nothing identifies the viewer, so there is no frequency capping and nothing is stored: the
+    /// answer depends only on the inventory, the break, and whether the request joined late (an
+    /// offset above zero), so every anonymous request for a break and such a bucket gets the same
+    /// list, and one anonymous late joiner changes nothing for the others.
+    public func anonymousDecision(
+        scope: AdScope,
+        breakID: String,
+        breakDuration: MediaTime,
+        startOffset: MediaTime?,
+        now: DateTime
+    ) -> AdDecision {
+        let key = DecisionKey(viewer: "", scope: scope.rawValue, breakID: breakID)
+        let bucket: MediaTime? = (startOffset ?? .zero) > .zero ? startOffset : nil
+        return self.decider.decide(key, breakDuration: breakDuration, startOffset: bucket, excluding: [], now: now)
     }
 }
 

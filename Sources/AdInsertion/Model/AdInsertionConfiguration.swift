@@ -66,33 +66,74 @@ public struct LiveBreakPlan: Sendable, Hashable {
 
     /// The planned breaks that overlap `[from, to]`, with IDs `auto-0`, `auto-1`, … counted from
     /// `startDate`.
+    ///
+    /// The work is proportional to the number of breaks in the range, whatever the dates: the first
+    /// index is computed, and dates that would not fit in 64-bit nanoseconds end the list.
     public func breaks(channel: String, startDate: DateTime, from: DateTime, to: DateTime) -> [LiveBreak] {
-        guard self.interval > .zero else { return [] }
-        let first = startDate + (self.offset ?? self.interval)
+        guard self.interval > .zero, self.duration >= .zero, from <= to else { return [] }
+        guard let first = Self.checkedSum(startDate.nanosecondsSince1970, (self.offset ?? self.interval).nanoseconds)
+        else { return [] }
         let step = self.interval.nanoseconds
         // The earliest index whose break can still overlap `from`.
-        var m = Int(max(0, (from - self.duration - first).nanoseconds / step))
+        var m: Int64 = 0
+        if let earliest = Self.checkedDifference(from.nanosecondsSince1970, self.duration.nanoseconds),
+            let distance = Self.checkedDifference(earliest, first), distance > 0
+        {
+            m = distance / step
+        }
         var result: [LiveBreak] = []
-        while true {
-            let start = first + self.interval * m
-            if start > to { break }
-            if start + self.duration >= from {
-                result.append(
-                    LiveBreak(
-                        id: "auto-\(m)",
-                        channel: channel,
-                        startDate: start,
-                        duration: self.duration,
-                        restrictions: self.restrictions,
-                        snap: self.snap,
-                        origin: .scheduled,
-                        updatedAt: startDate
-                    )
-                )
+        while let start = self.start(index: m, first: first), start <= to.nanosecondsSince1970 {
+            if let end = Self.checkedSum(start, self.duration.nanoseconds), end >= from.nanosecondsSince1970 {
+                result.append(self.liveBreak(index: m, start: start, channel: channel, startDate: startDate))
             }
             m += 1
         }
         return result
+    }
+
+    /// The planned break `auto-N`, computed directly (constant time), or `nil` when `id` is not of
+    /// that form (decimal digits only, no sign) or its date does not fit in 64-bit nanoseconds.
+    public func plannedBreak(id: String, channel: String, startDate: DateTime) -> LiveBreak? {
+        guard self.interval > .zero, id.hasPrefix("auto-") else { return nil }
+        let digits = id.utf8.dropFirst(5)
+        // At most 18 digits: every such number fits in Int64 (the date check below does the rest).
+        guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+            digits.count == 1 || digits.first != 0x30,
+            let m = Int64(String(decoding: digits, as: UTF8.self)),
+            let first = Self.checkedSum(startDate.nanosecondsSince1970, (self.offset ?? self.interval).nanoseconds),
+            let start = self.start(index: m, first: first),
+            Self.checkedSum(start, self.duration.nanoseconds) != nil
+        else { return nil }
+        return self.liveBreak(index: m, start: start, channel: channel, startDate: startDate)
+    }
+
+    /// The start of break `index`, in nanoseconds since 1970, or `nil` when it does not fit.
+    private func start(index: Int64, first: Int64) -> Int64? {
+        let (span, overflow) = self.interval.nanoseconds.multipliedReportingOverflow(by: index)
+        return overflow ? nil : Self.checkedSum(first, span)
+    }
+
+    private func liveBreak(index: Int64, start: Int64, channel: String, startDate: DateTime) -> LiveBreak {
+        LiveBreak(
+            id: "auto-\(index)",
+            channel: channel,
+            startDate: DateTime(nanosecondsSince1970: start),
+            duration: self.duration,
+            restrictions: self.restrictions,
+            snap: self.snap,
+            origin: .scheduled,
+            updatedAt: startDate
+        )
+    }
+
+    private static func checkedSum(_ a: Int64, _ b: Int64) -> Int64? {
+        let (sum, overflow) = a.addingReportingOverflow(b)
+        return overflow ? nil : sum
+    }
+
+    private static func checkedDifference(_ a: Int64, _ b: Int64) -> Int64? {
+        let (difference, overflow) = a.subtractingReportingOverflow(b)
+        return overflow ? nil : difference
     }
 }
 
@@ -122,6 +163,16 @@ public struct LiveChannel: Sendable, Hashable {
     public var staleAfter: MediaTime
     /// Breaks this long are assumed when an SCTE-35 out has no duration.
     public var defaultSCTE35Duration: MediaTime
+    /// How long the last good playlist of a failing upstream is served in its place; after that
+    /// the channel answers `503` with `Retry-After`. `nil` (the default): three target durations of
+    /// that playlist (``staleAfter`` for a multivariant playlist).
+    public var lastGoodLimit: MediaTime?
+
+    /// The upstream playlist's URL, or `nil` for a simulated channel.
+    public var upstreamURL: String? {
+        if case .upstream(let url) = self.source { return url }
+        return nil
+    }
 
     /// Creates a channel.
     public init(
@@ -132,7 +183,8 @@ public struct LiveChannel: Sendable, Hashable {
         breakPlan: LiveBreakPlan? = nil,
         lookahead: MediaTime = MediaTime(seconds: 30),
         staleAfter: MediaTime = MediaTime(seconds: 30),
-        defaultSCTE35Duration: MediaTime = MediaTime(seconds: 30)
+        defaultSCTE35Duration: MediaTime = MediaTime(seconds: 30),
+        lastGoodLimit: MediaTime? = nil
     ) {
         self.id = id
         self.source = source
@@ -142,6 +194,7 @@ public struct LiveChannel: Sendable, Hashable {
         self.lookahead = lookahead
         self.staleAfter = staleAfter
         self.defaultSCTE35Duration = defaultSCTE35Duration
+        self.lastGoodLimit = lastGoodLimit
     }
 }
 

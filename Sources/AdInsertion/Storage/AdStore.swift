@@ -81,6 +81,14 @@ extension InventoryChange {
 public protocol AdStore: DecisionStore, BreakStore, InventoryStore {
     /// Brings the schema up to date (idempotent).
     func migrate() async throws
+    /// Why the store cannot keep what it is given right now (for example, its file was unlinked or
+    /// replaced since it was opened), or `nil` when it can. Checked without writing.
+    func unavailability() async -> String?
+}
+
+extension AdStore {
+    /// A store that has no file to lose is always available.
+    public func unavailability() async -> String? { nil }
 }
 
 /// An in-memory ``AdStore`` for tests and for runs that need no persistence.

@@ -181,7 +181,7 @@ extension ServerApplicationParts {
             let views = playlists.configuration.channels.map { c -> ChannelView in
                 let (source, url): (String, String)
                 switch c.source {
-                case .upstream(let u): (source, url) = ("upstream", u)
+                case .upstream(let u): (source, url) = ("upstream", URLRedaction.redact(u))
                 case .loop(let origin, let playlist): (source, url) = ("loop", OriginPath.resolve(playlist, against: origin))
                 }
                 return ChannelView(

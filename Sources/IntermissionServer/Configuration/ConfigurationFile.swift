@@ -251,7 +251,7 @@ public struct ConfigurationFile: Sendable, Codable {
             let path = "vod[\(k)]"
             var asset = VODAsset(
                 id: try L.id(entry.id, field: "\(path).id"),
-                origin: try L.uri(entry.origin, field: "\(path).origin"),
+                origin: try L.uri(entry.origin, field: "\(path).origin", allowsUserInfo: true),
                 playlist: try L.relativePath(entry.playlist ?? "main.m3u8", field: "\(path).playlist")
             )
             if let text = entry.programDateTime {
@@ -311,8 +311,8 @@ public struct ConfigurationFile: Sendable, Codable {
         let id = try L.id(entry.id, field: "\(path).id")
         let source: LiveChannel.Source
         switch (entry.upstream, entry.loop) {
-        case (let upstream?, nil): source = .upstream(try L.uri(upstream, field: "\(path).upstream"))
-        case (nil, let loop?): source = .loop(origin: try L.uri(loop, field: "\(path).loop"), playlist: try L.relativePath(entry.playlist ?? "main.m3u8", field: "\(path).playlist"))
+        case (let upstream?, nil): source = .upstream(try L.uri(upstream, field: "\(path).upstream", allowsUserInfo: true))
+        case (nil, let loop?): source = .loop(origin: try L.uri(loop, field: "\(path).loop", allowsUserInfo: true), playlist: try L.relativePath(entry.playlist ?? "main.m3u8", field: "\(path).playlist"))
         default:
             throw ConfigurationError(key: path, message: "\(path) needs exactly one of 'upstream' (a live playlist URL) or 'loop' (a VOD folder)")
         }

@@ -139,7 +139,10 @@ public enum InputLimits {
 
     /// A URI that is either an absolute `http(s)` URL with a host, or a path on this server (one `/`
     /// then not another): no spaces, control characters or backslashes, at most ``uriBytes`` bytes.
-    static func uri(_ value: String, field: String) throws(InputLimitError) -> String {
+    ///
+    /// - Parameter allowsUserInfo: Whether `user:password@` may precede the host (an origin the
+    ///   server reads from may need it; a URI handed to viewers never). Messages never show it.
+    static func uri(_ value: String, field: String, allowsUserInfo: Bool = false) throws(InputLimitError) -> String {
         let bytes = Array(value.utf8)
         guard Self.uriBytes.contains(bytes.count),
             bytes.allSatisfy({ $0 > 0x20 && $0 != 0x7F && $0 != 0x5C && $0 < 0x80 })
@@ -147,7 +150,7 @@ public enum InputLimits {
             throw InputLimitError(
                 field: field,
                 message:
-                    "must be 1 to \(Self.uriBytes.upperBound) bytes of printable ASCII without spaces or backslashes, got \(Self.quoted(value))"
+                    "must be 1 to \(Self.uriBytes.upperBound) bytes of printable ASCII without spaces or backslashes, got \(Self.quoted(URLRedaction.redact(value)))"
             )
         }
         let lower = value.lowercased()
@@ -162,14 +165,18 @@ public enum InputLimits {
             throw InputLimitError(
                 field: field,
                 message:
-                    "must be an http(s) URL or a path on this server (starting with a single '/'), got \(Self.quoted(value))"
+                    "must be an http(s) URL or a path on this server (starting with a single '/'), got \(Self.quoted(URLRedaction.redact(value)))"
             )
         }
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
-        guard !authority.isEmpty, !authority.contains("@") else {
+        var host = authority
+        if allowsUserInfo, let at = authority.lastIndex(of: "@") { host = authority[authority.index(after: at)...] }
+        guard !host.isEmpty, !host.contains("@") else {
             throw InputLimitError(
                 field: field,
-                message: "must name a host (and no user name or password), got \(Self.quoted(value))"
+                message: allowsUserInfo
+                    ? "must name a host, got \(Self.quoted(URLRedaction.redact(value)))"
+                    : "must name a host (and no user name or password), got \(Self.quoted(URLRedaction.redact(value)))"
             )
         }
         return value

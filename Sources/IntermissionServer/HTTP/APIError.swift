@@ -14,6 +14,8 @@ struct APIError: HTTPResponseError {
     var field: String?
     /// The `Allow` header of a `405`.
     var allow: String?
+    /// Headers the answer carries besides `Content-Type` (`Retry-After` on a `503`, say).
+    var extraHeaders: HTTPFields = [:]
 
     init(_ status: HTTPResponse.Status, code: String, message: String) {
         self.status = status
@@ -59,6 +61,7 @@ struct APIError: HTTPResponseError {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         headers[.cacheControl] = "no-store"
         if let allow = self.allow { headers[.allow] = allow }
+        for field in self.extraHeaders { headers.append(field) }
         return Response(
             status: self.status,
             headers: headers,

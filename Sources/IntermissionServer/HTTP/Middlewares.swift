@@ -31,7 +31,7 @@ struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard !admin else { return response }
         response.headers[.accessControlAllowOrigin] = "*"
-        response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Type"
+        response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
         return response
     }
 }

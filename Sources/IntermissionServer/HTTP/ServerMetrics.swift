@@ -26,14 +26,27 @@ struct ServerMetrics: Sendable {
 
     /// Counts an ad decision.
     func decision(kind: String, isNew: Bool, assets: Int) {
+        self.decision(kind: kind, result: isNew ? "new" : "stored", assets: assets)
+    }
+
+    /// Counts an ad decision by result: `new`, `stored` (asked again), `anonymous` (not stored) or
+    /// `fallback` (the storage failed; an empty pod was answered).
+    func decision(kind: String, result: String, assets: Int) {
         self.registry.makeCounter(
             name: "intermission_decisions_total",
-            labels: [("scope", kind), ("result", isNew ? "new" : "stored")]
+            labels: [("scope", kind), ("result", result)]
         ).increment()
-        if isNew {
+        if result == "new" || result == "anonymous" {
             self.registry.makeCounter(name: "intermission_decided_ads_total", labels: [("scope", kind)])
                 .increment(by: Int64(assets))
         }
+    }
+
+    /// Counts a failed storage write: `intermission_storage_failures_total{operation,code}`, where
+    /// `code` is the SQLite result code (`13` full, `8` read-only, …) or `file` (the database file
+    /// is no longer the one opened).
+    func storageFailure(operation: String, code: String) {
+        self.registry.makeCounter(name: "intermission_storage_failures_total", labels: [("operation", operation), ("code", code)]).increment()
     }
 
     /// Counts a live break created or changed.

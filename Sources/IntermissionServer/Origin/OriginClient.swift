@@ -8,8 +8,21 @@ import NIOHTTP1
 /// Reads playlists from origins: local folders mounted under `/media/{mount}/`, or `http(s)://` URLs.
 ///
 /// Failures are ``AdInsertionError``s with code ``AdInsertionError/Code/upstream`` (502) saying which
-/// URL and why: unreachable, an HTTP error status, too large, or not a playlist.
+/// URL (redacted: see ``URLRedaction``) and why: unreachable, an HTTP error status, too large, too
+/// slow, or not a playlist.
+///
+/// One deadline, ``timeout``, covers the whole exchange with a remote origin: connecting, the
+/// headers and the last byte of the body. A refused connection fails at once (the client does not
+/// retry connecting until the deadline).
 struct OriginClient: Sendable {
+    /// The client remote origins are read with: like `HTTPClient.shared`, process-wide and never
+    /// shut down, but without retrying refused connections.
+    static let originHTTPClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
     /// Local folders by mount name.
     var mounts: [String: String]
     /// The HTTP client for remote origins.
@@ -36,12 +49,18 @@ struct OriginClient: Sendable {
         var view = bytes[...]
         if view.starts(with: [0xEF, 0xBB, 0xBF]) { view = view.dropFirst(3) }
         guard view.starts(with: Array("#EXTM3U".utf8)) else {
-            throw AdInsertionError(code: .upstream, message: "\(url) is not a playlist (it does not start with #EXTM3U)")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "\(URLRedaction.redact(url)) is not a playlist (it does not start with #EXTM3U)"
+            )
         }
         do {
-            return try Playlist(bytes: bytes, file: url)
+            return try Playlist(bytes: bytes, file: URLRedaction.redact(url))
         } catch {
-            throw AdInsertionError(code: .upstream, message: "\(url) is not a valid playlist: \(error)")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "\(URLRedaction.redact(url)) is not a valid playlist: \(error)"
+            )
         }
     }
 
@@ -49,40 +68,148 @@ struct OriginClient: Sendable {
     func bytes(at url: String) async throws -> [UInt8] {
         if url.hasPrefix("/media/") {
             guard let file = self.localFile(for: url) else {
-                throw AdInsertionError(code: .notFound, message: "\(url) names no mounted media folder")
+                throw AdInsertionError(
+                    code: .notFound,
+                    message: "\(URLRedaction.redact(url)) names no mounted media folder"
+                )
             }
             guard let data = FileManager.default.contents(atPath: file) else {
-                throw AdInsertionError(code: .notFound, message: "\(url) does not exist")
+                throw AdInsertionError(code: .notFound, message: "\(URLRedaction.redact(url)) does not exist")
             }
             guard data.count <= self.maximumBytes else {
-                throw AdInsertionError(code: .upstream, message: "\(url) is too large (\(data.count) bytes, the limit is \(self.maximumBytes))")
+                throw AdInsertionError(
+                    code: .upstream,
+                    message:
+                        "\(URLRedaction.redact(url)) is too large (\(data.count) bytes, the limit is \(self.maximumBytes))"
+                )
             }
             return [UInt8](data)
         }
+        let shown = URLRedaction.redact(url)
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
-            throw AdInsertionError(code: .upstream, message: "\(url) is neither an http(s) URL nor a /media/ path")
+            throw AdInsertionError(code: .upstream, message: "\(shown) is neither an http(s) URL nor a /media/ path")
         }
+        let timeout = self.timeout
+        let deadline = NIODeadline.now() + timeout
+        // The fetch races a timer; the loser is cancelled (cancelling the fetch closes the
+        // connection, also while the body is streaming).
+        return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask { try await self.fetch(url, shown: shown, deadline: deadline) }
+            group.addTask {
+                try await Task.sleep(for: .nanoseconds(timeout.nanoseconds))
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let bytes = first else {
+                let seconds = MediaTime(nanoseconds: timeout.nanoseconds).decimalString(places: 3)
+                throw AdInsertionError(
+                    code: .upstream,
+                    message: "upstream \(shown) did not send its whole answer within \(seconds) s"
+                )
+            }
+            return bytes
+        }
+    }
+
+    /// One exchange with a remote origin: the headers by `deadline`, then the body.
+    private func fetch(_ url: String, shown: String, deadline: NIODeadline) async throws -> [UInt8] {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: "intermission-server/0.1")
         let response: HTTPClientResponse
         do {
-            response = try await self.httpClient.execute(request, timeout: self.timeout)
+            response = try await self.httpClient.execute(request, deadline: deadline)
         } catch {
-            throw AdInsertionError(code: .upstream, message: "upstream \(url) is unreachable: \(error)")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "upstream \(shown) is unreachable: \(Self.describe(error))"
+            )
         }
         guard (200..<300).contains(Int(response.status.code)) else {
-            throw AdInsertionError(code: .upstream, message: "upstream \(url) answered HTTP \(response.status.code)")
+            throw AdInsertionError(code: .upstream, message: "upstream \(shown) answered HTTP \(response.status.code)")
         }
         if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > self.maximumBytes {
-            throw AdInsertionError(code: .upstream, message: "upstream \(url) is too large (\(length) bytes, the limit is \(self.maximumBytes))")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "upstream \(shown) is too large (\(length) bytes, the limit is \(self.maximumBytes))"
+            )
         }
         do {
             let body = try await response.body.collect(upTo: self.maximumBytes)
             return Array(body.readableBytesView)
         } catch is NIOTooManyBytesError {
-            throw AdInsertionError(code: .upstream, message: "upstream \(url) is too large (more than \(self.maximumBytes) bytes)")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "upstream \(shown) is too large (more than \(self.maximumBytes) bytes)"
+            )
         } catch {
-            throw AdInsertionError(code: .upstream, message: "upstream \(url) failed while sending its body: \(error)")
+            throw AdInsertionError(
+                code: .upstream,
+                message: "upstream \(shown) failed while sending its body: \(Self.describe(error))"
+            )
         }
+    }
+
+    /// A client error in words, without anything that could carry a URL's secrets.
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? HTTPClientError {
+            switch error {
+            case .connectTimeout: return "no connection within the timeout"
+            case .deadlineExceeded, .readTimeout: return "no answer within the timeout"
+            case .remoteConnectionClosed: return "the connection was closed"
+            default: break
+            }
+        }
+        if let error = error as? IOError { return "cannot connect (\(error.description))" }
+        return URLRedaction.redactURLs(in: "\(error)")
+    }
+}
+
+/// Hides what a configured URL may carry that is secret: the user and password, and the query
+/// string (tokens often travel there). Used wherever a URL is shown: `/health`, error messages,
+/// logs.
+enum URLRedaction {
+    /// `https://user:pass@host/p.m3u8?token=x` → `https://REDACTED@host/p.m3u8?REDACTED`. Anything
+    /// that is not an `http(s)` URL comes back without its query.
+    static func redact(_ url: String) -> String {
+        var text = Substring(url)
+        if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
+        var query = false
+        if let mark = text.firstIndex(of: "?") {
+            text = text[..<mark]
+            query = true
+        }
+        var result = String(text)
+        for scheme in ["http://", "https://"] where text.lowercased().hasPrefix(scheme) {
+            let rest = text.dropFirst(scheme.count)
+            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
+            let authority = rest[..<authorityEnd]
+            if let at = authority.lastIndex(of: "@") {
+                result =
+                    String(text.prefix(scheme.count)) + "REDACTED@" + String(authority[authority.index(after: at)...])
+                    + String(rest[authorityEnd...])
+            }
+        }
+        return query ? result + "?REDACTED" : result
+    }
+
+    /// Redacts every `http(s)://` URL inside a text (an error description, say).
+    static func redactURLs(in text: String) -> String {
+        var output = ""
+        var rest = Substring(text)
+        while let range = rest.range(of: "http", options: .caseInsensitive) {
+            output += rest[..<range.lowerBound]
+            let candidate = rest[range.lowerBound...]
+            let end =
+                candidate.firstIndex { $0 == " " || $0 == "\"" || $0 == "'" || $0 == ")" || $0 == "," || $0.isNewline }
+                ?? candidate.endIndex
+            let word = candidate[..<end]
+            if word.lowercased().hasPrefix("http://") || word.lowercased().hasPrefix("https://") {
+                output += Self.redact(String(word))
+            } else {
+                output += word
+            }
+            rest = candidate[end...]
+        }
+        return output + rest
     }
 }

@@ -1,6 +1,7 @@
 import AdInsertion
 import HLSInterstitials
 import HLSPlaylist
+import HTTPTypes
 import Logging
 
 /// The state of one upstream channel, as `/health` reports it.
@@ -32,6 +33,19 @@ actor PlaylistService {
     private var storedBreaks: [String: [String: LiveBreak]] = [:]
     private var revisions: [String: Int] = [:]
     private(set) var health: [String: UpstreamHealth] = [:]
+    /// The last playlist each upstream URL answered, decorated, with when it was read and how long it
+    /// may stand in for a failing upstream. Only URLs that answered are here, at most
+    /// ``lastGoodCapacity`` of them and ``lastGoodByteCapacity`` bytes in all.
+    private var lastGood: [String: (bytes: [UInt8], date: DateTime, limit: MediaTime, targetDuration: Int)] = [:]
+    /// The most upstream playlists remembered for ``lastGood``.
+    static let lastGoodCapacity = 256
+    /// The most bytes ``lastGood`` holds in all (requests for many renditions cannot grow it past this).
+    static let lastGoodByteCapacity = 32 * 1024 * 1024
+    /// The bytes ``lastGood`` holds now.
+    private var lastGoodBytes = 0
+    /// How far from now a planned break may be for its asset list to be answered (before its start
+    /// or after its end): an hour, as the admin API lists.
+    static let plannedBreakWindow = MediaTime(seconds: 3600)
 
     init(
         configuration: AdInsertionConfiguration,
@@ -86,7 +100,8 @@ actor PlaylistService {
         case .media(let media):
             reference = media
         case .multivariant(let multivariant):
-            if let first = InterstitialInserter.mediaPlaylistURIs(in: multivariant, resolvingAgainst: asset.playlistURL).first,
+            if let first = InterstitialInserter.mediaPlaylistURIs(in: multivariant, resolvingAgainst: asset.playlistURL)
+                .first,
                 case .media(let media) = try await self.origin.playlist(at: first)
             {
                 reference = media
@@ -145,7 +160,9 @@ actor PlaylistService {
             }
         case .upstream(let upstream):
             let folder = String(upstream[...(upstream.lastIndex(of: "/") ?? upstream.startIndex)])
-            let url = path.isEmpty ? upstream : OriginPath.resolve(path, against: folder)
+            var url = path.isEmpty ? upstream : OriginPath.resolve(path, against: folder)
+            // The configured playlist itself keeps its query (a token, say).
+            if url == upstream.split(separator: "?", maxSplits: 1).first.map(String.init) { url = upstream }
             return try await self.upstreamPlaylist(channel: channel, url: url)
         }
     }
@@ -182,15 +199,20 @@ actor PlaylistService {
         do {
             playlist = try await self.origin.playlist(at: url)
         } catch let error as AdInsertionError {
-            self.health[channel.id, default: UpstreamHealth()].lastError = error.message
-            self.health[channel.id, default: UpstreamHealth()].lastFetch = now
-            throw error
+            return try self.upstreamFailed(channel: channel, url: url, error: error, now: now)
         }
+        let bytes: [UInt8]
+        let limit: MediaTime
+        var targetDuration = 6
         switch playlist {
         case .multivariant(let multivariant):
-            return VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
+            bytes = VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
+            limit = channel.lastGoodLimit ?? channel.staleAfter
         case .media(let media):
             self.noteUpstream(channel: channel.id, media: media, now: now)
+            // From outside: kept to 1 s ... 1 h so that three of them cannot overflow.
+            targetDuration = min(3600, max(1, media.targetDuration ?? 6))
+            limit = channel.lastGoodLimit ?? MediaTime(seconds: 3 * targetDuration)
             var stored = try await self.storedBreaks(channel: channel.id)
             let changes = SCTE35Translator.breaks(
                 in: media,
@@ -205,13 +227,19 @@ actor PlaylistService {
                 self.logger.info("SCTE-35 break", metadata: ["channel": "\(channel.id)", "break": "\(change.id)"])
             }
             var breaks = Array(stored.values)
-            if let plan = channel.breakPlan, let first = media.timings.first?.date, let last = media.timings.last?.date {
+            if let plan = channel.breakPlan, let first = media.timings.first?.date, let last = media.timings.last?.date
+            {
                 breaks = LiveBreakSelection.merge(
-                    planned: plan.breaks(channel: channel.id, startDate: self.startDate(of: channel), from: first, to: last + channel.lookahead),
+                    planned: plan.breaks(
+                        channel: channel.id,
+                        startDate: self.startDate(of: channel),
+                        from: first,
+                        to: last + channel.lookahead
+                    ),
                     stored: breaks
                 )
             }
-            return LiveDecorator.decorate(
+            bytes = LiveDecorator.decorate(
                 media,
                 playlistURL: url,
                 breaks: breaks,
@@ -219,6 +247,50 @@ actor PlaylistService {
                 locator: self.locator
             ).serialized()
         }
+        let key = channel.id + " " + url
+        if let previous = self.lastGood.removeValue(forKey: key) { self.lastGoodBytes -= previous.bytes.count }
+        // Full (in entries or bytes): forget the oldest.
+        while !self.lastGood.isEmpty
+            && (self.lastGood.count >= Self.lastGoodCapacity || self.lastGoodBytes + bytes.count > Self.lastGoodByteCapacity),
+            let oldest = self.lastGood.min(by: { $0.value.date < $1.value.date })
+        {
+            self.lastGood[oldest.key] = nil
+            self.lastGoodBytes -= oldest.value.bytes.count
+        }
+        self.lastGood[key] = (bytes, now, limit, targetDuration)
+        self.lastGoodBytes += bytes.count
+        return bytes
+    }
+
+    /// A failed upstream read: the last good playlist while it is young enough, then `503` with
+    /// `Retry-After`; `502` for a URL that never answered. Only the channel's own URL and URLs that
+    /// answered before count against the channel's health, so a request for a rendition that does
+    /// not exist leaves `/health` alone.
+    private func upstreamFailed(
+        channel: LiveChannel,
+        url: String,
+        error: AdInsertionError,
+        now: DateTime
+    ) throws -> [UInt8] {
+        let known = self.lastGood[channel.id + " " + url]
+        if known != nil || url == channel.upstreamURL {
+            self.health[channel.id, default: UpstreamHealth()].lastError = error.message
+            self.health[channel.id, default: UpstreamHealth()].lastFetch = now
+            self.logger.warning("upstream failed", metadata: ["channel": "\(channel.id)", "error": "\(error.message)"])
+        }
+        guard let known else { throw error }
+        let age = now - known.date
+        if age <= known.limit && age >= .zero {
+            return known.bytes
+        }
+        var unavailable = APIError(
+            .serviceUnavailable,
+            code: "upstreamUnavailable",
+            message:
+                "live channel '\(channel.id)': \(error.message); its last good playlist is \(age.decimalString(places: 3)) s old, older than the \(known.limit.decimalString(places: 3)) s it may be served"
+        )
+        unavailable.extraHeaders[.retryAfter] = String(known.targetDuration)
+        throw unavailable
     }
 
     /// Records that an upstream media playlist was read, and whether it changed.
@@ -254,22 +326,33 @@ actor PlaylistService {
         self.metrics.breakChanged(origin: liveBreak.origin.rawValue)
     }
 
-    /// A live break by ID: stored, or planned (`auto-N`).
+    /// A live break by ID: stored, or planned (`auto-N`, computed in constant time and answered only
+    /// within ``plannedBreakWindow`` of now).
     func liveBreak(channel id: String, breakID: String) async throws -> LiveBreak? {
         let channel = try self.channel(id)
         if let stored = try await self.storedBreaks(channel: id)[breakID] { return stored }
-        guard breakID.hasPrefix("auto-"), let m = Int(breakID.dropFirst(5)), m >= 0, let plan = channel.breakPlan else {
+        guard let plan = channel.breakPlan,
+            let planned = plan.plannedBreak(id: breakID, channel: id, startDate: self.startDate(of: channel))
+        else { return nil }
+        let now = self.clock.now()
+        // Compared as distances, so that dates near the ends of the range cannot wrap.
+        let untilStart = planned.startDate.nanosecondsSince1970.subtractingReportingOverflow(now.nanosecondsSince1970)
+        let sinceEnd = now.nanosecondsSince1970.subtractingReportingOverflow(planned.endDate.nanosecondsSince1970)
+        let window = Self.plannedBreakWindow.nanoseconds
+        guard !untilStart.overflow, !sinceEnd.overflow, untilStart.partialValue <= window,
+            sinceEnd.partialValue <= window
+        else {
             return nil
         }
-        let start = self.startDate(of: channel) + (plan.offset ?? plan.interval) + plan.interval * m
-        return plan.breaks(channel: id, startDate: self.startDate(of: channel), from: start, to: start).first { $0.id == breakID }
+        return planned
     }
 
     /// The breaks of a channel between two dates (planned and stored), for the admin API.
     func breaks(channel id: String, from: DateTime, to: DateTime) async throws -> [LiveBreak] {
         let channel = try self.channel(id)
         let stored = try await self.storedBreaks(channel: id)
-        let planned = channel.breakPlan?.breaks(channel: id, startDate: self.startDate(of: channel), from: from, to: to) ?? []
+        let planned =
+            channel.breakPlan?.breaks(channel: id, startDate: self.startDate(of: channel), from: from, to: to) ?? []
         return LiveBreakSelection.merge(planned: planned, stored: Array(stored.values))
             .filter { $0.startDate + $0.duration >= from && $0.startDate <= to || $0.origin != .scheduled }
             .sorted { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }

@@ -17,9 +17,16 @@ import Synchronization
 /// question asked again is answered from the decisions this process committed lately (the last
 /// 8,192), without a database round trip; any other goes to the writer, which finds the stored
 /// answer if there is one (made before a restart, or by another process on the same file).
+///
+/// The store notices when its file is no longer the one it opened (unlinked, or replaced by
+/// another file under the same path): it compares the path's device and inode with those it
+/// opened before each decision and after each commit, and until they match again it acknowledges
+/// nothing (decisions, breaks and inventory changes throw ``AdInsertionError/Code/storage``), since
+/// what it writes would be lost at the next start.
 public final class SQLiteAdStore: AdStore {
     private let pool: DatabasePool
     private let writer: DecisionWriter
+    private let file: FileIdentity
 
     /// Opens (creating if needed) the database at `path`.
     ///
@@ -38,8 +45,38 @@ public final class SQLiteAdStore: AdStore {
         }
         configuration.busyMode = .timeout(5)
         let pool = try DatabasePool(path: path, configuration: configuration)
+        let file = FileIdentity(path: path)
         self.pool = pool
-        self.writer = DecisionWriter(pool: pool)
+        self.file = file
+        self.writer = DecisionWriter(pool: pool, check: { file.problem() })
+    }
+
+    /// Why writes cannot be acknowledged now (the file was unlinked or replaced), or `nil`. A file
+    /// that cannot be written (read-only, disk full) shows in the first write that fails.
+    public func unavailability() async -> String? {
+        self.file.problem()
+    }
+
+    /// Throws when the file is no longer the one opened.
+    private func requireFile() throws {
+        if let problem = self.file.problem() { throw AdInsertionError(code: .storage, message: problem) }
+    }
+
+    /// Caps the database at `pages` pages (`PRAGMA max_page_count`, for this connection's life):
+    /// writes that need more fail with `SQLITE_FULL`, as on a full disk. A quota for operators, and
+    /// the way tests fill the disk.
+    ///
+    /// - Returns: The cap in force (SQLite never sets it below the current page count).
+    @discardableResult
+    public func limitSize(pages: Int) async throws -> Int {
+        try await self.pool.write { db in
+            try Int.fetchOne(db, sql: "PRAGMA max_page_count = \(max(1, pages))") ?? 0
+        }
+    }
+
+    /// The number of pages the database has now.
+    public func pageCount() async throws -> Int {
+        try await self.pool.read { db in try Int.fetchOne(db, sql: "PRAGMA page_count") ?? 0 }
     }
 
     /// How many write transactions the decision writer has committed, and how many new-decision
@@ -124,7 +161,8 @@ public final class SQLiteAdStore: AdStore {
                 sql: "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision"
             )
             let insert = try db.makeStatement(
-                sql: "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                sql:
+                    "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             )
             let decoder = JSONDecoder()
             while let row = try rows.next() {
@@ -166,12 +204,16 @@ public final class SQLiteAdStore: AdStore {
 
     public func record(_ change: InventoryChange) async throws {
         let data = String(decoding: try JSONEncoder().encode(change), as: UTF8.self)
+        try self.requireFile()
         try await self.pool.write { db in
             try db.execute(sql: "INSERT INTO inventory_change (data) VALUES (?)", arguments: [data])
         }
+        try self.requireFile()
     }
 
     public func migrate() async throws {
+        // Nothing to write when the schema is current (so a read-only file can still be served).
+        if try await self.pool.read({ try Self.migrator.hasCompletedMigrations($0) }) { return }
         try await Self.migrator.migrate(self.pool)
     }
 
@@ -196,12 +238,14 @@ public final class SQLiteAdStore: AdStore {
         // A player asks once per break, so most questions are new: they go straight to the writer,
         // which looks for an earlier answer inside its transaction. Questions asked again (a retry,
         // a second rendition) are answered from the decisions this process committed recently.
+        try self.requireFile()
         if let recent = self.writer.recentlyCommitted(key) { return (recent, false) }
         return try await self.writer.submit(DecisionWriter.Request(key: key, recentSince: recentSince, make: make))
     }
 
     /// Finds or makes one decision inside the writer's transaction.
-    fileprivate static func findOrCreate(_ db: Database, _ request: DecisionWriter.Request) throws -> (AdDecision, Bool) {
+    fileprivate static func findOrCreate(_ db: Database, _ request: DecisionWriter.Request) throws -> (AdDecision, Bool)
+    {
         if let existing = try Self.fetchDecision(db, request.key) { return (existing, false) }
         let recent =
             try request.recentSince.map { try Self.fetchRecent(db, viewer: request.key.viewer, since: $0) } ?? []
@@ -216,7 +260,11 @@ public final class SQLiteAdStore: AdStore {
 
     public func breaks(channel: String) async throws -> [LiveBreak] {
         let rows = try await self.pool.read { db in
-            try String.fetchAll(db, sql: "SELECT data FROM live_break WHERE channel = ? ORDER BY id", arguments: [channel])
+            try String.fetchAll(
+                db,
+                sql: "SELECT data FROM live_break WHERE channel = ? ORDER BY id",
+                arguments: [channel]
+            )
         }
         let decoder = JSONDecoder()
         return try rows.map { try decoder.decode(LiveBreak.self, from: Data($0.utf8)) }
@@ -224,12 +272,14 @@ public final class SQLiteAdStore: AdStore {
 
     public func save(_ liveBreak: LiveBreak) async throws {
         let data = String(decoding: try JSONEncoder().encode(liveBreak), as: UTF8.self)
+        try self.requireFile()
         try await self.pool.write { db in
             try db.execute(
                 sql: "INSERT OR REPLACE INTO live_break (channel, id, data) VALUES (?, ?, ?)",
                 arguments: [liveBreak.channel, liveBreak.id, data]
             )
         }
+        try self.requireFile()
     }
 
     // MARK: - Rows
@@ -238,7 +288,8 @@ public final class SQLiteAdStore: AdStore {
         guard
             let row = try Row.fetchOne(
                 db.cachedStatement(
-                    sql: "SELECT decided_at_ms, start_offset_ns, pod_ns, assets FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
+                    sql:
+                        "SELECT decided_at_ms, start_offset_ns, pod_ns, assets FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
                 ),
                 arguments: [key.viewer, key.scope, key.breakID]
             )
@@ -287,7 +338,8 @@ public final class SQLiteAdStore: AdStore {
         let assets = Self.assetsText(decision.assets)
         // Cached statements: preparing (and authorizing) SQL costs more than running it.
         try db.cachedStatement(
-            sql: "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+            sql:
+                "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
         ).execute(
             arguments: [
                 decision.viewer, decision.scope, decision.breakID, decision.decidedAt.millisecondsSince1970,
@@ -330,9 +382,12 @@ private final class DecisionWriter: Sendable {
 
     private let pool: DatabasePool
     private let state = Mutex(State())
+    /// Why a commit cannot be acknowledged (the file is not the one opened), or `nil`.
+    private let check: @Sendable () -> String?
 
-    init(pool: DatabasePool) {
+    init(pool: DatabasePool, check: @escaping @Sendable () -> String?) {
         self.pool = pool
+        self.check = check
     }
 
     var statistics: (transactions: Int, requests: Int) {
@@ -378,6 +433,7 @@ private final class DecisionWriter: Sendable {
 
     private func write(_ batch: [Waiting]) async {
         let requests = batch.map(\.request)
+        var cause: (any Error)?
         do {
             let results: [Result<(AdDecision, Bool), any Error>]
             do {
@@ -386,6 +442,9 @@ private final class DecisionWriter: Sendable {
                     try requests.map { .success(try SQLiteAdStore.findOrCreate(db, $0)) }
                 }
             } catch {
+                // Kept to report: when the disk is full SQLite rolls the whole transaction back,
+                // and the retry below then fails with a less telling "aborted".
+                cause = error
                 // Some request failed and the transaction rolled back: do the batch again with one
                 // savepoint per request, so the failing ones leave the others intact.
                 results = try await self.pool.write { db in
@@ -403,6 +462,9 @@ private final class DecisionWriter: Sendable {
                     }
                 }
             }
+            // Committed to a file that is no longer the database's: it would be lost at the next
+            // start, so none of it is acknowledged (nor remembered).
+            if let problem = self.check() { throw AdInsertionError(code: .storage, message: problem) }
             self.state.withLock { state in
                 state.transactions += 1
                 state.requests += batch.count
@@ -427,8 +489,54 @@ private final class DecisionWriter: Sendable {
             }
         } catch {
             // The transaction did not commit: nothing of this batch was stored, and every request
-            // in it gets the error.
-            for waiting in batch { waiting.continuation.resume(throwing: error) }
+            // in it gets the error (the first attempt's, when there was one: it says why).
+            let reported = Self.telling(cause, over: error)
+            for waiting in batch { waiting.continuation.resume(throwing: reported) }
         }
+    }
+
+    /// The error that says more: a first attempt's error over an "aborted" or "file" error that
+    /// followed it.
+    private static func telling(_ cause: (any Error)?, over error: any Error) -> any Error {
+        guard let cause else { return error }
+        if let later = error as? DatabaseError, later.resultCode == .SQLITE_ABORT || later.resultCode == .SQLITE_ERROR {
+            return cause
+        }
+        return error is AdInsertionError ? error : cause
+    }
+}
+
+/// The device and inode of the database file when it was opened, to notice when the path no
+/// longer names that file.
+private struct FileIdentity: Sendable {
+    let path: String
+    let device: UInt64?
+    let inode: UInt64?
+
+    init(path: String) {
+        self.path = path
+        let now = Self.identity(path)
+        self.device = now?.device
+        self.inode = now?.inode
+    }
+
+    /// What is wrong with the file now, or `nil` when the path still names the file opened.
+    func problem() -> String? {
+        guard let device = self.device, let inode = self.inode else { return nil }
+        guard let now = Self.identity(self.path) else {
+            return
+                "the database file \(self.path) was removed (unlinked or moved) after it was opened; decisions are not stored until it is back"
+        }
+        if now.device != device || now.inode != inode {
+            return
+                "the database file \(self.path) was replaced by another file after it was opened; decisions are not stored until it is back"
+        }
+        return nil
+    }
+
+    private static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino))
     }
 }

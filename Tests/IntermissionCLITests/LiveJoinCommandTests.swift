@@ -1,0 +1,149 @@
+import Foundation
+import Testing
+
+/// `intermission play` joining a live break 12 s in, through the built binaries: the server
+/// answers the whole 20 s break, the player enters the list 12 s in (plays the last 8 s of it),
+/// and resumes where D.2 says for live without X-RESUME-OFFSET: the break's start plus its duration.
+@Suite(.timeLimit(.minutes(2)))
+struct LiveJoinCommandTests {
+    @Test func joiningTwelveSecondsIntoABreakPlaysTheLastEightSecondsOfTheList() async throws {
+        let folder = try ServeProcess.scratchFolder("join")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // The player joins three target durations (6 s) behind the last whole 2 s segment. With the
+        // channel started at S and its first break at S + 30 s, launching the player 48.3 s after S
+        // puts the last segment's end at 48 s and the join at 42 s: 12 s into the break. The
+        // playlist read may come up to 1.7 s after the launch and still land there.
+        let launch = Date().addingTimeInterval(6)
+        let start = launch.addingTimeInterval(-48.3)
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let config = folder.appendingPathComponent("join.yaml")
+        try Data(
+            """
+            channels:
+              - id: join
+                loop: /media/demo/primary/
+                playlist: main.m3u8
+                window: 6
+                startDate: \(formatter.string(from: start))
+                breaks:
+                  every: 120
+                  duration: 20
+                  offset: 30
+
+            """.utf8
+        ).write(to: config)
+        let server = try ServeProcess([
+            "serve", "--demo", "--config", config.path, "--port", "0", "--database", "memory:",
+        ])
+        defer { server.kill() }
+        let url = try #require(
+            try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/live/join/main\.m3u8"#, tries: 50),
+            "no live URL in the start-up log"
+        )
+        let wait = launch.timeIntervalSinceNow
+        try #require(wait > 0, "the server took more than 6 s to start")
+        try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+
+        // 8 s of the ad, then 2 s of the primary. (Off the cooperative threads: it blocks until the
+        // player exits.)
+        let played = try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(with: Result { try CLI.run(["play", url, "--json", "--until", "10"]) })
+            }
+        }
+        #expect(played.status == 0, "\(played.stderr)")
+        let entries = jsonLines(played.stdout)
+        let text = String(decoding: played.stdout, as: UTF8.self)
+        func events(_ name: String) -> [[String: Any]] { entries.filter { $0["event"] as? String == name } }
+
+        let listRequest = try #require(
+            events("request").first { ($0["url"] as? String)?.contains("/v1/asset-lists/live-join/auto-0.json") == true },
+            "no asset-list request\n\(text)"
+        )
+        // 12 s in when the player's first playlist read comes within 1.7 s of its launch; on a
+        // machine so busy that it comes later, the join lands a segment (2 s) or two later, and the
+        // checks below follow the offset the player sent.
+        let requested = (listRequest["url"] as? String) ?? ""
+        let offsetText = requested.components(separatedBy: "_HLS_start_offset=").dropFirst().first?.prefix { $0 != "&" }
+        let offset = try #require(offsetText.flatMap { Double($0) }, "no _HLS_start_offset in \(requested)")
+        #expect([12, 14, 16].contains(offset), "joined \(offset) s into the break")
+        // The whole break: 20 s of ads, green (worth less) first, red where the viewer sees it.
+        let loaded = try #require(events("assetListLoaded").first)
+        #expect(loaded["assets"] as? Int == 2)
+        #expect(loaded["duration"] as? Double == 20)
+        let started = events("interstitialAssetStarted").filter { $0["event_id"] as? String == "auto-0" }
+        #expect(started.map { ($0["url"] as? String)?.contains("/ad-red/") == true } == [true], "\(text)")
+        // The event starts `offset` before the join point (the player reports the break's start as
+        // where the primary paused); it plays the last 20 - offset seconds of the list (8 s when it
+        // joined 12 s in) and resumes the primary at the break's start plus its 20 s.
+        let paused = try #require(events("currentEventDidChange").first { $0["event_id"] as? String == "auto-0" }, "\(text)")
+        let resumed = try #require(events("primaryResumed").first, "no resume\n\(text)")
+        let breakStart = try #require(paused["primaryTime"] as? Double)
+        let resume = try #require(resumed["primaryTime"] as? Double)
+        #expect(abs(resume - (breakStart + 20)) < 0.1, "break at \(breakStart), resumed at \(resume)\n\(text)")
+        let finished = try #require(events("eventDidFinish").first { $0["event_id"] as? String == "auto-0" })
+        #expect(abs((finished["playoutTime"] as? Double ?? 0) - (20 - offset)) < 0.1, "\(finished)")
+        #expect(abs((resumed["t"] as? Double ?? 0) - (20 - offset)) < 0.5, "\(resumed)")
+
+        _ = try await server.terminate()
+    }
+}
+
+/// `intermission serve` (the built binary) in the background, its output in a log file.
+final class ServeProcess {
+    let process = Process()
+    let log: URL
+    private let handle: FileHandle
+
+    /// Starts `intermission` with `arguments` in the repository folder.
+    init(_ arguments: [String]) throws {
+        self.log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log")
+        _ = FileManager.default.createFile(atPath: self.log.path, contents: nil)
+        self.handle = try FileHandle(forWritingTo: self.log)
+        self.process.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
+        self.process.arguments = arguments
+        self.process.currentDirectoryURL = CLI.repository
+        self.process.standardOutput = self.handle
+        self.process.standardError = self.handle
+        try self.process.run()
+    }
+
+    deinit {
+        try? self.handle.close()
+        try? FileManager.default.removeItem(at: self.log)
+    }
+
+    /// A new empty folder under the temporary directory, for the caller to remove.
+    static func scratchFolder(_ prefix: String) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// The log so far.
+    var text: String { String(decoding: (try? Data(contentsOf: self.log)) ?? Data(), as: UTF8.self) }
+
+    /// The first text of the log that matches `pattern` (a regular expression), looking every
+    /// 100 ms, at most `tries` times.
+    func firstLog(matching pattern: String, tries: Int = 300) async throws -> String? {
+        for _ in 0..<tries {
+            let text = self.text
+            if let range = text.range(of: pattern, options: .regularExpression) { return String(text[range]) }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return nil
+    }
+
+    /// SIGTERM, then up to 10 s for it to exit; whether it did.
+    func terminate() async throws -> Bool {
+        Foundation.kill(self.process.processIdentifier, SIGTERM)
+        for _ in 0..<100 where self.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        return !self.process.isRunning
+    }
+
+    /// SIGKILL, if it still runs.
+    func kill() {
+        if self.process.isRunning { Foundation.kill(self.process.processIdentifier, SIGKILL) }
+    }
+}
