@@ -206,12 +206,6 @@ import Testing
             attribute: "END-DATE"
         ),
         .init(
-            name: "relative X-ASSET-URI",
-            attributes: "DURATION=5,X-RESUME-OFFSET=5,X-ASSET-URI=\"ad/main.m3u8\"",
-            rule: "INT-ASSET-URI-RELATIVE",
-            attribute: "X-ASSET-URI"
-        ),
-        .init(
             name: "unquoted X-ASSET-URI",
             attributes: "DURATION=5,X-RESUME-OFFSET=5,X-ASSET-URI=https://ads.example/a.m3u8",
             rule: "INT-ATTRIBUTE-TYPE",
@@ -315,6 +309,14 @@ import Testing
         #expect(!schedule.items.contains { $0.eventID == "bad" })
         #expect(schedule.items.last?.primary.end == 36)
         #expect(schedule.diagnostics().first?.rule.rawValue == "INT-CUE-PRE-POST")
+    }
+
+    @Test func relativeAssetURIIsReportedButStillScheduled() throws {
+        let text = Self.vod(Self.interstitial("rel", at: 10, "DURATION=5,X-RESUME-OFFSET=5,X-ASSET-URI=\"ad/main.m3u8\""))
+        let schedule = try Self.schedule(text)
+        #expect(schedule.event("rel")?.status == .scheduled)
+        #expect(InterstitialValidator().validate(playlist: text).contains { $0.rule == InterstitialRule.assetURIRelative.id })
+        #expect(!InterstitialRule.assetURIRelative.makesEventUnusable)
     }
 
     @Test func eventsMadeInCodeHaveNoDefects() {

@@ -96,14 +96,9 @@ extension InterstitialEvent {
                         "\(name)=\(raw.rawValue) of interstitial \"\(id)\" is not a quoted-string",
                         "write \(name)=\"\(raw.rawValue)\""
                     )
-                } else if name == "X-ASSET-URI", let text = raw.quotedString, !URIReference.isAbsolute(text) {
-                    add(
-                        .assetURIRelative,
-                        name,
-                        "X-ASSET-URI \"\(text)\" of interstitial \"\(id)\" is relative",
-                        "write the absolute URI (https://…); only X-ASSET-LIST may be relative"
-                    )
                 }
+                // A relative X-ASSET-URI breaks a MUST but still resolves against the playlist, as
+                // clients do: the validator reports it, and the event still plays.
             }
         }
         let cueName = a.contains("CUE") ? "CUE" : "X-CUE"

@@ -56,6 +56,8 @@ struct Insert: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (media playlist) or directory (multivariant). Default: standard output / in place.")
     var output: String?
 
+    @OptionGroup var network: NetworkOptions
+
     func validate() throws {
         if (self.assetURI == nil) == (self.assetList == nil) {
             throw ValidationError("give exactly one of --asset-uri and --asset-list")
@@ -114,7 +116,7 @@ struct Insert: AsyncParsableCommand {
 
     func run() async throws {
         let event = try self.makeEvent()
-        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist)
+        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist, timeout: self.network.timeout)
         let inserter = InterstitialInserter()
         switch PlaylistParser.parse(input.bytes).playlist {
         case .media(let media):
@@ -135,7 +137,7 @@ struct Insert: AsyncParsableCommand {
                 let location = input.resolve(uri)
                 let child: PlaylistInput
                 do {
-                    child = try await PlaylistInput.read(location)
+                    child = try await PlaylistInput.read(location, timeout: self.network.timeout)
                 } catch {
                     printError("intermission: \(error)")
                     throw ExitCode(2)
