@@ -76,14 +76,11 @@ public func fuzzAttributes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             let v = attribute.value
             _ = (v.form, v.integer, v.decimal, v.signedDecimal, v.double, v.resolution, v.hexadecimal, v.stringList)
         }
-        // The rendered list parses to the same names; values match except that whitespace ending
-        // the last value is trimmed (the parser tolerates trailing whitespace on a line).
-        let again = try? AttributeList(parsing: list.description)
-        precondition(again?.names == list.names, "a rendered list parses to other names")
-        for (a, b) in zip(again?.attributes ?? [], list.attributes) {
-            var expected = Substring(b.value.rawValue)
-            while expected.last == " " || expected.last == "\t" { expected = expected.dropLast() }
-            precondition(a.value.rawValue == b.value.rawValue || a.value.rawValue == expected, "a rendered value changed")
+        // The rendered list parses to the same list, unless the last value ends in whitespace: the
+        // parser trims whitespace at the end of a line (tolerated, with a warning in playlists).
+        let last = list.attributes.last?.value.rawValue.last
+        if last != " " && last != "\t" {
+            precondition((try? AttributeList(parsing: list.description)) == list, "a rendered list parses differently")
         }
     }
     let line = Array("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00Z\n".utf8)
