@@ -153,4 +153,26 @@ struct InputAndNetworkTests {
         #expect(result.stderr.contains("error[INT-CUE-PRE-POST]"))
         #expect(String(decoding: result.stdout, as: UTF8.self).contains("\"unusable\""))
     }
+
+    @Test func insertRefusesNumbersOutOfRange() throws {
+        let playlist = Array("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n".utf8)
+        let base = ["insert", "-", "--id", "a", "--asset-uri", "https://a.example/a.m3u8"]
+        let cases: [([String], String)] = [
+            (["--start=9223372037"], "--start takes seconds"),
+            (["--start=1e3"], "--start takes seconds"),
+            (["--start", "1", "--duration=-5"], "--duration takes decimal seconds of at least 0"),
+            (["--start", "1", "--duration=1e308"], "--duration takes decimal seconds"),
+            (["--start", "1", "--playout-limit=0"], "--playout-limit takes decimal seconds above 0"),
+            (["--start", "1", "--resume-offset=-9223372036.9"], "--resume-offset takes decimal seconds"),
+            (["--start", "1", "--resume-offset=nan"], "--resume-offset takes decimal seconds"),
+        ]
+        for (extra, message) in cases {
+            let result = try CLI.run(base + extra, stdin: playlist)
+            #expect(result.status != 0, "\(extra)")
+            #expect(result.stderr.contains(message), "\(extra): \(result.stderr)")
+        }
+        let fine = try CLI.run(base + ["--start", "1", "--duration=0", "--resume-offset=-9223372036", "--playout-limit=0.5"], stdin: playlist)
+        #expect(fine.status == 0, "\(fine.stderr)")
+        #expect(String(decoding: fine.stdout, as: UTF8.self).contains("X-RESUME-OFFSET=-9223372036,"))
+    }
 }

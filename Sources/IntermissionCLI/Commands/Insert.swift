@@ -80,14 +80,20 @@ struct Insert: AsyncParsableCommand {
         }
         if let uri = self.assetURI { event.assetURIs = [uri] }
         event.assetListURI = self.assetList
-        func seconds(_ text: String?, _ name: String) throws -> MediaTime? {
+        // Decimal seconds within MediaTime.validRange (no exponents, hexadecimal, NaN or infinity);
+        // DURATION must not be negative and X-PLAYOUT-LIMIT must be above 0 (Appendix D).
+        func seconds(_ text: String?, _ name: String, minimum: MediaTime? = nil, above: MediaTime? = nil) throws -> MediaTime? {
             guard let text else { return nil }
-            guard let value = MediaTime(text) else { throw ValidationError("\(name) takes seconds, not '\(text)'") }
+            guard let value = MediaTime(text), value >= (minimum ?? .minimum), value > (above ?? MediaTime(nanoseconds: .min))
+            else {
+                let range = minimum != nil ? " of at least 0" : above != nil ? " above 0" : ""
+                throw ValidationError("\(name) takes decimal seconds\(range) (at most \(MediaTime.maximum)), not '\(text.prefix(40))'")
+            }
             return value
         }
-        event.duration = try seconds(self.duration, "--duration")
+        event.duration = try seconds(self.duration, "--duration", minimum: .zero)
         event.resumptionOffset = try seconds(self.resumeOffset, "--resume-offset")
-        event.playoutLimit = try seconds(self.playoutLimit, "--playout-limit")
+        event.playoutLimit = try seconds(self.playoutLimit, "--playout-limit", above: .zero)
         let members = { (text: String?) in
             (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
         }
