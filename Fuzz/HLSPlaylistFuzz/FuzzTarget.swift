@@ -83,7 +83,8 @@ public func fuzzAttributes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             precondition((try? AttributeList(parsing: list.description)) == list, "a rendered list parses differently")
         }
     }
-    let line = Array("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00Z\n".utf8)
+    let line =
+        Array("#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00Z\n".utf8)
         + Array("#EXT-X-DATERANGE:CLASS=\"com.apple.hls.interstitial\",".utf8) + bytes
         + Array("\n#EXTINF:6,\na.ts\n".utf8)
     let parsed = PlaylistParser.parse(line)

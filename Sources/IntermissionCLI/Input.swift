@@ -121,7 +121,9 @@ struct PlaylistInput {
         mutating func append(_ more: some Collection<UInt8>) throws {
             self.bytes.append(contentsOf: more)
             if !self.decided {
-                if PlaylistInput.headRefuses(self.bytes[...], complete: false) { throw PlaylistInput.notAPlaylist(self.name) }
+                if PlaylistInput.headRefuses(self.bytes[...], complete: false) {
+                    throw PlaylistInput.notAPlaylist(self.name)
+                }
                 self.decided = self.bytes.count >= 10
             }
             if self.bytes.count > PlaylistInput.maximumSize {
@@ -132,7 +134,9 @@ struct PlaylistInput {
 
         /// The bytes, once the input ended; refuses a head that ended too soon.
         func finish() throws -> [UInt8] {
-            if PlaylistInput.headRefuses(self.bytes[...], complete: true) { throw PlaylistInput.notAPlaylist(self.name) }
+            if PlaylistInput.headRefuses(self.bytes[...], complete: true) {
+                throw PlaylistInput.notAPlaylist(self.name)
+            }
             return self.bytes
         }
     }
@@ -160,7 +164,8 @@ struct PlaylistInput {
 
     /// Fetches a playlist, reading the body head first (see ``read(_:timeout:)``); network
     /// failures are said in words (``NetworkErrorText``).
-    static func fetch(_ url: String, client: HTTPClient, timeout: Double = defaultTimeout) async throws -> PlaylistInput {
+    static func fetch(_ url: String, client: HTTPClient, timeout: Double = defaultTimeout) async throws -> PlaylistInput
+    {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: "intermission/0.1")
         do {

@@ -30,16 +30,25 @@ struct InputAndNetworkTests {
         try input.fileHandleForWriting.close()
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
-        return CLI.Output(status: process.terminationStatus, stdout: [UInt8](stdout), stderr: String(decoding: stderr, as: UTF8.self))
+        return CLI.Output(
+            status: process.terminationStatus,
+            stdout: [UInt8](stdout),
+            stderr: String(decoding: stderr, as: UTF8.self)
+        )
     }
 
     @Test(arguments: ["validate", "format", "schedule", "insert"])
     func openPipeWithABadFirstLineIsAnsweredAtOnce(_ command: String) throws {
         var arguments = [command, "-"]
-        if command == "insert" { arguments += ["--id", "a", "--start", "1", "--asset-uri", "https://a.example/a.m3u8"] }
+        if command == "insert" {
+            arguments += ["--id", "a", "--start", "1", "--asset-uri", "https://a.example/a.m3u8"]
+        }
         let result = try Self.runWithOpenInput(arguments, head: Array("<html>\n<body>".utf8))
         #expect(result.status == 2, "\(command): \(result.stderr)")
-        #expect(result.stderr == "intermission: <stdin>: not a playlist (the first line is not #EXTM3U)\n", "\(command)")
+        #expect(
+            result.stderr == "intermission: <stdin>: not a playlist (the first line is not #EXTM3U)\n",
+            "\(command)"
+        )
     }
 
     @Test func namedPipeWithABadFirstLineIsAnsweredAtOnce() throws {
@@ -71,9 +80,10 @@ struct InputAndNetworkTests {
         #expect(result.status == 2)
         #expect(result.stderr == "intermission: \(url.path): not a playlist (the first line is not #EXTM3U)\n")
         // A BOM before #EXTM3U is fine; a lone BOM or an empty file is not a playlist.
-        for (bytes, ok) in [([0xEF, 0xBB, 0xBF] + Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\n".utf8), true),
-            ([0xEF, 0xBB, 0xBF], false), ([], false), (Array("#EXTM3".utf8), false)] as [([UInt8], Bool)]
-        {
+        for (bytes, ok) in [
+            ([0xEF, 0xBB, 0xBF] + Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\n".utf8), true),
+            ([0xEF, 0xBB, 0xBF], false), ([], false), (Array("#EXTM3".utf8), false),
+        ] as [([UInt8], Bool)] {
             let result = try CLI.run(["format", "-"], stdin: bytes)
             #expect((result.status == 0) == ok, "\(bytes)")
         }
@@ -87,7 +97,10 @@ struct InputAndNetworkTests {
         }
         let play = try CLI.run(["play", "http://127.0.0.1:1/main.m3u8", "--json", "--timeout", "5"])
         #expect(play.status == 2)
-        #expect(play.stderr.hasSuffix("intermission: cannot connect to 127.0.0.1:1: connection refused\n"), "\(play.stderr)")
+        #expect(
+            play.stderr.hasSuffix("intermission: cannot connect to 127.0.0.1:1: connection refused\n"),
+            "\(play.stderr)"
+        )
     }
 
     /// A loopback listener that completes the TCP handshake but never answers.
@@ -98,10 +111,14 @@ struct InputAndNetworkTests {
         address.sin_port = 0
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
         #expect(bound == 0)
         #expect(listen(fd, 16) == 0)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
@@ -120,7 +137,10 @@ struct InputAndNetworkTests {
         #expect(play.stderr.hasSuffix("intermission: no answer from \(url) within 1.5 s\n"), "\(play.stderr)")
     }
 
-    @Test(arguments: ["0", "-1", "-0", "nan", "inf", "1e308", "1e3", "0x10", "3600.001", "1234567890123456789012345678901234567890", " 5"])
+    @Test(arguments: [
+        "0", "-1", "-0", "nan", "inf", "1e308", "1e3", "0x10", "3600.001", "1234567890123456789012345678901234567890",
+        " 5",
+    ])
     func timeoutOutsideItsRangeIsRefused(_ value: String) throws {
         // `--timeout=VALUE`, so that "-1" is not taken for an option.
         let result = try CLI.run(["format", "Examples/vod-interstitials.m3u8", "--timeout=\(value)"])
@@ -155,7 +175,9 @@ struct InputAndNetworkTests {
     }
 
     @Test func insertRefusesNumbersOutOfRange() throws {
-        let playlist = Array("#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n".utf8)
+        let playlist = Array(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n".utf8
+        )
         let base = ["insert", "-", "--id", "a", "--asset-uri", "https://a.example/a.m3u8"]
         let cases: [([String], String)] = [
             (["--start=9223372037"], "--start takes seconds"),
@@ -171,7 +193,10 @@ struct InputAndNetworkTests {
             #expect(result.status != 0, "\(extra)")
             #expect(result.stderr.contains(message), "\(extra): \(result.stderr)")
         }
-        let fine = try CLI.run(base + ["--start", "1", "--duration=0", "--resume-offset=-9223372036", "--playout-limit=0.5"], stdin: playlist)
+        let fine = try CLI.run(
+            base + ["--start", "1", "--duration=0", "--resume-offset=-9223372036", "--playout-limit=0.5"],
+            stdin: playlist
+        )
         #expect(fine.status == 0, "\(fine.stderr)")
         #expect(String(decoding: fine.stdout, as: UTF8.self).contains("X-RESUME-OFFSET=-9223372036,"))
     }

@@ -18,38 +18,70 @@ struct UnusableEventTests {
 
     static let families: [Family] = [
         Family(name: "no asset", attributes: "DURATION=10,X-RESUME-OFFSET=4", rule: "INT-ASSET-MISSING"),
-        Family(name: "two assets",
-            attributes: "X-ASSET-LIST=\"/lists/bad.json\",X-ASSET-URI=\"https://ads.invalid/a.m3u8\",DURATION=10,X-RESUME-OFFSET=4",
-            rule: "INT-ASSET-BOTH"),
-        Family(name: "CUE with PRE and POST", attributes: "CUE=\"PRE,POST\",X-ASSET-LIST=\"/lists/bad.json\",DURATION=10,X-RESUME-OFFSET=4",
-            rule: "INT-CUE-PRE-POST"),
-        Family(name: "negative duration", attributes: "DURATION=-5,X-ASSET-LIST=\"/lists/bad.json\",X-RESUME-OFFSET=4",
-            rule: "INT-DURATION-VALUE"),
-        Family(name: "END-DATE before START-DATE",
+        Family(
+            name: "two assets",
+            attributes:
+                "X-ASSET-LIST=\"/lists/bad.json\",X-ASSET-URI=\"https://ads.invalid/a.m3u8\",DURATION=10,X-RESUME-OFFSET=4",
+            rule: "INT-ASSET-BOTH"
+        ),
+        Family(
+            name: "CUE with PRE and POST",
+            attributes: "CUE=\"PRE,POST\",X-ASSET-LIST=\"/lists/bad.json\",DURATION=10,X-RESUME-OFFSET=4",
+            rule: "INT-CUE-PRE-POST"
+        ),
+        Family(
+            name: "negative duration",
+            attributes: "DURATION=-5,X-ASSET-LIST=\"/lists/bad.json\",X-RESUME-OFFSET=4",
+            rule: "INT-DURATION-VALUE"
+        ),
+        Family(
+            name: "END-DATE before START-DATE",
             attributes: "END-DATE=\"\(Fixtures.date(1))\",X-ASSET-LIST=\"/lists/bad.json\",X-RESUME-OFFSET=4",
-            rule: "INT-END-DATE-BEFORE-START"),
-        Family(name: "malformed resume offset", attributes: "X-RESUME-OFFSET=soon,X-ASSET-LIST=\"/lists/bad.json\",DURATION=10",
-            rule: "INT-RESUME-OFFSET-VALUE"),
+            rule: "INT-END-DATE-BEFORE-START"
+        ),
+        Family(
+            name: "malformed resume offset",
+            attributes: "X-RESUME-OFFSET=soon,X-ASSET-LIST=\"/lists/bad.json\",DURATION=10",
+            rule: "INT-RESUME-OFFSET-VALUE"
+        ),
     ]
 
     @Test(arguments: families)
     func unusableEventIsNeitherLoadedNorPlayed(_ family: Family) async throws {
         try await withFixtureServer { base, site in
             // 12 s of primary; the bad event at 4 s would skip 4 s of it; the good one at 8 s plays.
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 12, dateRanges: [
-                Fixtures.interstitial("bad", at: 4, family.attributes),
-                Fixtures.interstitial("good", at: 8, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=10"),
-            ])))
+            site.serve(
+                "/vod/prog.m3u8",
+                .text(
+                    Fixtures.vodPrimary(
+                        seconds: 12,
+                        dateRanges: [
+                            Fixtures.interstitial("bad", at: 4, family.attributes),
+                            Fixtures.interstitial(
+                                "good",
+                                at: 8,
+                                "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=10"
+                            ),
+                        ]
+                    )
+                )
+            )
             site.serve("/lists/pod.json", .json(assetList(base, ["green"])))
             site.serve("/lists/bad.json", .json(assetList(base, ["red"])))
             let player = try await play(base + "/vod/prog.m3u8")
             let log = await player.log
-            #expect(summaries(log) == [
-                "list:good", "current:good", "asset:good#0", "finished:good", "current:nil", "resumed@8.0", "ended",
-            ], "\(family)")
+            #expect(
+                summaries(log) == [
+                    "list:good", "current:good", "asset:good#0", "finished:good", "current:nil", "resumed@8.0", "ended",
+                ],
+                "\(family)"
+            )
             // 12 s of primary, none of it skipped, and the good ad's 10 s.
             #expect(log.last!.time >= 22 && log.last!.time < 23, "\(family)")
-            #expect(!site.requests.contains { $0.path == "/lists/bad.json" || $0.path.hasPrefix("/media/ad-red") }, "\(family)")
+            #expect(
+                !site.requests.contains { $0.path == "/lists/bad.json" || $0.path.hasPrefix("/media/ad-red") },
+                "\(family)"
+            )
             let ignored = await player.entries("eventIgnored")
             #expect(ignored.map { $0["event_id"]?.stringValue } == ["bad"], "\(family)")
             #expect(ignored.first?["rule"]?.stringValue == family.rule, "\(family)")
@@ -63,9 +95,21 @@ struct UnusableEventTests {
     /// and the pre-roll is not triggered again.
     @Test func playedPreRollDoesNotMoveThePrimary() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: [
-                Fixtures.interstitial("pre", at: 0, "CUE=\"PRE,ONCE\",X-ASSET-LIST=\"/lists/pre.json\",X-RESUME-OFFSET=6,DURATION=10")
-            ])))
+            site.serve(
+                "/vod/prog.m3u8",
+                .text(
+                    Fixtures.vodPrimary(
+                        seconds: 20,
+                        dateRanges: [
+                            Fixtures.interstitial(
+                                "pre",
+                                at: 0,
+                                "CUE=\"PRE,ONCE\",X-ASSET-LIST=\"/lists/pre.json\",X-RESUME-OFFSET=6,DURATION=10"
+                            )
+                        ]
+                    )
+                )
+            )
             site.serve("/lists/pre.json", .json(assetList(base, ["blue"])))
             let player = try await play(base + "/vod/prog.m3u8") { player in
                 // Clock 20 s: 10 s of pre-roll, then the primary from 6 s to 16 s.

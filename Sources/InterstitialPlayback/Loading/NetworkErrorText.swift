@@ -97,10 +97,14 @@ public enum NetworkErrorText {
         if let io = error as? IOError { return io.errnoCode }
         guard depth < 4 else { return nil }
         for child in Mirror(reflecting: error).children {
-            if let inner = child.value as? any Error, let code = self.errnoCode(in: inner, depth: depth + 1) { return code }
+            if let inner = child.value as? any Error, let code = self.errnoCode(in: inner, depth: depth + 1) {
+                return code
+            }
             if let list = child.value as? [Any] {
                 for element in list {
-                    if let inner = element as? any Error, let code = self.errnoCode(in: inner, depth: depth + 1) { return code }
+                    if let inner = element as? any Error, let code = self.errnoCode(in: inner, depth: depth + 1) {
+                        return code
+                    }
                     for grandchild in Mirror(reflecting: element).children {
                         if let inner = grandchild.value as? any Error,
                             let code = self.errnoCode(in: inner, depth: depth + 1)
@@ -120,7 +124,9 @@ public enum NetworkErrorText {
         if names.contains(where: { name.contains($0) }) { return true }
         guard depth < 4 else { return false }
         for child in Mirror(reflecting: error).children {
-            if let inner = child.value as? any Error, self.contains(inner, typeNamed: names, depth: depth + 1) { return true }
+            if let inner = child.value as? any Error, self.contains(inner, typeNamed: names, depth: depth + 1) {
+                return true
+            }
         }
         return false
     }
