@@ -176,7 +176,7 @@ if fuzz {
     targets.append(
         .executableTarget(
             name: "HLSPlaylistFuzz",
-            dependencies: ["HLSPlaylist"],
+            dependencies: ["HLSPlaylist", "HLSInterstitials"],
             path: "Fuzz/HLSPlaylistFuzz",
             // Build with `-Xswiftc -sanitize=fuzzer,address` so the parser is instrumented too
             // (scripts/fuzz.sh); libFuzzer provides `main`.

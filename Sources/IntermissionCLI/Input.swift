@@ -3,8 +3,25 @@ import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import InterstitialPlayback
 import NIOCore
 import NIOHTTP1
+
+#if canImport(Glibc)
+import Glibc
+
+/// `read(2)`, named apart from ``PlaylistInput/read(_:timeout:)``.
+private func systemRead(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    Glibc.read(descriptor, buffer, count)
+}
+#elseif canImport(Darwin)
+import Darwin
+
+/// `read(2)`, named apart from ``PlaylistInput/read(_:timeout:)``.
+private func systemRead(_ descriptor: CInt, _ buffer: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+    Darwin.read(descriptor, buffer, count)
+}
+#endif
 
 /// A playlist read from a path or an http(s) URL.
 struct PlaylistInput {
@@ -22,37 +39,121 @@ struct PlaylistInput {
     /// The most a playlist may weigh (64 MiB).
     static let maximumSize = 64 * 1024 * 1024
 
+    /// The request timeout in seconds when a command is not given `--timeout`.
+    static let defaultTimeout: Double = 30
+
     /// Reads a file, standard input (`-`), or an http(s) URL.
-    static func read(_ location: String) async throws -> PlaylistInput {
+    ///
+    /// The head is read first: input whose first line does not start with `#EXTM3U` (after an
+    /// optional BOM) is refused as soon as its first bytes show it, without reading the rest, so a
+    /// 200 MB file or a pipe that stays open gets an answer at once. Larger than ``maximumSize``
+    /// is refused too.
+    static func read(_ location: String, timeout: Double = defaultTimeout) async throws -> PlaylistInput {
         if location.hasPrefix("http://") || location.hasPrefix("https://") {
-            return try await self.fetch(location)
+            return try await self.fetch(location, timeout: timeout)
         }
         if location == "-" {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            return PlaylistInput(name: "<stdin>", bytes: [UInt8](data))
+            return PlaylistInput(name: "<stdin>", bytes: try self.readHeadFirst(descriptor: 0, name: "<stdin>"))
         }
         guard FileManager.default.fileExists(atPath: location) else {
             throw Unusable(reason: "\(location): no such file")
         }
-        guard let data = FileManager.default.contents(atPath: location) else {
+        let descriptor = open(location, O_RDONLY)
+        guard descriptor >= 0 else {
             throw Unusable(reason: "\(location): cannot be read")
         }
-        return PlaylistInput(name: location, bytes: [UInt8](data))
+        defer { close(descriptor) }
+        return PlaylistInput(name: location, bytes: try self.readHeadFirst(descriptor: descriptor, name: location))
+    }
+
+    /// The reason given for input whose first line is not `#EXTM3U`.
+    static func notAPlaylist(_ name: String) -> Unusable {
+        Unusable(reason: "\(name): not a playlist (the first line is not #EXTM3U)")
+    }
+
+    /// Whether `head` (the first bytes read so far) already shows that the input is not a
+    /// playlist: it differs from `#EXTM3U` (after an optional UTF-8 BOM) within its length.
+    static func headRefuses(_ head: ArraySlice<UInt8>, complete: Bool) -> Bool {
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        var bytes = head
+        // A BOM is optional: drop it when present (or still possibly arriving).
+        if bytes.starts(with: bom) {
+            bytes = bytes.dropFirst(3)
+        } else if bom.starts(with: bytes), !complete {
+            return false
+        }
+        let magic = Array("#EXTM3U".utf8)
+        let compared = min(bytes.count, magic.count)
+        if !bytes.prefix(compared).elementsEqual(magic.prefix(compared)) { return true }
+        return complete && bytes.count < magic.count
+    }
+
+    /// Reads a file descriptor (file, pipe, terminal) to its end, refusing it as soon as the head
+    /// is not a playlist's and once it passes ``maximumSize``. `read(2)` returns what a pipe has,
+    /// so a bad first line on a pipe that stays open is answered without waiting for its end.
+    static func readHeadFirst(descriptor: CInt, name: String) throws -> [UInt8] {
+        var collector = HeadFirstCollector(name: name)
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Unusable(reason: "\(name): cannot be read (error \(errno))")
+            }
+            if count == 0 { break }
+            try collector.append(chunk[0..<count])
+        }
+        return try collector.finish()
+    }
+
+    /// Collects input as it arrives and refuses it as soon as its head shows it is not a playlist
+    /// or it grows past ``PlaylistInput/maximumSize``.
+    struct HeadFirstCollector {
+        let name: String
+        private(set) var bytes: [UInt8] = []
+        /// Whether the head has been seen in full (BOM and `#EXTM3U` fit in 10 bytes).
+        private var decided = false
+
+        init(name: String) {
+            self.name = name
+        }
+
+        mutating func append(_ more: some Collection<UInt8>) throws {
+            self.bytes.append(contentsOf: more)
+            if !self.decided {
+                if PlaylistInput.headRefuses(self.bytes[...], complete: false) {
+                    throw PlaylistInput.notAPlaylist(self.name)
+                }
+                self.decided = self.bytes.count >= 10
+            }
+            if self.bytes.count > PlaylistInput.maximumSize {
+                let mebibytes = PlaylistInput.maximumSize / 1024 / 1024
+                throw Unusable(reason: "\(self.name): larger than \(mebibytes) MiB, the most a playlist may weigh")
+            }
+        }
+
+        /// The bytes, once the input ended; refuses a head that ended too soon.
+        func finish() throws -> [UInt8] {
+            if PlaylistInput.headRefuses(self.bytes[...], complete: true) {
+                throw PlaylistInput.notAPlaylist(self.name)
+            }
+            return self.bytes
+        }
     }
 
     /// A client that fails at once when nothing listens (no connection retries until the deadline).
-    static func makeClient() -> HTTPClient {
+    static func makeClient(timeout: Double = defaultTimeout) -> HTTPClient {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .seconds(10)
+        configuration.timeout.connect = .nanoseconds(Int64(min(timeout, 10) * 1e9))
         configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 
-    static func fetch(_ url: String) async throws -> PlaylistInput {
-        let client = self.makeClient()
+    static func fetch(_ url: String, timeout: Double = defaultTimeout) async throws -> PlaylistInput {
+        let client = self.makeClient(timeout: timeout)
         do {
-            let input = try await self.fetch(url, client: client)
+            let input = try await self.fetch(url, client: client, timeout: timeout)
             try await client.shutdown()
             return input
         } catch {
@@ -61,29 +162,35 @@ struct PlaylistInput {
         }
     }
 
-    static func fetch(_ url: String, client: HTTPClient) async throws -> PlaylistInput {
+    /// Fetches a playlist, reading the body head first (see ``read(_:timeout:)``); network
+    /// failures are said in words (``NetworkErrorText``).
+    static func fetch(_ url: String, client: HTTPClient, timeout: Double = defaultTimeout) async throws -> PlaylistInput
+    {
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: "intermission/0.1")
         do {
-            let response = try await client.execute(request, timeout: .seconds(30))
+            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout * 1e9)))
             guard (200..<300).contains(Int(response.status.code)) else {
                 throw Unusable(reason: "\(url): HTTP \(response.status.code) \(response.status.reasonPhrase)")
             }
-            let body = try await response.body.collect(upTo: self.maximumSize)
-            return PlaylistInput(name: url, bytes: Array(body.readableBytesView))
+            var collector = HeadFirstCollector(name: url)
+            for try await buffer in response.body {
+                try collector.append(buffer.readableBytesView)
+            }
+            return PlaylistInput(name: url, bytes: try collector.finish())
         } catch let error as Unusable {
             throw error
         } catch {
-            throw Unusable(reason: "\(url): \(error)")
+            throw Unusable(reason: NetworkErrorText.describe(error, url: url, timeout: timeout))
         }
     }
 
     /// Reads a playlist for a command: unusable input (unreadable, unreachable, not a playlist)
     /// prints a one-line reason and exits 2.
-    static func readPlaylistOrExit(_ location: String) async throws -> PlaylistInput {
+    static func readPlaylistOrExit(_ location: String, timeout: Double = defaultTimeout) async throws -> PlaylistInput {
         let input: PlaylistInput
         do {
-            input = try await PlaylistInput.read(location)
+            input = try await PlaylistInput.read(location, timeout: timeout)
         } catch {
             printError("intermission: \(error)")
             throw ExitCode(2)
@@ -114,5 +221,30 @@ extension PlaylistInput {
         let directory = (base as NSString).deletingLastPathComponent
         let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri
         return ((directory.isEmpty ? "." : directory) as NSString).appendingPathComponent(path)
+    }
+}
+
+/// `--timeout SECONDS` for every command that fetches: a decimal number of seconds from 0.001 to
+/// 3600 (default 30), read with ``MediaTime/read(_:allowSign:)`` so exponents, hexadecimal, NaN,
+/// infinities and signs are refused.
+struct NetworkOptions: ParsableArguments {
+    @Option(name: .customLong("timeout"), help: "Seconds a server has to answer a request (0.001 to 3600; default 30).")
+    var timeoutText: String = "30"
+
+    /// The most a timeout may be: an hour.
+    static let maximum = MediaTime(seconds: 3600)
+
+    /// The timeout in seconds (valid after ``validate()``).
+    var timeout: Double {
+        if case .time(let time) = MediaTime.read(self.timeoutText, allowSign: false) { return time.seconds }
+        return PlaylistInput.defaultTimeout
+    }
+
+    func validate() throws {
+        guard case .time(let time) = MediaTime.read(self.timeoutText, allowSign: false),
+            time >= MediaTime(milliseconds: 1), time <= Self.maximum
+        else {
+            throw ValidationError("--timeout takes seconds from 0.001 to 3600, not '\(self.timeoutText.prefix(40))'")
+        }
     }
 }

@@ -1,9 +1,12 @@
+import HLSPlaylist
+
 /// The error ``AssetList/decode(_:)`` throws: the bytes are not JSON, or not an asset list.
 public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of error it is. Compare codes, not message text.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case invalidJSON, notAnObject, missingAssets, assetsNotAnArray, invalidAsset, invalidSkipControl
+            case numberOutOfRange
         }
 
         private let base: Base
@@ -24,6 +27,9 @@ public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringCon
         public static let invalidAsset = Code(.invalidAsset)
         /// `SKIP-CONTROL` is not an object, or one of its keys has the wrong type.
         public static let invalidSkipControl = Code(.invalidSkipControl)
+        /// A number (`DURATION`, `OFFSET`) is larger than ``AssetList/maximumSeconds``;
+        /// ``AssetListDecodingError/path`` names the key.
+        public static let numberOutOfRange = Code(.numberOutOfRange)
 
         /// The code's name.
         public var description: String { self.base.rawValue }
@@ -54,11 +60,43 @@ public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringCon
 }
 
 extension AssetList {
+    /// The largest number of seconds an asset list may give for `DURATION`, `OFFSET` or a
+    /// `SKIP-CONTROL` `DURATION`: 9,223,372,036 s (the whole seconds of ``MediaTime/maximum``), so every value
+    /// converts to an exact ``MediaTime`` without clamping.
+    public static let maximumSeconds: Double = 9_223_372_036
+
+    /// Checks a JSON number of seconds from an asset list: not negative (`-0` is zero) and at most
+    /// ``maximumSeconds``.
+    static func checkedSeconds(
+        _ value: JSONValue,
+        key: String,
+        path: String,
+        code: AssetListDecodingError.Code
+    ) throws(AssetListDecodingError) -> Double {
+        guard case .number(let seconds) = value, seconds >= 0 else {
+            throw AssetListDecodingError(
+                code: code,
+                message: "\(key) must be a non-negative number of seconds, not \(value)",
+                path: path
+            )
+        }
+        guard seconds <= AssetList.maximumSeconds, MediaTime(checkedSeconds: seconds) != nil else {
+            throw AssetListDecodingError(
+                code: .numberOutOfRange,
+                message: "\(key) \(value) is out of range: at most 9223372036 seconds",
+                path: path
+            )
+        }
+        return seconds == 0 ? 0 : seconds
+    }
+
     /// Decodes an asset-list JSON document.
     ///
     /// `ASSETS` must be an array of objects, each with a string `URI` and a non-negative number
     /// `DURATION`. `SKIP-CONTROL`, when present, must be an object whose `OFFSET` and `DURATION` are
     /// non-negative numbers and whose `LABEL-ID` is a string. Every other member is kept in place.
+    /// Numbers of seconds must be at most ``maximumSeconds`` (``AssetListDecodingError/Code/numberOutOfRange``
+    /// names the key otherwise); `-0` reads as 0.
     ///
     /// - Parameter bytes: The UTF-8 JSON text of the response body.
     /// - Returns: The asset list.
@@ -179,14 +217,12 @@ extension AssetList.Asset {
                 }
                 uri = text
             case "DURATION" where duration == nil:
-                guard case .number(let seconds) = value, seconds >= 0 else {
-                    throw AssetListDecodingError(
-                        code: .invalidAsset,
-                        message: "DURATION must be a non-negative number of seconds, not \(value)",
-                        path: path + ".DURATION"
-                    )
-                }
-                duration = seconds
+                duration = try AssetList.checkedSeconds(
+                    value,
+                    key: "DURATION",
+                    path: path + ".DURATION",
+                    code: .invalidAsset
+                )
             default:
                 extras.members.append((key, value))
             }
@@ -232,13 +268,12 @@ extension AssetList.SkipControlOverride {
             let first = seen.insert(key).inserted
             switch key {
             case "OFFSET" where first, "DURATION" where first:
-                guard case .number(let seconds) = value, seconds >= 0 else {
-                    throw AssetListDecodingError(
-                        code: .invalidSkipControl,
-                        message: "\(key) must be a non-negative number of seconds, not \(value)",
-                        path: path + "." + key
-                    )
-                }
+                let seconds = try AssetList.checkedSeconds(
+                    value,
+                    key: key,
+                    path: path + "." + key,
+                    code: .invalidSkipControl
+                )
                 if key == "OFFSET" { self.offset = seconds } else { self.duration = seconds }
             case "LABEL-ID" where first:
                 guard case .string(let label) = value else {

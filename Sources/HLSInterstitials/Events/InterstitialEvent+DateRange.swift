@@ -50,6 +50,128 @@ extension InterstitialEvent {
         self.userDefinedAttributes = a.attributes.filter {
             $0.name.hasPrefix("X-") && !InterstitialEvent.classAttributeNames.contains($0.name)
         }
+        self.defects = InterstitialEvent.defects(of: dateRange, start: startDate)
+    }
+
+    /// The rules of ``InterstitialRule/unusableRules`` that an interstitial date range breaks.
+    ///
+    /// Values that reference a variable (`{$name}`) are not checked: they are known only after
+    /// substitution.
+    static func defects(of dateRange: DateRange, start: DateTime) -> [Defect] {
+        let a = dateRange.attributes
+        let id = dateRange.id
+        var defects: [Defect] = []
+        func value(_ name: String) -> AttributeValue? {
+            guard let value = a[name], !value.rawValue.contains("{$") else { return nil }
+            return value
+        }
+        func add(_ rule: InterstitialRule, _ attribute: String?, _ message: String, _ hint: String) {
+            defects.append(Defect(rule: rule, attribute: attribute, message: message, hint: hint))
+        }
+        if id.isEmpty {
+            add(.idEmpty, "ID", "the interstitial has an empty ID", "give the range a unique, non-empty ID")
+        }
+        switch (a["X-ASSET-URI"], a["X-ASSET-LIST"]) {
+        case (nil, nil):
+            add(
+                .assetMissing,
+                nil,
+                "interstitial \"\(id)\" has neither X-ASSET-URI nor X-ASSET-LIST, so it has nothing to play",
+                "add X-ASSET-URI=\"https://…/asset.m3u8\" or X-ASSET-LIST=\"…json\""
+            )
+        case (_?, _?):
+            add(
+                .assetBoth,
+                "X-ASSET-LIST",
+                "interstitial \"\(id)\" has both X-ASSET-URI and X-ASSET-LIST",
+                "keep one: X-ASSET-URI for a single asset or X-ASSET-LIST for a list of assets"
+            )
+        default:
+            for name in ["X-ASSET-URI", "X-ASSET-LIST"] {
+                guard let raw = value(name) else { continue }
+                if raw.quotedString == nil {
+                    add(
+                        .attributeType,
+                        name,
+                        "\(name)=\(raw.rawValue) of interstitial \"\(id)\" is not a quoted-string",
+                        "write \(name)=\"\(raw.rawValue)\""
+                    )
+                }
+                // A relative X-ASSET-URI breaks a MUST but still resolves against the playlist, as
+                // clients do: the validator reports it, and the event still plays.
+            }
+        }
+        let cueName = a.contains("CUE") ? "CUE" : "X-CUE"
+        if let cue = value(cueName)?.stringList, cue.contains("PRE"), cue.contains("POST") {
+            add(
+                .cuePreAndPost,
+                cueName,
+                "\(cueName) of interstitial \"\(id)\" contains both PRE and POST",
+                "keep PRE or POST; use two date ranges for both"
+            )
+        }
+        for name in ["DURATION", "PLANNED-DURATION"] {
+            if let raw = value(name), raw.decimal == nil {
+                let negative = raw.rawValue.hasPrefix("-")
+                add(
+                    .durationValue,
+                    name,
+                    "\(name)=\(raw.rawValue) of interstitial \"\(id)\" is \(negative ? "negative" : "not a decimal number of seconds in range")",
+                    "write a non-negative number of seconds, e.g. \(name)=30"
+                )
+            }
+        }
+        if let raw = value("END-DATE") {
+            if let end = raw.quotedString.flatMap({ DateTime(iso8601: $0) }) {
+                if end < start {
+                    add(
+                        .endDateBeforeStart,
+                        "END-DATE",
+                        "END-DATE of interstitial \"\(id)\" is before its START-DATE",
+                        "set END-DATE at or after START-DATE, or use DURATION"
+                    )
+                } else if let duration = value("DURATION")?.decimal, start + duration != end {
+                    add(
+                        .endDateMismatch,
+                        "END-DATE",
+                        "END-DATE of interstitial \"\(id)\" is not START-DATE + DURATION",
+                        "drop END-DATE or DURATION, or make them agree"
+                    )
+                }
+            } else {
+                add(
+                    .dateValue,
+                    "END-DATE",
+                    "END-DATE=\(raw.rawValue) of interstitial \"\(id)\" is not a quoted ISO-8601 date",
+                    "write e.g. END-DATE=\"2024-01-01T00:00:30.000Z\""
+                )
+            }
+        }
+        if a["END-ON-NEXT"] != nil, a.contains("DURATION") || a.contains("END-DATE") {
+            add(
+                .endOnNextWithEnd,
+                "END-ON-NEXT",
+                "interstitial \"\(id)\" has END-ON-NEXT and an end",
+                "remove DURATION and END-DATE, or END-ON-NEXT"
+            )
+        }
+        if let raw = value("X-RESUME-OFFSET"), raw.signedDecimal == nil {
+            add(
+                .resumeOffsetValue,
+                "X-RESUME-OFFSET",
+                "X-RESUME-OFFSET=\(raw.rawValue) of interstitial \"\(id)\" is not a signed decimal number of seconds in range",
+                "write e.g. X-RESUME-OFFSET=0"
+            )
+        }
+        if let raw = value("X-PLAYOUT-LIMIT"), !(raw.decimal.map { $0 > .zero } ?? false) {
+            add(
+                .playoutLimitValue,
+                "X-PLAYOUT-LIMIT",
+                "X-PLAYOUT-LIMIT=\(raw.rawValue) of interstitial \"\(id)\" is not a number of seconds greater than 0",
+                "write a positive duration, or remove it"
+            )
+        }
+        return defects
     }
 
     /// The event as an interstitial `EXT-X-DATERANGE`, with attributes in the spec's order.

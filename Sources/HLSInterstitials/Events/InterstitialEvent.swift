@@ -52,6 +52,37 @@ public struct InterstitialEvent: Sendable, Hashable {
     public var skipControl: SkipControl?
     /// The other client attributes (`X-…`), in written order with their spelling.
     public var userDefinedAttributes: [Attribute]
+    /// Why the date range this event was read from cannot play (see ``Defect``); empty for a
+    /// playable event and for events made in code. The schedule and the player leave out events
+    /// with defects (status ``ScheduledEvent/Status/unusable``), as the spec asks of clients for
+    /// date ranges with illegal syntax.
+    public var defects: [Defect]
+
+    /// Whether the event can play: it has no ``defects``.
+    public var isUsable: Bool { self.defects.isEmpty }
+
+    /// A rule the event's date range breaks that makes it unplayable, with the attribute at fault.
+    public struct Defect: Sendable, Hashable, CustomStringConvertible {
+        /// The rule, one of ``InterstitialRule/unusableRules``.
+        public var rule: InterstitialRule
+        /// The attribute at fault, or `nil` for the tag as a whole.
+        public var attribute: String?
+        /// What is wrong, in one sentence.
+        public var message: String
+        /// What to change.
+        public var hint: String
+
+        /// Creates a defect.
+        public init(rule: InterstitialRule, attribute: String?, message: String, hint: String) {
+            self.rule = rule
+            self.attribute = attribute
+            self.message = message
+            self.hint = hint
+        }
+
+        /// `RULE: message`.
+        public var description: String { "\(self.rule.id): \(self.message)" }
+    }
 
     /// Creates an event at a media time on the primary timeline.
     public init(identifier: String, time: MediaTime) {
@@ -83,6 +114,7 @@ public struct InterstitialEvent: Sendable, Hashable {
         self.plannedDuration = nil
         self.skipControl = nil
         self.userDefinedAttributes = []
+        self.defects = []
     }
 
     /// The scheduled start of an event.

@@ -2,7 +2,8 @@ import HLSPlaylist
 
 /// What the scheduler works out for one event on its own, before the walk places it.
 struct ResolvedEvent: Sendable, Hashable {
-    /// 0: `CUE=PRE`; 1: placed at its start; 2: `CUE=POST`; 3: its date cannot be mapped.
+    /// 0: `CUE=PRE`; 1: placed at its start; 2: `CUE=POST`; 3: its date cannot be mapped;
+    /// 4: unusable (its date range has defects).
     var section: UInt8
     /// The mapped start before `X-SNAP OUT` (section 1 only).
     var scheduled: MediaTime?
@@ -80,7 +81,9 @@ extension Schedule {
         var section: UInt8 = 1
         var scheduled: MediaTime?
         var start = MediaTime.zero
-        if event.cue == .join {
+        if !event.isUsable {
+            section = 4
+        } else if event.cue == .join {
             section = 0
         } else if event.cue == .leave {
             section = 2
@@ -196,8 +199,9 @@ extension Schedule {
             }
         }
         for k in postEnd..<count {
-            walker.appendEvent(self, position: k, status: .unplaceable, start: nil, cumulative: .zero, resume: nil,
-                pod: (0, 1))
+            let unusable = self.resolved[self.order[k]].section == 4
+            walker.appendEvent(self, position: k, status: unusable ? .unusable : .unplaceable, start: nil,
+                cumulative: .zero, resume: nil, pod: (0, 1))
         }
         walker.store(into: &self)
     }
@@ -205,7 +209,8 @@ extension Schedule {
     /// Interstitials off: the primary alone from the start position.
     private func walkDisabled(_ walker: inout Walker) {
         for k in self.order.indices {
-            walker.appendEvent(self, position: k, status: .disabled, start: nil, cumulative: .zero, resume: nil,
+            let unusable = self.resolved[self.order[k]].section == 4
+            walker.appendEvent(self, position: k, status: unusable ? .unusable : .disabled, start: nil, cumulative: .zero, resume: nil,
                 pod: (0, 1))
         }
         walker.cursor = self.startTime
@@ -266,8 +271,9 @@ extension Schedule {
             let input = self.order[k]
             let r = self.resolved[input]
             let from = start + cumulative
-            cumulative = cumulative + r.offset
+            // An event that does not play does not move the primary (SchedulingModel.md).
             if r.hasPlayedOnce { continue }
+            cumulative = cumulative + r.offset
             var to = start + cumulative
             if self.inputs[input].alignsResumptionWithPrimarySegmentBoundary {
                 to = self.timeline.snap(to, latest: true)
@@ -309,9 +315,13 @@ extension Schedule {
             let input = self.order[k]
             let event = self.inputs[input]
             let r = self.resolved[input]
-            cumulative = cumulative + r.offset
-            resume = start + cumulative
-            if event.alignsResumptionWithPrimarySegmentBoundary { resume = self.timeline.snap(resume, latest: true) }
+            // A `CUE=ONCE` event that already played is not triggered, so its resume offset does
+            // not apply: the primary it would have replaced is shown (SchedulingModel.md).
+            if !r.hasPlayedOnce {
+                cumulative = cumulative + r.offset
+                resume = start + cumulative
+                if event.alignsResumptionWithPrimarySegmentBoundary { resume = self.timeline.snap(resume, latest: true) }
+            }
             if isPost { resume = start }
             var status = ScheduledEvent.Status.scheduled
             if r.hasPlayedOnce {

@@ -275,6 +275,6 @@ extension InterstitialEvent {
             && a.supplementsPrimaryContent == b.supplementsPrimaryContent && a.contentMayVary == b.contentMayVary
             && a.identifier == b.identifier && a.timelineOccupancy == b.timelineOccupancy
             && a.assetListURI == b.assetListURI && a.assetURIs == b.assetURIs && a.skipControl == b.skipControl
-            && a.userDefinedAttributes == b.userDefinedAttributes
+            && a.userDefinedAttributes == b.userDefinedAttributes && a.defects == b.defects
     }
 }

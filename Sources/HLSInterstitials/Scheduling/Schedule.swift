@@ -23,7 +23,11 @@ import HLSPlaylist
 ///   and gaps, as ``MediaPlaylist/time(at:)`` does); events given as a time need no mapping.
 /// - `CUE=PRE` events play before primary playback begins, wherever it begins (live join
 ///   included); `CUE=POST` after the primary ends (VOD, or a live playlist once it has
-///   `EXT-X-ENDLIST`); `CUE=ONCE` events in ``Configuration/playedEventIDs`` do not play again.
+///   `EXT-X-ENDLIST`); `CUE=ONCE` events in ``Configuration/playedEventIDs`` do not play again and
+///   do not move the primary (a played pre-roll leaves it at its start; the span a played mid-roll
+///   replaced is shown).
+/// - Events whose date range cannot play (``InterstitialEvent/defects``) are left out with status
+///   ``ScheduledEvent/Status-swift.struct/unusable``; ``diagnostics(file:)`` says why.
 /// - Events at one start play in playlist order and their resume offsets add up. An absent
 ///   `X-RESUME-OFFSET` is the interstitial's duration (or `X-PLAYOUT-LIMIT` when shorter) on VOD,
 ///   and the time spent in the break on live; 0 when nothing is known.
@@ -262,5 +266,37 @@ extension Schedule {
             self.offsetIntoEvent = offsetIntoEvent
             self.startOffset = startOffset
         }
+    }
+}
+
+extension Schedule {
+    /// Why events were left out as unusable: one diagnostic per defect of each event with status
+    /// ``ScheduledEvent/Status/unusable`` (rule, message, hint), located at the event's last
+    /// `EXT-X-DATERANGE` tag in the first primary playlist (at the attribute at fault), or at line 0
+    /// when the tag is no longer in the playlist (an event a tracker kept after it slid out).
+    ///
+    /// - Parameter file: The file or URL of the primary playlist, for the locations.
+    /// - Returns: The diagnostics, in schedule order.
+    public func diagnostics(file: String? = nil) -> [PlaylistDiagnostic] {
+        var result: [PlaylistDiagnostic] = []
+        for scheduled in self.events where scheduled.status == .unusable {
+            let event = scheduled.event
+            let placed = self.timeline.reference.dateRanges.last { $0.dateRange.id == event.identifier }
+            for defect in event.defects {
+                let location =
+                    placed.map { self.timeline.reference.location(of: $0, attribute: defect.attribute, file: file) }
+                    ?? SourceLocation(file: file, line: 0, column: 0)
+                result.append(
+                    PlaylistDiagnostic(
+                        severity: defect.rule.severity,
+                        rule: defect.rule.id,
+                        message: defect.message + "; it is left out of the schedule",
+                        hint: defect.hint,
+                        location: location
+                    )
+                )
+            }
+        }
+        return result
     }
 }

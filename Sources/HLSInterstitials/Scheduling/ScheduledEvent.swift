@@ -72,6 +72,9 @@ public struct ScheduledEvent: Sendable, Hashable {
         public static let unplaceable = Status(code: 6)
         /// Interstitial handling is off (AVFoundation `automaticallyHandlesInterstitialEvents = false`).
         public static let disabled = Status(code: 7)
+        /// Its date range breaks a rule that makes it unplayable (``InterstitialEvent/defects``):
+        /// it is left out and does not move the primary; ``Schedule/diagnostics(file:)`` says why.
+        public static let unusable = Status(code: 8)
 
         /// The JSON spelling: `scheduled`, `alreadyPlayed`, `beforeStart`, …
         public var description: String {
@@ -83,6 +86,7 @@ public struct ScheduledEvent: Sendable, Hashable {
             case 4: "afterPrimaryEnd"
             case 5: "awaitingPrimaryEnd"
             case 6: "unplaceable"
+            case 8: "unusable"
             default: "disabled"
             }
         }

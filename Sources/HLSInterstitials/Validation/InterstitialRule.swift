@@ -155,6 +155,24 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
         .preloadCue, .presentationMismatch, .presentationCoverage, .assetListResolution, .assetNotVOD, .assetNested,
     ]
 
+    /// The rules whose breach makes an interstitial date range unplayable, so the schedule and the
+    /// player leave it out (the spec: clients SHOULD ignore date ranges with illegal syntax): no
+    /// asset or two (``assetMissing``, ``assetBoth``), an unquoted asset attribute
+    /// (``attributeType``), `CUE` with PRE and POST, a negative or malformed
+    /// `DURATION`/`PLANNED-DURATION`, an `END-DATE` that is malformed, before `START-DATE` or
+    /// contradicts `DURATION`, `END-ON-NEXT` with an end, a malformed `X-RESUME-OFFSET` or
+    /// `X-PLAYOUT-LIMIT`, and an empty `ID`. (A malformed `X-SKIP-CONTROL-*` only loses the skip
+    /// button, and a relative `X-ASSET-URI` still resolves against the playlist: the interstitial
+    /// still plays.)
+    public static let unusableRules: Set<InterstitialRule> = [
+        .assetMissing, .assetBoth, .attributeType, .cuePreAndPost, .durationValue, .dateValue,
+        .endDateBeforeStart, .endDateMismatch, .endOnNextWithEnd, .resumeOffsetValue, .playoutLimitValue,
+        .idEmpty,
+    ]
+
+    /// Whether breaking this rule makes an interstitial unplayable (see ``unusableRules``).
+    public var makesEventUnusable: Bool { InterstitialRule.unusableRules.contains(self) }
+
     /// The rule with this identifier, if it is one of ``all``.
     public init?(id: RuleID) {
         guard let rule = InterstitialRule.all.first(where: { $0.id == id }) else { return nil }

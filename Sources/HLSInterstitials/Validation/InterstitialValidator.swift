@@ -334,10 +334,15 @@ struct PlaylistRun {
                 }
             case "DURATION", "PLANNED-DURATION":
                 if Syntax.decimal(raw, signed: false) == nil {
-                    let negative = Syntax.decimal(raw, signed: true) != nil
+                    let negative = raw.hasPrefix("-") && MediaTime.read(raw) != .notANumber
+                    let outOfRange = !negative && MediaTime.read(raw, allowSign: false) == .outOfRange
                     self.report(
                         .durationValue, tag: k, attribute: name,
-                        negative ? "\(name)=\(raw) of date range \"\(id)\" is negative" : "\(name)=\(raw) of date range \"\(id)\" is not a decimal number",
+                        negative
+                            ? "\(name)=\(raw) of date range \"\(id)\" is negative"
+                            : outOfRange
+                                ? "\(name)=\(raw) of date range \"\(id)\" is out of range (at most \(MediaTime.maximum) s)"
+                                : "\(name)=\(raw) of date range \"\(id)\" is not a decimal number",
                         hint: "write the \(name == "DURATION" ? "duration" : "expected duration") in seconds as a non-negative decimal, e.g. \(name)=30.0")
                 }
             case "END-ON-NEXT":
@@ -399,9 +404,12 @@ struct PlaylistRun {
             }
         case "X-RESUME-OFFSET":
             if Syntax.decimal(raw, signed: true) == nil {
+                let outOfRange = MediaTime.read(raw) == .outOfRange
                 self.report(
                     .resumeOffsetValue, tag: k, attribute: name,
-                    "X-RESUME-OFFSET=\(raw) of interstitial \"\(id)\" is not a signed decimal number",
+                    outOfRange
+                        ? "X-RESUME-OFFSET=\(raw) of interstitial \"\(id)\" is out of range (at most \(MediaTime.maximum) s either way)"
+                        : "X-RESUME-OFFSET=\(raw) of interstitial \"\(id)\" is not a signed decimal number",
                     hint: "write seconds from the scheduled start, unquoted, e.g. X-RESUME-OFFSET=0 or X-RESUME-OFFSET=-2.5")
             }
         case "X-PLAYOUT-LIMIT":

@@ -180,7 +180,7 @@ extension MediaIndex {
                     infLine = Int32(i)
                     duration = record.valid ? record.value : 0
                     if let targetDuration, record.valid {
-                        let rounded = (record.value + 500_000_000) / 1_000_000_000
+                        let rounded = record.value.saturatingPlus(500_000_000) / 1_000_000_000
                         if rounded > targetDuration {
                             sink.report(.error, .segmentExceedsTarget, line: i, column: 0,
                                 "the segment lasts \(MediaTime(nanoseconds: record.value)) s, longer than the target duration of \(targetDuration) s",
@@ -242,7 +242,7 @@ extension MediaIndex {
                 }
                 if flags & SegmentRecord.byteRangeFlag != 0 {
                     index.hasByteRanges = true
-                    previousRangeEnd = byteOffset + byteLength
+                    previousRangeEnd = byteOffset.saturatingPlus(byteLength)
                     previousRangeURILine = i
                 } else {
                     previousRangeURILine = -1
@@ -266,7 +266,7 @@ extension MediaIndex {
                         bitrate: bitrate
                     )
                 )
-                start &+= duration
+                start = start.saturatingPlus(duration)
                 segmentFirst = -1
                 infLine = -1
                 duration = 0
@@ -319,13 +319,13 @@ extension MediaIndex {
             } else if haveDate {
                 self.segments[k].date = current
             }
-            if haveDate { current &+= self.segments[k].duration }
+            if haveDate { current = current.saturatingPlus(self.segments[k].duration) }
         }
         if firstExplicit > 0 {
             var date = self.segments[firstExplicit].date
             var k = firstExplicit - 1
             while k >= 0 {
-                date &-= self.segments[k].duration
+                date = date.saturatingMinus(self.segments[k].duration)
                 self.segments[k].date = date
                 k -= 1
             }

@@ -3,7 +3,7 @@ extension MediaPlaylist {
     /// or before it), or `nil` before the first segment or after the last.
     public func segmentIndex(containing time: MediaTime) -> Int? {
         let segments = self.index.segments
-        guard let last = segments.last, time.nanoseconds >= 0, time.nanoseconds < last.start + last.duration else {
+        guard let last = segments.last, time.nanoseconds >= 0, time.nanoseconds < last.start.saturatingPlus(last.duration) else {
             return nil
         }
         var low = 0
@@ -23,13 +23,13 @@ extension MediaPlaylist {
         let k: Int
         if time.nanoseconds < first.start {
             k = 0
-        } else if time.nanoseconds >= last.start + last.duration {
+        } else if time.nanoseconds >= last.start.saturatingPlus(last.duration) {
             k = segments.count - 1
         } else {
             k = self.segmentIndex(containing: time) ?? 0
         }
         let segment = segments[k]
-        return DateTime(nanosecondsSince1970: segment.date + (time.nanoseconds - segment.start))
+        return DateTime(nanosecondsSince1970: segment.date.saturatingPlus(time.nanoseconds.saturatingMinus(segment.start)))
     }
 
     /// Where a date falls on the media timeline, through PROGRAM-DATE-TIME (§6.3.3).
@@ -51,10 +51,10 @@ extension MediaPlaylist {
         guard self.index.hasProgramDateTime, let first = segments.first, let last = segments.last else { return nil }
         let d = date.nanosecondsSince1970
         if d < first.date {
-            return (MediaTime(nanoseconds: first.start + (d - first.date)), 0)
+            return (MediaTime(nanoseconds: first.start.saturatingPlus(d.saturatingMinus(first.date))), 0)
         }
-        if d >= last.date + last.duration {
-            return (MediaTime(nanoseconds: last.start + (d - last.date)), segments.count)
+        if d >= last.date.saturatingPlus(last.duration) {
+            return (MediaTime(nanoseconds: last.start.saturatingPlus(d.saturatingMinus(last.date))), segments.count)
         }
         // Dates are mostly monotonic; binary search for the last segment starting at or before d,
         // then walk back over overlaps (prefer the later segment) and forward over gaps.
@@ -66,10 +66,10 @@ extension MediaPlaylist {
         }
         var k = low
         // Non-monotonic dates (a discontinuity jumped back): scan for the latest containing segment.
-        if !(segments[k].date <= d && d < segments[k].date + segments[k].duration) {
+        if !(segments[k].date <= d && d < segments[k].date.saturatingPlus(segments[k].duration)) {
             var found = -1
             for j in stride(from: segments.count - 1, through: 0, by: -1)
-            where segments[j].date <= d && d < segments[j].date + segments[j].duration {
+            where segments[j].date <= d && d < segments[j].date.saturatingPlus(segments[j].duration) {
                 found = j
                 break
             }
@@ -85,30 +85,30 @@ extension MediaPlaylist {
                 if next < segments.count {
                     return (MediaTime(nanoseconds: segments[next].start), next)
                 }
-                return (MediaTime(nanoseconds: last.start + (d - last.date)), segments.count)
+                return (MediaTime(nanoseconds: last.start.saturatingPlus(d.saturatingMinus(last.date))), segments.count)
             }
         } else {
             // Later segments that also contain d (overlap) win.
             var j = k + 1
             while j < segments.count, segments[j].date <= d {
-                if d < segments[j].date + segments[j].duration { k = j }
+                if d < segments[j].date.saturatingPlus(segments[j].duration) { k = j }
                 j += 1
             }
         }
         let segment = segments[k]
-        return (MediaTime(nanoseconds: segment.start + (d - segment.date)), k)
+        return (MediaTime(nanoseconds: segment.start.saturatingPlus(d.saturatingMinus(segment.date))), k)
     }
 
     /// The segment boundary nearest to `time` (segment starts and the end of the last segment).
     public func nearestSegmentBoundary(to time: MediaTime) -> MediaTime? {
         let segments = self.index.segments
         guard let last = segments.last else { return nil }
-        let end = last.start + last.duration
+        let end = last.start.saturatingPlus(last.duration)
         if time.nanoseconds <= 0 { return MediaTime(nanoseconds: segments[0].start) }
         if time.nanoseconds >= end { return MediaTime(nanoseconds: end) }
         let k = self.segmentIndex(containing: time) ?? 0
         let before = segments[k].start
-        let after = segments[k].start + segments[k].duration
-        return MediaTime(nanoseconds: time.nanoseconds - before <= after - time.nanoseconds ? before : after)
+        let after = segments[k].start.saturatingPlus(segments[k].duration)
+        return MediaTime(nanoseconds: time.nanoseconds.saturatingMinus(before) <= after.saturatingMinus(time.nanoseconds) ? before : after)
     }
 }

@@ -190,7 +190,7 @@ public struct MediaPlaylist: Sendable {
     /// The total duration of the segments.
     public var duration: MediaTime {
         guard let last = self.index.segments.last else { return .zero }
-        return MediaTime(nanoseconds: last.start + last.duration)
+        return MediaTime(nanoseconds: last.start.saturatingPlus(last.duration))
     }
 
     /// Plain timing of every segment (start, duration, date, discontinuity), for fast scheduling.

@@ -130,6 +130,10 @@ public struct RuleID: Sendable, Hashable, Codable, CustomStringConvertible, Expr
     public static let dateRangeWithoutProgramDateTime: RuleID = "HLS-DATERANGE-NO-PDT"
     /// A byte-range without offset that does not follow a byte-range of the same resource.
     public static let byteRange: RuleID = "HLS-BYTERANGE"
+    /// A number or date is well formed but outside the range this library represents: times
+    /// beyond ``MediaTime/validRange``, decimal-integers above ``PlaylistParser/maximumInteger``,
+    /// dates outside ``DateTime/validRange``. Lenient parsing keeps the line but does not use its value.
+    public static let numberRange: RuleID = "HLS-NUMBER-RANGE"
 }
 
 /// A problem or remark about a playlist, with where it is, which rule it breaks and how to fix it.
@@ -170,7 +174,7 @@ public struct PlaylistParsingError: Error, Sendable, Hashable, CustomStringConve
             case missingHeader, malformedAttributeList, duplicateAttribute, missingAttribute, invalidValue
             case duplicateTag, mixedPlaylist, segmentWithoutDuration, danglingSegmentTags, missingTargetDuration
             case segmentExceedsTarget, variantWithoutURI, undefinedVariable, notUTF8, tagPlacement, byteRange
-            case dateRangeWithoutProgramDateTime
+            case dateRangeWithoutProgramDateTime, numberOutOfRange
         }
 
         private let base: Base
@@ -213,6 +217,8 @@ public struct PlaylistParsingError: Error, Sendable, Hashable, CustomStringConve
         public static let byteRange = Code(.byteRange)
         /// Date ranges but no program date time.
         public static let dateRangeWithoutProgramDateTime = Code(.dateRangeWithoutProgramDateTime)
+        /// A number or date outside the range the library represents (rule `HLS-NUMBER-RANGE`).
+        public static let numberOutOfRange = Code(.numberOutOfRange)
 
         /// The code's name.
         public var description: String { self.base.rawValue }
@@ -234,6 +240,7 @@ public struct PlaylistParsingError: Error, Sendable, Hashable, CustomStringConve
             case .tagPlacement: self = .tagPlacement
             case .byteRange: self = .byteRange
             case .dateRangeWithoutProgramDateTime: self = .dateRangeWithoutProgramDateTime
+            case .numberRange: self = .numberOutOfRange
             default: self = .invalidValue
             }
         }

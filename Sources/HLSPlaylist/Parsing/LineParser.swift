@@ -141,17 +141,45 @@ enum LineParser {
         return parseUnsigned(line, at + 1, end) ?? -1
     }
 
+    /// A decimal-integer in `0...PlaylistParser.maximumInteger`, or `nil` (not digits, or too large).
     static func parseUnsigned(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> Int64? {
-        guard start < end, end - start <= 18 else { return nil }
+        readUnsigned(b, start, end).value
+    }
+
+    /// Reads a decimal-integer with checked arithmetic: its value when it is digits only and at most
+    /// ``PlaylistParser/maximumInteger``; `outOfRange` when it is digits only but larger.
+    static func readUnsigned(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (value: Int64?, outOfRange: Bool) {
+        guard start < end else { return (nil, false) }
         var value: Int64 = 0
+        var tooLarge = false
         var i = start
         while i < end {
             let d = b[i] &- 48
-            if d > 9 { return nil }
-            value = value &* 10 &+ Int64(d)
+            if d > 9 { return (nil, false) }
+            if !tooLarge {
+                // Checked before multiplying: value * 10 + d stays at most maximumInteger.
+                if value > (PlaylistParser.maximumInteger - Int64(d)) / 10 {
+                    tooLarge = true
+                } else {
+                    value = value * 10 + Int64(d)
+                }
+            }
             i += 1
         }
-        return value
+        return tooLarge ? (nil, true) : (value, false)
+    }
+
+    static func reportRange(
+        _ sink: inout DiagnosticSink,
+        line: Int,
+        column: Int,
+        _ what: String,
+        limit: String,
+        hint: String
+    ) {
+        sink.report(.error, .numberRange, line: line, column: column,
+            "\(what) is out of range (\(limit)); the line is kept but its value is not used",
+            hint: hint)
     }
 
     // swift-format-ignore
@@ -223,9 +251,14 @@ enum LineParser {
         case .none:
             record.valid = true
         case .integer:
-            if colon < end, let value = parseUnsigned(b, valueStart, valueEnd) {
+            let reading = colon < end ? readUnsigned(b, valueStart, valueEnd) : (value: nil, outOfRange: false)
+            if let value = reading.value {
                 record.valid = true
                 record.value = value
+            } else if reading.outOfRange {
+                reportRange(&sink, line: lineNumber, column: column, "the value of #\(name)",
+                    limit: "at most \(PlaylistParser.maximumInteger)",
+                    hint: "write a whole number of at most 18 digits")
             } else {
                 sink.report(.error, .tagValue, line: lineNumber, column: column,
                     "#\(name) needs a decimal-integer value",
@@ -248,7 +281,13 @@ enum LineParser {
             if comma == end {
                 while durationEnd > valueStart, b[durationEnd - 1] == UInt8(ascii: " ") { durationEnd -= 1 }
             }
-            if colon < end, let duration = MediaTime.parseDecimal(b, from: valueStart, to: durationEnd, allowSign: false) {
+            let reading: MediaTime.DecimalReading =
+                colon < end ? MediaTime.readDecimal(b, from: valueStart, to: durationEnd, allowSign: false) : .notANumber
+            if case .outOfRange = reading {
+                reportRange(&sink, line: lineNumber, column: column, "the #EXTINF duration",
+                    limit: "at most \(MediaTime.maximum) s",
+                    hint: "write the segment's real duration in seconds, e.g. #EXTINF:6.006,")
+            } else if case .time(let duration) = reading {
                 record.valid = true
                 record.value = duration.nanoseconds
                 if comma == end {
@@ -264,21 +303,34 @@ enum LineParser {
         case .byteRange:
             var at = valueStart
             while at < valueEnd, b[at] != UInt8(ascii: "@") { at &+= 1 }
-            if colon < end, let length = parseUnsigned(b, valueStart, at) {
-                if at == valueEnd || parseUnsigned(b, at + 1, valueEnd) != nil {
-                    record.valid = true
-                    record.value = length
-                }
+            let length = colon < end ? readUnsigned(b, valueStart, at) : (value: nil, outOfRange: false)
+            let offset = at < valueEnd ? readUnsigned(b, at + 1, valueEnd) : (value: nil, outOfRange: false)
+            if let value = length.value, at == valueEnd || offset.value != nil {
+                record.valid = true
+                record.value = value
             }
-            if !record.valid {
+            if !record.valid, length.outOfRange || offset.outOfRange, length.value != nil || length.outOfRange,
+                at == valueEnd || offset.value != nil || offset.outOfRange
+            {
+                reportRange(&sink, line: lineNumber, column: column, "the #EXT-X-BYTERANGE length or offset",
+                    limit: "at most \(PlaylistParser.maximumInteger)",
+                    hint: "write byte counts of at most 18 digits")
+            } else if !record.valid {
                 sink.report(.error, .tagValue, line: lineNumber, column: column,
                     "#EXT-X-BYTERANGE needs <length>[@<offset>]",
                     hint: "write e.g. #EXT-X-BYTERANGE:75232@0")
             }
         case .date:
-            if colon < end, let date = DateTime.parse(b, from: valueStart, to: valueEnd, cache: &dates) {
+            var outOfRange = false
+            if colon < end,
+                let date = DateTime.parse(b, from: valueStart, to: valueEnd, cache: &dates, outOfRange: &outOfRange)
+            {
                 record.valid = true
                 record.value = date.nanosecondsSince1970
+            } else if outOfRange {
+                reportRange(&sink, line: lineNumber, column: column, "the #EXT-X-PROGRAM-DATE-TIME date",
+                    limit: "\(DateTime.minimum.iso8601) to \(DateTime.maximum.iso8601)",
+                    hint: "write the real date of the segment's first sample")
             } else {
                 sink.report(.error, .tagValue, line: lineNumber, column: column,
                     "#EXT-X-PROGRAM-DATE-TIME needs an ISO-8601 date",
@@ -303,6 +355,76 @@ enum LineParser {
         return record
     }
 
+    /// How a numeric attribute is read, for range checks.
+    enum NumericKind {
+        case integer, decimal, signedDecimal, resolution, date
+    }
+
+    /// Attributes whose values are numbers or dates (§4.4), by name.
+    static let numericAttributes: [(name: [UInt8], kind: NumericKind)] = ([
+        ("BANDWIDTH", .integer), ("AVERAGE-BANDWIDTH", .integer), ("SKIPPED-SEGMENTS", .integer),
+        ("BYTERANGE-START", .integer), ("BYTERANGE-LENGTH", .integer), ("X-SKIP-CONTROL-OFFSET", .integer),
+        ("X-SKIP-CONTROL-DURATION", .integer), ("DURATION", .decimal), ("PLANNED-DURATION", .decimal),
+        ("PART-TARGET", .decimal), ("CAN-SKIP-UNTIL", .decimal), ("HOLD-BACK", .decimal),
+        ("PART-HOLD-BACK", .decimal), ("X-PLAYOUT-LIMIT", .decimal), ("FRAME-RATE", .decimal),
+        ("SCORE", .decimal), ("TIME-OFFSET", .signedDecimal), ("X-RESUME-OFFSET", .signedDecimal),
+        ("RESOLUTION", .resolution), ("START-DATE", .date), ("END-DATE", .date),
+    ] as [(String, NumericKind)]).map { (name: Array($0.0.utf8), kind: $0.1) }
+
+    /// Reports a numeric attribute whose value is well formed but out of range (`HLS-NUMBER-RANGE`).
+    static func checkRange(
+        _ b: UnsafeBufferPointer<UInt8>,
+        _ ns: Int,
+        _ ne: Int,
+        _ vs: Int,
+        _ ve: Int,
+        lineNumber: Int,
+        lineStart: Int,
+        sink: inout DiagnosticSink
+    ) {
+        let length = ne - ns
+        var kind: NumericKind?
+        for entry in numericAttributes where entry.name.count == length {
+            var same = true
+            for k in 0..<length where b[ns + k] != entry.name[k] {
+                same = false
+                break
+            }
+            if same {
+                kind = entry.kind
+                break
+            }
+        }
+        guard let kind else { return }
+        let limit: String
+        switch kind {
+        case .integer:
+            guard readUnsigned(b, vs, ve).outOfRange else { return }
+            limit = "at most \(PlaylistParser.maximumInteger)"
+        case .decimal, .signedDecimal:
+            guard case .outOfRange = MediaTime.readDecimal(b, from: vs, to: ve, allowSign: kind == .signedDecimal) else { return }
+            limit = "at most \(MediaTime.maximum) in magnitude"
+        case .resolution:
+            var x = vs
+            while x < ve, b[x] != UInt8(ascii: "x") { x += 1 }
+            guard x < ve else { return }
+            let width = readUnsigned(b, vs, x)
+            let height = readUnsigned(b, x + 1, ve)
+            guard width.value != nil || width.outOfRange, height.value != nil || height.outOfRange,
+                width.outOfRange || height.outOfRange
+            else { return }
+            limit = "each side at most \(PlaylistParser.maximumInteger)"
+        case .date:
+            guard ve - vs >= 2, b[vs] == UInt8(ascii: "\""), b[ve - 1] == UInt8(ascii: "\""),
+                DateTime.isOutOfRange(b, from: vs + 1, to: ve - 1)
+            else { return }
+            limit = "\(DateTime.minimum.iso8601) to \(DateTime.maximum.iso8601)"
+        }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: b[ns..<ne]), as: UTF8.self)
+        reportRange(&sink, line: lineNumber, column: vs - lineStart, "the value of \(name)", limit: limit,
+            hint: "write a value within the range; clients cannot use this one")
+    }
+
     /// Checks required attributes and tolerated oddities of a well-formed attribute list.
     static func checkAttributes(
         _ tag: KnownTag,
@@ -318,7 +440,7 @@ enum LineParser {
         var hasDefineForm = false
         var warnedLowercase = false
         var warnedSpace = false
-        _ = AttributeSyntax.scan(b, from: start, to: end) { ns, ne, _, _ in
+        _ = AttributeSyntax.scan(b, from: start, to: end) { ns, ne, vs, ve in
             if !warnedSpace, ns > start, b[ns - 1] == UInt8(ascii: " ") {
                 warnedSpace = true
                 sink.report(.warning, .whitespace, line: lineNumber, column: ns - lineStart - 1,
@@ -334,6 +456,7 @@ enum LineParser {
                     break
                 }
             }
+            checkRange(b, ns, ne, vs, ve, lineNumber: lineNumber, lineStart: lineStart, sink: &sink)
             let length = ne - ns
             for (r, name) in required.enumerated() where name.utf8.count == length {
                 var same = true

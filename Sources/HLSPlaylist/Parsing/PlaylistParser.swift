@@ -69,7 +69,21 @@ public struct ParsedPlaylist: Sendable {
 /// let result = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: "main.m3u8"))
 /// for d in result.diagnostics { print(d) }   // main.m3u8:7:1: error[HLS-SEGMENT-NO-EXTINF]: …
 /// ```
+///
+/// ## Numbers
+///
+/// Every number is read with checked arithmetic into a documented range: decimal-integers
+/// (`EXT-X-TARGETDURATION`, `EXT-X-MEDIA-SEQUENCE`, `EXT-X-BYTERANGE`, `BANDWIDTH`, …) in
+/// `0...`\ ``maximumInteger``, times (`EXTINF`, `DURATION`, `TIME-OFFSET`, …) in
+/// ``MediaTime/validRange``, dates in ``DateTime/validRange``, `RESOLUTION` sides in
+/// `0...`\ ``maximumInteger``. A value that is well formed but out of range gets an error with
+/// rule `HLS-NUMBER-RANGE` at its line and column: a lenient parse keeps the line (it round-trips)
+/// but does not use the value, a strict parse throws ``PlaylistParsingError/Code/numberOutOfRange``.
 public enum PlaylistParser {
+    /// The largest decimal-integer the parser accepts: 999,999,999,999,999,999 (18 digits), so that
+    /// sums such as a media sequence number plus a segment count never overflow `Int64`.
+    public static let maximumInteger: Int64 = 999_999_999_999_999_999
+
     /// Parsing options.
     public struct Options: Sendable, Hashable {
         /// Lenient or strict.

@@ -108,10 +108,12 @@ public struct AttributeValue: Sendable, Hashable, CustomStringConvertible {
         self.quotedString ?? self.rawValue
     }
 
-    /// A decimal-integer (`0` to 2^64−1; values that do not fit `Int` are `nil`).
+    /// A decimal-integer in `0...`\ ``PlaylistParser/maximumInteger`` (the spec allows up to
+    /// 2^64−1; larger values are `nil`, and the parser reports them as `HLS-NUMBER-RANGE`).
     public var integer: Int? {
-        guard !self.rawValue.isEmpty, self.rawValue.utf8.allSatisfy({ $0 &- 48 <= 9 }) else { return nil }
-        return Int(self.rawValue)
+        var raw = self.rawValue
+        let value = raw.withUTF8 { LineParser.parseUnsigned($0, 0, $0.count) }
+        return value.map { Int($0) }
     }
 
     /// A decimal-floating-point number (never negative), exactly.
@@ -174,10 +176,13 @@ public struct AttributeValue: Sendable, Hashable, CustomStringConvertible {
         return result
     }
 
-    /// A decimal-resolution (`1920x1080`).
+    /// A decimal-resolution (`1920x1080`): two decimal-integers, each at most
+    /// ``PlaylistParser/maximumInteger``.
     public var resolution: Resolution? {
         let parts = self.rawValue.split(separator: "x", omittingEmptySubsequences: false)
-        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]), w >= 0, h >= 0 else { return nil }
+        guard parts.count == 2, let w = AttributeValue(rawValue: String(parts[0])).integer,
+            let h = AttributeValue(rawValue: String(parts[1])).integer
+        else { return nil }
         return Resolution(width: w, height: h)
     }
 

@@ -99,13 +99,13 @@ public struct ByteRange: Sendable, Hashable, Codable, CustomStringConvertible {
         self.offset = offset
     }
 
-    /// Parses `<n>[@<o>]`.
+    /// Parses `<n>[@<o>]`: decimal-integers of at most ``PlaylistParser/maximumInteger`` each.
     public init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count <= 2, let n = Int(parts[0]), n >= 0 else { return nil }
+        guard parts.count <= 2, let n = AttributeValue(rawValue: String(parts[0])).integer else { return nil }
         self.length = n
         if parts.count == 2 {
-            guard let o = Int(parts[1]), o >= 0 else { return nil }
+            guard let o = AttributeValue(rawValue: String(parts[1])).integer else { return nil }
             self.offset = o
         } else {
             self.offset = nil
@@ -119,8 +119,11 @@ public struct ByteRange: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The HTTP `Range` header value for this range (`bytes=o-(o+n-1)`), when the offset is known.
+    /// `nil` too when the range is empty or its last byte does not fit `Int`.
     public var httpRangeHeader: String? {
-        guard let offset else { return nil }
-        return "bytes=\(offset)-\(offset + self.length - 1)"
+        guard let offset, offset >= 0, self.length > 0 else { return nil }
+        let (end, overflow) = offset.addingReportingOverflow(self.length - 1)
+        guard !overflow else { return nil }
+        return "bytes=\(offset)-\(end)"
     }
 }

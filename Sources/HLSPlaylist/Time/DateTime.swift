@@ -1,7 +1,10 @@
 /// A point in wall-clock time with nanosecond precision, as written by `EXT-X-PROGRAM-DATE-TIME`
 /// and the `START-DATE` / `END-DATE` attributes of `EXT-X-DATERANGE`.
 ///
-/// The value counts nanoseconds since 1970-01-01T00:00:00Z (the range covers the years 1678 to 2262).
+/// The value counts nanoseconds since 1970-01-01T00:00:00Z in `Int64`, so the range is about
+/// 1677-09-21 to 2262-04-11 (``validRange``: a whole second inside `Int64` nanoseconds either side).
+/// Parsing refuses dates outside it (a playlist date there gets an `HLS-NUMBER-RANGE` diagnostic),
+/// and adding or subtracting a ``MediaTime`` saturates at the ends of `Int64` instead of trapping.
 /// Parsing accepts ISO-8601 / RFC 3339 dates with any number of fraction digits and a `Z` or
 /// `±hh:mm` / `±hhmm` zone; a date without a zone is taken as UTC, as the spec advises.
 public struct DateTime: Sendable, Hashable, Comparable, Codable {
@@ -14,17 +17,35 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
         self.nanosecondsSince1970 = nanosecondsSince1970
     }
 
-    /// Creates a date from milliseconds since the Unix epoch.
+    /// Creates a date from milliseconds since the Unix epoch, clamped to the `Int64` nanosecond range.
     @inlinable
     public init(millisecondsSince1970: Int64) {
-        self.nanosecondsSince1970 = millisecondsSince1970 * 1_000_000
+        let (value, overflow) = millisecondsSince1970.multipliedReportingOverflow(by: 1_000_000)
+        self.nanosecondsSince1970 = overflow ? (millisecondsSince1970 < 0 ? -.max : .max) : value
     }
 
     /// Creates a date from floating-point seconds since the Unix epoch (rounded to the microsecond).
+    ///
+    /// Values outside the range (and infinities) clamp to its ends; NaN is the epoch.
     public init(secondsSince1970: Double) {
+        guard !secondsSince1970.isNaN else {
+            self.nanosecondsSince1970 = 0
+            return
+        }
         let micros = (secondsSince1970 * 1_000_000).rounded()
+        guard micros < 9_223_372_036_854_775.0, micros > -9_223_372_036_854_775.0 else {
+            self.nanosecondsSince1970 = micros > 0 ? .max : -.max
+            return
+        }
         self.nanosecondsSince1970 = Int64(micros) * 1000
     }
+
+    /// The earliest date a playlist may give: 1677-09-21T00:12:45Z (whole seconds inside `Int64` ns).
+    public static let minimum = DateTime(nanosecondsSince1970: -9_223_372_035_000_000_000)
+    /// The latest date a playlist may give: 2262-04-11T23:47:15.999999999Z.
+    public static let maximum = DateTime(nanosecondsSince1970: 9_223_372_035_999_999_999)
+    /// The dates parsing accepts: ``minimum`` through ``maximum``.
+    public static let validRange: ClosedRange<DateTime> = DateTime.minimum...DateTime.maximum
 
     /// Parses an ISO-8601 date such as `2021-01-04T05:00:05.000Z` or `2021-01-04T07:00:05+02:00`.
     public init?(iso8601 text: some StringProtocol) {
@@ -51,22 +72,33 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
         lhs.nanosecondsSince1970 < rhs.nanosecondsSince1970
     }
 
-    /// The date a media time later (or earlier, for a negative time).
+    /// The date a media time later (or earlier, for a negative time), saturating at the ends of
+    /// the `Int64` range.
     @inlinable
     public static func + (lhs: DateTime, rhs: MediaTime) -> DateTime {
-        DateTime(nanosecondsSince1970: lhs.nanosecondsSince1970 &+ rhs.nanoseconds)
+        DateTime(
+            nanosecondsSince1970: MediaTime.clamp(lhs.nanosecondsSince1970.addingReportingOverflow(rhs.nanoseconds))
+        )
     }
 
-    /// The date a media time earlier.
+    /// The date a media time earlier, saturating at the ends of the `Int64` range.
     @inlinable
     public static func - (lhs: DateTime, rhs: MediaTime) -> DateTime {
-        DateTime(nanosecondsSince1970: lhs.nanosecondsSince1970 &- rhs.nanoseconds)
+        DateTime(
+            nanosecondsSince1970: MediaTime.clamp(
+                lhs.nanosecondsSince1970.subtractingReportingOverflow(rhs.nanoseconds)
+            )
+        )
     }
 
-    /// The time from `rhs` to `lhs`.
+    /// The time from `rhs` to `lhs`, saturating at ``MediaTime/maximum`` and ``MediaTime/minimum``.
     @inlinable
     public static func - (lhs: DateTime, rhs: DateTime) -> MediaTime {
-        MediaTime(nanoseconds: lhs.nanosecondsSince1970 &- rhs.nanosecondsSince1970)
+        MediaTime(
+            nanoseconds: MediaTime.clamp(
+                lhs.nanosecondsSince1970.subtractingReportingOverflow(rhs.nanosecondsSince1970)
+            )
+        )
     }
 
     /// The date in UTC as ISO-8601 with millisecond precision (more digits only when they are not
@@ -119,7 +151,7 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
 
     // MARK: - Parsing
 
-        static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int64? {
+    static func digits(_ b: UnsafeBufferPointer<UInt8>, _ at: Int, _ count: Int) -> Int64? {
         let d0 = b[at] &- 48
         let d1 = b[at + 1] &- 48
         if count == 2 {
@@ -144,15 +176,33 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
     /// Parses `YYYY-MM-DDThh:mm:ss[.f+][Z|±hh:mm|±hhmm|±hh]` between `start` and `end`.
     static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> DateTime? {
         var cache = DayCache()
-        return self.parse(b, from: start, to: end, cache: &cache)
+        var outOfRange = false
+        return self.parse(b, from: start, to: end, cache: &cache, outOfRange: &outOfRange)
     }
 
-    /// Parses a date, reusing the day count of `cache` when the date is on the same day.
+    /// Whether the text is a well-formed ISO-8601 date outside ``validRange``.
+    static func isOutOfRange(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Bool {
+        var cache = DayCache()
+        var outOfRange = false
+        _ = self.parse(b, from: start, to: end, cache: &cache, outOfRange: &outOfRange)
+        return outOfRange
+    }
+
+    /// Whether `text` is a well-formed ISO-8601 date outside ``validRange`` (so ``init(iso8601:)``
+    /// refuses it for its range, not its syntax).
+    public static func isOutOfRange(iso8601 text: some StringProtocol) -> Bool {
+        var text = String(text)
+        return text.withUTF8 { DateTime.isOutOfRange($0, from: 0, to: $0.count) }
+    }
+
+    /// Parses a date, reusing the day count of `cache` when the date is on the same day; sets
+    /// `outOfRange` when the text is a date outside ``validRange``.
     static func parse(
         _ b: UnsafeBufferPointer<UInt8>,
         from start: Int,
         to end: Int,
-        cache: inout DayCache
+        cache: inout DayCache,
+        outOfRange: inout Bool
     ) -> DateTime? {
         // Minimum: 2021-01-04T05:00:05 (19 bytes).
         guard end - start >= 19 else { return nil }
@@ -219,7 +269,10 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
         }
         guard i == end else { return nil }
         let total = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        guard total > -9_223_372_035, total < 9_223_372_035 else { return nil }
+        guard total >= -9_223_372_035, total <= 9_223_372_035 else {
+            outOfRange = true
+            return nil
+        }
         return DateTime(nanosecondsSince1970: total * 1_000_000_000 + fraction)
     }
 

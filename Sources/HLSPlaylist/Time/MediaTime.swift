@@ -9,6 +9,15 @@
 /// let total = (0..<100_000).reduce(MediaTime.zero) { t, _ in t + d }
 /// // total == MediaTime("200200")!
 /// ```
+///
+/// ## Range
+///
+/// A time is a count of nanoseconds in `Int64`, limited to ``validRange``: ±9,223,372,036.854775807 s
+/// (``maximum`` and ``minimum``, about ±292 years; `Int64.min` is left out so that negation never
+/// overflows). Everything that reads a number from outside checks it into that range: ``init(_:)``
+/// returns `nil` for text beyond it (``read(_:allowSign:)`` says why), ``init(seconds:)-(Double)`` clamps,
+/// and the arithmetic operators (`+`, `-`, `*`, negation) saturate at ``maximum`` and ``minimum``
+/// instead of trapping or wrapping, so sums of times read from a playlist never crash.
 public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Codable {
     /// The time in nanoseconds.
     public var nanoseconds: Int64
@@ -19,47 +28,105 @@ public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Cod
         self.nanoseconds = nanoseconds
     }
 
-    /// Creates a time from whole seconds.
+    /// Creates a time from whole seconds, clamped to ``validRange``.
     @inlinable
     public init(seconds: Int) {
-        self.nanoseconds = Int64(seconds) * 1_000_000_000
+        self.nanoseconds = MediaTime.clamp(
+            Int64(seconds).multipliedReportingOverflow(by: 1_000_000_000),
+            positive: seconds >= 0
+        )
     }
 
-    /// Creates a time from milliseconds.
+    /// Creates a time from milliseconds, clamped to ``validRange``.
     @inlinable
     public init(milliseconds: Int64) {
-        self.nanoseconds = milliseconds * 1_000_000
+        self.nanoseconds = MediaTime.clamp(
+            milliseconds.multipliedReportingOverflow(by: 1_000_000),
+            positive: milliseconds >= 0
+        )
     }
 
     /// Creates a time from a floating-point number of seconds, rounded to the nearest nanosecond.
     ///
-    /// Prefer ``init(_:)`` with the decimal text when the value comes from a playlist: it is exact.
+    /// Values beyond ``validRange`` (and infinities) clamp to ``maximum`` or ``minimum``; NaN is
+    /// zero. Prefer ``init(_:)`` with the decimal text when the value comes from a playlist: it is
+    /// exact, and it refuses what does not fit instead of clamping. ``init(checkedSeconds:)`` refuses
+    /// too.
     public init(seconds: Double) {
-        guard seconds.isFinite else {
-            self.nanoseconds = seconds > 0 ? .max : (seconds < 0 ? .min : 0)
+        guard !seconds.isNaN else {
+            self.nanoseconds = 0
             return
         }
+        self.nanoseconds = MediaTime(checkedSeconds: seconds)?.nanoseconds ?? (seconds > 0 ? Int64.max : -Int64.max)
+    }
+
+    /// Creates a time from a floating-point number of seconds, rounded to the nearest nanosecond,
+    /// or `nil` when the value is NaN, infinite or outside ``validRange``.
+    ///
+    /// `-0.0` is zero. Use it for numbers from outside (JSON, configuration, queries) when a value
+    /// out of range must be refused rather than clamped.
+    public init?(checkedSeconds seconds: Double) {
+        guard seconds.isFinite else { return nil }
         let ns = (seconds * 1_000_000_000).rounded()
-        if ns >= 9.2e18 {
-            self.nanoseconds = .max
-        } else if ns <= -9.2e18 {
-            self.nanoseconds = .min
-        } else {
-            self.nanoseconds = Int64(ns)
-        }
+        // 2^63 is exactly representable; every Double below it converts without trapping.
+        guard ns < 9_223_372_036_854_775_808.0, ns > -9_223_372_036_854_775_808.0 else { return nil }
+        let value = Int64(ns)
+        guard value != .min else { return nil }
+        self.nanoseconds = value
+    }
+
+    /// The largest time: 9,223,372,036.854775807 s (`Int64.max` nanoseconds).
+    public static let maximum = MediaTime(nanoseconds: .max)
+    /// The smallest time: −9,223,372,036.854775807 s (`-Int64.max` nanoseconds).
+    public static let minimum = MediaTime(nanoseconds: -.max)
+    /// The times every parser and operator keeps to: ``minimum`` through ``maximum``.
+    public static let validRange: ClosedRange<MediaTime> = MediaTime.minimum...MediaTime.maximum
+
+    /// Clamps the result of an overflow-reporting operation into the valid range.
+    @inlinable
+    static func clamp(_ result: (partialValue: Int64, overflow: Bool), positive: Bool? = nil) -> Int64 {
+        if !result.overflow { return result.partialValue == .min ? -.max : result.partialValue }
+        // On overflow the wrapped value has the opposite sign of the true result.
+        return (positive ?? (result.partialValue < 0)) ? .max : -.max
     }
 
     /// Parses a decimal number of seconds (`10`, `2.002`, `-3.5`) exactly.
     ///
     /// Digits past the ninth decimal place are rounded half-up. Returns `nil` for text that is not a
-    /// (signed) decimal number or that does not fit.
+    /// (signed) decimal number (exponents, hexadecimal, `inf` and `nan` are not) or that lies outside
+    /// ``validRange``; ``read(_:allowSign:)`` tells the two apart.
     public init?(_ text: some StringProtocol) {
+        guard case .time(let time) = MediaTime.read(text) else { return nil }
+        self = time
+    }
+
+    /// What reading decimal seconds gave.
+    public enum DecimalReading: Sendable, Hashable {
+        /// The exact time.
+        case time(MediaTime)
+        /// The text is not a decimal number: `[-+]?digits(.digits)?` (also `.5` and `5.`).
+        case notANumber
+        /// The text is a decimal number outside ``MediaTime/validRange``.
+        case outOfRange
+    }
+
+    /// Reads decimal seconds with checked arithmetic, telling text that is not a number from a
+    /// number that does not fit.
+    ///
+    /// ```swift
+    /// MediaTime.read("2.5")           // .time(2.5 s)
+    /// MediaTime.read("9223372037")    // .outOfRange
+    /// MediaTime.read("1e3")           // .notANumber
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - text: The number, without spaces.
+    ///   - allowSign: Whether a leading `-` or `+` is allowed.
+    public static func read(_ text: some StringProtocol, allowSign: Bool = true) -> DecimalReading {
         var text = String(text)
-        let parsed = text.withUTF8 { buffer in
-            MediaTime.parseDecimal(buffer, allowSign: true)
+        return text.withUTF8 { buffer in
+            MediaTime.readDecimal(buffer, from: 0, to: buffer.count, allowSign: allowSign)
         }
-        guard let parsed else { return nil }
-        self = parsed
     }
 
     /// Zero seconds.
@@ -82,32 +149,37 @@ public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Cod
         lhs.nanoseconds < rhs.nanoseconds
     }
 
+    /// The sum, saturating at ``maximum`` and ``minimum``.
     @inlinable
     public static func + (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        MediaTime(nanoseconds: lhs.nanoseconds &+ rhs.nanoseconds)
+        MediaTime(nanoseconds: MediaTime.clamp(lhs.nanoseconds.addingReportingOverflow(rhs.nanoseconds)))
     }
 
+    /// The difference, saturating at ``maximum`` and ``minimum``.
     @inlinable
     public static func - (lhs: MediaTime, rhs: MediaTime) -> MediaTime {
-        MediaTime(nanoseconds: lhs.nanoseconds &- rhs.nanoseconds)
+        MediaTime(nanoseconds: MediaTime.clamp(lhs.nanoseconds.subtractingReportingOverflow(rhs.nanoseconds)))
     }
 
-    /// Multiplies a time by a whole number.
+    /// Multiplies a time by a whole number, saturating at ``maximum`` and ``minimum``.
     @inlinable
     public static func * (lhs: MediaTime, rhs: Int) -> MediaTime {
-        MediaTime(nanoseconds: lhs.nanoseconds &* Int64(rhs))
+        let product = lhs.nanoseconds.multipliedReportingOverflow(by: Int64(rhs))
+        return MediaTime(nanoseconds: MediaTime.clamp(product, positive: (lhs.nanoseconds < 0) == (rhs < 0)))
     }
 
-    /// The negated time.
+    /// The negated time (``minimum`` for a time below it).
     @inlinable
     public static prefix func - (value: MediaTime) -> MediaTime {
-        MediaTime(nanoseconds: -value.nanoseconds)
+        MediaTime(nanoseconds: value.nanoseconds == .min ? .max : -value.nanoseconds)
     }
 
     /// The absolute value of the time.
     @inlinable
     public var magnitude: MediaTime {
-        MediaTime(nanoseconds: self.nanoseconds < 0 ? -self.nanoseconds : self.nanoseconds)
+        MediaTime(
+            nanoseconds: self.nanoseconds < 0 ? (self.nanoseconds == .min ? .max : -self.nanoseconds) : self.nanoseconds
+        )
     }
 
     /// The larger of two times.
@@ -147,31 +219,49 @@ public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Cod
 
     // MARK: - Parsing
 
-    /// Parses decimal seconds from bytes. Accepts `[-+]?digits(.digits)?` (also `.5` and `5.`).
-        static func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, allowSign: Bool) -> MediaTime? {
+    /// Parses decimal seconds from bytes. Accepts `[-+]?digits(.digits)?` (also `.5` and `5.`);
+    /// `nil` for anything else and for numbers outside ``validRange``.
+    static func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, allowSign: Bool) -> MediaTime? {
         parseDecimal(bytes, from: 0, to: bytes.count, allowSign: allowSign)
     }
 
-        static func parseDecimal(
+    /// Like ``parseDecimal(_:allowSign:)`` for the bytes from `start` to `end`.
+    static func parseDecimal(
         _ bytes: UnsafeBufferPointer<UInt8>,
         from start: Int,
         to end: Int,
         allowSign: Bool
     ) -> MediaTime? {
+        if case .time(let time) = readDecimal(bytes, from: start, to: end, allowSign: allowSign) { return time }
+        return nil
+    }
+
+    /// Reads decimal seconds with checked arithmetic: every digit is scanned (so the syntax is
+    /// checked in full) and the value is refused once it leaves ``validRange``.
+    static func readDecimal(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        from start: Int,
+        to end: Int,
+        allowSign: Bool
+    ) -> DecimalReading {
         var i = start
-        guard i < end else { return nil }
+        guard i < end else { return .notANumber }
         var negative = false
         if allowSign, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {
             negative = bytes[i] == UInt8(ascii: "-")
             i += 1
         }
         var whole: Int64 = 0
+        var overflow = false
         var digits = 0
         while i < end {
             let d = bytes[i] &- 48
             if d > 9 { break }
-            if whole > 9_223_372_035 { return nil }  // would overflow once scaled to ns
-            whole = whole * 10 + Int64(d)
+            if !overflow {
+                let (times10, o1) = whole.multipliedReportingOverflow(by: 10)
+                let (next, o2) = times10.addingReportingOverflow(Int64(d))
+                if o1 || o2 { overflow = true } else { whole = next }
+            }
             digits += 1
             i += 1
         }
@@ -194,15 +284,18 @@ public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Cod
                 i += 1
             }
         }
-        guard i == end, digits > 0 else { return nil }
+        guard i == end, digits > 0 else { return .notANumber }
+        if overflow { return .outOfRange }
         var scale = Swift.min(fractionDigits, 9)
         while scale < 9 {
             fraction *= 10
             scale += 1
         }
-        var ns = whole * 1_000_000_000 + fraction
-        if roundUp { ns += 1 }
-        return MediaTime(nanoseconds: negative ? -ns : ns)
+        // whole * 10^9 + fraction (+ 1 when rounding up), every step checked.
+        let (scaled, o1) = whole.multipliedReportingOverflow(by: 1_000_000_000)
+        let (sum, o2) = scaled.addingReportingOverflow(fraction + (roundUp ? 1 : 0))
+        guard !o1, !o2 else { return .outOfRange }
+        return .time(MediaTime(nanoseconds: negative ? -sum : sum))
     }
 }
 
@@ -235,5 +328,19 @@ extension MediaTime: ExpressibleByIntegerLiteral {
     /// Creates a time from an integer literal number of seconds.
     public init(integerLiteral value: Int) {
         self.init(seconds: value)
+    }
+}
+
+extension Int64 {
+    /// `self + other`, saturating at ±`Int64.max` (the range of ``MediaTime`` and ``DateTime`` sums).
+    @inline(__always)
+    func saturatingPlus(_ other: Int64) -> Int64 {
+        MediaTime.clamp(self.addingReportingOverflow(other))
+    }
+
+    /// `self - other`, saturating at ±`Int64.max`.
+    @inline(__always)
+    func saturatingMinus(_ other: Int64) -> Int64 {
+        MediaTime.clamp(self.subtractingReportingOverflow(other))
     }
 }

@@ -19,8 +19,10 @@ struct Format: AsyncParsableCommand {
     @Flag(help: "Exit 1 unless the re-serialized playlist is byte-identical to the input.")
     var check = false
 
+    @OptionGroup var network: NetworkOptions
+
     func run() async throws {
-        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist)
+        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist, timeout: self.network.timeout)
         let parsed = PlaylistParser.parse(input.bytes, options: .init(mode: .lenient, file: input.name))
         let output = parsed.playlist.serialized()
         if self.check {

@@ -56,6 +56,8 @@ struct Insert: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output file (media playlist) or directory (multivariant). Default: standard output / in place.")
     var output: String?
 
+    @OptionGroup var network: NetworkOptions
+
     func validate() throws {
         if (self.assetURI == nil) == (self.assetList == nil) {
             throw ValidationError("give exactly one of --asset-uri and --asset-list")
@@ -78,14 +80,20 @@ struct Insert: AsyncParsableCommand {
         }
         if let uri = self.assetURI { event.assetURIs = [uri] }
         event.assetListURI = self.assetList
-        func seconds(_ text: String?, _ name: String) throws -> MediaTime? {
+        // Decimal seconds within MediaTime.validRange (no exponents, hexadecimal, NaN or infinity);
+        // DURATION must not be negative and X-PLAYOUT-LIMIT must be above 0 (Appendix D).
+        func seconds(_ text: String?, _ name: String, minimum: MediaTime? = nil, above: MediaTime? = nil) throws -> MediaTime? {
             guard let text else { return nil }
-            guard let value = MediaTime(text) else { throw ValidationError("\(name) takes seconds, not '\(text)'") }
+            guard let value = MediaTime(text), value >= (minimum ?? .minimum), value > (above ?? MediaTime(nanoseconds: .min))
+            else {
+                let range = minimum != nil ? " of at least 0" : above != nil ? " above 0" : ""
+                throw ValidationError("\(name) takes decimal seconds\(range) (at most \(MediaTime.maximum)), not '\(text.prefix(40))'")
+            }
             return value
         }
-        event.duration = try seconds(self.duration, "--duration")
+        event.duration = try seconds(self.duration, "--duration", minimum: .zero)
         event.resumptionOffset = try seconds(self.resumeOffset, "--resume-offset")
-        event.playoutLimit = try seconds(self.playoutLimit, "--playout-limit")
+        event.playoutLimit = try seconds(self.playoutLimit, "--playout-limit", above: .zero)
         let members = { (text: String?) in
             (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).uppercased() }
         }
@@ -114,7 +122,7 @@ struct Insert: AsyncParsableCommand {
 
     func run() async throws {
         let event = try self.makeEvent()
-        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist)
+        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist, timeout: self.network.timeout)
         let inserter = InterstitialInserter()
         switch PlaylistParser.parse(input.bytes).playlist {
         case .media(let media):
@@ -135,7 +143,7 @@ struct Insert: AsyncParsableCommand {
                 let location = input.resolve(uri)
                 let child: PlaylistInput
                 do {
-                    child = try await PlaylistInput.read(location)
+                    child = try await PlaylistInput.read(location, timeout: self.network.timeout)
                 } catch {
                     printError("intermission: \(error)")
                     throw ExitCode(2)

@@ -1,4 +1,5 @@
 import ArgumentParser
+import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
 import InterstitialPlayback
@@ -38,6 +39,8 @@ struct Play: AsyncParsableCommand {
     @Flag(help: "Print the event log as JSON lines.")
     var json = false
 
+    @OptionGroup var network: NetworkOptions
+
     static func pair(_ text: String) throws -> (Double, Double) {
         let parts = text.split(separator: "@")
         guard parts.count == 2, let value = Double(parts[0]), let at = Double(parts[1]) else {
@@ -47,20 +50,48 @@ struct Play: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard self.speed > 0 else { throw ValidationError("--speed must be positive") }
-        for text in self.seek + self.rate { _ = try Self.pair(text) }
+        guard self.speed > 0, self.speed <= 1000 else { throw ValidationError("--speed takes a number above 0 and at most 1000") }
+        if let until, !(until >= 0 && until <= 1e9) { throw ValidationError("--until takes seconds from 0 to 1e9") }
+        for text in self.seek + self.rate {
+            let (value, at) = try Self.pair(text)
+            guard value.isFinite, abs(value) <= 1e9, at >= 0, at <= 1e9 else {
+                throw ValidationError("'\(text.prefix(40))': VALUE and TIME take seconds up to 1e9 (TIME not negative)")
+            }
+        }
     }
 
     func run() async throws {
+        // Its own client: a refused connection fails at once instead of being retried until the deadline.
+        let client = PlaylistInput.makeClient(timeout: self.network.timeout)
+        do {
+            try await self.play(loader: HTTPResourceLoader(client: client))
+        } catch {
+            try? await client.shutdown()
+            throw error
+        }
+        try? await client.shutdown()
+    }
+
+    /// Plays the stream, loading through `loader`.
+    func play(loader: HTTPResourceLoader) async throws {
         var configuration = Player.Configuration()
         configuration.preferredLanguages = self.language.map { [$0] } ?? []
+        // --timeout bounds every request (playlists, segments, asset lists), 30 s by default.
+        configuration.playlistTimeout = self.network.timeout
+        configuration.segmentTimeout = self.network.timeout
+        configuration.interstitialRequestTimeout = self.network.timeout
         let json = self.json
         configuration.keepsLog = false
         configuration.logHandler = { entry in
             if json { FileHandle.standardOutput.write(Data((entry.description + "\n").utf8)) }
         }
         let item = PlayerItem(url: self.url, automaticallyHandlesInterstitialEvents: !self.noInterstitials)
-        let player = Player(item: item, clock: RealPlaybackClock(speed: self.speed), configuration: configuration)
+        let player = Player(
+            item: item,
+            clock: RealPlaybackClock(speed: self.speed),
+            loader: loader,
+            configuration: configuration
+        )
         for text in self.seek {
             let (target, at) = try Self.pair(text)
             await player.schedule(.seek(to: MediaTime(seconds: target)), at: MediaTime(seconds: at))
@@ -91,7 +122,9 @@ struct Play: AsyncParsableCommand {
         }
         if !json { FileHandle.standardError.write(Data("\n".utf8)) }
         if let error = await player.error {
-            printError("intermission: \(error)")
+            // Network failures already say what happened and where, in words.
+            let transport = error.code == .transport || error.code == .timeout
+            printError("intermission: " + (transport ? error.message : error.description))
             throw ExitCode(2)
         }
     }

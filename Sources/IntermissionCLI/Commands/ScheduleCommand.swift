@@ -41,6 +41,8 @@ struct ScheduleCommand: AsyncParsableCommand {
     @Flag(help: "Schedule the primary alone (AVFoundation automaticallyHandlesInterstitialEvents = false).")
     var noInterstitials = false
 
+    @OptionGroup var network: NetworkOptions
+
     func validate() throws {
         if self.liveJoin && self.start != nil { throw ValidationError("give --live-join or --start, not both") }
         if let start, MediaTime(start) == nil, DateTime(iso8601: start) == nil {
@@ -49,7 +51,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist)
+        let input = try await PlaylistInput.readPlaylistOrExit(self.playlist, timeout: self.network.timeout)
         var primaries: [MediaPlaylist] = []
         switch PlaylistParser.parse(input.bytes, options: .init(file: input.name)).playlist {
         case .media(let media):
@@ -67,7 +69,7 @@ struct ScheduleCommand: AsyncParsableCommand {
             for uri in uris {
                 let location = input.resolve(uri)
                 do {
-                    let child = try await PlaylistInput.read(location)
+                    let child = try await PlaylistInput.read(location, timeout: self.network.timeout)
                     guard case .media(let media) = PlaylistParser.parse(child.bytes).playlist else {
                         printError("intermission: \(location): not a media playlist")
                         throw ExitCode(2)
@@ -100,6 +102,10 @@ struct ScheduleCommand: AsyncParsableCommand {
         }
         let events = InterstitialEvent.events(in: primaries[0])
         let schedule = Schedule(primary: primaries, events: events, configuration: configuration)
+        // Events left out as unusable: say why on standard error (the timeline stays on standard output).
+        for diagnostic in schedule.diagnostics(file: input.name) {
+            printError(diagnostic.description)
+        }
         if let svg {
             do {
                 try schedule.svg().write(toFile: svg, atomically: true, encoding: .utf8)

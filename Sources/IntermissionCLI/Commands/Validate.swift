@@ -24,11 +24,13 @@ struct Validate: AsyncParsableCommand {
     @Flag(help: "Leave out notes (keep errors and warnings).")
     var noNotes = false
 
+    @OptionGroup var network: NetworkOptions
+
     func run() async throws {
         let validator = InterstitialValidator(configuration: .init(includesNotes: !self.noNotes))
         var diagnostics: [PlaylistDiagnostic] = []
         for location in self.playlists {
-            let input = try await PlaylistInput.readPlaylistOrExit(location)
+            let input = try await PlaylistInput.readPlaylistOrExit(location, timeout: self.network.timeout)
             diagnostics += validator.validate(playlist: input.bytes, file: input.name)
             let parsed = PlaylistParser.parse(input.bytes)
             guard case .multivariant(let multivariant) = parsed.playlist else { continue }
@@ -36,7 +38,7 @@ struct Validate: AsyncParsableCommand {
             for uri in InterstitialInserter.mediaPlaylistURIs(in: multivariant) {
                 let child = input.resolve(uri)
                 do {
-                    let media = try await PlaylistInput.read(child)
+                    let media = try await PlaylistInput.read(child, timeout: self.network.timeout)
                     diagnostics += validator.validate(playlist: media.bytes, file: child)
                     if case .media(let playlist) = PlaylistParser.parse(media.bytes).playlist {
                         mediaPlaylists[uri] = playlist

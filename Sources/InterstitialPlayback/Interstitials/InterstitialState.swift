@@ -84,4 +84,7 @@ struct InterstitialState: Sendable {
     var skipState: SkippableEventState = .notSkippable
     /// Breaks whose primary buffering already moved to the resume point.
     var repositionedFor: String?
+    /// Playlist events left out as unusable, by identifier, with the defects already logged
+    /// (logged again only when they change).
+    var ignored: [String: [InterstitialEvent.Defect]] = [:]
 }

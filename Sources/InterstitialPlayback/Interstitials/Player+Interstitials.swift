@@ -61,12 +61,40 @@ extension Player {
 
     /// The events the schedule uses: the controller's (plus playlist events that appeared after it
     /// set them), or the playlist's; none of the playlist's when the item does not handle them.
+    ///
+    /// Playlist events whose date ranges cannot play (``InterstitialEvent/defects``: no asset or
+    /// two, `CUE` with PRE and POST, a negative duration, …) are left out, as the spec asks of
+    /// clients for date ranges with illegal syntax: they are not shown, loaded or played, and do not
+    /// move the primary. Each is logged once as `eventIgnored` (event ID, rule, message).
     func effectiveEvents() -> [InterstitialEvent] {
         let automatic = self.currentItem?.automaticallyHandlesInterstitialEvents ?? true
-        let playlist = automatic ? self.interstitials.tracker.interstitialEvents : []
+        let playlist = automatic ? self.usablePlaylistEvents() : []
         guard let controller = self.interstitials.controllerEvents else { return playlist }
         let ids = Set(controller.map(\.identifier))
         return controller + playlist.filter { !ids.contains($0.identifier) && !self.interstitials.suppressedPlaylistIDs.contains($0.identifier) }
+    }
+
+    /// The tracker's events that can play; logs the others (once per identifier and defects).
+    private func usablePlaylistEvents() -> [InterstitialEvent] {
+        var usable: [InterstitialEvent] = []
+        for event in self.interstitials.tracker.interstitialEvents {
+            guard !event.isUsable else {
+                usable.append(event)
+                continue
+            }
+            guard self.interstitials.ignored[event.identifier] != event.defects else { continue }
+            self.interstitials.ignored[event.identifier] = event.defects
+            for defect in event.defects {
+                self.emit(
+                    "eventIgnored",
+                    [
+                        ("event_id", .string(event.identifier)), ("rule", .string(defect.rule.id.rawValue)),
+                        ("message", .string(defect.message)),
+                    ]
+                )
+            }
+        }
+        return usable
     }
 
     /// A primary media playlist (first load or reload) arrived: merge its date ranges, update the

@@ -132,11 +132,13 @@ public struct HTTPResourceLoader: ResourceLoader {
                 LoadResponse(status: Int(response.status.code), body: body, byteCount: count, elapsed: ContinuousClock.now - started)
             )
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            return .failure(PlaybackError(code: .timeout, message: "no complete answer within \(request.timeout) s", url: request.url))
+            let message = NetworkErrorText.describe(error, url: request.url, timeout: request.timeout)
+            return .failure(PlaybackError(code: .timeout, message: message, url: request.url))
         } catch is CancellationError {
             return .failure(PlaybackError(code: .cancelled, message: "the request was cancelled", url: request.url))
         } catch {
-            return .failure(PlaybackError(code: .transport, message: "\(error)", url: request.url))
+            let message = NetworkErrorText.describe(error, url: request.url, timeout: request.timeout)
+            return .failure(PlaybackError(code: .transport, message: message, url: request.url))
         }
     }
 }

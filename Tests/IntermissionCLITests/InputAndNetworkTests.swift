@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Input is read head first, and network failures are said in words, with `--timeout`.
+@Suite(.timeLimit(.minutes(2)))
+struct InputAndNetworkTests {
+    /// Runs the CLI with a standard input that stays open until the process exits (a pipe whose
+    /// writer never closes), after writing `head`; kills it after `limit` seconds.
+    static func runWithOpenInput(_ arguments: [String], head: [UInt8], limit: Double = 20) throws -> CLI.Output {
+        let process = Process()
+        process.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
+        process.arguments = arguments
+        process.currentDirectoryURL = CLI.repository
+        let input = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        input.fileHandleForWriting.write(Data(head))
+        let deadline = Date().addingTimeInterval(limit)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try input.fileHandleForWriting.close()
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        return CLI.Output(
+            status: process.terminationStatus,
+            stdout: [UInt8](stdout),
+            stderr: String(decoding: stderr, as: UTF8.self)
+        )
+    }
+
+    @Test(arguments: ["validate", "format", "schedule", "insert"])
+    func openPipeWithABadFirstLineIsAnsweredAtOnce(_ command: String) throws {
+        var arguments = [command, "-"]
+        if command == "insert" {
+            arguments += ["--id", "a", "--start", "1", "--asset-uri", "https://a.example/a.m3u8"]
+        }
+        let result = try Self.runWithOpenInput(arguments, head: Array("<html>\n<body>".utf8))
+        #expect(result.status == 2, "\(command): \(result.stderr)")
+        #expect(
+            result.stderr == "intermission: <stdin>: not a playlist (the first line is not #EXTM3U)\n",
+            "\(command)"
+        )
+    }
+
+    @Test func namedPipeWithABadFirstLineIsAnsweredAtOnce() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-\(UUID().uuidString)").path
+        #expect(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        // The writer opens the pipe, writes one bad line and keeps it open until the CLI is done.
+        let writer = Thread {
+            let fd = open(path, O_WRONLY)
+            guard fd >= 0 else { return }
+            let line = Array("not a playlist\n".utf8)
+            _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            usleep(15_000_000)
+            close(fd)
+        }
+        writer.start()
+        let result = try CLI.run(["validate", path])
+        #expect(result.status == 2)
+        #expect(result.stderr == "intermission: \(path): not a playlist (the first line is not #EXTM3U)\n")
+    }
+
+    @Test func hugeFileWithABadFirstLineIsRefusedFromItsHead() throws {
+        // 100 MB of not-a-playlist, made sparse (holes read as zero bytes) so the test writes little.
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("big-\(UUID().uuidString).m3u8")
+        _ = FileManager.default.createFile(atPath: url.path, contents: Data("#EXTM3X\n".utf8))
+        defer { try? FileManager.default.removeItem(at: url) }
+        #expect(truncate(url.path, 100_000_000) == 0)
+        let result = try CLI.run(["validate", url.path])
+        #expect(result.status == 2)
+        #expect(result.stderr == "intermission: \(url.path): not a playlist (the first line is not #EXTM3U)\n")
+        // A BOM before #EXTM3U is fine; a lone BOM or an empty file is not a playlist.
+        for (bytes, ok) in [
+            ([0xEF, 0xBB, 0xBF] + Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\n".utf8), true),
+            ([0xEF, 0xBB, 0xBF], false), ([], false), (Array("#EXTM3".utf8), false),
+        ] as [([UInt8], Bool)] {
+            let result = try CLI.run(["format", "-"], stdin: bytes)
+            #expect((result.status == 0) == ok, "\(bytes)")
+        }
+    }
+
+    @Test func refusedConnectionIsSaidInWords() throws {
+        for command in ["validate", "format", "schedule"] {
+            let result = try CLI.run([command, "http://127.0.0.1:1/main.m3u8", "--timeout", "5"])
+            #expect(result.status == 2, "\(command)")
+            #expect(result.stderr == "intermission: cannot connect to 127.0.0.1:1: connection refused\n", "\(command)")
+        }
+        let play = try CLI.run(["play", "http://127.0.0.1:1/main.m3u8", "--json", "--timeout", "5"])
+        #expect(play.status == 2)
+        #expect(
+            play.stderr.hasSuffix("intermission: cannot connect to 127.0.0.1:1: connection refused\n"),
+            "\(play.stderr)"
+        )
+    }
+
+    /// A loopback listener that completes the TCP handshake but never answers.
+    static func silentListener() throws -> (descriptor: CInt, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        #expect(bound == 0)
+        #expect(listen(fd, 16) == 0)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
+    }
+
+    @Test func silentServerTimesOutWithTheGivenTimeout() throws {
+        let (fd, port) = try Self.silentListener()
+        defer { close(fd) }
+        let url = "http://127.0.0.1:\(port)/main.m3u8"
+        let started = Date()
+        let result = try CLI.run(["validate", url, "--timeout", "1"])
+        #expect(result.status == 2)
+        #expect(result.stderr == "intermission: no answer from \(url) within 1 s\n")
+        // Generous: the default is 30 s, so this shows --timeout took effect.
+        #expect(Date().timeIntervalSince(started) < 20)
+        let play = try CLI.run(["play", url, "--json", "--timeout", "1.5"])
+        #expect(play.status == 2)
+        #expect(play.stderr.hasSuffix("intermission: no answer from \(url) within 1.5 s\n"), "\(play.stderr)")
+    }
+
+    @Test(arguments: [
+        "0", "-1", "-0", "nan", "inf", "1e308", "1e3", "0x10", "3600.001", "1234567890123456789012345678901234567890",
+        " 5",
+    ])
+    func timeoutOutsideItsRangeIsRefused(_ value: String) throws {
+        // `--timeout=VALUE`, so that "-1" is not taken for an option.
+        let result = try CLI.run(["format", "Examples/vod-interstitials.m3u8", "--timeout=\(value)"])
+        #expect(result.status != 0, "\(value)")
+        #expect(result.stderr.contains("--timeout takes seconds from 0.001 to 3600"), "\(value): \(result.stderr)")
+    }
+
+    @Test func timeoutInsideItsRangeIsAccepted() throws {
+        for value in ["0.001", "30", "3600", "2.5"] {
+            let result = try CLI.run(["format", "Examples/vod-interstitials.m3u8", "--timeout", value])
+            #expect(result.status == 0, "\(value): \(result.stderr)")
+        }
+    }
+
+    @Test func scheduleReportsUnusableEventsOnStandardError() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-TARGETDURATION:10
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z
+            #EXT-X-DATERANGE:ID="bad",CLASS="com.apple.hls.interstitial",START-DATE="2024-01-01T00:00:05.000Z",CUE="PRE,POST",DURATION=5,X-ASSET-URI="https://a.example/a.m3u8"
+            #EXTINF:10,
+            a.ts
+            #EXT-X-ENDLIST
+
+            """
+        let result = try CLI.run(["schedule", "-", "--json"], stdin: Array(text.utf8))
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("<stdin>:5:"))
+        #expect(result.stderr.contains("error[INT-CUE-PRE-POST]"))
+        #expect(String(decoding: result.stdout, as: UTF8.self).contains("\"unusable\""))
+    }
+
+    @Test func insertRefusesNumbersOutOfRange() throws {
+        let playlist = Array(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n".utf8
+        )
+        let base = ["insert", "-", "--id", "a", "--asset-uri", "https://a.example/a.m3u8"]
+        let cases: [([String], String)] = [
+            (["--start=9223372037"], "--start takes seconds"),
+            (["--start=1e3"], "--start takes seconds"),
+            (["--start", "1", "--duration=-5"], "--duration takes decimal seconds of at least 0"),
+            (["--start", "1", "--duration=1e308"], "--duration takes decimal seconds"),
+            (["--start", "1", "--playout-limit=0"], "--playout-limit takes decimal seconds above 0"),
+            (["--start", "1", "--resume-offset=-9223372036.9"], "--resume-offset takes decimal seconds"),
+            (["--start", "1", "--resume-offset=nan"], "--resume-offset takes decimal seconds"),
+        ]
+        for (extra, message) in cases {
+            let result = try CLI.run(base + extra, stdin: playlist)
+            #expect(result.status != 0, "\(extra)")
+            #expect(result.stderr.contains(message), "\(extra): \(result.stderr)")
+        }
+        let fine = try CLI.run(
+            base + ["--start", "1", "--duration=0", "--resume-offset=-9223372036", "--playout-limit=0.5"],
+            stdin: playlist
+        )
+        #expect(fine.status == 0, "\(fine.stderr)")
+        #expect(String(decoding: fine.stdout, as: UTF8.self).contains("X-RESUME-OFFSET=-9223372036,"))
+    }
+}
