@@ -529,3 +529,26 @@ actor SeenPaths {
     var paths: [String] = []
     func add(_ path: String) { self.paths.append(path) }
 }
+
+/// Origin and upstream URLs may carry credentials (an origin may need them); creative URIs, which
+/// viewers receive, may not; and no message shows the password.
+@Suite struct ConfigurationCredentialTests {
+    @Test func originCredentialsAreAcceptedAndNeverShown() throws {
+        let upstream = "http://operator:pa55word@127.0.0.1:9/live/main.m3u8?token=s3cr3t"
+        #expect(try InputLimits.uri(upstream, field: "channels[0].upstream", allowsUserInfo: true) == upstream)
+        do {
+            _ = try InputLimits.uri("http://operator:pa55word@/x.m3u8", field: "channels[0].upstream", allowsUserInfo: true)
+            Issue.record("a URL without a host was accepted")
+        } catch {
+            #expect(error.field == "channels[0].upstream")
+            #expect(!error.message.contains("pa55word"), "\(error.message)")
+        }
+        do {
+            _ = try InputLimits.uri("http://viewer:pa55word@ads.example/a.m3u8", field: "inventory[0].uri")
+            Issue.record("a creative URI with credentials was accepted")
+        } catch {
+            #expect(error.field == "inventory[0].uri")
+            #expect(!error.message.contains("pa55word"), "\(error.message)")
+        }
+    }
+}
