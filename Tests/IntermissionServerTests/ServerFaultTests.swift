@@ -117,7 +117,9 @@ extension TestResponse {
                 let response = try await client.get("/v1/asset-lists/live-demo/\(id).json?_HLS_primary_id=p")
                 #expect(response.status == .notFound, "\(id)")
                 #expect(response.json?["error"]?["code"]?.stringValue == "notFound")
-                #expect(ContinuousClock.now - started < .seconds(1), "\(id)")
+                // Today's main walked the plan for seconds (8 s for the first ID); 4 s leaves room
+                // for a machine busy with every other suite.
+                #expect(ContinuousClock.now - started < .seconds(4), "\(id)")
             }
             // Within an hour of now: answered (auto-0 starts in 10 s, auto-29 in 58 min 10 s).
             #expect(try await client.get("/v1/asset-lists/live-demo/auto-0.json?_HLS_primary_id=p").status == .ok)
