@@ -95,13 +95,19 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     return try SQLiteAdStore(path: path)
 }
 
-/// Closes the store once the server has shut down.
+/// The store's part in the service group: when the group shuts down gracefully, after the HTTP
+/// server has finished its requests (services shut down in reverse order, and Hummingbird runs the
+/// server last), the store is closed: the decision writer answers or fails every decision still
+/// queued, refuses new ones, and the database is released.
+///
+/// Cancelled instead (a second signal, or the group failing), it closes the store too, so nothing
+/// waits for a writer that is gone.
 struct StoreService: Service {
     let store: any AdStore
 
     func run() async throws {
         try? await gracefulShutdown()
-        if let sqlite = self.store as? SQLiteAdStore { try sqlite.close() }
+        try await self.store.close()
     }
 }
 
@@ -222,13 +228,11 @@ struct ServerApplicationParts: Sendable {
         return routes
     }()
 
-    /// A duration as NIO's time amount, clamped to 0 ... 1 day (a larger or negative configured
-    /// timeout cannot overflow the nanosecond count).
+    /// A duration as NIO's time amount, kept to 0 ... 1 day (a configured timeout comes from outside:
+    /// a negative one would be a deadline in the past, and NIO adds a timeout to `now`, so one near
+    /// `Int64.max` nanoseconds would overflow there).
     static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return .zero }
-        guard seconds < 86_400 else { return .seconds(86_400) }
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        TimeAmount(min(max(duration, .zero), .seconds(86_400)))
     }
 
     func makeRouter() -> Router<BasicRequestContext> {

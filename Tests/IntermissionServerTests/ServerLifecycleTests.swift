@@ -1,0 +1,193 @@
+import AdInsertion
+import Dispatch
+import Foundation
+import GRDB
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import IntermissionServer
+import Logging
+import ServiceLifecycle
+import Testing
+
+/// An in-memory store whose first `breaks(channel:)` read is held: it reads the breaks, then waits
+/// until the test lets it answer (with what it read). Every other call goes straight through.
+actor HeldBreakReadStore: AdStore {
+    private let base = InMemoryAdStore()
+    private var holdUsed = false
+    private var reached = false
+    private var released = false
+    private var reachedWaiters: [CheckedContinuation<Void, Never>] = []
+    private var release: CheckedContinuation<Void, Never>?
+
+    /// Returns once the held read has read the breaks and waits.
+    func waitUntilHeld() async {
+        if self.reached { return }
+        await withCheckedContinuation { self.reachedWaiters.append($0) }
+    }
+
+    /// Lets the held read answer.
+    func letGo() {
+        self.released = true
+        self.release?.resume()
+        self.release = nil
+    }
+
+    func breaks(channel: String) async throws -> [LiveBreak] {
+        let answer = try await self.base.breaks(channel: channel)
+        guard !self.holdUsed else { return answer }
+        self.holdUsed = true
+        self.reached = true
+        for waiter in self.reachedWaiters { waiter.resume() }
+        self.reachedWaiters = []
+        if !self.released { await withCheckedContinuation { self.release = $0 } }
+        return answer
+    }
+
+    func save(_ liveBreak: LiveBreak) async throws { try await self.base.save(liveBreak) }
+    func migrate() async throws { try await self.base.migrate() }
+    func inventoryChanges() async throws -> [InventoryChange] { try await self.base.inventoryChanges() }
+    func record(_ change: InventoryChange) async throws { try await self.base.record(change) }
+    func decision(for key: DecisionKey) async throws -> AdDecision? { try await self.base.decision(for: key) }
+    func recentCreatives(viewer: String, since: DateTime) async throws -> Set<String> {
+        try await self.base.recentCreatives(viewer: viewer, since: since)
+    }
+    func save(_ decision: AdDecision) async throws -> AdDecision { try await self.base.save(decision) }
+    func decisionCount() async throws -> Int { try await self.base.decisionCount() }
+}
+
+@Suite struct BreakCacheTests {
+    /// A live playlist request reads the channel's stored breaks (none yet) and is held there; an
+    /// admin request then reads them too, saves a new break and is acknowledged; the held read
+    /// answers last. The break just saved must stay: in the admin listing and for its asset list.
+    @Test(.timeLimit(.minutes(1))) func aBreakSavedWhileAnOlderReadIsPendingIsKept() async throws {
+        let store = HeldBreakReadStore()
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 110))
+        configuration.openedStore = store
+        try await withServer(configuration) { client in
+            let port = try #require(client.port)
+            // On its own connection: the test client sends its requests one after another.
+            let playlist = Task { try await rawGET(port: port, path: "/live/demo/prog.m3u8", host: "127.0.0.1") }
+            await store.waitUntilHeld()
+            let created = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: #"{"id": "fresh", "startIn": 300, "duration": 15}"#
+            )
+            #expect(created.status == .created, "\(created.text)")
+            await store.letGo()
+            let text = String(decoding: try await playlist.value, as: UTF8.self)
+            #expect(text.hasPrefix("#EXTM3U"), "\(text)")
+            let listing = try await client.admin(.get, "/v1/admin/channels/demo/breaks")
+            let ids = listing.json?["breaks"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            #expect(ids.contains("fresh"), "\(listing.text)")
+            let list = try await client.get("/v1/asset-lists/live-demo/fresh.json?_HLS_primary_id=v1")
+            #expect(list.status == .ok, "\(list.text)")
+            #expect(list.json?["ASSETS"]?.arrayValue?.isEmpty == false, "\(list.text)")
+            // Saving it again says it exists: the server did not forget it.
+            let again = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: #"{"id": "fresh", "startIn": 300, "duration": 15}"#
+            )
+            #expect(again.status == .conflict, "\(again.text)")
+        }
+    }
+}
+
+@Suite(.serialized) struct StoreShutdownTests {
+    /// Decisions queued behind a held database write lock when the server is told to stop: every
+    /// one of them is written and answered, the service group ends (nothing hangs), the file holds
+    /// them all, and a decision asked of the closed store is refused at once.
+    @Test(.timeLimit(.minutes(1))) func shutdownAnswersEveryQueuedDecision() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let path = folder + "/shutdown.sqlite"
+        let store = try SQLiteAdStore(path: path)
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 110))
+        configuration.openedStore = store
+        let app = try await buildApplication(configuration: configuration)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
+        let running = Task { try await group.run() }
+
+        // Another connection takes the write lock and keeps it until told.
+        let blocker = try DatabaseQueue(path: path)
+        let (held, heldContinuation) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        let holder = Task {
+            try await blocker.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    heldContinuation.yield()
+                    release.wait()
+                    return .commit
+                }
+            }
+        }
+        var heldIterator = held.makeAsyncIterator()
+        await heldIterator.next()
+
+        let count = 300
+        let decisions = Task {
+            try await withThrowingTaskGroup(of: (Int, Result<AdDecision, any Error>).self) { tasks in
+                for k in 0..<count {
+                    tasks.addTask {
+                        let key = DecisionKey(viewer: "v\(k)", scope: "vod-demo", breakID: "midroll-1")
+                        do {
+                            let answer = try await store.findOrCreateDecision(key, recentSince: nil) { _ in
+                                AdDecision(
+                                    viewer: key.viewer,
+                                    scope: key.scope,
+                                    breakID: key.breakID,
+                                    decidedAt: t0,
+                                    startOffset: nil,
+                                    podDuration: MediaTime(seconds: 10),
+                                    assets: [.init(creativeID: "red", uri: "/ads/red.m3u8", duration: MediaTime(seconds: 10))]
+                                )
+                            }
+                            return (k, .success(answer.decision))
+                        } catch {
+                            return (k, .failure(error))
+                        }
+                    }
+                }
+                var results: [Int: Result<AdDecision, any Error>] = [:]
+                for try await (k, result) in tasks { results[k] = result }
+                return results
+            }
+        }
+        // Wait (at most 10 s) until all of them wait for the writer.
+        let waitStart = ContinuousClock.now
+        while store.pendingDecisions < count && ContinuousClock.now - waitStart < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(store.pendingDecisions == count)
+
+        await group.triggerGracefulShutdown()
+        // The store waits for its queue: give the shutdown time to reach it, then free the lock.
+        try await Task.sleep(for: .milliseconds(50))
+        release.signal()
+        try await holder.value
+        try await running.value
+
+        let results = try await decisions.value
+        #expect(results.count == count)
+        var failures: [String] = []
+        for (k, result) in results.sorted(by: { $0.key < $1.key }) {
+            switch result {
+            case .success(let decision): #expect(decision.viewer == "v\(k)")
+            case .failure(let error): failures.append("v\(k): \(error)")
+            }
+        }
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+        await #expect(throws: AdInsertionError.self) {
+            _ = try await store.findOrCreateDecision(DecisionKey(viewer: "late", scope: "vod-demo", breakID: "midroll-1"), recentSince: nil) { _ in
+                AdDecision(viewer: "late", scope: "vod-demo", breakID: "midroll-1", decidedAt: t0, startOffset: nil, podDuration: .zero, assets: [])
+            }
+        }
+        let reopened = try SQLiteAdStore(path: path)
+        #expect(try await reopened.decisionCount() == count)
+        try await reopened.close()
+        try blocker.close()
+    }
+}
