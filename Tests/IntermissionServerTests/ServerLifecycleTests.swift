@@ -191,3 +191,45 @@ actor HeldBreakReadStore: AdStore {
         try blocker.close()
     }
 }
+
+@Suite struct AdminBodyTests {
+    /// Bodies decoded with `request.decode(as:context:)`: a malformed body is a `400` whose error
+    /// names the field at fault (nested ones with their index), a missing key names the key, and a
+    /// body that is not an object names none.
+    @Test(.timeLimit(.minutes(1))) func aMalformedBodyIs400NamingTheField() async throws {
+        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 30))) { client in
+            let cases: [(path: String, body: String, field: String?)] = [
+                ("/v1/admin/inventory", #"{"id": "x", "uri": "/a.m3u8", "duration": "ten", "value": 1}"#, "duration"),
+                ("/v1/admin/inventory", #"{"id": "x", "uri": "/a.m3u8", "duration": 10}"#, "value"),
+                // Out of Double's range: refused while the text is parsed, before any field is read.
+                ("/v1/admin/inventory", #"{"id": "x", "uri": "/a.m3u8", "duration": 1e400, "value": 1}"#, nil),
+                ("/v1/admin/inventory", #"{"id": "x", "uri": null, "duration": 10, "value": 1}"#, "uri"),
+                ("/v1/admin/inventory", #"{"id": 0x10, "uri": "/a.m3u8", "duration": 10, "value": 1}"#, nil),
+                ("/v1/admin/inventory", "[]", nil),
+                ("/v1/admin/inventory", "{\"id\": \"x\u{0}\"", nil),
+                ("/v1/admin/channels/demo/breaks", #"{"duration": 10, "cue": ["PRE", 5]}"#, "cue[1]"),
+                ("/v1/admin/channels/demo/breaks", #"{"duration": -0, "startIn": NaN}"#, nil),
+            ]
+            for (path, body, field) in cases {
+                let response = try await client.admin(.post, path, json: body)
+                #expect(response.status == .badRequest, "\(body): \(response.text)")
+                #expect(response.json?["error"]?["code"]?.stringValue == "invalidInput", "\(body)")
+                #expect(response.json?["error"]?["field"]?.stringValue == field, "\(body): \(response.text)")
+                #expect(response.headers[.accessControlAllowOrigin] == nil)
+            }
+            // An empty body: refused where one is needed, "now" where it may be left out.
+            let empty = try await client.admin(.post, "/v1/admin/inventory", json: "")
+            #expect(empty.status == .badRequest)
+            #expect(empty.json?["error"]?["message"]?.stringValue == "the request needs a JSON body")
+            let created = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: #"{"id": "now", "duration": 30}"#)
+            #expect(created.status == .created, "\(created.text)")
+            let ended = try await client.admin(.post, "/v1/admin/channels/demo/breaks/now/early-return")
+            #expect(ended.status == .conflict, "\(ended.text)")
+            // 100 KB of string in a field: over the body limit before any decoding.
+            let huge = String(repeating: "a", count: 100_000)
+            let large = try await client.admin(.post, "/v1/admin/inventory", json: #"{"id": "\#(huge)"}"#)
+            #expect(large.status == .contentTooLarge)
+            #expect(large.json?["error"]?["code"]?.stringValue == "tooLarge")
+        }
+    }
+}

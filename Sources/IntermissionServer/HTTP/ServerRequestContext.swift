@@ -63,8 +63,7 @@ struct JSONBodyDecoder: RequestDecoder {
         case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): path = context.codingPath
         @unknown default: return nil
         }
-        let text = path.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        let field = text.hasPrefix(".") ? String(text.dropFirst()) : text
+        let field = ConfigurationFile.keyPath(path)
         return field.isEmpty ? nil : field
     }
 }
