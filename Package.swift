@@ -10,9 +10,10 @@ import class Foundation.ProcessInfo
 // The two core modules (HLSPlaylist, HLSInterstitials) use the standard library only.
 //
 // Every target declares exactly the modules its sources import (checked with
-// `swift build --build-tests --explicit-target-dependency-import-check error`), and every `from:`
-// is the lowest version of the package that builds this package (the mirror holds one version of
-// most; Yams 5.0.1 is there too, but it is not tried here, so the floor stays at 6.2.2).
+// `swift build --build-tests --explicit-target-dependency-import-check error`), and every floor is
+// the lowest version of the package that builds this package and passes its tests. The mirror
+// holds one version of most packages; of Yams it holds 5.0.1 and 6.2.2, and both build and pass,
+// so Yams takes a range across the two majors (`from:` would stop below 6).
 //
 // Environment switches (development only):
 //   INTERMISSION_CORE_ONLY=1  the core modules and their tests only, with no package dependencies,
@@ -67,8 +68,9 @@ if !coreOnly {
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", "5.0.1"..<"7.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ]
     targets += [
@@ -112,6 +114,7 @@ if !coreOnly {
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["Demo/make.sh", "Demo/README.md"],
             resources: [.copy("Demo")],

@@ -6,7 +6,7 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
-import IntermissionServer
+@testable import IntermissionServer
 import Logging
 import ServiceLifecycle
 import Testing
@@ -230,6 +230,28 @@ actor HeldBreakReadStore: AdStore {
             let large = try await client.admin(.post, "/v1/admin/inventory", json: #"{"id": "\#(huge)"}"#)
             #expect(large.status == .contentTooLarge)
             #expect(large.json?["error"]?["code"]?.stringValue == "tooLarge")
+        }
+    }
+}
+
+@Suite struct TimeAmountTests {
+    /// Configured timeouts become NIO time amounts kept to 0 ... 1 day, whatever the duration.
+    @Test func durationsAreClampedToADay() {
+        let cases: [(Duration, Int64)] = [
+            (.seconds(5), 5_000_000_000),
+            (.milliseconds(100), 100_000_000),
+            (.nanoseconds(1), 1),
+            (.zero, 0),
+            (.nanoseconds(-1), 0),
+            (.seconds(Int64.min), 0),
+            (.seconds(86_400), 86_400_000_000_000),
+            (.seconds(86_401), 86_400_000_000_000),
+            (.seconds(Int64.max), 86_400_000_000_000),
+            (Duration(secondsComponent: Int64.max, attosecondsComponent: 999_999_999_999_999_999), 86_400_000_000_000),
+            (Duration(secondsComponent: 1, attosecondsComponent: 999_999_999_999_999_999), 1_999_999_999),
+        ]
+        for (duration, nanoseconds) in cases {
+            #expect(ServerApplicationParts.timeAmount(duration).nanoseconds == nanoseconds, "\(duration)")
         }
     }
 }

@@ -4,6 +4,7 @@ import GRDB
 import HLSInterstitials
 import HLSPlaylist
 import Synchronization
+import SystemPackage
 
 /// An ``AdStore`` in an SQLite file (GRDB, WAL mode), with migrations.
 ///
@@ -580,9 +581,9 @@ private struct FileIdentity: Sendable {
         return nil
     }
 
+    /// The device and inode `path` names now (`stat`, following symbolic links), or `nil`.
     private static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return (UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino))
+        guard let info = try? FilePath(path).stat() else { return nil }
+        return (UInt64(truncatingIfNeeded: info.deviceID.rawValue), UInt64(truncatingIfNeeded: info.inode.rawValue))
     }
 }
