@@ -255,3 +255,39 @@ actor HeldBreakReadStore: AdStore {
         }
     }
 }
+
+@Suite struct LocalOriginTests {
+    /// Playlists of mounted folders are read through NIO's file system with the same limits as
+    /// remote ones: over `maximumUpstreamBytes` is a `502` saying so (also for a file that never
+    /// ends), a folder or a missing file is a `404`, and a good playlist next to them is served.
+    @Test(.timeLimit(.minutes(1))) func localPlaylistsAreBoundedAndMissingOnesAre404() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let small = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.0,\nseg.ts\n#EXT-X-ENDLIST\n"
+        try write(small, to: folder + "/ok/main.m3u8")
+        try write(small, to: folder + "/big/main.m3u8")
+        try write("#EXTM3U\n" + String(repeating: "#EXTINF:2.0,\nsegment-with-a-long-name.ts\n", count: 200), to: folder + "/big/prog.m3u8")
+        try FileManager.default.createDirectory(atPath: folder + "/ok/folder.m3u8", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: folder + "/ok/zero.m3u8", withDestinationPath: "/dev/zero")
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0))
+        configuration.maximumUpstreamBytes = 4096
+        configuration.mounts["local"] = folder
+        configuration.adInsertion.assets.append(VODAsset(id: "ok", origin: "/media/local/ok/"))
+        configuration.adInsertion.assets.append(VODAsset(id: "big", origin: "/media/local/big/"))
+        try await withServer(configuration) { client in
+            let ok = try await client.get("/vod/ok/main.m3u8")
+            #expect(ok.status == .ok, "\(ok.text)")
+            #expect(ok.text.hasPrefix("#EXTM3U"))
+            let big = try await client.get("/vod/big/prog.m3u8")
+            #expect(big.status == .badGateway, "\(big.text)")
+            #expect(big.json?["error"]?["message"]?.stringValue?.contains("is too large (") == true, "\(big.text)")
+            let endless = try await client.get("/vod/ok/zero.m3u8")
+            #expect(endless.status == .badGateway, "\(endless.text)")
+            #expect(endless.json?["error"]?["message"]?.stringValue?.contains("is too large") == true, "\(endless.text)")
+            for path in ["/vod/ok/folder.m3u8", "/vod/ok/missing.m3u8"] {
+                let response = try await client.get(path)
+                #expect(response.status == .notFound, "\(path): \(response.text)")
+            }
+        }
+    }
+}
