@@ -1,7 +1,4 @@
 import AdInsertion
-import AsyncHTTPClient
-import Foundation
-import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import Logging

@@ -19,6 +19,10 @@ import SystemPackage
 /// 8,192), without a database round trip; any other goes to the writer, which finds the stored
 /// answer if there is one (made before a restart, or by another process on the same file).
 ///
+/// ``close()`` ends it cleanly (the server calls it when its service group shuts down, after the
+/// HTTP server has stopped): new decisions are refused, every one already queued is written and
+/// answered (or failed), and only then is the database closed, so no request is left waiting.
+///
 /// The store notices when its file is no longer the one it opened (unlinked, or replaced by
 /// another file under the same path): it compares the path's device and inode with those it
 /// opened before each decision and after each commit, and until they match again it acknowledges
