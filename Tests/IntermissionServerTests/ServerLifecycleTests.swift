@@ -6,10 +6,11 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
-@testable import IntermissionServer
 import Logging
 import ServiceLifecycle
 import Testing
+
+@testable import IntermissionServer
 
 /// An in-memory store whose first `breaks(channel:)` read is held: it reads the breaks, then waits
 /// until the test lets it answer (with what it read). Every other call goes straight through.
@@ -58,6 +59,8 @@ actor HeldBreakReadStore: AdStore {
 }
 
 @Suite struct BreakCacheTests {
+    /// A break saved while an older read of the store is pending stays.
+    ///
     /// A live playlist request reads the channel's stored breaks (none yet) and is held there; an
     /// admin request then reads them too, saves a new break and is acknowledged; the held read
     /// answers last. The break just saved must stay: in the admin listing and for its asset list.
@@ -142,7 +145,9 @@ actor HeldBreakReadStore: AdStore {
                                     decidedAt: t0,
                                     startOffset: nil,
                                     podDuration: MediaTime(seconds: 10),
-                                    assets: [.init(creativeID: "red", uri: "/ads/red.m3u8", duration: MediaTime(seconds: 10))]
+                                    assets: [
+                                        .init(creativeID: "red", uri: "/ads/red.m3u8", duration: MediaTime(seconds: 10))
+                                    ]
                                 )
                             }
                             return (k, .success(answer.decision))
@@ -181,8 +186,19 @@ actor HeldBreakReadStore: AdStore {
         }
         #expect(failures.isEmpty, "\(failures.prefix(3))")
         await #expect(throws: AdInsertionError.self) {
-            _ = try await store.findOrCreateDecision(DecisionKey(viewer: "late", scope: "vod-demo", breakID: "midroll-1"), recentSince: nil) { _ in
-                AdDecision(viewer: "late", scope: "vod-demo", breakID: "midroll-1", decidedAt: t0, startOffset: nil, podDuration: .zero, assets: [])
+            _ = try await store.findOrCreateDecision(
+                DecisionKey(viewer: "late", scope: "vod-demo", breakID: "midroll-1"),
+                recentSince: nil
+            ) { _ in
+                AdDecision(
+                    viewer: "late",
+                    scope: "vod-demo",
+                    breakID: "midroll-1",
+                    decidedAt: t0,
+                    startOffset: nil,
+                    podDuration: .zero,
+                    assets: []
+                )
             }
         }
         let reopened = try SQLiteAdStore(path: path)
@@ -221,7 +237,11 @@ actor HeldBreakReadStore: AdStore {
             let empty = try await client.admin(.post, "/v1/admin/inventory", json: "")
             #expect(empty.status == .badRequest)
             #expect(empty.json?["error"]?["message"]?.stringValue == "the request needs a JSON body")
-            let created = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: #"{"id": "now", "duration": 30}"#)
+            let created = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: #"{"id": "now", "duration": 30}"#
+            )
             #expect(created.status == .created, "\(created.text)")
             let ended = try await client.admin(.post, "/v1/admin/channels/demo/breaks/now/early-return")
             #expect(ended.status == .conflict, "\(ended.text)")
@@ -235,7 +255,7 @@ actor HeldBreakReadStore: AdStore {
 }
 
 @Suite struct TimeAmountTests {
-    /// Configured timeouts become NIO time amounts kept to 0 ... 1 day, whatever the duration.
+    /// Configured timeouts become NIO time amounts from 0 to 1 day, whatever the duration.
     @Test func durationsAreClampedToADay() {
         let cases: [(Duration, Int64)] = [
             (.seconds(5), 5_000_000_000),
@@ -266,7 +286,10 @@ actor HeldBreakReadStore: AdStore {
         let small = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:2.0,\nseg.ts\n#EXT-X-ENDLIST\n"
         try write(small, to: folder + "/ok/main.m3u8")
         try write(small, to: folder + "/big/main.m3u8")
-        try write("#EXTM3U\n" + String(repeating: "#EXTINF:2.0,\nsegment-with-a-long-name.ts\n", count: 200), to: folder + "/big/prog.m3u8")
+        try write(
+            "#EXTM3U\n" + String(repeating: "#EXTINF:2.0,\nsegment-with-a-long-name.ts\n", count: 200),
+            to: folder + "/big/prog.m3u8"
+        )
         try FileManager.default.createDirectory(atPath: folder + "/ok/folder.m3u8", withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: folder + "/ok/zero.m3u8", withDestinationPath: "/dev/zero")
         var configuration = try demoConfiguration(clock: ManualWallClock(t0))
@@ -283,7 +306,10 @@ actor HeldBreakReadStore: AdStore {
             #expect(big.json?["error"]?["message"]?.stringValue?.contains("is too large (") == true, "\(big.text)")
             let endless = try await client.get("/vod/ok/zero.m3u8")
             #expect(endless.status == .badGateway, "\(endless.text)")
-            #expect(endless.json?["error"]?["message"]?.stringValue?.contains("is too large") == true, "\(endless.text)")
+            #expect(
+                endless.json?["error"]?["message"]?.stringValue?.contains("is too large") == true,
+                "\(endless.text)"
+            )
             for path in ["/vod/ok/folder.m3u8", "/vod/ok/missing.m3u8"] {
                 let response = try await client.get(path)
                 #expect(response.status == .notFound, "\(path): \(response.text)")

@@ -25,7 +25,8 @@ struct AdminController: Sendable {
                 let (source, url): (String, String)
                 switch c.source {
                 case .upstream(let u): (source, url) = ("upstream", URLRedaction.redact(u))
-                case .loop(let origin, let playlist): (source, url) = ("loop", OriginPath.resolve(playlist, against: origin))
+                case .loop(let origin, let playlist):
+                    (source, url) = ("loop", OriginPath.resolve(playlist, against: origin))
                 }
                 return ChannelView(
                     id: c.id,
@@ -56,13 +57,21 @@ struct AdminController: Sendable {
             let duration = try InputLimits.seconds(body.duration, in: InputLimits.duration, field: "duration")
             let id = try InputLimits.id(body.id ?? "admin-\(now.millisecondsSince1970)", field: "id")
             let cue = try InputLimits.members(body.cue ?? [], of: ["PRE", "POST", "ONCE"], field: "cue")
-            let restrictions = try InputLimits.members(body.restrictions ?? ["SKIP", "JUMP"], of: ["SKIP", "JUMP"], field: "restrictions")
+            let restrictions = try InputLimits.members(
+                body.restrictions ?? ["SKIP", "JUMP"],
+                of: ["SKIP", "JUMP"],
+                field: "restrictions"
+            )
             let snap = try InputLimits.members(body.snap ?? [], of: ["OUT", "IN"], field: "snap")
             let resumeOffset = try body.resumeOffset.map { (value) throws(InputLimitError) in
                 try InputLimits.seconds(value, in: InputLimits.resumeOffset, field: "resumeOffset")
             }
             if try await self.playlists.liveBreak(channel: channel, breakID: id) != nil {
-                throw APIError(.conflict, code: "conflict", message: "channel '\(channel)' already has a break '\(id)'; IDs are never reused")
+                throw APIError(
+                    .conflict,
+                    code: "conflict",
+                    message: "channel '\(channel)' already has a break '\(id)'; IDs are never reused"
+                )
             }
             let liveBreak = LiveBreak(
                 id: id,
@@ -82,14 +91,19 @@ struct AdminController: Sendable {
                 throw APIError.badRequest(error.message)
             }
             try await self.playlists.saveBreak(liveBreak)
-            context.logger.info("break created", metadata: ["channel": "\(channel)", "break": "\(id)", "start": "\(start)"])
+            context.logger.info(
+                "break created",
+                metadata: ["channel": "\(channel)", "break": "\(id)", "start": "\(start)"]
+            )
             return try AdminJSON.response(BreakView(liveBreak), status: .created)
         }
 
         group.post("channels/{channel}/breaks/{id}/early-return") { request, context -> Response in
             let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
             let id = try InputLimits.id(try context.parameters.require("id"), field: "id")
-            guard var liveBreak = try await self.playlists.liveBreak(channel: channel, breakID: id), !liveBreak.cancelled else {
+            guard var liveBreak = try await self.playlists.liveBreak(channel: channel, breakID: id),
+                !liveBreak.cancelled
+            else {
                 throw APIError.notFound("channel '\(channel)' has no break '\(id)'")
             }
             let body = try await request.decode(as: EarlyReturnRequest.self, context: context)
@@ -108,26 +122,45 @@ struct AdminController: Sendable {
             }
             // Compared before subtracting, so dates far apart never overflow.
             guard end > liveBreak.startDate else {
-                throw APIError(.conflict, code: "conflict", message: "break '\(id)' starts at \(liveBreak.startDate.iso8601), after the return; cancel it instead")
+                throw APIError(
+                    .conflict,
+                    code: "conflict",
+                    message:
+                        "break '\(id)' starts at \(liveBreak.startDate.iso8601), after the return; cancel it instead"
+                )
             }
             guard end < liveBreak.endDate else {
-                throw APIError(.conflict, code: "conflict", message: "break '\(id)' ends at \(liveBreak.endDate.iso8601), before the early return")
+                throw APIError(
+                    .conflict,
+                    code: "conflict",
+                    message: "break '\(id)' ends at \(liveBreak.endDate.iso8601), before the early return"
+                )
             }
             let limit = end - liveBreak.startDate
             if let existing = liveBreak.playoutLimit, existing != limit {
-                throw APIError(.conflict, code: "conflict", message: "break '\(id)' already returned early (X-PLAYOUT-LIMIT=\(existing)); a tag attribute never changes")
+                throw APIError(
+                    .conflict,
+                    code: "conflict",
+                    message:
+                        "break '\(id)' already returned early (X-PLAYOUT-LIMIT=\(existing)); a tag attribute never changes"
+                )
             }
             liveBreak.playoutLimit = limit
             liveBreak.updatedAt = now
             try await self.playlists.saveBreak(liveBreak)
-            context.logger.info("early return", metadata: ["channel": "\(channel)", "break": "\(id)", "limit": "\(limit)"])
+            context.logger.info(
+                "early return",
+                metadata: ["channel": "\(channel)", "break": "\(id)", "limit": "\(limit)"]
+            )
             return try AdminJSON.response(BreakView(liveBreak))
         }
 
         group.delete("channels/{channel}/breaks/{id}") { request, context -> Response in
             let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
             let id = try InputLimits.id(try context.parameters.require("id"), field: "id")
-            guard var liveBreak = try await self.playlists.liveBreak(channel: channel, breakID: id), !liveBreak.cancelled else {
+            guard var liveBreak = try await self.playlists.liveBreak(channel: channel, breakID: id),
+                !liveBreak.cancelled
+            else {
                 throw APIError.notFound("channel '\(channel)' has no break '\(id)'")
             }
             let now = self.clock.now()
@@ -135,7 +168,8 @@ struct AdminController: Sendable {
                 throw APIError(
                     .conflict,
                     code: "conflict",
-                    message: "break '\(id)' has started (a tag is never removed while it covers the playlist); use early-return"
+                    message:
+                        "break '\(id)' has started (a tag is never removed while it covers the playlist); use early-return"
                 )
             }
             liveBreak.cancelled = true
@@ -182,12 +216,19 @@ struct AdminController: Sendable {
         }
         guard let text = body.start, text != "now" else { return now }
         guard text.utf8.count <= 64, let date = DateTime(iso8601: text) else {
-            throw InputLimitError(field: "start", message: "must be \"now\" or an ISO 8601 date such as 2025-01-01T00:02:00.000Z, got \(InputLimits.quoted(text))")
+            throw InputLimitError(
+                field: "start",
+                message:
+                    "must be \"now\" or an ISO 8601 date such as 2025-01-01T00:02:00.000Z, got \(InputLimits.quoted(text))"
+            )
         }
         let earliest = now + MediaTime(seconds: InputLimits.startFromNow.lowerBound)
         let latest = now + MediaTime(seconds: InputLimits.startFromNow.upperBound)
         guard date >= earliest, date <= latest else {
-            throw InputLimitError(field: "start", message: "must be from an hour before now to 30 days after now, got \(date.iso8601)")
+            throw InputLimitError(
+                field: "start",
+                message: "must be from an hour before now to 30 days after now, got \(date.iso8601)"
+            )
         }
         return date
     }

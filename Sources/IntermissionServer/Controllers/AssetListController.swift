@@ -52,7 +52,8 @@ struct AssetListController: Sendable {
             startOffset = try Self.startOffset(String(text))
         }
         var viewer = query[Substring(InterstitialRequestURL.primaryIDParameter)].map(String.init)
-        if viewer == nil, let field = request.headers.first(where: { $0.name.canonicalName == "x-playback-session-id" }) {
+        if viewer == nil, let field = request.headers.first(where: { $0.name.canonicalName == "x-playback-session-id" })
+        {
             viewer = field.value
         }
         let now = self.clock.now()
@@ -62,12 +63,18 @@ struct AssetListController: Sendable {
             duration = try await self.playlists.vodBreak(asset: scope.name, breakID: breakID).duration
         case .live:
             _ = try await self.playlists.channel(scope.name)
-            guard let liveBreak = try await self.playlists.liveBreak(channel: scope.name, breakID: breakID), !liveBreak.cancelled else {
+            guard let liveBreak = try await self.playlists.liveBreak(channel: scope.name, breakID: breakID),
+                !liveBreak.cancelled
+            else {
                 throw APIError.notFound("channel '\(scope.name)' has no break '\(breakID)' within an hour of now")
             }
             duration = liveBreak.effectiveDuration
         }
-        let service = AdDecisionService(decider: await self.inventory.decider, policy: self.decisions, store: self.store)
+        let service = AdDecisionService(
+            decider: await self.inventory.decider,
+            policy: self.decisions,
+            store: self.store
+        )
         let anonymous = (viewer ?? "").isEmpty
         var list: AssetList
         let outcome: String
@@ -82,18 +89,26 @@ struct AssetListController: Sendable {
             )
             if !anonymous { self.storageHealth.succeeded() }
             outcome = anonymous ? "anonymous" : "stored"
-            self.metrics.decision(kind: scope.kind.rawValue, result: anonymous ? "anonymous" : (isNew ? "new" : "stored"), assets: decision.assets.count)
+            self.metrics.decision(
+                kind: scope.kind.rawValue,
+                result: anonymous ? "anonymous" : (isNew ? "new" : "stored"),
+                assets: decision.assets.count
+            )
             if isNew && !anonymous {
                 context.logger.debug(
                     "decision",
-                    metadata: ["scope": "\(scope)", "break": "\(breakID)", "ads": "\(decision.assets.map(\.creativeID))"]
+                    metadata: [
+                        "scope": "\(scope)", "break": "\(breakID)", "ads": "\(decision.assets.map(\.creativeID))",
+                    ]
                 )
             }
             let base = self.publicBaseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? self.listening.url
             if let base {
                 list = decision.assetList(resolvingAgainst: base, cache: self.resolvedURIs)
             } else {
-                list = AssetList(assets: decision.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration.seconds) })
+                list = AssetList(
+                    assets: decision.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration.seconds) }
+                )
             }
         } catch {
             // The storage failed: say so loudly, and answer at once with an empty pod (the player
@@ -119,7 +134,10 @@ struct AssetListController: Sendable {
     /// database file is no longer the one opened, `other` for the rest) and its message.
     static func storageFailure(_ error: any Error) -> (code: String, message: String) {
         if let error = error as? DatabaseError {
-            return (String(error.extendedResultCode.rawValue), "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.resultCode)")")
+            return (
+                String(error.extendedResultCode.rawValue),
+                "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.resultCode)")"
+            )
         }
         if let error = error as? AdInsertionError, error.code == .storage {
             return ("file", error.message)

@@ -18,7 +18,11 @@ struct HealthController: Sendable {
             try await self.health(request, context: context)
         }
         router.getAndHead("metrics") { _, _ -> Response in
-            .bytes(self.metrics.emit(), contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: "no-store")
+            .bytes(
+                self.metrics.emit(),
+                contentType: "text/plain; version=0.0.4; charset=utf-8",
+                cacheControl: "no-store"
+            )
         }
     }
 
@@ -28,14 +32,18 @@ struct HealthController: Sendable {
         let detail = try await self.healthDetail()
         let authorized: Bool
         do {
-            _ = try await BearerTokenMiddleware<ServerRequestContext>(token: self.adminToken).handle(request, context: context) { _, _ in
+            _ = try await BearerTokenMiddleware<ServerRequestContext>(token: self.adminToken).handle(
+                request,
+                context: context
+            ) { _, _ in
                 Response(status: .ok)
             }
             authorized = true
         } catch let error as APIError where error.status == .unauthorized || error.status == .forbidden {
             authorized = false
         }
-        let body: JSONValue = authorized ? detail.body : .object([("status", .string(detail.degraded ? "degraded" : "ok"))])
+        let body: JSONValue =
+            authorized ? detail.body : .object([("status", .string(detail.degraded ? "degraded" : "ok"))])
         return .bytes(body.serialized(options: .pretty), contentType: "application/json", cacheControl: "no-store")
     }
 
@@ -65,7 +73,14 @@ struct HealthController: Sendable {
                     entry.append(("lastUpdate", .string(change.iso8601)))
                     entry.append(("secondsSinceUpdate", .number(age.seconds)))
                     if status == "stale" {
-                        entry.append(("message", .string("the upstream playlist has not changed for \(Int(age.seconds)) s (limit \(Int(channel.staleAfter.seconds)) s)")))
+                        entry.append(
+                            (
+                                "message",
+                                .string(
+                                    "the upstream playlist has not changed for \(Int(age.seconds)) s (limit \(Int(channel.staleAfter.seconds)) s)"
+                                )
+                            )
+                        )
                     }
                 } else {
                     status = "unknown"
@@ -84,7 +99,9 @@ struct HealthController: Sendable {
         storage.append(("failedWrites", .number(Double(written.failures))))
         if let message = unavailable ?? written.lastFailure?.message { storage.append(("message", .string(message))) }
         if let date = written.lastFailure?.date { storage.append(("lastFailure", .string(date.iso8601))) }
-        var fields: [(String, JSONValue)] = [("status", .string(degraded ? "degraded" : "ok")), ("time", .string(now.iso8601))]
+        var fields: [(String, JSONValue)] = [
+            ("status", .string(degraded ? "degraded" : "ok")), ("time", .string(now.iso8601)),
+        ]
         if let count = try? await self.store.decisionCount() { fields.append(("decisions", .number(Double(count)))) }
         fields.append(("storage", .object(storage)))
         fields.append(("channels", .array(channels)))

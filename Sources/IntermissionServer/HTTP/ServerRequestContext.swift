@@ -60,7 +60,8 @@ struct JSONBodyDecoder: RequestDecoder {
         let path: [any CodingKey]
         switch error {
         case .keyNotFound(let key, let context): path = context.codingPath + [key]
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context): path = context.codingPath
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            path = context.codingPath
         @unknown default: return nil
         }
         let field = ConfigurationFile.keyPath(path)
