@@ -9,6 +9,12 @@ import class Foundation.ProcessInfo
 //   HLSPlaylist <- HLSInterstitials <- InterstitialPlayback / AdInsertion <- IntermissionServer <- IntermissionCLI
 // The two core modules (HLSPlaylist, HLSInterstitials) use the standard library only.
 //
+// Every target declares exactly the modules its sources import (checked with
+// `swift build --build-tests --explicit-target-dependency-import-check error`), and every floor is
+// the lowest version of the package that builds this package and passes its tests. The mirror
+// holds one version of most packages; of Yams it holds 5.0.1 and 6.2.2, and both build and pass,
+// so Yams takes a range across the two majors (`from:` would stop below 6).
+//
 // Environment switches (development only):
 //   INTERMISSION_CORE_ONLY=1  the core modules and their tests only, with no package dependencies,
 //                             so they build and test in seconds (`INTERMISSION_CORE_ONLY=1 swift test`).
@@ -56,14 +62,15 @@ if !coreOnly {
     ]
     dependencies += [
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
-        .package(url: "https://github.com/jpsim/Yams.git", from: "6.2.2"),
+        .package(url: "https://github.com/jpsim/Yams.git", "5.0.1"..<"7.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-system.git", from: "1.8.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
     ]
     targets += [
@@ -71,19 +78,21 @@ if !coreOnly {
             name: "InterstitialPlayback",
             dependencies: [
                 "HLSInterstitials",
+                "HLSPlaylist",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
-        .target(name: "GroupPlayback", dependencies: ["InterstitialPlayback"], swiftSettings: swiftSettings),
+        // A placeholder until issue 12 (coordinated playback, receiver handoff) builds it: it stays
+        // only while that issue is open, and gets its dependencies (InterstitialPlayback) with its code.
+        .target(name: "GroupPlayback", swiftSettings: swiftSettings),
         .target(
             name: "AdInsertion",
             dependencies: [
                 "HLSInterstitials",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "HLSPlaylist",
             ],
             swiftSettings: swiftSettings
         ),
@@ -91,20 +100,21 @@ if !coreOnly {
             name: "IntermissionServer",
             dependencies: [
                 "AdInsertion",
-                "GroupPlayback",
                 "HLSPlaylist",
                 "HLSInterstitials",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             exclude: ["Demo/make.sh", "Demo/README.md"],
             resources: [.copy("Demo")],
@@ -116,7 +126,6 @@ if !coreOnly {
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "InterstitialPlayback",
-                "AdInsertion",
                 "IntermissionServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -131,11 +140,16 @@ if !coreOnly {
             name: "InterstitialPlaybackTests",
             dependencies: [
                 "InterstitialPlayback",
+                "HLSInterstitials",
+                "HLSPlaylist",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
+        // The placeholder's test target: it goes with the placeholder (issue 12).
         .testTarget(name: "GroupPlaybackTests", dependencies: ["GroupPlayback"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdInsertionTests",
@@ -150,23 +164,22 @@ if !coreOnly {
                 "HLSInterstitials",
                 "HLSPlaylist",
                 "InterstitialPlayback",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "IntermissionCLITests",
-            dependencies: [
-                "IntermissionCLI",
-                "HLSPlaylist",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
+            // The tests run the `intermission` binary and import none of its modules: the
+            // dependency only makes `swift build --build-tests` build the binary first.
+            dependencies: ["IntermissionCLI"],
             swiftSettings: swiftSettings
         ),
     ]

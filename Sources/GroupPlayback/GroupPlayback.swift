@@ -1,4 +1,6 @@
-// The GroupPlayback module. Filled by its issue; the dependency arrows are set in Package.swift.
+// The GroupPlayback module: a placeholder until issue 12 (coordinated playback across viewers with
+// different ads, receiver handoff) builds it. It depends on nothing yet; Package.swift gives it its
+// dependencies with its code.
 
 /// Namespace and version marker for the `GroupPlayback` module.
 public enum GroupPlaybackModule {

@@ -1,10 +1,5 @@
 import AdInsertion
-import AsyncHTTPClient
-import Foundation
-import GRDB
-import HLSInterstitials
 import HLSPlaylist
-import HTTPTypes
 import Hummingbird
 import Logging
 import NIOCore
@@ -95,13 +90,19 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     return try SQLiteAdStore(path: path)
 }
 
-/// Closes the store once the server has shut down.
+/// The store's part in the service group: when the group shuts down gracefully, after the HTTP
+/// server has finished its requests (services shut down in reverse order, and Hummingbird runs the
+/// server last), the store is closed: the decision writer answers or fails every decision still
+/// queued, refuses new ones, and the database is released.
+///
+/// Cancelled instead (a second signal, or the group failing), it closes the store too, so nothing
+/// waits for a writer that is gone.
 struct StoreService: Service {
     let store: any AdStore
 
     func run() async throws {
         try? await gracefulShutdown()
-        if let sqlite = self.store as? SQLiteAdStore { try sqlite.close() }
+        try await self.store.close()
     }
 }
 
@@ -222,243 +223,47 @@ struct ServerApplicationParts: Sendable {
         return routes
     }()
 
-    /// A duration as NIO's time amount, clamped to 0 ... 1 day (a larger or negative configured
-    /// timeout cannot overflow the nanosecond count).
+    /// A duration as NIO's time amount, kept to 0 ... 1 day (a configured timeout comes from outside:
+    /// a negative one would be a deadline in the past, and NIO adds a timeout to `now`, so one near
+    /// `Int64.max` nanoseconds would overflow there).
     static func timeAmount(_ duration: Duration) -> TimeAmount {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return .zero }
-        guard seconds < 86_400 else { return .seconds(86_400) }
-        return .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        TimeAmount(min(max(duration, .zero), .seconds(86_400)))
     }
 
-    func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
+    /// The router: the middleware every request passes (metrics, CORS outside the admin API, JSON
+    /// errors, path and method guards), the media mounts, and one controller per area.
+    func makeRouter() -> Router<ServerRequestContext> {
+        let router = Router(context: ServerRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: self.metrics))
         router.add(middleware: OpenCORSMiddleware())
         router.add(middleware: JSONErrorMiddleware())
         // Paths are decoded once and checked before anything else looks at them.
         router.add(middleware: PathGuardMiddleware())
         router.add(middleware: MethodGuardMiddleware(routes: Self.routeMethods))
-        router.add(middleware: MediaFilesMiddleware())
-        for (name, folder) in self.mounts.sorted(by: { $0.key < $1.key }) {
-            router.add(
-                middleware: FileMiddleware(folder, urlBasePath: "/media/\(name)", cacheControl: .init([(MediaType(type: .any), [.maxAge(60)])]), logger: self.logger)
-            )
-        }
-        let playlists = self.playlists
-        let metrics = self.metrics
-        let clock = self.clock
-
-        router.getAndHead("health") { request, context -> Response in
-            try await self.health(request, context: context)
-        }
-        router.getAndHead("metrics") { _, _ -> Response in
-            .bytes(metrics.emit(), contentType: "text/plain; version=0.0.4; charset=utf-8", cacheControl: "no-store")
-        }
-        router.getAndHead("vod/{asset}/**") { request, context -> Response in
-            let asset = try InputLimits.id(try context.parameters.require("asset"), field: "asset")
-            let path = try Self.playlistPath(request)
-            let bytes = try await playlists.vodPlaylist(asset: asset, path: path)
-            return .playlist(bytes, cacheControl: "max-age=300")
-        }
-        router.getAndHead("live/{channel}/**") { request, context -> Response in
-            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
-            let path = try Self.playlistPath(request)
-            let bytes = try await playlists.livePlaylist(channel: channel, path: path)
-            return .playlist(bytes, cacheControl: "max-age=1")
-        }
-        router.getAndHead("v1/asset-lists/{scope}/{break}.json") { request, context -> Response in
-            try Self.checkAssetListInput(request, context: context)
-            return try await self.assetList(request, context: context, clock: clock)
-        }
-        self.addAdminRoutes(to: router)
+        MediaController(mounts: self.mounts, logger: self.logger).addMiddleware(to: router)
+        HealthController(
+            playlists: self.playlists,
+            store: self.store,
+            storageHealth: self.storageHealth,
+            metrics: self.metrics,
+            clock: self.clock,
+            adminToken: self.adminToken
+        ).addRoutes(to: router)
+        PlaylistController(playlists: self.playlists).addRoutes(to: router)
+        AssetListController(
+            playlists: self.playlists,
+            inventory: self.inventory,
+            decisions: self.decisions,
+            store: self.store,
+            metrics: self.metrics,
+            storageHealth: self.storageHealth,
+            clock: self.clock,
+            publicBaseURL: self.publicBaseURL,
+            listening: self.listening,
+            resolvedURIs: self.resolvedURIs
+        ).addRoutes(to: router)
+        AdminController(playlists: self.playlists, inventory: self.inventory, store: self.store, clock: self.clock)
+            .addRoutes(to: router.group("v1/admin").add(middleware: BearerTokenMiddleware(token: self.adminToken)))
         return router
-    }
-
-    /// The playlist path after `/vod/{asset}/` or `/live/{channel}/`: segments decoded once (dot
-    /// segments, control characters and encoded slashes are refused with `400`), a `.m3u8` name, and
-    /// each segment encoded again for the origin (so a decoded `?` or `#` stays part of a name).
-    static func playlistPath(_ request: Request) throws -> String {
-        let segments = try RequestPath.segments(request.uri.path).dropFirst(2)
-        guard let last = segments.last, !last.isEmpty, request.uri.path.last != "/" else {
-            throw APIError.notFound("no such playlist")
-        }
-        guard last.lowercased().hasSuffix(".m3u8") else {
-            throw APIError.notFound("only playlists (.m3u8) are served here; media comes from the origin")
-        }
-        return segments.map(RequestPath.encoded).joined(separator: "/")
-    }
-
-    // MARK: - Asset lists
-
-    /// The response header that says what became of the decision: `stored` (kept for the viewer),
-    /// `anonymous` (no viewer named: decided for the break, not stored) or `not-stored` (the storage
-    /// failed: an empty pod, so that the player resumes by the break's own rules at once).
-    static let decisionHeader = HTTPField.Name("X-Intermission-Decision")!
-
-    /// `GET /v1/asset-lists/{scope}/{break}.json`: the whole break's pod, arranged for the start
-    /// offset; stored per viewer, decided on the spot for anonymous requests, an empty pod when the
-    /// storage fails.
-    func assetList(_ request: Request, context: BasicRequestContext, clock: any WallClock) async throws -> Response {
-        let scopeText = try context.parameters.require("scope")
-        let breakID = try context.parameters.require("break")
-        guard let scope = AdScope(rawValue: scopeText) else {
-            throw APIError.notFound("unknown scope: expected vod-{asset} or live-{channel}")
-        }
-        guard breakID.utf8.count <= 200 else { throw APIError.notFound("no break with an ID that long") }
-        let query = request.uri.queryParameters
-        if let id = query[Substring(InterstitialRequestURL.interstitialIDParameter)], id != breakID {
-            throw APIError.badRequest("_HLS_interstitial_id does not match the break of the path")
-        }
-        var startOffset: MediaTime?
-        if let text = query[Substring(InterstitialRequestURL.startOffsetParameter)] {
-            // Checked by `checkAssetListInput` before the route runs; parsed again here.
-            startOffset = try Self.startOffset(String(text))
-        }
-        var viewer = query[Substring(InterstitialRequestURL.primaryIDParameter)].map(String.init)
-        if viewer == nil, let field = request.headers.first(where: { $0.name.canonicalName == "x-playback-session-id" }) {
-            viewer = field.value
-        }
-        let now = clock.now()
-        let duration: MediaTime
-        switch scope.kind {
-        case .vod:
-            duration = try await self.playlists.vodBreak(asset: scope.name, breakID: breakID).duration
-        case .live:
-            _ = try await self.playlists.channel(scope.name)
-            guard let liveBreak = try await self.playlists.liveBreak(channel: scope.name, breakID: breakID), !liveBreak.cancelled else {
-                throw APIError.notFound("channel '\(scope.name)' has no break '\(breakID)' within an hour of now")
-            }
-            duration = liveBreak.effectiveDuration
-        }
-        let service = AdDecisionService(decider: await self.inventory.decider, policy: self.decisions, store: self.store)
-        let anonymous = (viewer ?? "").isEmpty
-        var list: AssetList
-        let outcome: String
-        do {
-            let (decision, isNew) = try await service.decision(
-                viewer: viewer,
-                scope: scope,
-                breakID: breakID,
-                breakDuration: duration,
-                startOffset: startOffset,
-                now: now
-            )
-            if !anonymous { self.storageHealth.succeeded() }
-            outcome = anonymous ? "anonymous" : "stored"
-            self.metrics.decision(kind: scope.kind.rawValue, result: anonymous ? "anonymous" : (isNew ? "new" : "stored"), assets: decision.assets.count)
-            if isNew && !anonymous {
-                context.logger.debug(
-                    "decision",
-                    metadata: ["scope": "\(scope)", "break": "\(breakID)", "ads": "\(decision.assets.map(\.creativeID))"]
-                )
-            }
-            let base = self.publicBaseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? self.listening.url
-            if let base {
-                list = decision.assetList(resolvingAgainst: base, cache: self.resolvedURIs)
-            } else {
-                list = AssetList(assets: decision.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration.seconds) })
-            }
-        } catch {
-            // The storage failed: say so loudly, and answer at once with an empty pod (the player
-            // then resumes by the break's own rules), marked as not stored.
-            let (code, text) = Self.storageFailure(error)
-            self.storageHealth.failed(text, at: now)
-            self.metrics.storageFailure(operation: "decision", code: code)
-            self.metrics.decision(kind: scope.kind.rawValue, result: "fallback", assets: 0)
-            context.logger.error(
-                "storage failed: the decision was not stored; answered with an empty pod",
-                metadata: ["sqlite_code": "\(code)", "error": "\(text)", "scope": "\(scope)", "break": "\(breakID)"]
-            )
-            list = AssetList(assets: [])
-            list.otherMembers = [("X-INTERMISSION-STORED", .bool(false))]
-            outcome = "not-stored"
-        }
-        var response = Response.bytes(list.encode(), contentType: "application/json", cacheControl: "private, no-store")
-        response.headers[Self.decisionHeader] = outcome
-        return response
-    }
-
-    /// The SQLite result code of a storage error (`13` disk full, `8` read-only, …; `file` when the
-    /// database file is no longer the one opened, `other` for the rest) and its message.
-    static func storageFailure(_ error: any Error) -> (code: String, message: String) {
-        if let error = error as? DatabaseError {
-            return (String(error.extendedResultCode.rawValue), "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.resultCode)")")
-        }
-        if let error = error as? AdInsertionError, error.code == .storage {
-            return ("file", error.message)
-        }
-        return ("other", "\(error)")
-    }
-
-    // MARK: - Health
-
-    /// `GET /health`: `{"status": "ok" | "degraded"}` for everyone; with the admin token (the same
-    /// check as `/v1/admin`), the detail: channels (upstream URLs redacted), decisions, storage.
-    func health(_ request: Request, context: BasicRequestContext) async throws -> Response {
-        let detail = try await self.healthDetail()
-        let authorized: Bool
-        do {
-            _ = try await BearerTokenMiddleware<BasicRequestContext>(token: self.adminToken).handle(request, context: context) { _, _ in
-                Response(status: .ok)
-            }
-            authorized = true
-        } catch let error as APIError where error.status == .unauthorized || error.status == .forbidden {
-            authorized = false
-        }
-        let body: JSONValue = authorized ? detail.body : .object([("status", .string(detail.degraded ? "degraded" : "ok"))])
-        return .bytes(body.serialized(options: .pretty), contentType: "application/json", cacheControl: "no-store")
-    }
-
-    /// Everything `/health` knows, and whether any of it is degraded.
-    func healthDetail() async throws -> (degraded: Bool, body: JSONValue) {
-        let now = self.clock.now()
-        var channels: [JSONValue] = []
-        var degraded = false
-        let states = await self.playlists.health
-        for channel in self.playlists.configuration.channels {
-            var entry: [(String, JSONValue)] = [("id", .string(channel.id))]
-            switch channel.source {
-            case .loop:
-                entry.append(("source", "loop"))
-                entry.append(("state", "ok"))
-            case .upstream(let url):
-                entry.append(("source", "upstream"))
-                entry.append(("upstream", .string(URLRedaction.redact(url))))
-                let state = states[channel.id]
-                let status: String
-                if let error = state?.lastError {
-                    status = "unreachable"
-                    entry.append(("message", .string(error)))
-                } else if let change = state?.lastChange {
-                    let age = now - change
-                    status = age > channel.staleAfter ? "stale" : "ok"
-                    entry.append(("lastUpdate", .string(change.iso8601)))
-                    entry.append(("secondsSinceUpdate", .number(age.seconds)))
-                    if status == "stale" {
-                        entry.append(("message", .string("the upstream playlist has not changed for \(Int(age.seconds)) s (limit \(Int(channel.staleAfter.seconds)) s)")))
-                    }
-                } else {
-                    status = "unknown"
-                }
-                if status == "stale" || status == "unreachable" { degraded = true }
-                entry.append(("state", .string(status)))
-            }
-            channels.append(.object(entry))
-        }
-        var storage: [(String, JSONValue)] = []
-        let written = self.storageHealth.snapshot
-        let unavailable = await self.store.unavailability()
-        let storageState = unavailable != nil ? "unavailable" : (written.failing ? "failing" : "ok")
-        if storageState != "ok" { degraded = true }
-        storage.append(("state", .string(storageState)))
-        storage.append(("failedWrites", .number(Double(written.failures))))
-        if let message = unavailable ?? written.lastFailure?.message { storage.append(("message", .string(message))) }
-        if let date = written.lastFailure?.date { storage.append(("lastFailure", .string(date.iso8601))) }
-        var fields: [(String, JSONValue)] = [("status", .string(degraded ? "degraded" : "ok")), ("time", .string(now.iso8601))]
-        if let count = try? await self.store.decisionCount() { fields.append(("decisions", .number(Double(count)))) }
-        fields.append(("storage", .object(storage)))
-        fields.append(("channels", .array(channels)))
-        return (degraded, .object(fields))
     }
 }

@@ -1,2 +1,8 @@
-// Placeholder so the test target has a source file until its issue lands.
+// Placeholder until issue 12 builds GroupPlayback: the target and this test go with it if that
+// issue is closed without it.
+import GroupPlayback
 import Testing
+
+@Test func groupPlaybackModuleNamesItself() {
+    #expect(GroupPlaybackModule.name == "GroupPlayback")
+}

@@ -178,18 +178,18 @@ import Testing
 /// Asset-list inputs are checked before any lookup.
 @Suite struct AssetListInputTests {
     @Test func startOffsetIsPlainDecimalSecondsUpToAnHour() throws {
-        #expect(try ServerApplicationParts.startOffset("12.5") == MediaTime(milliseconds: 12_500))
-        #expect(try ServerApplicationParts.startOffset("0") == .zero)
-        #expect(try ServerApplicationParts.startOffset("3600") == MediaTime(seconds: 3600))
-        #expect(try ServerApplicationParts.startOffset("4.000000000000001") == MediaTime(seconds: 4))
-        #expect(try ServerApplicationParts.startOffset("0.0000000015") == MediaTime(nanoseconds: 2))
+        #expect(try AssetListController.startOffset("12.5") == MediaTime(milliseconds: 12_500))
+        #expect(try AssetListController.startOffset("0") == .zero)
+        #expect(try AssetListController.startOffset("3600") == MediaTime(seconds: 3600))
+        #expect(try AssetListController.startOffset("4.000000000000001") == MediaTime(seconds: 4))
+        #expect(try AssetListController.startOffset("0.0000000015") == MediaTime(nanoseconds: 2))
         let refused = [
             "-0", "-1", "+1", "3600.000000001", "1e3", "0x10", "", ".5", "5.", "9223372037", "9223372036.9", "inf",
             "NaN", "1.2.3",
             "1 ", "12345", "1." + String(repeating: "0", count: 31), String(repeating: "9", count: 40),
         ]
         for text in refused {
-            #expect(throws: InputLimitError.self, "\(text.prefix(40))") { try ServerApplicationParts.startOffset(text) }
+            #expect(throws: InputLimitError.self, "\(text.prefix(40))") { try AssetListController.startOffset(text) }
         }
     }
 

@@ -571,7 +571,7 @@ extension OriginFaultTests {
             #expect(kept == nil)
         }
         #expect(try await reopened.decisionCount() == stored.count)
-        try reopened.close()
+        try await reopened.close()
     }
 
     /// A database file that cannot be written (immutable): the server starts, answers with the
@@ -581,7 +581,7 @@ extension OriginFaultTests {
         let path = folder + "/readonly.sqlite"
         let first = try SQLiteAdStore(path: path)
         try await first.migrate()
-        try first.close()
+        try await first.close()
         // Root writes through mode bits; the immutable attribute stops it too.
         let root = getuid() == 0
         if root {

@@ -291,7 +291,7 @@ import Testing
         let store = try SQLiteAdStore(path: folder + "/decisions.sqlite")
         #expect(try await store.journalMode() == "wal")
         #expect(try await store.decisionCount() == 2)
-        try store.close()
+        try await store.close()
     }
 
     @Test(.timeLimit(.minutes(1))) func concurrentDecisionsAreGroupCommittedAndAllStored() async throws {
@@ -380,7 +380,7 @@ import Testing
         #expect(!again.isNew)
         #expect(again.decision == answers[DecisionKey(viewer: "v7", scope: "s", breakID: "b")]?.first?.decision)
         #expect(store.groupCommitStatistics.requests == statistics.requests)
-        try store.close()
+        try await store.close()
     }
 
     /// A database written by the first schema (decisions plus a creative table) is upgraded in
@@ -436,7 +436,7 @@ import Testing
             return AdDecision(viewer: "ann", scope: "vod-demo", breakID: "post", decidedAt: DateTime(millisecondsSince1970: 1_800_000_100_000), startOffset: nil, podDuration: MediaTime(seconds: 10), assets: [])
         }
         #expect(next.isNew)
-        try store.close()
+        try await store.close()
     }
 
     @Test(.timeLimit(.minutes(1))) func inventoryChangesSurviveARestart() async throws {

@@ -84,11 +84,17 @@ public protocol AdStore: DecisionStore, BreakStore, InventoryStore {
     /// Why the store cannot keep what it is given right now (for example, its file was unlinked or
     /// replaced since it was opened), or `nil` when it can. Checked without writing.
     func unavailability() async -> String?
+    /// Shuts the store when the program stops: writes already queued are finished (each answered or
+    /// failed, none left waiting), later ones are refused, and what the store holds open is released.
+    func close() async throws
 }
 
 extension AdStore {
     /// A store that has no file to lose is always available.
     public func unavailability() async -> String? { nil }
+
+    /// A store that holds nothing open has nothing to close.
+    public func close() async throws {}
 }
 
 /// An in-memory ``AdStore`` for tests and for runs that need no persistence.

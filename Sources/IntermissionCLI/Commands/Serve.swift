@@ -65,9 +65,11 @@ struct Serve: AsyncParsableCommand {
         }
         if let host = self.host { configuration.hostname = host }
         if let database = self.database { configuration.database = database }
+        // The level as a constant: the bootstrap closure is `@Sendable` and must not capture the `var`.
+        let logLevel = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = configuration.logLevel
+            handler.logLevel = logLevel
             return handler
         }
         let app = try await buildApplication(configuration: configuration)

@@ -346,11 +346,14 @@ public struct ConfigurationFile: Sendable, Codable {
         return channel
     }
 
+    /// A coding path as a key path: `vod[0].breaks[1].duration`, `cue[1]`; empty for the root.
+    static func keyPath(_ codingPath: [any CodingKey]) -> String {
+        let keys = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return keys.hasPrefix(".") ? String(keys.dropFirst()) : keys
+    }
+
     static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String {
-            let keys = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return keys.hasPrefix(".") ? String(keys.dropFirst()) : keys
-        }
+        func path(_ context: DecodingError.Context) -> String { Self.keyPath(context.codingPath) }
         switch error {
         case .keyNotFound(let key, let context):
             let at = path(context)

@@ -33,7 +33,7 @@ public struct ServerConfiguration: Sendable {
     /// The date live loops start from when a channel sets none (midnight UTC of the start day when `nil`).
     public var defaultLiveStartDate: DateTime?
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
-    /// migrated and, when it is an ``SQLiteAdStore``, closed at shutdown like one the server opens).
+    /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
     public var openedStore: (any AdStore)?
 
     /// Creates a configuration with defaults: `127.0.0.1:8080`, SQLite in `intermission.sqlite`.

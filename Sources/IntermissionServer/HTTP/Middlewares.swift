@@ -4,6 +4,13 @@ import NIOCore
 /// Adds `Access-Control-Allow-Origin: *` to every answer outside the admin API and answers CORS
 /// preflights (`OPTIONS`) there. Admin answers carry no CORS header, so browsers on other origins
 /// cannot read them.
+///
+/// Not Hummingbird's `CORSMiddleware`, which does not fit here on two counts: it leaves requests
+/// without an `Origin` header alone, so a CDN that cached a playlist fetched without one (a
+/// native player, a prefetch) would serve it to browsers with no `Access-Control-Allow-Origin`
+/// (and with `.all` it adds no `Vary: Origin` that would keep the two apart); and the admin
+/// exclusion needs it per route group, where a preflight never reaches it (a group's middleware
+/// runs only for a route that matched, and no route answers `OPTIONS`).
 struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
     /// Whether a path is under `/v1/admin`.
     static func isAdmin(_ path: String) -> Bool {

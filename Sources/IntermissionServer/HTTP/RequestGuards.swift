@@ -261,12 +261,12 @@ extension RouterMethods {
     }
 }
 
-extension ServerApplicationParts {
+extension AssetListController {
     /// Checks the inputs of an asset-list request against their documented ranges (``InputLimits``)
     /// before anything is looked up: the scope and break IDs, `_HLS_interstitial_id`,
     /// `_HLS_start_offset` (plain decimal seconds, 0 to 3600), `_HLS_primary_id` and
     /// `X-Playback-Session-Id` (at most 200 bytes, no control characters).
-    static func checkAssetListInput(_ request: Request, context: BasicRequestContext) throws {
+    static func checkAssetListInput(_ request: Request, context: ServerRequestContext) throws {
         let scope = try context.parameters.require("scope")
         let name =
             scope.hasPrefix("vod-") ? scope.dropFirst(4) : scope.hasPrefix("live-") ? scope.dropFirst(5) : scope[...]

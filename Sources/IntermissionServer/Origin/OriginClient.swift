@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
 import NIOCore
+import NIOFileSystem
 import NIOHTTP1
 
 /// Reads playlists from origins: local folders mounted under `/media/{mount}/`, or `http(s)://` URLs.
@@ -73,17 +74,7 @@ struct OriginClient: Sendable {
                     message: "\(URLRedaction.redact(url)) names no mounted media folder"
                 )
             }
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw AdInsertionError(code: .notFound, message: "\(URLRedaction.redact(url)) does not exist")
-            }
-            guard data.count <= self.maximumBytes else {
-                throw AdInsertionError(
-                    code: .upstream,
-                    message:
-                        "\(URLRedaction.redact(url)) is too large (\(data.count) bytes, the limit is \(self.maximumBytes))"
-                )
-            }
-            return [UInt8](data)
+            return try await Self.localBytes(file, shown: URLRedaction.redact(url), maximumBytes: self.maximumBytes)
         }
         let shown = URLRedaction.redact(url)
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
@@ -96,7 +87,7 @@ struct OriginClient: Sendable {
         return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
             group.addTask { try await self.fetch(url, shown: shown, deadline: deadline) }
             group.addTask {
-                try await Task.sleep(for: .nanoseconds(timeout.nanoseconds))
+                try await Task.sleep(for: Duration(timeout))
                 return nil
             }
             defer { group.cancelAll() }
@@ -108,6 +99,33 @@ struct OriginClient: Sendable {
                 )
             }
             return bytes
+        }
+    }
+
+    /// The bytes of a local file, read through NIO's file system (on its thread pool, so neither an
+    /// event loop nor a thread of the cooperative pool waits for the disk), at most `maximumBytes`.
+    private static func localBytes(_ file: String, shown: String, maximumBytes: Int) async throws -> [UInt8] {
+        func tooLarge(_ size: Int64?) -> AdInsertionError {
+            let count = size.map { "\($0) bytes" } ?? "more bytes"
+            return AdInsertionError(code: .upstream, message: "\(shown) is too large (\(count), the limit is \(maximumBytes))")
+        }
+        do {
+            return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file)) { handle in
+                let size = try await handle.info().size
+                guard size <= Int64(maximumBytes) else { throw tooLarge(size) }
+                do {
+                    let buffer = try await handle.readToEnd(maximumSizeAllowed: .bytes(Int64(maximumBytes)))
+                    return Array(buffer.readableBytesView)
+                } catch let error as FileSystemError where error.code == .resourceExhausted {
+                    // The file grew past the limit since its size was read.
+                    throw tooLarge(nil)
+                }
+            }
+        } catch let error as AdInsertionError {
+            throw error
+        } catch {
+            // Missing, a folder, unreadable: as far as a client is concerned, there is no such file.
+            throw AdInsertionError(code: .notFound, message: "\(shown) does not exist")
         }
     }
 

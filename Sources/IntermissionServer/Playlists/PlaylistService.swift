@@ -309,10 +309,15 @@ actor PlaylistService {
     // MARK: - Breaks
 
     /// The stored breaks of a channel, read once from the store and then kept in step with it.
+    ///
+    /// The actor is reentrant: while one request waits for the store, another may fill the cache
+    /// and save a break into it. What the store answered then is older than the cache, so the cache
+    /// wins and the answer is dropped (writing it would forget the break just saved).
     func storedBreaks(channel: String) async throws -> [String: LiveBreak] {
         if let cached = self.storedBreaks[channel] { return cached }
         var byID: [String: LiveBreak] = [:]
         for b in try await self.store.breaks(channel: channel) { byID[b.id] = b }
+        if let cached = self.storedBreaks[channel] { return cached }
         self.storedBreaks[channel] = byID
         return byID
     }

@@ -4,6 +4,7 @@ import GRDB
 import HLSInterstitials
 import HLSPlaylist
 import Synchronization
+import SystemPackage
 
 /// An ``AdStore`` in an SQLite file (GRDB, WAL mode), with migrations.
 ///
@@ -17,6 +18,10 @@ import Synchronization
 /// question asked again is answered from the decisions this process committed lately (the last
 /// 8,192), without a database round trip; any other goes to the writer, which finds the stored
 /// answer if there is one (made before a restart, or by another process on the same file).
+///
+/// ``close()`` ends it cleanly (the server calls it when its service group shuts down, after the
+/// HTTP server has stopped): new decisions are refused, every one already queued is written and
+/// answered (or failed), and only then is the database closed, so no request is left waiting.
 ///
 /// The store notices when its file is no longer the one it opened (unlinked, or replaced by
 /// another file under the same path): it compares the path's device and inode with those it
@@ -90,8 +95,16 @@ public final class SQLiteAdStore: AdStore {
         try await self.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
     }
 
-    /// Closes the database; later calls fail.
-    public func close() throws {
+    /// How many new-decision requests wait for the writer or are in the transaction it is writing.
+    public var pendingDecisions: Int {
+        self.writer.pending
+    }
+
+    /// Shuts the store: new decisions are refused at once (``AdInsertionError/Code/storage``), every
+    /// decision already queued is written and answered (or failed, when its write fails), and then
+    /// the database is closed; later calls fail.
+    public func close() async throws {
+        await self.writer.finish()
         try self.pool.close()
     }
 
@@ -366,6 +379,12 @@ private final class DecisionWriter: Sendable {
     private struct State: Sendable {
         var queue: [Waiting] = []
         var draining = false
+        /// Requests taken off the queue whose transaction is being written.
+        var writing = 0
+        /// Set by ``finish()``: new requests are refused.
+        var closed = false
+        /// Who waits in ``finish()`` for the last drain to end.
+        var finished: [CheckedContinuation<Void, Never>] = []
         var transactions = 0
         var requests = 0
         /// Decisions committed lately, for questions asked again; a ring of keys bounds it.
@@ -399,34 +418,66 @@ private final class DecisionWriter: Sendable {
         self.state.withLock { $0.committed[key] }
     }
 
+    /// Requests queued or being written.
+    var pending: Int {
+        self.state.withLock { $0.queue.count + $0.writing }
+    }
+
     func submit(_ request: Request) async throws -> (decision: AdDecision, isNew: Bool) {
         try await withCheckedThrowingContinuation { continuation in
-            let startDrain = self.state.withLock { state in
+            enum Next { case refuse, wait, drain }
+            let next = self.state.withLock { state -> Next in
+                if state.closed { return .refuse }
                 state.queue.append(Waiting(request: request, continuation: continuation))
-                if state.draining { return false }
+                if state.draining { return .wait }
                 state.draining = true
-                return true
+                return .drain
             }
-            if startDrain {
+            switch next {
+            case .refuse:
+                continuation.resume(throwing: AdInsertionError(code: .storage, message: "the store is shutting down; the decision was not stored"))
+            case .wait:
+                break
+            case .drain:
                 Task { await self.drain() }
             }
+        }
+    }
+
+    /// Refuses new requests and returns once every queued one is answered or failed (at once when
+    /// nothing is queued). Safe to call more than once.
+    func finish() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = self.state.withLock { state -> Bool in
+                state.closed = true
+                guard state.draining else { return true }
+                state.finished.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
         }
     }
 
     /// Writes batches until the queue is empty; exactly one drain runs at a time.
     private func drain() async {
         while true {
-            let batch: [Waiting] = self.state.withLock { state in
+            let (batch, finished) = self.state.withLock { state -> ([Waiting], [CheckedContinuation<Void, Never>]) in
+                state.writing = 0
                 if state.queue.isEmpty {
                     state.draining = false
-                    return []
+                    defer { state.finished = [] }
+                    return ([], state.finished)
                 }
                 let count = min(state.queue.count, Self.batchLimit)
                 let batch = Array(state.queue.prefix(count))
                 state.queue.removeFirst(count)
-                return batch
+                state.writing = count
+                return (batch, [])
             }
-            if batch.isEmpty { return }
+            if batch.isEmpty {
+                for waiting in finished { waiting.resume() }
+                return
+            }
             await self.write(batch)
         }
     }
@@ -534,9 +585,9 @@ private struct FileIdentity: Sendable {
         return nil
     }
 
+    /// The device and inode `path` names now (`stat`, following symbolic links), or `nil`.
     private static func identity(_ path: String) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return (UInt64(truncatingIfNeeded: info.st_dev), UInt64(truncatingIfNeeded: info.st_ino))
+        guard let info = try? FilePath(path).stat() else { return nil }
+        return (UInt64(truncatingIfNeeded: info.deviceID.rawValue), UInt64(truncatingIfNeeded: info.inode.rawValue))
     }
 }
