@@ -23,13 +23,13 @@ struct ServePlayCommandTests {
         let played = try CLI.run(["play", url, "--speed", "20", "--json"])
         #expect(played.status == 0, "\(played.stderr)")
         let entries = jsonLines(played.stdout)
-        let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["event_id"] as? String }
+        let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["eventID"] as? String }
         #expect(started == ["preroll", "midroll-1", "midroll-2", "postroll"])
-        let finished = entries.filter { $0["event"] as? String == "eventDidFinish" }.compactMap { $0["event_id"] as? String }
+        let finished = entries.filter { $0["event"] as? String == "eventDidFinish" }.compactMap { $0["eventID"] as? String }
         #expect(finished == ["preroll", "midroll-1", "midroll-2", "postroll"])
         // The first breaks are filled (later ones may be empty: the repeat window is wall-clock time).
         let lists = Dictionary(
-            entries.filter { $0["event"] as? String == "assetListLoaded" }.map { ($0["event_id"] as? String ?? "", $0["assets"] as? Int ?? -1) },
+            entries.filter { $0["event"] as? String == "assetListLoaded" }.map { ($0["eventID"] as? String ?? "", $0["assets"] as? Int ?? -1) },
             uniquingKeysWith: { first, _ in first }
         )
         #expect(lists["preroll"] == 1)
@@ -51,7 +51,7 @@ struct ServePlayCommandTests {
         #expect(refused["rate"] as? Double == 2)
         let seek = try #require(steeredLog.first { $0["event"] as? String == "seekResolved" })
         #expect(seek["target"] as? Double == 50)
-        #expect(steeredLog.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["event_id"] as? String }.prefix(2) == ["preroll", "midroll-2"])
+        #expect(steeredLog.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["eventID"] as? String }.prefix(2) == ["preroll", "midroll-2"])
         #expect(steeredLog.compactMap { $0["t"] as? Double }.allSatisfy { $0 <= 30.5 })
         #expect(!steeredLog.contains { $0["event"] as? String == "ended" })
 
@@ -59,7 +59,7 @@ struct ServePlayCommandTests {
         let plain = try CLI.run(["play", url, "--speed", "20", "--json", "--no-interstitials"])
         #expect(plain.status == 0, "\(plain.stderr)")
         let plainLog = jsonLines(plain.stdout)
-        #expect(!plainLog.contains { $0["event"] as? String == "currentEventDidChange" && $0["event_id"] is String })
+        #expect(!plainLog.contains { $0["event"] as? String == "currentEventDidChange" && $0["eventID"] is String })
         #expect(!plainLog.contains { ($0["url"] as? String)?.contains("/v1/asset-lists/") == true })
         #expect(plainLog.last?["event"] as? String == "ended")
         #expect(plainLog.last?["primaryTime"] as? Double == 60)

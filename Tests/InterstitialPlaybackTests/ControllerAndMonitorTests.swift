@@ -39,7 +39,7 @@ struct ControllerAndMonitorTests {
             try await player.run()
             let log = await player.log
             #expect(summaries(log) == ["list:pod", "current:pod", "asset:pod#0", "finished:pod", "current:nil", "resumed@15.0", "ended"])
-            #expect(log.contains { $0.event == "eventCancelled" && $0["event_id"]?.stringValue == "pod" })
+            #expect(log.contains { $0.event == "eventCancelled" && $0["eventID"]?.stringValue == "pod" })
             let finished = try #require(log.first { $0.event == "eventDidFinish" })
             #expect(finished["didPlayEntireEvent"]?.boolValue == false)
             #expect(finished["playoutTime"]?.doubleValue == 3)

@@ -225,12 +225,12 @@ extension PlayerLogEntry {
     /// A short form for order assertions: `currentEventDidChange:ad1`, `primaryResumed@5`.
     var summary: String {
         switch self.event {
-        case "currentEventDidChange": "current:" + (self["event_id"]?.stringValue ?? "nil")
+        case "currentEventDidChange": "current:" + (self["eventID"]?.stringValue ?? "nil")
         case "primaryResumed": "resumed@\(self["primaryTime"]?.doubleValue ?? -1)"
-        case "eventDidFinish": "finished:\(self["event_id"]?.stringValue ?? "")"
-        case "interstitialAssetStarted": "asset:\(self["event_id"]?.stringValue ?? "")#\(Int(self["index"]?.doubleValue ?? -1))"
-        case "assetListLoaded": "list:\(self["event_id"]?.stringValue ?? "")"
-        case "assetListFailed": "listFailed:\(self["event_id"]?.stringValue ?? "")"
+        case "eventDidFinish": "finished:\(self["eventID"]?.stringValue ?? "")"
+        case "interstitialAssetStarted": "asset:\(self["eventID"]?.stringValue ?? "")#\(Int(self["index"]?.doubleValue ?? -1))"
+        case "assetListLoaded": "list:\(self["eventID"]?.stringValue ?? "")"
+        case "assetListFailed": "listFailed:\(self["eventID"]?.stringValue ?? "")"
         default: self.event
         }
     }

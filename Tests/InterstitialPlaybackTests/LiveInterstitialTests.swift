@@ -23,7 +23,7 @@ func serveLive(
 func liveSummaries(_ log: [PlayerLogEntry]) -> [String] {
     let kept: Set<String> = ["currentEventDidChange", "interstitialAssetStarted", "interstitialAssetEnded", "eventDidFinish", "primaryResumed"]
     return log.filter { kept.contains($0.event) }.map { entry in
-        entry.event == "interstitialAssetEnded" ? "assetEnded:\(entry["event_id"]?.stringValue ?? "")#\(Int(entry["index"]?.doubleValue ?? -1))" : entry.summary
+        entry.event == "interstitialAssetEnded" ? "assetEnded:\(entry["eventID"]?.stringValue ?? "")#\(Int(entry["index"]?.doubleValue ?? -1))" : entry.summary
     }
 }
 
@@ -48,7 +48,7 @@ struct LiveInterstitialTests {
             let primaryTime = try #require(resumed["primaryTime"]?.doubleValue)
             #expect(abs(primaryTime - 32) <= 0.1)
             #expect(abs(resumed.time.seconds - 26) <= 0.1)
-            let started = try #require(log.first { $0.event == "currentEventDidChange" && $0["event_id"]?.stringValue == "ad" })
+            let started = try #require(log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "ad" })
             #expect(abs(started.time.seconds - 16) <= 0.1)
             // Still 6 s behind the live edge at the end: primary = clock + 6.
             #expect(abs(await player.currentTime.seconds - 46) <= 0.1)

@@ -108,7 +108,7 @@ configuration.logHandler = { entry in
         if counters.measuring.load(ordering: .relaxed) { counters.stallsWhileMeasuring.add(1, ordering: .relaxed) }
     case "error": counters.errors.add(1, ordering: .relaxed)
     case "playing": counters.playing.add(1, ordering: .relaxed)
-    case "currentEventDidChange" where entry["event_id"]?.stringValue != nil: counters.breaks.add(1, ordering: .relaxed)
+    case "currentEventDidChange" where entry["eventID"]?.stringValue != nil: counters.breaks.add(1, ordering: .relaxed)
     default: break
     }
 }

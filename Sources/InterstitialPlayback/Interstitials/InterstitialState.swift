@@ -78,7 +78,6 @@ struct InterstitialState: Sendable {
     /// Events prepared ahead (list requested, assets buffering).
     var current: EventRun?
     var currentBreak: BreakRun?
-    var prerollsDone = false
     var postrollsStarted = false
     var startResolved = false
     var skipState: SkippableEventState = .notSkippable

@@ -41,7 +41,7 @@ extension Player {
             run.resumeByElapsed = true
         }
         self.interstitials.currentBreak = run
-        self.emit("eventCancelled", [("event_id", .string(self.interstitials.current!.eventID))])
+        if let current = self.interstitials.current { self.emit(.eventCancelled(current.event)) }
         self.finishEvent(entire: false, now: now)
         self.wake()
     }
@@ -51,8 +51,7 @@ extension Player {
         guard let run = self.interstitials.current else { return }
         let now = self.clock.now
         self.advancePlayback(to: now)
-        self.emit("currentEventSkipped", [("event_id", .string(run.eventID))])
-        self.notify(.currentEventSkipped(run.event))
+        self.emit(.currentEventSkipped(run.event))
         self.finishEvent(entire: false, now: now)
         self.wake()
     }
@@ -85,13 +84,7 @@ extension Player {
             guard self.interstitials.ignored[event.identifier] != event.defects else { continue }
             self.interstitials.ignored[event.identifier] = event.defects
             for defect in event.defects {
-                self.emit(
-                    "eventIgnored",
-                    [
-                        ("event_id", .string(event.identifier)), ("rule", .string(defect.rule.id.rawValue)),
-                        ("message", .string(defect.message)),
-                    ]
-                )
+                self.emit(.eventIgnored(eventID: event.identifier, rule: defect.rule.id.rawValue, message: defect.message))
             }
         }
         return usable
@@ -112,7 +105,7 @@ extension Player {
     func dropPreparedAssets(of event: InterstitialEvent) {
         self.interstitials.lists[event.identifier] = nil
         self.dropAssetPresentations(of: event.identifier)
-        self.notify(.assetListResponseStatusDidChange(event, .cleared, nil))
+        self.emit(.assetListCleared(event))
     }
 
     /// Drops the presentations of an event's assets.
@@ -128,7 +121,10 @@ extension Player {
         }
         if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) { self.interstitials.offset = offset }
         let events = self.effectiveEvents()
-        if self.interstitials.schedule == nil {
+        if var schedule = self.interstitials.schedule {
+            _ = schedule.update(primary: playlist, events: events)
+            self.interstitials.schedule = schedule
+        } else {
             var configuration = Schedule.Configuration()
             if playlist.isLive {
                 configuration.start = self.currentItem?.startTime.map { .time($0) }
@@ -136,14 +132,12 @@ extension Player {
                 configuration.start = .time(self.currentItem?.startTime ?? .zero)
             }
             self.interstitials.schedule = Schedule(primary: playlist, events: events, configuration: configuration)
-        } else {
-            _ = self.interstitials.schedule!.update(primary: playlist, events: events)
         }
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         if var run = self.interstitials.current, let updated = events.first(where: { $0.identifier == run.eventID }), updated != run.event {
             run.event = updated
             self.interstitials.current = run
-            self.emit("currentEventUpdated", [("event_id", .string(run.eventID)), ("playoutLimit", .seconds(updated.playoutLimit))])
+            self.emit(.currentEventUpdated(updated))
             // The resume point may have moved (an early return): buffer the primary from there.
             if let brk = self.interstitials.currentBreak {
                 let resume = brk.fixedResume ?? self.predictedResume(start: brk.start, ids: brk.finished.map(\.id) + [run.eventID] + brk.queue)
@@ -154,12 +148,10 @@ extension Player {
             let previous = self.interstitials.events
             let removed = previous.filter { old in !events.contains { $0.identifier == old.identifier } }
             self.interstitials.events = events
-            self.emit("eventsDidChange", [("events", .array(events.map { .string($0.identifier) }))])
-            self.notify(.eventsDidChange(events))
+            self.emit(.eventsDidChange(events))
             for event in removed where self.interstitials.lists[event.identifier] != nil && !self.interstitials.passed.contains(event.identifier) {
                 self.dropPreparedAssets(of: event)
-                self.notify(.eventWasUnscheduled(event, nil))
-                self.emit("eventWasUnscheduled", [("event_id", .string(event.identifier)), ("error", .null)])
+                self.emit(.eventWasUnscheduled(event, nil))
             }
             // An event replaced under the same identifier with other assets (an app's event over
             // the playlist's): what was loaded ahead for the old one must not play for the new one.
@@ -227,12 +219,8 @@ extension Player {
             guard let time = scheduled.startTime, !self.interstitials.passed.contains(id), !self.interstitials.cancelled.contains(id) else { continue }
             let start = time + offset
             guard start >= self.primaryPosition - BufferedRanges.tolerance else { continue }
-            if let current = best {
-                if start < current.start {
-                    best = (start, [id])
-                } else if start == current.start {
-                    best!.ids.append(id)
-                }
+            if let current = best, start >= current.start {
+                if start == current.start { best = (start, current.ids + [id]) }
             } else {
                 best = (start, [id])
             }
@@ -293,13 +281,10 @@ extension Player {
         }
         self.interstitials.current = run
         _ = self.interstitials.schedule?.markPlayed(eventID)
-        var fields: [(String, JSONValue)] = [("event_id", .string(eventID))]
         // Where the primary paused for the break (for a live join: where the viewer joined).
-        if let start = self.interstitials.currentBreak?.start { fields.append(("primaryTime", .seconds(start))) }
-        self.emit("currentEventDidChange", fields)
-        self.notify(.currentEventDidChange(event))
+        self.emit(.currentEventDidChange(event, primaryTime: self.interstitials.currentBreak?.start, joinedAt: nil))
         self.updateStatus()
-        self.prepareEventAssets(eventID, atMarker: true)
+        self.prepareEventAssets(eventID)
         self.applyJoinOffset(now: now)
     }
 
@@ -350,11 +335,7 @@ extension Player {
     func reportEventDidFinish(_ run: EventRun, entire: Bool) {
         let played = run.playedTime
         let entire = entire && run.joinedAt == .zero
-        self.emit(
-            "eventDidFinish",
-            [("event_id", .string(run.eventID)), ("playoutTime", .seconds(played)), ("didPlayEntireEvent", .bool(entire))]
-        )
-        self.notify(.eventDidFinish(run.event, playoutTime: played, didPlayEntireEvent: entire))
+        self.emit(.eventDidFinish(run.event, playoutTime: played, didPlayEntireEvent: entire))
     }
 
     /// Resumes the primary after a break, where the schedule and the events' offsets say.
@@ -364,14 +345,13 @@ extension Player {
         self.interstitials.current = nil
         self.interstitials.repositionedFor = nil
         let resume = self.resumeTime(of: brk, now: now)
-        self.emit("currentEventDidChange", [("event_id", .null)])
-        self.notify(.currentEventDidChange(nil))
+        self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
         if self.interstitials.postrollsStarted, self.primary?.duration.map({ self.primaryPosition >= $0 - BufferedRanges.tolerance }) ?? false {
             self.updateStatus()
             self.primaryDidEnd(now: now)
             return
         }
-        self.emit("primaryResumed", [("primaryTime", .seconds(resume))])
+        self.emit(.primaryResumed(primaryTime: resume))
         self.isStalled = false
         self.jumpPrimary(to: resume, now: now)
         self.updateStatus()
@@ -410,7 +390,7 @@ extension Player {
         {
             var best: MediaTime?
             for segment in main.segments {
-                for edge in [segment.start, segment.end] where best == nil || (edge - resume).magnitude < (best! - resume).magnitude {
+                for edge in [segment.start, segment.end] where best.map({ (edge - resume).magnitude < ($0 - resume).magnitude }) ?? true {
                     best = edge
                 }
             }
@@ -423,7 +403,7 @@ extension Player {
 
     /// Makes sure an event's assets are known: an `X-ASSET-URI` event has one asset; an
     /// `X-ASSET-LIST` event's list is requested (once the primary is buffered to the marker).
-    func prepareEventAssets(_ eventID: String, atMarker: Bool) {
+    func prepareEventAssets(_ eventID: String) {
         guard self.interstitials.lists[eventID] == nil, !self.interstitials.cancelled.contains(eventID),
             let event = self.interstitials.events.first(where: { $0.identifier == eventID }) ?? self.interstitials.schedule?.event(eventID)?.event
         else { return }
@@ -432,7 +412,7 @@ extension Player {
                 AssetSlot(url: InterstitialRequestURL.asset(self.resolveAgainstPrimary(uri), primaryID: self.sessionID), duration: nil)
             }
             self.interstitials.lists[eventID] = .loaded(slots, event.skipControl)
-            if slots.isEmpty { self.emit("assetListLoaded", [("event_id", .string(eventID)), ("assets", .number(0)), ("duration", .number(0))]) }
+            if slots.isEmpty { self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0)) }
             return
         }
         guard let listURI = event.assetListURI else { return }
@@ -485,23 +465,15 @@ extension Player {
             let skip = event.flatMap { list.effectiveSkipControl(for: $0) }
             self.interstitials.lists[eventID] = .loaded(slots, skip)
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
-            self.emit(
-                "assetListLoaded",
-                [("event_id", .string(eventID)), ("assets", .number(Double(slots.count))), ("duration", .number(list.totalDuration))]
-            )
-            if let event { self.notify(.assetListResponseStatusDidChange(event, .available, nil)) }
+            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: slots.count, duration: list.totalDuration))
             self.applyJoinOffset(now: now)
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
             self.interstitials.lists[eventID] = .failed(error)
             self.interstitials.cancelled.insert(eventID)
-            self.emit("assetListFailed", [("event_id", .string(eventID)), ("error", .string(error.description))])
-            if let event {
-                self.notify(.assetListResponseStatusDidChange(event, .unavailable, error))
-                if self.interstitials.current?.eventID != eventID {
-                    self.notify(.eventWasUnscheduled(event, error))
-                    self.emit("eventWasUnscheduled", [("event_id", .string(eventID)), ("error", .string(error.code.description))])
-                }
+            self.emit(.assetListFailed(eventID: eventID, event: event, error: error))
+            if let event, self.interstitials.current?.eventID != eventID {
+                self.emit(.eventWasUnscheduled(event, error))
             }
         }
         self.checkTransitions(now: now)
@@ -512,15 +484,12 @@ extension Player {
         guard let eventID = id.eventID, case .loaded(var slots, let skip)? = self.interstitials.lists[eventID], slots.indices.contains(id.assetIndex) else { return }
         slots[id.assetIndex].failed = true
         self.interstitials.lists[eventID] = .loaded(slots, skip)
-        self.emit("interstitialAssetFailed", [("event_id", .string(eventID)), ("index", .number(Double(id.assetIndex))), ("error", .string(error.description))])
+        self.emit(.interstitialAssetFailed(eventID: eventID, index: id.assetIndex, error: error))
         let event = self.interstitials.events.first { $0.identifier == eventID }
         if event?.assetListURI == nil, self.interstitials.current?.eventID != eventID {
             // D.5: a failed X-ASSET-URI request cancels the event with resume offset 0.
             self.interstitials.cancelled.insert(eventID)
-            if let event {
-                self.notify(.eventWasUnscheduled(event, error))
-                self.emit("eventWasUnscheduled", [("event_id", .string(eventID)), ("error", .string(error.code.description))])
-            }
+            if let event { self.emit(.eventWasUnscheduled(event, error)) }
         }
         self.checkTransitions(now: now)
     }
@@ -546,14 +515,14 @@ extension Player {
         if let audio = self.primary?.audioLanguage { languages.append(audio) }
         if let subtitles = self.primary?.subtitleLanguage, !languages.contains(subtitles) { languages.append(subtitles) }
         for eventID in ids {
-            self.prepareEventAssets(eventID, atMarker: false)
+            self.prepareEventAssets(eventID)
             guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else {
                 if case .loading? = self.interstitials.lists[eventID] { return loads }
                 continue
             }
             let event = self.interstitials.events.first { $0.identifier == eventID }
             var before = MediaTime.zero
-            let first = self.interstitials.current?.eventID == eventID ? self.interstitials.current!.assetIndex : 0
+            let first = self.interstitials.current.flatMap { $0.eventID == eventID ? $0.assetIndex : nil } ?? 0
             for (index, slot) in slots.enumerated() where index >= first {
                 if let limit = event?.playoutLimit, before >= limit { break }
                 before = before + (slot.duration ?? .zero)
@@ -675,8 +644,7 @@ extension Player {
     func setSkipState(_ state: SkippableEventState, event: InterstitialEvent) {
         guard state != self.interstitials.skipState else { return }
         self.interstitials.skipState = state
-        self.emit("skippableStateDidChange", [("event_id", .string(event.identifier)), ("state", .string(state.description))])
-        self.notify(.currentEventSkippableStateDidChange(event, state, labelID: state == .notSkippable ? nil : event.skipControl?.labelID))
+        self.emit(.skippableStateDidChange(event, state, labelID: state == .notSkippable ? nil : event.skipControl?.labelID))
     }
 
     /// Reacts to where the event's playhead is: assets starting and ending, the playout limit,
@@ -685,7 +653,7 @@ extension Player {
         while var run = self.interstitials.current {
             let eventID = run.eventID
             guard let list = self.interstitials.lists[eventID] else {
-                self.prepareEventAssets(eventID, atMarker: true)
+                self.prepareEventAssets(eventID)
                 if self.interstitials.lists[eventID] == nil {
                     self.finishEvent(entire: false, now: now)
                     continue
@@ -703,7 +671,7 @@ extension Player {
                 if let report = self.skipReport() { self.setSkipState(report.state, event: run.event) }
                 if let limit = run.event.playoutLimit, run.eventTime >= limit - BufferedRanges.tolerance, run.eventTime > .zero || limit == .zero {
                     if run.assetStarted {
-                        self.emit("interstitialAssetEnded", [("event_id", .string(eventID)), ("index", .number(Double(run.assetIndex))), ("playoutTime", .seconds(run.assetPosition))])
+                        self.emit(.interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition))
                     }
                     // The limit cut the event short when asset material is left (an early return).
                     var left = run.assetIndex < slots.count - 1
@@ -738,10 +706,10 @@ extension Player {
                 if !run.assetStarted {
                     run.assetStarted = true
                     self.interstitials.current = run
-                    self.emit("interstitialAssetStarted", [("event_id", .string(eventID)), ("index", .number(Double(run.assetIndex))), ("url", .string(slots[run.assetIndex].url))])
+                    self.emit(.interstitialAssetStarted(eventID: eventID, index: run.assetIndex, url: slots[run.assetIndex].url))
                 }
                 if let duration = presentation.duration, run.assetPosition >= duration - BufferedRanges.tolerance {
-                    self.emit("interstitialAssetEnded", [("event_id", .string(eventID)), ("index", .number(Double(run.assetIndex))), ("playoutTime", .seconds(run.assetPosition))])
+                    self.emit(.interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition))
                     run.playedBefore = run.playedBefore + run.assetPosition
                     run.assetIndex += 1
                     run.assetPosition = .zero
@@ -809,8 +777,7 @@ extension Player {
             self.interstitials.current = nil
             self.interstitials.currentBreak = nil
             self.setSkipState(.notSkippable, event: run.event)
-            self.emit("currentEventDidChange", [("event_id", .null)])
-            self.notify(.currentEventDidChange(nil))
+            self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
         }
         let granted = (plan.primaryTime ?? (time - offset)) + offset
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).

@@ -60,6 +60,17 @@ public actor Player {
         public var logsRequests: Bool
         /// Called with each log entry as it happens (the CLI prints them).
         public var logHandler: (@Sendable (PlayerLogEntry) -> Void)?
+        /// The most entries ``Player/log`` keeps (default 100,000, at least 1): when one more
+        /// arrives, the oldest eighth is dropped at once, so the log never holds more than this
+        /// (``logHandler`` still sees every entry).
+        public var maximumLogEntries: Int = 100_000 {
+            didSet { self.maximumLogEntries = max(1, self.maximumLogEntries) }
+        }
+        /// The most unread notifications each ``Player/notifications()`` stream holds (default
+        /// 1,024, at least 1); past it the oldest unread ones are dropped.
+        public var notificationBufferLimit: Int = 1024 {
+            didSet { self.notificationBufferLimit = max(1, self.notificationBufferLimit) }
+        }
 
         /// Creates a configuration with the defaults.
         public init(
@@ -202,7 +213,7 @@ public actor Player {
     public func setRate(_ rate: Double) -> RateResult {
         let decision = self.decideRate(rate)
         if !decision.isAllowed {
-            self.emit("rateRefused", [("rate", .number(rate)), ("reason", .string(decision.reason))])
+            self.emit(.rateRefused(rate: rate, reason: decision.reason))
             return decision
         }
         self.advancePlayback(to: self.clock.now)
@@ -220,15 +231,9 @@ public actor Player {
     @discardableResult
     public func seek(to time: MediaTime) -> SeekResult {
         self.advancePlayback(to: self.clock.now)
-        self.emit("seekRequested", [("target", .seconds(time)), ("from", .seconds(self.primaryPosition))])
+        self.emit(.seekRequested(target: time, from: self.primaryPosition))
         let result = self.performSeek(to: time)
-        self.emit(
-            "seekResolved",
-            [
-                ("target", .seconds(time)), ("granted", .seconds(result.grantedTime)), ("allowed", .bool(result.isAllowed)),
-                ("interstitials", .array(result.interstitials.map { .string($0) })), ("reason", .string(result.reason)),
-            ]
-        )
+        self.emit(.seekResolved(result))
         self.wake()
         return result
     }
@@ -261,8 +266,15 @@ public actor Player {
     }
 
     /// A stream of what happens to the player, for monitors. Ends when playback ends.
+    ///
+    /// The stream holds at most ``Configuration/notificationBufferLimit`` notifications a
+    /// subscriber has not read yet; past that the oldest unread ones are dropped, so a slow or
+    /// absent reader cannot grow memory without bound.
     public func notifications() -> AsyncStream<PlayerNotification> {
-        let (stream, continuation) = AsyncStream.makeStream(of: PlayerNotification.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PlayerNotification.self,
+            bufferingPolicy: .bufferingNewest(self.configuration.notificationBufferLimit)
+        )
         let id = self.nextSubscriber
         self.nextSubscriber += 1
         if self.finished {
@@ -510,13 +522,7 @@ public actor Player {
         switch result {
         case .success(let response):
             if self.configuration.logsRequests {
-                self.emit(
-                    "request",
-                    [
-                        ("url", .string(request.url)), ("kind", .string(request.kind.description)),
-                        ("status", .number(Double(response.status))), ("bytes", .number(Double(response.byteCount))),
-                    ]
-                )
+                self.emit(.request(url: request.url, kind: request.kind.description, status: response.status, bytes: response.byteCount, error: nil))
             }
             if request.kind == .segment, response.byteCount > 16_384, (200..<300).contains(response.status) {
                 let seconds = max(response.elapsed.seconds, 1e-4)
@@ -525,13 +531,7 @@ public actor Player {
             }
         case .failure(let error):
             if self.configuration.logsRequests {
-                self.emit(
-                    "request",
-                    [
-                        ("url", .string(request.url)), ("kind", .string(request.kind.description)), ("status", .null),
-                        ("bytes", .number(0)), ("error", .string(error.code.description)),
-                    ]
-                )
+                self.emit(.request(url: request.url, kind: request.kind.description, status: nil, bytes: 0, error: error.code))
             }
         }
         if case .assetList(let eventID) = purpose {
@@ -573,20 +573,14 @@ public actor Player {
             switch event {
             case .variantSelected(let url, let bandwidth, let audio, let subtitles):
                 self.emit(
-                    "variantSelected",
-                    [
-                        ("presentation", .string(id.description)), ("url", .string(url)), ("bandwidth", .number(Double(bandwidth))),
-                        ("audioLanguage", .optional(audio)), ("subtitleLanguage", .optional(subtitles)),
-                    ]
+                    .variantSelected(presentation: id.description, url: url, bandwidth: bandwidth, audioLanguage: audio, subtitleLanguage: subtitles)
                 )
             case .playlistLoaded(let track, let url, let segments, let isLive, let changed, let delta):
                 self.emit(
-                    "playlistLoaded",
-                    [
-                        ("presentation", .string(id.description)), ("track", .string(track.rawValue)), ("url", .string(url)),
-                        ("segments", .number(Double(segments))), ("live", .bool(isLive)), ("changed", .bool(changed)),
-                        ("delta", .bool(delta)),
-                    ]
+                    .playlistLoaded(
+                        presentation: id.description, track: track.rawValue, url: url, segments: segments, isLive: isLive, changed: changed,
+                        delta: delta
+                    )
                 )
                 if id.isPrimary, track == .main, let playlist = self.primary?.mainTrack?.playlist {
                     self.primaryPlaylistDidLoad(playlist, now: now)
@@ -596,7 +590,7 @@ public actor Player {
                 let end = (id.isPrimary ? self.primary : self.assets[id])?.bufferedEnd(from: from) ?? from
                 if self.lastBufferedReport[id].map({ end > $0 }) ?? true {
                     self.lastBufferedReport[id] = end
-                    self.emit("bufferedTo", [("presentation", .string(id.description)), ("time", .seconds(end))])
+                    self.emit(.bufferedTo(presentation: id.description, time: end))
                 }
             case .failed(let error):
                 if id.isPrimary {
@@ -689,9 +683,9 @@ public actor Player {
         self.isStalled = stalled
         self.stallStart = stalled ? now : nil
         if stalled, self.started, self.rate > 0 {
-            self.emit("stalled", [("primaryTime", .seconds(self.primaryPosition))])
+            self.emit(.stalled(primaryTime: self.primaryPosition))
         } else if !stalled, self.rate > 0 {
-            self.emit("playing", [("primaryTime", .seconds(self.primaryPosition))])
+            self.emit(.playing(primaryTime: self.primaryPosition))
         }
         self.updateStatus()
     }
@@ -716,21 +710,21 @@ public actor Player {
         if status != self.timeControlStatus || reason != self.reasonForWaitingToPlay {
             self.timeControlStatus = status
             self.reasonForWaitingToPlay = reason
-            self.notify(.timeControlStatusDidChange(status, reason))
+            self.emit(.timeControlStatusDidChange(status, reason))
         }
     }
 
     func primaryDidEnd(now: MediaTime) {
         if self.startPostRolls(now: now) { return }
         self.hasEnded = true
-        self.emit("ended", [("primaryTime", .seconds(self.primaryPosition))])
+        self.emit(.ended(primaryTime: self.primaryPosition))
         self.finish()
     }
 
     func fail(_ error: PlaybackError) {
         guard !self.finished else { return }
         self.error = error
-        self.emit("error", [("code", .string(error.code.description)), ("message", .string(error.message)), ("url", .optional(error.url))])
+        self.emit(.error(error))
         self.finish()
     }
 
@@ -747,14 +741,20 @@ public actor Player {
 
     // MARK: Log and notifications
 
-    func emit(_ event: String, _ fields: [(String, JSONValue)] = []) {
-        let entry = PlayerLogEntry(time: self.clock.now, event: event, fields: fields)
-        if self.configuration.keepsLog { self.log.append(entry) }
-        self.configuration.logHandler?(entry)
-    }
-
-    func notify(_ notification: PlayerNotification) {
-        for continuation in self.subscribers.values { continuation.yield(notification) }
+    /// Writes `event` to the log and posts its notification, both derived from the one value.
+    func emit(_ event: PlayerEvent) {
+        if let entry = event.logEntry(at: self.clock.now) {
+            if self.configuration.keepsLog {
+                self.log.append(entry)
+                // Bounded: past the limit the oldest eighth goes at once (amortised O(1) per entry).
+                let limit = self.configuration.maximumLogEntries
+                if self.log.count > limit { self.log.removeFirst(min(self.log.count, self.log.count - limit + limit / 8)) }
+            }
+            self.configuration.logHandler?(entry)
+        }
+        if let notification = event.notification {
+            for continuation in self.subscribers.values { continuation.yield(notification) }
+        }
     }
 
     // MARK: Seeking the primary
