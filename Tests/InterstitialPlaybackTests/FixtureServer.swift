@@ -216,6 +216,15 @@ enum Fixtures {
     }
 }
 
+/// Serves `/vod/prog.m3u8` (a VOD primary of `seconds` with `dateRanges`) and returns a player
+/// of it on a virtual clock, playing (rate set; ``Player/run(until:)`` drives it).
+func vodPlayer(_ base: String, _ site: FixtureSite, seconds: Int, dateRanges: [String], configuration: Player.Configuration = .init()) async -> Player {
+    site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: seconds, dateRanges: dateRanges)))
+    let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock(), configuration: configuration)
+    await player.play()
+    return player
+}
+
 extension Player {
     /// The log entries named `event`.
     func entries(_ event: String) -> [PlayerLogEntry] { self.log.filter { $0.event == event } }

@@ -103,15 +103,20 @@ struct LiveInterstitialTests {
     }
 
     /// An early return whose limit is already behind the playhead when the reload brings it ends
-    /// the break at once; the primary rejoins by the time spent.
-    @Test func earlyReturnBehindThePlayheadEndsAtOnce() async throws {
+    /// the break at once; the primary rejoins at the break's start plus the playout limit (D.2:
+    /// the limit is shorter than the duration), or by the time spent when the app follows the
+    /// wall clock.
+    @Test(arguments: [LiveResumption.eventDuration, .followsWallClock])
+    func earlyReturnBehindThePlayheadEndsAtOnce(resumption: LiveResumption) async throws {
         try await withFixtureServer { base, site in
             let clock = VirtualPlaybackClock()
             let plain = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15")
             let limited = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15,X-PLAYOUT-LIMIT=2")
             serveLive(site, "/live/prog.m3u8", clock: clock) { now in [(70, now >= 20 ? limited : plain)] }
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green"])))
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock)
+            var configuration = Player.Configuration()
+            configuration.liveResumption = resumption
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock, configuration: configuration)
             await player.play()
             try await player.run(until: 40)
             let log = await player.log
@@ -122,7 +127,8 @@ struct LiveInterstitialTests {
             #expect(playout >= 4 && playout < 7)
             #expect(finished["didPlayEntireEvent"]?.boolValue == false)
             let resumed = try #require(log.first { $0.event == "primaryResumed" })
-            #expect(abs((resumed["primaryTime"]?.doubleValue ?? 0) - (22 + playout)) <= 0.1)
+            let expected = resumption == .eventDuration ? 22 + 2 : 22 + playout
+            #expect(abs((resumed["primaryTime"]?.doubleValue ?? 0) - expected) <= 0.1)
             #expect(!log.contains { $0.event == "error" })
         }
     }

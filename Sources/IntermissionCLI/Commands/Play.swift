@@ -30,6 +30,9 @@ struct Play: AsyncParsableCommand {
     @Option(help: "Set the rate to R when the clock reads AT (R@AT); repeatable.")
     var rate: [String] = []
 
+    @Option(help: "Ask to skip the current interstitial when the clock reads AT; refused outside its skip window (logged with the reason); repeatable.")
+    var skip: [Double] = []
+
     @Flag(help: "Ignore the playlist's interstitials.")
     var noInterstitials = false
 
@@ -52,6 +55,9 @@ struct Play: AsyncParsableCommand {
     func validate() throws {
         guard self.speed > 0, self.speed <= 1000 else { throw ValidationError("--speed takes a number above 0 and at most 1000") }
         if let until, !(until >= 0 && until <= 1e9) { throw ValidationError("--until takes seconds from 0 to 1e9") }
+        for at in self.skip where !(at >= 0 && at <= 1e9) {
+            throw ValidationError("--skip takes clock seconds from 0 to 1e9, got \(at)")
+        }
         for text in self.seek + self.rate {
             let (value, at) = try Self.pair(text)
             guard value.isFinite, abs(value) <= 1e9, at >= 0, at <= 1e9 else {
@@ -99,6 +105,9 @@ struct Play: AsyncParsableCommand {
         for text in self.rate {
             let (value, at) = try Self.pair(text)
             await player.schedule(.rate(value), at: MediaTime(seconds: at))
+        }
+        for at in self.skip {
+            await player.schedule(.skipCurrentEvent, at: MediaTime(seconds: at))
         }
         await player.play()
         let limit = self.until.map { MediaTime(seconds: $0) }

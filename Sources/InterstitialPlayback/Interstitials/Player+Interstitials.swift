@@ -5,7 +5,11 @@ extension Player {
     // MARK: Public surface used by the monitor and the controller
 
     /// The events as a monitor shows them.
-    var interstitialEvents: [InterstitialEvent] { self.interstitials.events }
+    var interstitialEvents: [InterstitialEvent] {
+        // Before the playlist loads there is no schedule yet: what the app set reads back at once.
+        if self.interstitials.schedule == nil, let set = self.interstitials.controllerEvents { return set }
+        return self.interstitials.events
+    }
 
     /// The event playing.
     var currentInterstitialEvent: InterstitialEvent? { self.interstitials.current?.event }
@@ -15,6 +19,27 @@ extension Player {
 
     /// The skip state of the event playing.
     var currentEventSkippableState: SkippableEventState { self.interstitials.skipState }
+
+    /// The effective skip label of the event playing: the asset list's `SKIP-CONTROL` `LABEL-ID`
+    /// over the tag's `X-SKIP-CONTROL-LABEL-ID`; `nil` when it is not skippable.
+    var currentEventSkipLabelID: String? { self.interstitials.coordinator.skipLabelID }
+
+    /// Performs the coordinator's actions; returns the reason of a refusal among them.
+    @discardableResult
+    func perform(_ actions: [InterstitialCoordinator.Action], now: MediaTime) -> String? {
+        var refusal: String?
+        for action in actions {
+            switch action {
+            case .emit(let event): self.emit(event)
+            case .setRate(let rate):
+                self.rate = max(0, rate)
+                self.updateStatus()
+            case .finishCurrentEvent: self.finishEvent(entire: false, now: now)
+            case .refuse(let reason): refusal = reason
+            }
+        }
+        return refusal
+    }
 
     /// Sets client events (``InterstitialEventController/setEvents(_:)``).
     func setControllerEvents(_ events: [InterstitialEvent]) {
@@ -46,14 +71,19 @@ extension Player {
         self.wake()
     }
 
-    /// Abandons the current event only (skip control).
-    func skipCurrentEvent() {
-        guard let run = self.interstitials.current else { return }
+    /// Abandons the current event only (skip control), when the coordinator grants it.
+    @discardableResult
+    func skipCurrentEvent(overridingPolicy: Bool = false) -> NavigationDecision {
         let now = self.clock.now
         self.advancePlayback(to: now)
-        self.emit(.currentEventSkipped(run.event))
-        self.finishEvent(entire: false, now: now)
+        let request = InterstitialCoordinator.SkipRequest(
+            event: self.interstitials.current?.event,
+            report: self.interstitials.current == nil ? nil : self.skipReport(),
+            overridesPolicy: overridingPolicy
+        )
+        let refusal = self.perform(self.interstitials.coordinator.skip(request), now: now)
         self.wake()
+        return NavigationDecision(isAllowed: refusal == nil, reason: refusal ?? (overridingPolicy ? "skipped: the app's policy" : "skipped"))
     }
 
     // MARK: Schedule
@@ -105,7 +135,7 @@ extension Player {
     func dropPreparedAssets(of event: InterstitialEvent) {
         self.interstitials.lists[event.identifier] = nil
         self.dropAssetPresentations(of: event.identifier)
-        self.emit(.assetListCleared(event))
+        if event.assetListURI != nil { self.emit(.assetListCleared(event)) }
     }
 
     /// Drops the presentations of an event's assets.
@@ -134,13 +164,16 @@ extension Player {
             self.interstitials.schedule = Schedule(primary: playlist, events: events, configuration: configuration)
         }
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
-        if var run = self.interstitials.current, let updated = events.first(where: { $0.identifier == run.eventID }), updated != run.event {
+        // The app's events never change the one playing: it keeps the attributes it started with.
+        if var run = self.interstitials.current, self.interstitials.controllerEvents?.contains(where: { $0.identifier == run.eventID }) != true,
+            let updated = events.first(where: { $0.identifier == run.eventID }), updated != run.event
+        {
             run.event = updated
             self.interstitials.current = run
             self.emit(.currentEventUpdated(updated))
             // The resume point may have moved (an early return): buffer the primary from there.
             if let brk = self.interstitials.currentBreak {
-                let resume = brk.fixedResume ?? self.predictedResume(start: brk.start, ids: brk.finished.map(\.id) + [run.eventID] + brk.queue)
+                let resume = brk.fixedResume ?? self.predictedResume(start: brk.start, ids: brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue)
                 self.primary?.reposition(to: resume)
             }
         }
@@ -274,6 +307,10 @@ extension Player {
             return
         }
         var run = EventRun(event: event, startedAt: now)
+        let scheduled = self.interstitials.schedule?.event(eventID)
+        run.scheduledOffset = scheduled?.resumeOffset
+        run.offsetSource = scheduled?.resumeOffsetSource
+        run.duration = scheduled?.duration
         if let join = self.interstitials.currentBreak?.joinOffset, join > .zero, self.interstitials.currentBreak?.finished.isEmpty == true {
             run.assetPosition = .zero
             run.playedBefore = .zero
@@ -283,6 +320,7 @@ extension Player {
         _ = self.interstitials.schedule?.markPlayed(eventID)
         // Where the primary paused for the break (for a live join: where the viewer joined).
         self.emit(.currentEventDidChange(event, primaryTime: self.interstitials.currentBreak?.start, joinedAt: nil))
+        self.perform(self.interstitials.coordinator.eventWillStart(event, rate: self.rate), now: now)
         self.updateStatus()
         self.prepareEventAssets(eventID)
         self.applyJoinOffset(now: now)
@@ -316,7 +354,17 @@ extension Player {
         guard let run = self.interstitials.current else { return }
         let playedSomething = run.playedTime > .zero
         self.reportEventDidFinish(run, entire: entire)
-        self.interstitials.currentBreak?.finished.append((run.eventID, run.eventTime, now - run.startedAt, playedSomething))
+        let record = FinishedEvent(
+                event: run.event,
+                scheduledOffset: run.scheduledOffset,
+                offsetSource: run.offsetSource,
+                duration: run.duration,
+                playout: run.eventTime,
+                elapsed: now - run.startedAt,
+                playedSomething: playedSomething,
+                cancelled: self.interstitials.cancelled.contains(run.eventID)
+        )
+        self.interstitials.currentBreak?.finished.append(record)
         self.interstitials.current = nil
         self.setSkipState(.notSkippable, event: run.event)
         self.dropAssetPresentations(of: run.eventID)
@@ -346,6 +394,7 @@ extension Player {
         self.interstitials.repositionedFor = nil
         let resume = self.resumeTime(of: brk, now: now)
         self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
+        self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
         if self.interstitials.postrollsStarted, self.primary?.duration.map({ self.primaryPosition >= $0 - BufferedRanges.tolerance }) ?? false {
             self.updateStatus()
             self.primaryDidEnd(now: now)
@@ -358,45 +407,23 @@ extension Player {
         self.checkTransitions(now: now)
     }
 
-    /// Where the primary resumes after `brk` (§6 resumption, D.5 failures).
+    /// Where the primary resumes after `brk` (§6 resumption, D.2, D.5 failures): a fixed point, the
+    /// time spent (`cancelCurrentEvent(resumptionOffset: nil)`), or the coordinator's resumption.
     func resumeTime(of brk: BreakRun, now: MediaTime) -> MediaTime {
         if let fixed = brk.fixedResume { return fixed }
         if brk.resumeByElapsed { return brk.start + brk.skippedSpan + brk.joinOffset + (now - brk.startedAt) }
-        let isLive = self.interstitials.schedule?.isLive ?? false
-        var total = MediaTime.zero
-        var elapsedUsed = false
-        for finished in brk.finished {
-            let scheduled = self.interstitials.schedule?.event(finished.id)
-            let event = self.interstitials.events.first { $0.identifier == finished.id } ?? scheduled?.event
-            let given = event?.resumptionOffset
-            if self.interstitials.cancelled.contains(finished.id) || !finished.playedSomething {
-                total = total + (given ?? .zero)
-            } else if let given {
-                total = total + given
-            } else if isLive {
-                total = total + finished.elapsed
-                elapsedUsed = true
-            } else if scheduled?.resumeOffsetSource == .unknown {
-                // No X-RESUME-OFFSET and no duration in the playlist: the offset is the
-                // interstitial's duration (D.2), which its assets told once loaded.
-                total = total + finished.playout
-            } else {
-                total = total + (scheduled?.resumeOffset ?? finished.playout)
-            }
+        var edges: [MediaTime] = []
+        if brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true, let main = self.primary?.mainTrack {
+            edges = main.segments.flatMap { [$0.start, $0.end] }
         }
-        var resume = brk.start + brk.skippedSpan + total + (elapsedUsed ? brk.joinOffset : .zero)
-        if let last = brk.finished.last, let event = self.interstitials.events.first(where: { $0.identifier == last.id }),
-            event.alignsResumptionWithPrimarySegmentBoundary, let main = self.primary?.mainTrack
-        {
-            var best: MediaTime?
-            for segment in main.segments {
-                for edge in [segment.start, segment.end] where best.map({ (edge - resume).magnitude < ($0 - resume).magnitude }) ?? true {
-                    best = edge
-                }
-            }
-            resume = best ?? resume
-        }
-        return resume
+        return self.interstitials.coordinator.resumption(
+            start: brk.start,
+            finished: brk.finished,
+            skippedSpan: brk.skippedSpan,
+            joinOffset: brk.joinOffset,
+            isLive: self.interstitials.schedule?.isLive ?? false,
+            segmentEdges: edges
+        )
     }
 
     // MARK: Late binding and pre-buffering
@@ -465,6 +492,13 @@ extension Player {
             let skip = event.flatMap { list.effectiveSkipControl(for: $0) }
             self.interstitials.lists[eventID] = .loaded(slots, skip)
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
+            if var run = self.interstitials.current, run.eventID == eventID, let scheduled = self.interstitials.schedule?.event(eventID) {
+                // The list told the event's duration: how it ends (D.2) counts it.
+                run.duration = scheduled.duration
+                run.scheduledOffset = scheduled.resumeOffset
+                run.offsetSource = scheduled.resumeOffsetSource
+                self.interstitials.current = run
+            }
             self.emit(.assetListLoaded(eventID: eventID, event: event, assets: slots.count, duration: list.totalDuration))
             self.applyJoinOffset(now: now)
         case .failure(var error):
@@ -511,9 +545,7 @@ extension Player {
         var loads: [PendingLoad] = []
         var interstitialSettings = settings
         interstitialSettings.playlistTimeout = self.configuration.interstitialRequestTimeout
-        var languages: [String] = []
-        if let audio = self.primary?.audioLanguage { languages.append(audio) }
-        if let subtitles = self.primary?.subtitleLanguage, !languages.contains(subtitles) { languages.append(subtitles) }
+        let followed = FollowedRenditions(audio: self.primary?.audioLanguage, subtitles: self.primary?.subtitleLanguage)
         for eventID in ids {
             self.prepareEventAssets(eventID)
             guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else {
@@ -529,7 +561,7 @@ extension Player {
                 guard !slot.failed else { continue }
                 let id = PresentationID.asset(eventID, index)
                 var presentation = self.assets[id] ?? Presentation(id: id, url: slot.url)
-                presentation.languageOverride = languages
+                presentation.followedChoice = followed
                 let start = presentation.startTime
                 loads += presentation.nextLoads(now: now, limit: start + self.configuration.forwardBufferDuration, settings: interstitialSettings)
                 let done = presentation.hasFailed || presentation.isFullyBuffered(from: start)
@@ -642,9 +674,11 @@ extension Player {
     }
 
     func setSkipState(_ state: SkippableEventState, event: InterstitialEvent) {
-        guard state != self.interstitials.skipState else { return }
+        var control = event.skipControl
+        if case .loaded(_, let effective)? = self.interstitials.lists[event.identifier] { control = effective }
+        let old = self.interstitials.skipState
         self.interstitials.skipState = state
-        self.emit(.skippableStateDidChange(event, state, labelID: state == .notSkippable ? nil : event.skipControl?.labelID))
+        self.perform(self.interstitials.coordinator.skipStateChanged(from: old, to: state, event: event, control: control), now: self.clock.now)
     }
 
     /// Reacts to where the event's playhead is: assets starting and ending, the playout limit,
@@ -778,6 +812,7 @@ extension Player {
             self.interstitials.currentBreak = nil
             self.setSkipState(.notSkippable, event: run.event)
             self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
+            self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
         }
         let granted = (plan.primaryTime ?? (time - offset)) + offset
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).

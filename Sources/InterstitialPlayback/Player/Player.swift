@@ -60,6 +60,10 @@ public actor Player {
         public var logsRequests: Bool
         /// Called with each log entry as it happens (the CLI prints them).
         public var logHandler: (@Sendable (PlayerLogEntry) -> Void)?
+        /// How a live break without `X-RESUME-OFFSET` resumes: the interstitial's duration from its
+        /// start (the spec's default, D.2), or following the wall clock (AVFoundation's
+        /// `.indefinite`, opt-in).
+        public var liveResumption: LiveResumption = .eventDuration
         /// The most entries ``Player/log`` keeps (default 100,000, at least 1): when one more
         /// arrives, the oldest eighth is dropped at once, so the log never holds more than this
         /// (``logHandler`` still sees every entry).
@@ -127,7 +131,7 @@ public actor Player {
     /// The item being played.
     public private(set) var currentItem: PlayerItem?
     /// The rate playback runs at when it plays (1 = normal); 0 while paused.
-    public private(set) var rate: Double = 0
+    public internal(set) var rate: Double = 0
     /// The rate ``play()`` uses.
     public var defaultRate: Double = 1
     /// Playing, paused, or waiting to play.
@@ -186,6 +190,7 @@ public actor Player {
         self.configuration = configuration
         self.sessionID = sessionID
         self.bandwidthEstimate = configuration.initialBandwidth
+        self.interstitials.coordinator.liveResumption = configuration.liveResumption
     }
 
     /// Replaces the item; takes effect when ``run(until:)`` starts.
@@ -465,7 +470,7 @@ public actor Player {
             switch first.command.action {
             case .seek(let time): self.seek(to: time)
             case .rate(let rate): self.setRate(rate)
-            case .skipCurrentEvent: self.skipCurrentEvent()
+            case .skipCurrentEvent(let overriding): self.skipCurrentEvent(overridingPolicy: overriding)
             case .cancelCurrentEvent(let offset): self.cancelCurrentEvent(resumptionOffset: offset)
             }
         }

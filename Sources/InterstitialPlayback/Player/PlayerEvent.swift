@@ -7,7 +7,7 @@ import HLSPlaylist
 ///
 /// The log's keys are camelCase (`eventID`, `primaryTime`, `playoutTime`); a few events are log-only
 /// (requests, buffering) and one is notification-only (``timeControlStatusDidChange(_:_:)``).
-public enum PlayerEvent: Sendable {
+public enum PlayerEvent: Sendable, Hashable {
     /// A request completed (`status`) or failed (`error`).
     case request(url: String, kind: String, status: Int?, bytes: Int, error: PlaybackError.Code?)
     /// A presentation chose a variant and renditions.
@@ -26,8 +26,8 @@ public enum PlayerEvent: Sendable {
     case error(PlaybackError)
     /// A rate request was refused.
     case rateRefused(rate: Double, reason: String)
-    /// The rate was lowered to 1 when an `X-RESTRICT=SKIP` interstitial began (`restored: false`),
-    /// or set back to the rate in force before it when the break ended (`restored: true`).
+    /// The player changed the rate by itself: to 1 when an `X-RESTRICT=SKIP` interstitial began,
+    /// or back to the rate in force before it when the break ended.
     case rateChanged(rate: Double, reason: String)
     /// A seek was asked for.
     case seekRequested(target: MediaTime, from: MediaTime)
