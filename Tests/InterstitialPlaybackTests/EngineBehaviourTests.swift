@@ -172,6 +172,45 @@ struct EngineBehaviourTests {
         }
     }
 
+    /// D.5: a failed asset list cancels its event with resume offset 0, and the schedule is placed
+    /// again without it: an event starting inside the failed one's span (which it would have
+    /// jumped over) plays.
+    @Test func failedAssetListLetsAnEventInsideItsSpanPlay() async throws {
+        try await withFixtureServer { base, site in
+            let ranges = [
+                Fixtures.interstitial("bad", at: 10, "X-ASSET-LIST=\"/lists/missing.json\",DURATION=20"),
+                Fixtures.interstitial("inner", at: 20, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0"),
+            ]
+            let player = await vodPlayer(base, site, seconds: 40, dateRanges: ranges)
+            try await player.run()
+            let log = await player.log
+            #expect(summaries(log) == ["listFailed:bad", "current:inner", "asset:inner#0", "finished:inner", "current:nil", "resumed@20.0", "ended"])
+            // 40 s of primary and the 10 s ad.
+            let end = try #require(log.last).time.seconds
+            #expect(end >= 50 && end < 51, "\(end)")
+        }
+    }
+
+    /// Post-roll assets are buffered ahead, like a mid-roll's: the list is asked for and the ad
+    /// buffered while the primary still plays, not when it ends.
+    @Test func postRollsAreBufferedAhead() async throws {
+        try await withFixtureServer { base, site in
+            let ranges = [Fixtures.interstitial("post", at: 0, "X-ASSET-LIST=\"/lists/post.json\",CUE=\"POST\"")]
+            site.serve("/lists/post.json", .json(assetList(base, ["red"])))
+            let player = await vodPlayer(base, site, seconds: 10, dateRanges: ranges)
+            try await player.run()
+            let log = await player.log
+            let loaded = try #require(log.first { $0.event == "assetListLoaded" })
+            #expect(loaded.time.seconds < 9, "\(loaded)")
+            let adBuffered = try #require(log.first { $0.event == "bufferedTo" && $0["presentation"]?.stringValue?.contains("post") == true })
+            #expect(adBuffered.time.seconds < 10, "\(adBuffered)")
+            let started = try #require(log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "post" })
+            #expect(abs(started.time.seconds - 10) <= 0.1)
+            #expect(log.last?.event == "ended")
+            #expect(!log.contains { $0.event == "stalled" && $0.time.seconds >= 10 })
+        }
+    }
+
     /// The app's events read back at once, before the playlist loads.
     @Test func controllerEventsReadBackAtOnce() async throws {
         let player = Player(item: PlayerItem(url: "http://127.0.0.1:1/never.m3u8"), clock: VirtualPlaybackClock())

@@ -147,12 +147,12 @@ extension Player {
         guard let playlist = given ?? self.primary?.mainTrack?.playlist else { return }
         if given == nil, let schedule = self.interstitials.schedule {
             // Controller events: rebuild, keeping the configuration (played events, start).
-            self.interstitials.schedule = Schedule(primary: playlist, events: self.effectiveEvents(), configuration: schedule.configuration)
+            self.interstitials.schedule = Schedule(primary: playlist, events: self.schedulableEvents(self.effectiveEvents()), configuration: schedule.configuration)
         }
         if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) { self.interstitials.offset = offset }
         let events = self.effectiveEvents()
         if var schedule = self.interstitials.schedule {
-            _ = schedule.update(primary: playlist, events: events)
+            _ = schedule.update(primary: playlist, events: self.schedulableEvents(events))
             self.interstitials.schedule = schedule
         } else {
             var configuration = Schedule.Configuration()
@@ -161,7 +161,7 @@ extension Player {
             } else {
                 configuration.start = .time(self.currentItem?.startTime ?? .zero)
             }
-            self.interstitials.schedule = Schedule(primary: playlist, events: events, configuration: configuration)
+            self.interstitials.schedule = Schedule(primary: playlist, events: self.schedulableEvents(events), configuration: configuration)
         }
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
@@ -196,6 +196,19 @@ extension Player {
                 self.dropPreparedAssets(of: old)
             }
         }
+    }
+
+    /// The events the schedule places: all but those cancelled (D.5: a failed asset list or asset
+    /// URI cancels its event with resume offset 0), so an event inside a cancelled one's span plays.
+    func schedulableEvents(_ events: [InterstitialEvent]) -> [InterstitialEvent] {
+        guard !self.interstitials.cancelled.isEmpty else { return events }
+        return events.filter { !self.interstitials.cancelled.contains($0.identifier) }
+    }
+
+    /// Cancels an event that cannot play (D.5) and places the others again without it.
+    func cancelEvent(_ eventID: String, now: MediaTime) {
+        guard self.interstitials.cancelled.insert(eventID).inserted else { return }
+        self.refreshSchedule(playlist: nil, now: now)
     }
 
     /// Where playback starts (the schedule's start position) and the pre-rolls or the break a
@@ -277,9 +290,9 @@ extension Player {
 
     /// Plays the post-rolls when the primary ends; returns whether any started.
     func startPostRolls(now: MediaTime) -> Bool {
-        guard !self.interstitials.postrollsStarted, let schedule = self.interstitials.schedule else { return false }
+        guard !self.interstitials.postrollsStarted, self.interstitials.schedule != nil else { return false }
         self.interstitials.postrollsStarted = true
-        let ids = schedule.events.filter { $0.event.cue == .leave && $0.isScheduled }.map(\.identifier)
+        let ids = self.postrollIDs()
         guard !ids.isEmpty else { return false }
         self.interstitials.passed.formUnion(ids)
         var run = BreakRun(queue: ids, start: self.primaryPosition, startedAt: now)
@@ -318,8 +331,15 @@ extension Player {
         }
         self.interstitials.current = run
         _ = self.interstitials.schedule?.markPlayed(eventID)
-        // Where the primary paused for the break (for a live join: where the viewer joined).
-        self.emit(.currentEventDidChange(event, primaryTime: self.interstitials.currentBreak?.start, joinedAt: nil))
+        // Where the primary paused for the break; for a live join, where the viewer joined and how
+        // far into the event that is.
+        var primaryTime = self.interstitials.currentBreak?.start
+        var joinedAt: MediaTime?
+        if let brk = self.interstitials.currentBreak, brk.joinOffset > .zero, brk.finished.isEmpty {
+            primaryTime = brk.start + brk.joinOffset
+            joinedAt = brk.joinOffset
+        }
+        self.emit(.currentEventDidChange(event, primaryTime: primaryTime, joinedAt: joinedAt))
         self.perform(self.interstitials.coordinator.eventWillStart(event, rate: self.rate), now: now)
         self.updateStatus()
         self.prepareEventAssets(eventID)
@@ -504,7 +524,7 @@ extension Player {
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
             self.interstitials.lists[eventID] = .failed(error)
-            self.interstitials.cancelled.insert(eventID)
+            self.cancelEvent(eventID, now: now)
             self.emit(.assetListFailed(eventID: eventID, event: event, error: error))
             if let event, self.interstitials.current?.eventID != eventID {
                 self.emit(.eventWasUnscheduled(event, error))
@@ -522,7 +542,7 @@ extension Player {
         let event = self.interstitials.events.first { $0.identifier == eventID }
         if event?.assetListURI == nil, self.interstitials.current?.eventID != eventID {
             // D.5: a failed X-ASSET-URI request cancels the event with resume offset 0.
-            self.interstitials.cancelled.insert(eventID)
+            self.cancelEvent(eventID, now: now)
             if let event { self.emit(.eventWasUnscheduled(event, error)) }
         }
         self.checkTransitions(now: now)
@@ -534,9 +554,22 @@ extension Player {
         if let run = self.interstitials.current {
             return [run.eventID] + (self.interstitials.currentBreak?.queue ?? [])
         }
-        guard let next = self.nextBreak(), let primary = self.primary else { return nil }
-        guard primary.bufferedEnd(from: self.primaryPosition) >= next.start - BufferedRanges.tolerance else { return nil }
-        return next.ids
+        guard let primary = self.primary else { return nil }
+        let buffered = primary.bufferedEnd(from: self.primaryPosition)
+        if let next = self.nextBreak() {
+            guard buffered >= next.start - BufferedRanges.tolerance else { return nil }
+            return next.ids
+        }
+        // No mid-roll left: the post-rolls buffer once the primary is buffered to its end, like a
+        // mid-roll's assets, so a slow ad server does not stall the transition.
+        guard !self.interstitials.postrollsStarted, let duration = primary.duration, buffered >= duration - BufferedRanges.tolerance else { return nil }
+        let ids = self.postrollIDs()
+        return ids.isEmpty ? nil : ids
+    }
+
+    /// The post-rolls the schedule plays when the primary ends, in order.
+    func postrollIDs() -> [String] {
+        self.interstitials.schedule?.events.filter { $0.event.cue == .leave && $0.isScheduled }.map(\.identifier) ?? []
     }
 
     /// Loads for interstitials: asset lists (late binding), then each asset in order, one at a time.
@@ -727,7 +760,7 @@ extension Player {
                     run.assetStarted = false
                     self.interstitials.current = run
                     if slots[(run.assetIndex - 1)...].allSatisfy(\.failed), event(eventID)?.assetListURI == nil {
-                        self.interstitials.cancelled.insert(eventID)
+                        self.cancelEvent(eventID, now: now)
                     }
                     continue
                 }
