@@ -211,6 +211,15 @@ struct EngineBehaviourTests {
         }
     }
 
+    /// Error codes say what happened: no item is `noItem` (not `invalidURL`).
+    @Test func noItemIsReportedAsSuch() async throws {
+        let player = Player(clock: VirtualPlaybackClock())
+        await player.play()
+        try await player.run()
+        #expect(await player.error?.code == .noItem)
+        #expect(await player.log.last?["code"]?.stringValue == "noItem")
+    }
+
     /// The app's events read back at once, before the playlist loads.
     @Test func controllerEventsReadBackAtOnce() async throws {
         let player = Player(item: PlayerItem(url: "http://127.0.0.1:1/never.m3u8"), clock: VirtualPlaybackClock())
