@@ -220,6 +220,33 @@ struct EngineBehaviourTests {
         #expect(await player.log.last?["code"]?.stringValue == "noItem")
     }
 
+    /// A live pre-roll whose resume point (join 15 + X-RESUME-OFFSET 4 = 19) lands inside a
+    /// mid-roll (17…27) enters the mid-roll 2 s in, asking its list with `_HLS_start_offset=2`,
+    /// instead of playing the mid-roll's primary span.
+    @Test func resumePointInsideAnInterstitialEntersIt() async throws {
+        try await withFixtureServer { base, site in
+            let tags = [
+                Fixtures.interstitial("pre", at: 0, "X-ASSET-URI=\"\(base)/media/ad-blue/main.m3u8\",CUE=\"PRE\",X-RESUME-OFFSET=4"),
+                Fixtures.interstitial("mid", at: 17, "X-ASSET-LIST=\"/lists/mid.json\",DURATION=10"),
+            ]
+            site.serve("/live/prog.m3u8", .text(LiveInterstitialTests.liveWindow(count: 8, tags: tags)))
+            site.serve("/lists/mid.json", .json(assetList(base, ["red"])))
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            await player.play()
+            try await player.run(until: 25)
+            let list = try #require(site.requests.first { $0.path == "/lists/mid.json" })
+            #expect(list.parameter("_HLS_start_offset") == "2")
+            let log = await player.log
+            #expect(liveSummaries(log) == [
+                "current:pre", "asset:pre#0", "assetEnded:pre#0", "finished:pre", "current:nil",
+                "current:mid", "asset:mid#0", "assetEnded:mid#0", "finished:mid", "current:nil", "resumed@27.0",
+            ])
+            let entered = try #require(log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "mid" })
+            #expect(entered["primaryTime"]?.doubleValue == 19)
+            #expect(entered["joinedAt"]?.doubleValue == 2)
+        }
+    }
+
     /// The app's events read back at once, before the playlist loads.
     @Test func controllerEventsReadBackAtOnce() async throws {
         let player = Player(item: PlayerItem(url: "http://127.0.0.1:1/never.m3u8"), clock: VirtualPlaybackClock())

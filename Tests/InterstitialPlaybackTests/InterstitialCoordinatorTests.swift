@@ -134,6 +134,39 @@ import Testing
         #expect(resume == row.expected)
     }
 
+    // MARK: Resume points inside another interstitial
+
+    struct SpanRow: Sendable, CustomTestStringConvertible {
+        var name: String
+        var time: MediaTime
+        var candidates: [InterstitialCoordinator.SpanCandidate]
+        var expected: String?
+        var offset: MediaTime?
+        var testDescription: String { self.name }
+    }
+
+    static let spanRows: [SpanRow] = [
+        SpanRow(
+            name: "live pre-roll resuming at 19 inside a mid-roll 17…27: enter it 2 s in",
+            time: 19, candidates: [.init(id: "mid", start: 17, span: 10)], expected: "mid", offset: 2
+        ),
+        SpanRow(name: "resume point before the event: the primary plays up to it", time: 15, candidates: [.init(id: "mid", start: 17, span: 10)]),
+        SpanRow(name: "resume point at the event's start: it starts normally", time: 17, candidates: [.init(id: "mid", start: 17, span: 10)]),
+        SpanRow(name: "resume point at the event's end: past it", time: 27, candidates: [.init(id: "mid", start: 17, span: 10)]),
+        SpanRow(name: "a point event has no span", time: 18, candidates: [.init(id: "point", start: 17, span: 0)]),
+        SpanRow(
+            name: "two spans: the earlier one",
+            time: 21, candidates: [.init(id: "late", start: 20, span: 10), .init(id: "early", start: 18, span: 10)], expected: "early", offset: 3
+        ),
+    ]
+
+    @Test(arguments: spanRows)
+    func resumePointInsideAnInterstitial(_ row: SpanRow) {
+        let entry = InterstitialCoordinator().interstitial(containing: row.time, among: row.candidates)
+        #expect(entry?.id == row.expected)
+        #expect(entry?.offset == row.offset)
+    }
+
     // MARK: Skipping
 
     struct SkipRow: Sendable, CustomTestStringConvertible {

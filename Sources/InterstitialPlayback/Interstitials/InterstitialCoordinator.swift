@@ -133,6 +133,27 @@ struct InterstitialCoordinator: Sendable {
 
     // MARK: Resumption
 
+    /// An interstitial a resume point may land in: its start on the stable primary timeline and
+    /// the span of primary it covers.
+    struct SpanCandidate: Sendable, Hashable {
+        /// The event's identifier.
+        var id: String
+        /// Where it starts.
+        var start: MediaTime
+        /// How much of the primary it covers (its duration, or its resume offset).
+        var span: MediaTime
+    }
+
+    /// The interstitial whose span a resume point (after a pre-roll, a cancel or a failed list)
+    /// lands inside, and how far into it: playback enters it there, asking its asset list with
+    /// `_HLS_start_offset` on live, exactly as a live join does. `nil` when none contains it.
+    func interstitial(containing time: MediaTime, among candidates: [SpanCandidate]) -> (id: String, start: MediaTime, offset: MediaTime)? {
+        let tolerance = BufferedRanges.tolerance
+        let inside = candidates.filter { $0.span > .zero && $0.start < time - tolerance && time < $0.start + $0.span - tolerance }
+        guard let first = inside.min(by: { $0.start < $1.start }) else { return nil }
+        return (first.id, first.start, time - first.start)
+    }
+
     /// Where the primary resumes after a break that paused it at `start` (§6 resumption, D.2, D.5).
     ///
     /// - Parameters:

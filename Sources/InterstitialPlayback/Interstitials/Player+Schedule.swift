@@ -337,11 +337,34 @@ extension Player {
             self.primaryDidEnd(now: now)
             return
         }
+        if self.enterInterstitial(spanning: resume, now: now) { return }
         self.emit(.primaryResumed(primaryTime: resume))
         self.isStalled = false
         self.jumpPrimary(to: resume, now: now)
         self.updateStatus()
         self.checkTransitions(now: now)
+    }
+
+    /// A resume point inside another interstitial's span enters it partway, as a live join does
+    /// (its asset list is asked for with `_HLS_start_offset` on live); returns whether it did.
+    func enterInterstitial(spanning time: MediaTime, now: MediaTime) -> Bool {
+        guard let schedule = self.interstitials.schedule else { return false }
+        let offset = self.interstitials.offset
+        let candidates = schedule.events.compactMap { scheduled -> InterstitialCoordinator.SpanCandidate? in
+            let id = scheduled.identifier
+            guard scheduled.event.cue == .none, scheduled.status == .scheduled || scheduled.status == .skippedByResumption,
+                let start = scheduled.startTime, !self.interstitials.passed.contains(id), !self.interstitials.cancelled.contains(id)
+            else { return nil }
+            return InterstitialCoordinator.SpanCandidate(id: id, start: start + offset, span: scheduled.duration ?? scheduled.resumeOffset)
+        }
+        guard let entry = self.interstitials.coordinator.interstitial(containing: time, among: candidates) else { return false }
+        let pod = candidates.filter { $0.start == entry.start }.map(\.id)
+        self.interstitials.passed.formUnion(pod)
+        var run = BreakRun(queue: Array(pod.drop { $0 != entry.id }), start: entry.start, startedAt: now)
+        run.joinOffset = entry.offset
+        self.primaryPosition = entry.start
+        self.beginBreak(run, now: now)
+        return true
     }
 
     /// Where the primary resumes after `brk` (§6 resumption, D.2, D.5 failures): a fixed point, the
