@@ -247,6 +247,28 @@ struct EngineBehaviourTests {
         }
     }
 
+    /// `X-SNAP=IN` snaps the resume point to a segment boundary of every audio and video
+    /// playlist, the latest of them: 10 + 4.6 = 14.6 is 14 in the video's 2 s segments and 15 in
+    /// the audio's 3 s ones, so the primary resumes at 15 (the main playlist alone said 14).
+    @Test func snapInUsesTheLatestBoundaryAcrossAudioAndVideo() async throws {
+        try await withFixtureServer { base, site in
+            site.serve("/multi.m3u8", .text("""
+                #EXTM3U
+                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/audio.m3u8"
+                #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
+                /vod/prog.m3u8
+
+                """))
+            let ranges = [Fixtures.interstitial("ad", at: 10, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=4.6,X-SNAP=\"IN\"")]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
+            var audio = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:3", "#EXT-X-PLAYLIST-TYPE:VOD"]
+            for k in 0..<10 { audio += ["#EXTINF:3.000,", "/media/primary/seg-00\(k).ts"] }
+            site.serve("/audio.m3u8", .text((audio + ["#EXT-X-ENDLIST"]).joined(separator: "\n") + "\n"))
+            let player = try await play(base + "/multi.m3u8")
+            #expect(summaries(await player.log) == ["current:ad", "asset:ad#0", "finished:ad", "current:nil", "resumed@15.0", "ended"])
+        }
+    }
+
     /// The app's events read back at once, before the playlist loads.
     @Test func controllerEventsReadBackAtOnce() async throws {
         let player = Player(item: PlayerItem(url: "http://127.0.0.1:1/never.m3u8"), clock: VirtualPlaybackClock())

@@ -42,7 +42,7 @@ import Testing
         var joinOffset: MediaTime = .zero
         var skippedSpan: MediaTime = .zero
         var wallClock = false
-        var edges: [MediaTime] = []
+        var edges: [[MediaTime]] = []
         var expected: MediaTime
         var testDescription: String { self.name }
     }
@@ -119,7 +119,21 @@ import Testing
                     }(), scheduled: MediaTime(seconds: 3.2), source: .given, playout: 10, elapsed: 10
                 )
             ],
-            isLive: false, edges: [10, 12, 14, 16], expected: 14
+            isLive: false, edges: [[10, 12, 14, 16]], expected: 14
+        ),
+        ResumeRow(
+            name: "X-SNAP=IN across video (2 s) and audio (3 s) playlists: the latest of the nearest",
+            start: 10,
+            finished: [
+                finished(
+                    {
+                        var e = event("ad", resume: MediaTime(seconds: 4.6))
+                        e.alignsResumptionWithPrimarySegmentBoundary = true
+                        return e
+                    }(), scheduled: MediaTime(seconds: 4.6), source: .given, playout: 10, elapsed: 10
+                )
+            ],
+            isLive: false, edges: [[10, 12, 14, 16], [9, 12, 15, 18]], expected: 15
         ),
     ]
 

@@ -161,8 +161,10 @@ struct InterstitialCoordinator: Sendable {
     ///   - finished: The break's events as they played.
     ///   - skippedSpan: The resume offsets of a pod's events a live join landed after.
     ///   - isLive: Whether the primary is live.
-    ///   - segmentEdges: The primary's segment boundaries, for `X-SNAP=IN`.
-    func resumption(start: MediaTime, finished: [FinishedEvent], skippedSpan: MediaTime, joinOffset: MediaTime, isLive: Bool, segmentEdges: [MediaTime]) -> MediaTime {
+    ///   - segmentEdges: The segment boundaries of each of the primary's audio and video
+    ///     playlists, for `X-SNAP=IN`: the resume point snaps to the nearest boundary of each, and
+    ///     the latest of those wins, so no track resumes mid-segment before the others.
+    func resumption(start: MediaTime, finished: [FinishedEvent], skippedSpan: MediaTime, joinOffset: MediaTime, isLive: Bool, segmentEdges: [[MediaTime]]) -> MediaTime {
         var total = MediaTime.zero
         var elapsedUsed = false
         for item in finished {
@@ -191,10 +193,14 @@ struct InterstitialCoordinator: Sendable {
         }
         let resume = start + skippedSpan + total + (elapsedUsed ? joinOffset : .zero)
         guard let last = finished.last, last.event.alignsResumptionWithPrimarySegmentBoundary else { return resume }
-        var best: MediaTime?
-        for edge in segmentEdges where best.map({ (edge - resume).magnitude < ($0 - resume).magnitude }) ?? true {
-            best = edge
+        var latest: MediaTime?
+        for edges in segmentEdges {
+            var nearest: MediaTime?
+            for edge in edges where nearest.map({ (edge - resume).magnitude < ($0 - resume).magnitude }) ?? true {
+                nearest = edge
+            }
+            if let nearest { latest = latest.map { MediaTime.max($0, nearest) } ?? nearest }
         }
-        return best ?? resume
+        return latest ?? resume
     }
 }

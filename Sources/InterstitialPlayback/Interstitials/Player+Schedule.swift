@@ -372,9 +372,10 @@ extension Player {
     func resumeTime(of brk: BreakRun, now: MediaTime) -> MediaTime {
         if let fixed = brk.fixedResume { return fixed }
         if brk.resumeByElapsed { return brk.start + brk.skippedSpan + brk.joinOffset + (now - brk.startedAt) }
-        var edges: [MediaTime] = []
-        if brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true, let main = self.primary?.mainTrack {
-            edges = main.segments.flatMap { [$0.start, $0.end] }
+        // X-SNAP=IN: the boundaries of every audio and video playlist (subtitles do not count).
+        var edges: [[MediaTime]] = []
+        if brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true, let tracks = self.primary?.tracks {
+            edges = tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
         }
         return self.interstitials.coordinator.resumption(
             start: brk.start,
