@@ -42,11 +42,15 @@ struct ServePlayCommandTests {
         #expect(requests.count > 40)
         #expect(requests.allSatisfy { $0["status"] as? Int == 200 })
 
-        // Requests on the clock: rate 2 inside the pre-roll (SKIP: refused), a seek from 15 s to
-        // 50 s across both JUMP mid-rolls (the one nearest the target plays first), a stop at 30.
-        let steered = try CLI.run(["play", url, "--speed", "20", "--json", "--rate", "2@5", "--seek", "50@25", "--until", "30"])
+        // Requests on the clock: a skip and rate 2 inside the pre-roll (SKIP: both refused), a seek
+        // from 15 s to 50 s across both JUMP mid-rolls (the one nearest the target plays first), a
+        // stop at 30.
+        let steered = try CLI.run(["play", url, "--speed", "20", "--json", "--skip", "3", "--rate", "2@5", "--seek", "50@25", "--until", "30"])
         #expect(steered.status == 0, "\(steered.stderr)")
         let steeredLog = jsonLines(steered.stdout)
+        let skipRefused = try #require(steeredLog.first { $0["event"] as? String == "skipRefused" })
+        #expect(skipRefused["eventID"] as? String == "preroll")
+        #expect((skipRefused["reason"] as? String)?.contains("X-RESTRICT=SKIP") == true, "\(skipRefused)")
         let refused = try #require(steeredLog.first { $0["event"] as? String == "rateRefused" })
         #expect(refused["rate"] as? Double == 2)
         let seek = try #require(steeredLog.first { $0["event"] as? String == "seekResolved" })
