@@ -155,7 +155,7 @@ struct ControllerAndMonitorTests {
                 return .json(assetList(base, ["green"]))
             }
             var configuration = Player.Configuration()
-            configuration.interstitialRequestTimeout = 1.5
+            configuration.interstitialRequestTimeout = .milliseconds(1500)
             let player = try await play(base + "/vod/prog.m3u8", configuration: configuration)
             let log = await player.log
             // 0.4 s is within the timeout: the ad plays; 5 s is not: that break is cancelled.

@@ -305,3 +305,28 @@ import Testing
         }
     }
 }
+
+/// Conversions between `MediaTime` and `Duration` at their edges.
+@Suite struct MediaTimeDurationTests {
+    @Test func durationToMediaTime() {
+        #expect(MediaTime(Duration.milliseconds(1500)) == MediaTime(milliseconds: 1500))
+        #expect(MediaTime(Duration.nanoseconds(1)) == MediaTime(nanoseconds: 1))
+        #expect(MediaTime(Duration.nanoseconds(-1)) == MediaTime(nanoseconds: -1))
+        #expect(MediaTime(Duration.zero) == .zero)
+        // Below a nanosecond: truncated.
+        #expect(MediaTime(Duration(secondsComponent: 0, attosecondsComponent: 999_999_999)) == .zero)
+        // Beyond Int64 nanoseconds: saturated, never trapping.
+        #expect(MediaTime(Duration.seconds(Int64.max)) == .maximum)
+        #expect(MediaTime(Duration.seconds(-Int64.max)) == .minimum)
+        #expect(MediaTime(Duration.seconds(9_223_372_036)) == .maximum)
+        #expect(MediaTime(Duration.seconds(9_223_372_035)) == MediaTime(nanoseconds: 9_223_372_035_000_000_000))
+    }
+
+    @Test func mediaTimeToDuration() {
+        #expect(MediaTime(milliseconds: 1500).duration == .milliseconds(1500))
+        #expect(MediaTime(nanoseconds: -7).duration == .nanoseconds(-7))
+        #expect(MediaTime.maximum.duration == .nanoseconds(MediaTime.maximum.nanoseconds))
+        #expect(MediaTime(MediaTime.maximum.duration) == .maximum)
+        #expect(MediaTime(MediaTime.minimum.duration) == .minimum)
+    }
+}

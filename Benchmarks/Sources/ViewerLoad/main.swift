@@ -114,7 +114,7 @@ configuration.logHandler = { entry in
 }
 
 // Warm the client (first connection, TLS-free loopback) before the baseline.
-_ = await loader.load(LoadRequest(url: options.url, kind: .multivariantPlaylist, timeout: 10, maximumBodySize: 1 << 20, keepsBody: true), sessionID: "warm-up")
+_ = await loader.load(LoadRequest(url: options.url, kind: .multivariantPlaylist, timeout: .seconds(10), maximumBodySize: 1 << 20, keepsBody: true), sessionID: "warm-up")
 let baselineRSS = residentBytes()
 
 let result = try await withThrowingTaskGroup(of: Void.self) { tasks -> [String: Double] in

@@ -90,9 +90,9 @@ struct Play: AsyncParsableCommand {
         var configuration = Player.Configuration()
         configuration.preferredLanguages = self.language.map { [$0] } ?? []
         // --timeout bounds every request (playlists, segments, asset lists), 30 s by default.
-        configuration.playlistTimeout = self.network.timeout
-        configuration.segmentTimeout = self.network.timeout
-        configuration.interstitialRequestTimeout = self.network.timeout
+        configuration.playlistTimeout = .seconds(self.network.timeout)
+        configuration.segmentTimeout = .seconds(self.network.timeout)
+        configuration.interstitialRequestTimeout = .seconds(self.network.timeout)
         let json = self.json
         configuration.keepsLog = false
         configuration.logHandler = { entry in

@@ -37,13 +37,13 @@ public actor Player {
         /// The bandwidth assumed before any download (bits per second); `nil` starts with the
         /// lowest variant.
         public var initialBandwidth: Double?
-        /// Timeout of a playlist request, in seconds.
-        public var playlistTimeout: Double
-        /// Timeout of a segment request, in seconds.
-        public var segmentTimeout: Double
+        /// Timeout of a playlist request, in real time.
+        public var playlistTimeout: Duration
+        /// Timeout of a segment request, in real time.
+        public var segmentTimeout: Duration
         /// Timeout of interstitial requests (asset lists and asset playlists): generous, so the
         /// server can make its ad decisions (Appendix D.5), but bounded.
-        public var interstitialRequestTimeout: Double
+        public var interstitialRequestTimeout: Duration
         /// How long playback may stall before the player gives up, in seconds of the playback clock.
         public var stallTimeout: MediaTime
         /// How many times a failed segment or reload is retried.
@@ -82,9 +82,9 @@ public actor Player {
             resumeBufferDuration: MediaTime = 2,
             preferredLanguages: [String] = [],
             initialBandwidth: Double? = nil,
-            playlistTimeout: Double = 15,
-            segmentTimeout: Double = 20,
-            interstitialRequestTimeout: Double = 30,
+            playlistTimeout: Duration = .seconds(15),
+            segmentTimeout: Duration = .seconds(20),
+            interstitialRequestTimeout: Duration = .seconds(30),
             stallTimeout: MediaTime = 60,
             retryLimit: Int = 3,
             keepsLog: Bool = true,

@@ -51,8 +51,8 @@ enum PresentationEvent: Sendable {
 /// The limits and preferences a presentation streams with.
 struct StreamingSettings: Sendable {
     var preferredLanguages: [String]
-    var playlistTimeout: Double
-    var segmentTimeout: Double
+    var playlistTimeout: Duration
+    var segmentTimeout: Duration
     var maximumPlaylistSize: Int
     var maximumSegmentSize: Int
     var retryLimit: Int
@@ -145,7 +145,7 @@ struct Presentation: Sendable {
                 loads.append(
                     PendingLoad(
                         purpose: .mediaPlaylist(self.id, track: k, blocking: blocking),
-                        request: self.playlistRequest(url, kind: .mediaPlaylist, settings, extraTimeout: blocking ? track.targetDuration.seconds * 3 : 0),
+                        request: self.playlistRequest(url, kind: .mediaPlaylist, settings, extraTimeout: blocking ? (track.targetDuration * 3).duration : .zero),
                         isBlocking: blocking
                     )
                 )
@@ -197,7 +197,7 @@ struct Presentation: Sendable {
         }.min()
     }
 
-    private func playlistRequest(_ url: String, kind: LoadRequest.Kind, _ settings: StreamingSettings, extraTimeout: Double = 0) -> LoadRequest {
+    private func playlistRequest(_ url: String, kind: LoadRequest.Kind, _ settings: StreamingSettings, extraTimeout: Duration = .zero) -> LoadRequest {
         LoadRequest(url: url, kind: kind, timeout: settings.playlistTimeout + extraTimeout, maximumBodySize: settings.maximumPlaylistSize, keepsBody: true)
     }
 
