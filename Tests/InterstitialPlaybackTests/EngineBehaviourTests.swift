@@ -12,7 +12,8 @@ struct EngineBehaviourTests {
     @Test func setEventsDuringABreakKeepsHowItEnds() async throws {
         try await withFixtureServer { base, site in
             let ranges = [
-                Fixtures.interstitial("pod", at: 8, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")]
+                Fixtures.interstitial("pod", at: 8, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")
+            ]
             site.serve("/lists/pod.json", .json(assetList(base, ["red", "green"])))
             let player = await vodPlayer(base, site, seconds: 40, dateRanges: ranges)
             try await player.run(until: 12)
@@ -23,10 +24,13 @@ struct EngineBehaviourTests {
             await InterstitialEventController(player: player).setEvents([own])
             try await player.run()
             let log = await player.log
-            #expect(summaries(log) == [
-                "list:pod", "current:pod", "asset:pod#0", "asset:pod#1", "finished:pod", "current:nil", "resumed@8.0",
-                "current:own", "asset:own#0", "finished:own", "current:nil", "resumed@20.0", "ended",
-            ])
+            #expect(
+                summaries(log) == [
+                    "list:pod", "current:pod", "asset:pod#0", "asset:pod#1", "finished:pod", "current:nil",
+                    "resumed@8.0",
+                    "current:own", "asset:own#0", "finished:own", "current:nil", "resumed@20.0", "ended",
+                ]
+            )
             // 8 s of primary, 20 s of pod, 12 s of primary, 10 s of the app's ad, 20 s of primary.
             let end = try #require(log.last).time.seconds
             #expect(end >= 70 && end < 71, "\(end)")
@@ -39,8 +43,17 @@ struct EngineBehaviourTests {
         try await withFixtureServer { base, site in
             // ad1: window 5…10 s into a 20 s pod; ad2: X-RESTRICT=SKIP, no skip control.
             let ranges = [
-                Fixtures.interstitial("ad1", at: 4, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,X-SKIP-CONTROL-OFFSET=5,X-SKIP-CONTROL-DURATION=5"),
-                Fixtures.interstitial("ad2", at: 10, "X-ASSET-URI=\"\(base)/media/ad-blue/main.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\""),]
+                Fixtures.interstitial(
+                    "ad1",
+                    at: 4,
+                    "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,X-SKIP-CONTROL-OFFSET=5,X-SKIP-CONTROL-DURATION=5"
+                ),
+                Fixtures.interstitial(
+                    "ad2",
+                    at: 10,
+                    "X-ASSET-URI=\"\(base)/media/ad-blue/main.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\""
+                ),
+            ]
             site.serve("/lists/pod.json", .json(assetList(base, ["red", "green"])))
             let player = await vodPlayer(base, site, seconds: 20, dateRanges: ranges)
             await player.schedule(.skipCurrentEvent, at: 6)  // 2 s into ad1: not yet
@@ -65,8 +78,18 @@ struct EngineBehaviourTests {
     @Test func assetListSkipControlOverridesTheLabel() async throws {
         try await withFixtureServer { base, site in
             let ranges = [
-                Fixtures.interstitial("ad", at: 4, "X-ASSET-LIST=\"/lists/ad.json\",X-RESUME-OFFSET=0,X-SKIP-CONTROL-OFFSET=0,X-SKIP-CONTROL-LABEL-ID=\"Tag-Label\"")]
-            site.serve("/lists/ad.json", .json(#"{"ASSETS":[{"URI":"\#(base)/media/ad-red/main.m3u8","DURATION":10}],"SKIP-CONTROL":{"OFFSET":2,"LABEL-ID":"List-Label"}}"#))
+                Fixtures.interstitial(
+                    "ad",
+                    at: 4,
+                    "X-ASSET-LIST=\"/lists/ad.json\",X-RESUME-OFFSET=0,X-SKIP-CONTROL-OFFSET=0,X-SKIP-CONTROL-LABEL-ID=\"Tag-Label\""
+                )
+            ]
+            site.serve(
+                "/lists/ad.json",
+                .json(
+                    #"{"ASSETS":[{"URI":"\#(base)/media/ad-red/main.m3u8","DURATION":10}],"SKIP-CONTROL":{"OFFSET":2,"LABEL-ID":"List-Label"}}"#
+                )
+            )
             let player = await vodPlayer(base, site, seconds: 20, dateRanges: ranges)
             let monitor = InterstitialEventMonitor(player: player)
             let notes = await monitor.notifications()
@@ -76,10 +99,14 @@ struct EngineBehaviourTests {
             try await player.run()
             var labels: [String?] = []
             for await note in notes {
-                if case .currentEventSkippableStateDidChange(_, let state, let label) = note, state != .notSkippable { labels.append(label) }
+                if case .currentEventSkippableStateDidChange(_, let state, let label) = note, state != .notSkippable {
+                    labels.append(label)
+                }
             }
             #expect(labels == ["List-Label", "List-Label"])
-            let logged = await player.log.filter { $0.event == "skippableStateDidChange" }.map { $0["labelID"]?.stringValue }
+            let logged = await player.log.filter { $0.event == "skippableStateDidChange" }.map {
+                $0["labelID"]?.stringValue
+            }
             #expect(logged == ["List-Label", "List-Label", nil])
         }
     }
@@ -89,13 +116,20 @@ struct EngineBehaviourTests {
     @Test func restrictedBreakPlaysAtRateOneAndTheRateReturns() async throws {
         try await withFixtureServer { base, site in
             let ranges = [
-                Fixtures.interstitial("ad", at: 4, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\"")]
+                Fixtures.interstitial(
+                    "ad",
+                    at: 4,
+                    "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0,X-RESTRICT=\"SKIP\""
+                )
+            ]
             let player = await vodPlayer(base, site, seconds: 30, dateRanges: ranges)
             await player.schedule(.rate(2), at: 1)
             try await player.run()
             let log = await player.log
             // Primary 0…1 at 1, 1…4 at 2 (clock 2.5); the ad 10 s at 1 (clock 12.5); 26 s at 2.
-            let started = try #require(log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "ad" })
+            let started = try #require(
+                log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "ad" }
+            )
             let resumed = try #require(log.first { $0.event == "primaryResumed" })
             #expect(abs(started.time.seconds - 2.5) <= 0.1)
             #expect(abs(resumed.time.seconds - 12.5) <= 0.1)
@@ -110,27 +144,42 @@ struct EngineBehaviourTests {
     /// subtitles in the primary's audio language.
     @Test func interstitialSubtitlesFollowThePrimarysChoice() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/multi.m3u8", .text("""
-                #EXTM3U
-                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/audio-en.m3u8"
-                #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="/subs-en.m3u8"
-                #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud",SUBTITLES="subs"
-                /vod/prog.m3u8
+            site.serve(
+                "/multi.m3u8",
+                .text(
+                    """
+                    #EXTM3U
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/audio-en.m3u8"
+                    #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="/subs-en.m3u8"
+                    #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud",SUBTITLES="subs"
+                    /vod/prog.m3u8
 
-                """))
+                    """
+                )
+            )
             let ranges = [
-                Fixtures.interstitial("ad", at: 4, "X-ASSET-URI=\"/ad/multi.m3u8\",X-RESUME-OFFSET=0")]
+                Fixtures.interstitial("ad", at: 4, "X-ASSET-URI=\"/ad/multi.m3u8\",X-RESUME-OFFSET=0")
+            ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: ranges)))
-            site.serve("/ad/multi.m3u8", .text("""
-                #EXTM3U
-                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/ad/audio-en.m3u8"
-                #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="/ad/subs-en.m3u8"
-                #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud",SUBTITLES="subs"
-                /media/ad-red/prog.m3u8
+            site.serve(
+                "/ad/multi.m3u8",
+                .text(
+                    """
+                    #EXTM3U
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/ad/audio-en.m3u8"
+                    #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",URI="/ad/subs-en.m3u8"
+                    #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud",SUBTITLES="subs"
+                    /media/ad-red/prog.m3u8
 
-                """))
-            for path in ["/audio-en.m3u8", "/subs-en.m3u8"] { site.serve(path, .text(Fixtures.vodPrimary(seconds: 20))) }
-            for path in ["/ad/audio-en.m3u8", "/ad/subs-en.m3u8"] { site.serve(path, .text(Fixtures.vodPrimary(seconds: 10))) }
+                    """
+                )
+            )
+            for path in ["/audio-en.m3u8", "/subs-en.m3u8"] {
+                site.serve(path, .text(Fixtures.vodPrimary(seconds: 20)))
+            }
+            for path in ["/ad/audio-en.m3u8", "/ad/subs-en.m3u8"] {
+                site.serve(path, .text(Fixtures.vodPrimary(seconds: 10)))
+            }
             let player = try await play(base + "/multi.m3u8")
             let selected = await player.entries("variantSelected")
             #expect(selected.map { $0["audioLanguage"]?.stringValue } == ["en", "en"])
@@ -157,7 +206,11 @@ struct EngineBehaviourTests {
             }
             var configuration = Player.Configuration()
             configuration.liveResumption = resumption
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: RealPlaybackClock(speed: 20), configuration: configuration)
+            let player = Player(
+                item: PlayerItem(url: base + "/live/prog.m3u8"),
+                clock: RealPlaybackClock(speed: 20),
+                configuration: configuration
+            )
             await player.play()
             // Normally over by clock 30 (1.5 s); a busy machine may stall the ads a while longer.
             var limit: MediaTime = 30
@@ -184,12 +237,21 @@ struct EngineBehaviourTests {
         try await withFixtureServer { base, site in
             let ranges = [
                 Fixtures.interstitial("bad", at: 10, "X-ASSET-LIST=\"/lists/missing.json\",DURATION=20"),
-                Fixtures.interstitial("inner", at: 20, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0"),
+                Fixtures.interstitial(
+                    "inner",
+                    at: 20,
+                    "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0"
+                ),
             ]
             let player = await vodPlayer(base, site, seconds: 40, dateRanges: ranges)
             try await player.run()
             let log = await player.log
-            #expect(summaries(log) == ["listFailed:bad", "current:inner", "asset:inner#0", "finished:inner", "current:nil", "resumed@20.0", "ended"])
+            #expect(
+                summaries(log) == [
+                    "listFailed:bad", "current:inner", "asset:inner#0", "finished:inner", "current:nil", "resumed@20.0",
+                    "ended",
+                ]
+            )
             // 40 s of primary and the 10 s ad.
             let end = try #require(log.last).time.seconds
             #expect(end >= 50 && end < 51, "\(end)")
@@ -207,9 +269,13 @@ struct EngineBehaviourTests {
             let log = await player.log
             let loaded = try #require(log.first { $0.event == "assetListLoaded" })
             #expect(loaded.time.seconds < 9, "\(loaded)")
-            let adBuffered = try #require(log.first { $0.event == "bufferedTo" && $0["presentation"]?.stringValue?.contains("post") == true })
+            let adBuffered = try #require(
+                log.first { $0.event == "bufferedTo" && $0["presentation"]?.stringValue?.contains("post") == true }
+            )
             #expect(adBuffered.time.seconds < 10, "\(adBuffered)")
-            let started = try #require(log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "post" })
+            let started = try #require(
+                log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "post" }
+            )
             #expect(abs(started.time.seconds - 10) <= 0.1)
             #expect(log.last?.event == "ended")
             #expect(!log.contains { $0.event == "stalled" && $0.time.seconds >= 10 })
@@ -231,7 +297,11 @@ struct EngineBehaviourTests {
     @Test func resumePointInsideAnInterstitialEntersIt() async throws {
         try await withFixtureServer { base, site in
             let tags = [
-                Fixtures.interstitial("pre", at: 0, "X-ASSET-URI=\"\(base)/media/ad-blue/main.m3u8\",CUE=\"PRE\",X-RESUME-OFFSET=4"),
+                Fixtures.interstitial(
+                    "pre",
+                    at: 0,
+                    "X-ASSET-URI=\"\(base)/media/ad-blue/main.m3u8\",CUE=\"PRE\",X-RESUME-OFFSET=4"
+                ),
                 Fixtures.interstitial("mid", at: 17, "X-ASSET-LIST=\"/lists/mid.json\",DURATION=10"),
             ]
             site.serve("/live/prog.m3u8", .text(LiveInterstitialTests.liveWindow(count: 8, tags: tags)))
@@ -242,11 +312,15 @@ struct EngineBehaviourTests {
             let list = try #require(site.requests.first { $0.path == "/lists/mid.json" })
             #expect(list.parameter("_HLS_start_offset") == "2")
             let log = await player.log
-            #expect(liveSummaries(log) == [
-                "current:pre", "asset:pre#0", "assetEnded:pre#0", "finished:pre", "current:nil",
-                "current:mid", "asset:mid#0", "assetEnded:mid#0", "finished:mid", "current:nil", "resumed@27.0",
-            ])
-            let entered = try #require(log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "mid" })
+            #expect(
+                liveSummaries(log) == [
+                    "current:pre", "asset:pre#0", "assetEnded:pre#0", "finished:pre", "current:nil",
+                    "current:mid", "asset:mid#0", "assetEnded:mid#0", "finished:mid", "current:nil", "resumed@27.0",
+                ]
+            )
+            let entered = try #require(
+                log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "mid" }
+            )
             #expect(entered["primaryTime"]?.doubleValue == 19)
             #expect(entered["joinedAt"]?.doubleValue == 2)
         }
@@ -257,20 +331,35 @@ struct EngineBehaviourTests {
     /// the audio's 3 s ones, so the primary resumes at 15 (the main playlist alone said 14).
     @Test func snapInUsesTheLatestBoundaryAcrossAudioAndVideo() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/multi.m3u8", .text("""
-                #EXTM3U
-                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/audio.m3u8"
-                #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
-                /vod/prog.m3u8
+            site.serve(
+                "/multi.m3u8",
+                .text(
+                    """
+                    #EXTM3U
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/audio.m3u8"
+                    #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
+                    /vod/prog.m3u8
 
-                """))
-            let ranges = [Fixtures.interstitial("ad", at: 10, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=4.6,X-SNAP=\"IN\"")]
+                    """
+                )
+            )
+            let ranges = [
+                Fixtures.interstitial(
+                    "ad",
+                    at: 10,
+                    "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=4.6,X-SNAP=\"IN\""
+                )
+            ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
             var audio = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:3", "#EXT-X-PLAYLIST-TYPE:VOD"]
             for k in 0..<10 { audio += ["#EXTINF:3.000,", "/media/primary/seg-00\(k).ts"] }
             site.serve("/audio.m3u8", .text((audio + ["#EXT-X-ENDLIST"]).joined(separator: "\n") + "\n"))
             let player = try await play(base + "/multi.m3u8")
-            #expect(summaries(await player.log) == ["current:ad", "asset:ad#0", "finished:ad", "current:nil", "resumed@15.0", "ended"])
+            #expect(
+                summaries(await player.log) == [
+                    "current:ad", "asset:ad#0", "finished:ad", "current:nil", "resumed@15.0", "ended",
+                ]
+            )
         }
     }
 
@@ -288,7 +377,8 @@ struct EngineBehaviourTests {
     @Test func noListClearedForAssetURIEvents() async throws {
         try await withFixtureServer { base, site in
             let ranges = [
-                Fixtures.interstitial("uri", at: 14, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0")]
+                Fixtures.interstitial("uri", at: 14, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0")
+            ]
             let player = await vodPlayer(base, site, seconds: 30, dateRanges: ranges)
             let notes = await InterstitialEventMonitor(player: player).notifications()
             try await player.run(until: 10)
@@ -298,7 +388,11 @@ struct EngineBehaviourTests {
             try await player.run()
             let all = await collect(notes)
             #expect(listStatuses(all).isEmpty, "\(listStatuses(all))")
-            #expect(all.contains { if case .eventWasUnscheduled(let event, nil) = $0 { event.identifier == "uri" } else { false } })
+            #expect(
+                all.contains {
+                    if case .eventWasUnscheduled(let event, nil) = $0 { event.identifier == "uri" } else { false }
+                }
+            )
         }
     }
 
@@ -307,7 +401,8 @@ struct EngineBehaviourTests {
     @Test func notificationsAndLogAreBounded() async throws {
         try await withFixtureServer { base, site in
             let ranges = [
-                Fixtures.interstitial("ad", at: 4, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0")]
+                Fixtures.interstitial("ad", at: 4, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0")
+            ]
             var configuration = Player.Configuration()
             configuration.notificationBufferLimit = 3
             configuration.maximumLogEntries = 16

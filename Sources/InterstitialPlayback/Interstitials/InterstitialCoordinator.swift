@@ -39,9 +39,11 @@ struct FinishedEvent: Sendable, Hashable {
     var cancelled: Bool
 }
 
-/// The pure part of the interstitial engine: it takes what happened (an event starts, a break
-/// ends, a skip is asked for, the skip state moves) and returns what the player must do, with
-/// no I/O, clock or actor, after `Presentation` and AsyncHTTPClient's `HTTPRequestStateMachine`.
+/// The pure part of the interstitial engine.
+///
+/// It takes what happened (an event starts, a break ends, a skip is asked for, the skip state
+/// moves) and returns what the player must do, with no I/O, clock or actor, after
+/// `Presentation` and AsyncHTTPClient's `HTTPRequestStateMachine`.
 /// The ``Player`` actor performs the actions. Its tests are tables, with no network.
 struct InterstitialCoordinator: Sendable {
     /// What the player must do.
@@ -80,7 +82,10 @@ struct InterstitialCoordinator: Sendable {
     /// `X-RESTRICT=SKIP`, or whatever the state when the app owns the policy.
     func skip(_ request: SkipRequest) -> [Action] {
         guard let event = request.event else {
-            return [.refuse("no interstitial event is playing"), .emit(.skipRefused(eventID: nil, reason: "no interstitial event is playing"))]
+            return [
+                .refuse("no interstitial event is playing"),
+                .emit(.skipRefused(eventID: nil, reason: "no interstitial event is playing")),
+            ]
         }
         let granted: [Action] = [.emit(.currentEventSkipped(event)), .finishCurrentEvent]
         if request.overridesPolicy { return granted }
@@ -103,7 +108,12 @@ struct InterstitialCoordinator: Sendable {
     }
 
     /// The skip state moved from `old` to `report.state`: report it with the effective label.
-    mutating func skipStateChanged(from old: SkippableEventState, to new: SkippableEventState, event: InterstitialEvent, control: SkipControl?) -> [Action] {
+    mutating func skipStateChanged(
+        from old: SkippableEventState,
+        to new: SkippableEventState,
+        event: InterstitialEvent,
+        control: SkipControl?
+    ) -> [Action] {
         self.skipLabelID = new == .notSkippable ? nil : control?.labelID
         guard new != old else { return [] }
         return [.emit(.skippableStateDidChange(event, new, labelID: self.skipLabelID))]
@@ -144,12 +154,19 @@ struct InterstitialCoordinator: Sendable {
         var span: MediaTime
     }
 
-    /// The interstitial whose span a resume point (after a pre-roll, a cancel or a failed list)
-    /// lands inside, and how far into it: playback enters it there, asking its asset list with
-    /// `_HLS_start_offset` on live, exactly as a live join does. `nil` when none contains it.
-    func interstitial(containing time: MediaTime, among candidates: [SpanCandidate]) -> (id: String, start: MediaTime, offset: MediaTime)? {
+    /// The interstitial whose span a resume point lands inside, and how far into it.
+    ///
+    /// After a pre-roll, a cancel or a failed list, playback enters it there, asking its asset
+    /// list with `_HLS_start_offset` on live, exactly as a live join does. `nil` when none
+    /// contains the point.
+    func interstitial(
+        containing time: MediaTime,
+        among candidates: [SpanCandidate]
+    ) -> (id: String, start: MediaTime, offset: MediaTime)? {
         let tolerance = BufferedRanges.tolerance
-        let inside = candidates.filter { $0.span > .zero && $0.start < time - tolerance && time < $0.start + $0.span - tolerance }
+        let inside = candidates.filter {
+            $0.span > .zero && $0.start < time - tolerance && time < $0.start + $0.span - tolerance
+        }
         guard let first = inside.min(by: { $0.start < $1.start }) else { return nil }
         return (first.id, first.start, time - first.start)
     }
@@ -164,7 +181,14 @@ struct InterstitialCoordinator: Sendable {
     ///   - segmentEdges: The segment boundaries of each of the primary's audio and video
     ///     playlists, for `X-SNAP=IN`: the resume point snaps to the nearest boundary of each, and
     ///     the latest of those wins, so no track resumes mid-segment before the others.
-    func resumption(start: MediaTime, finished: [FinishedEvent], skippedSpan: MediaTime, joinOffset: MediaTime, isLive: Bool, segmentEdges: [[MediaTime]]) -> MediaTime {
+    func resumption(
+        start: MediaTime,
+        finished: [FinishedEvent],
+        skippedSpan: MediaTime,
+        joinOffset: MediaTime,
+        isLive: Bool,
+        segmentEdges: [[MediaTime]]
+    ) -> MediaTime {
         var total = MediaTime.zero
         var elapsedUsed = false
         for item in finished {

@@ -106,7 +106,12 @@ extension Player {
     /// Decides how the loop goes on: with a virtual clock, jump it to the next deadline (or wait
     /// for the answers that hold it); with a real clock, arm a timer for the deadline and listen
     /// for wakes.
-    func prepareToWait(now: MediaTime, limit: MediaTime?, loop: inout RunLoop, group: inout ThrowingTaskGroup<Completion, any Error>) -> NextStep {
+    func prepareToWait(
+        now: MediaTime,
+        limit: MediaTime?,
+        loop: inout RunLoop,
+        group: inout ThrowingTaskGroup<Completion, any Error>
+    ) -> NextStep {
         var deadline = self.nextDeadline(now: now)
         if let limit { deadline = deadline.map { MediaTime.min($0, limit) } ?? limit }
         let clock = self.clock
@@ -115,7 +120,9 @@ extension Player {
             return .wait
         }
         var holding = self.inFlight.values.contains { $0.holdsClock }
-        if let virtualClock = clock as? VirtualPlaybackClock, !holding, self.inFlight.values.contains(where: { !$0.holdsClock }) {
+        if let virtualClock = clock as? VirtualPlaybackClock, !holding,
+            self.inFlight.values.contains(where: { !$0.holdsClock })
+        {
             // A blocking reload is in flight. A server in this virtual time answers it once the
             // clock reaches the time it waits for: go no further than that, then wait for the
             // answer (or for the server to start waiting) instead of running ahead.
@@ -160,7 +167,8 @@ extension Player {
 
     /// On a real clock: a timer for the deadline (unless an earlier one is armed) and a listener
     /// for wakes (controls called from other tasks).
-    func armRealClock(deadline: MediaTime?, loop: inout RunLoop, group: inout ThrowingTaskGroup<Completion, any Error>) {
+    func armRealClock(deadline: MediaTime?, loop: inout RunLoop, group: inout ThrowingTaskGroup<Completion, any Error>)
+    {
         let clock = self.clock
         if let deadline, loop.timers.allSatisfy({ deadline < $0 }) {
             loop.timers.append(deadline)
@@ -238,7 +246,9 @@ extension Player {
         self.checkTransitions(now: now)
         guard !self.finished else { return }
         if let stall = self.stallStart, self.isStalled, self.rate > 0, now - stall >= self.configuration.stallTimeout {
-            self.fail(PlaybackError(code: .stalled, message: "playback stalled for \(self.configuration.stallTimeout) s"))
+            self.fail(
+                PlaybackError(code: .stalled, message: "playback stalled for \(self.configuration.stallTimeout) s")
+            )
             return
         }
         self.queueLoads(now: now)
@@ -261,13 +271,19 @@ extension Player {
         if let boundary = self.playbackDeadline(now: now) { candidates.append(boundary) }
         if let time = self.primary?.nextDeadline { candidates.append(time) }
         // The forward buffer reaches the next segment as the playhead moves.
-        if self.rate > 0, !self.isStalled, self.interstitials.current == nil, let start = self.primary?.nextSegmentStart {
+        if self.rate > 0, !self.isStalled, self.interstitials.current == nil, let start = self.primary?.nextSegmentStart
+        {
             let limit = self.primaryBufferLimit()
-            if start >= limit, let boundary = self.primaryBoundary().map({ $0 }) ?? Optional(start + 1), start < boundary || limit < self.primaryPosition + self.configuration.forwardBufferDuration {
+            if start >= limit, let boundary = self.primaryBoundary().map({ $0 }) ?? Optional(start + 1),
+                start < boundary || limit < self.primaryPosition + self.configuration.forwardBufferDuration
+            {
                 let reach = start - self.configuration.forwardBufferDuration
                 if reach >= self.primaryPosition {
                     // Just past the point where the segment enters the forward buffer.
-                    candidates.append(now + MediaTime(seconds: (reach - self.primaryPosition).seconds / self.rate) + MediaTime(milliseconds: 1))
+                    candidates.append(
+                        now + MediaTime(seconds: (reach - self.primaryPosition).seconds / self.rate)
+                            + MediaTime(milliseconds: 1)
+                    )
                 }
             }
         }
@@ -275,7 +291,9 @@ extension Player {
             if let time = presentation.nextDeadline { candidates.append(time) }
         }
         if let command = self.commands.first { candidates.append(command.time) }
-        if let stall = self.stallStart, self.isStalled, self.rate > 0 { candidates.append(stall + self.configuration.stallTimeout) }
+        if let stall = self.stallStart, self.isStalled, self.rate > 0 {
+            candidates.append(stall + self.configuration.stallTimeout)
+        }
         if let time = self.interstitialDeadline(now: now) { candidates.append(time) }
         return candidates.map { MediaTime.max($0, now) }.min()
     }

@@ -11,9 +11,23 @@ public enum PlayerEvent: Sendable, Hashable {
     /// A request completed (`status`) or failed (`error`).
     case request(url: String, kind: String, status: Int?, bytes: Int, error: PlaybackError.Code?)
     /// A presentation chose a variant and renditions.
-    case variantSelected(presentation: String, url: String, bandwidth: Int, audioLanguage: String?, subtitleLanguage: String?)
+    case variantSelected(
+        presentation: String,
+        url: String,
+        bandwidth: Int,
+        audioLanguage: String?,
+        subtitleLanguage: String?
+    )
     /// A media playlist loaded (first load or reload).
-    case playlistLoaded(presentation: String, track: String, url: String, segments: Int, isLive: Bool, changed: Bool, delta: Bool)
+    case playlistLoaded(
+        presentation: String,
+        track: String,
+        url: String,
+        segments: Int,
+        isLive: Bool,
+        changed: Bool,
+        delta: Bool
+    )
     /// A presentation's forward buffer grew to `time`.
     case bufferedTo(presentation: String, time: MediaTime)
     /// The primary ran out of buffer at `primaryTime`.
@@ -83,8 +97,10 @@ public enum PlayerEvent: Sendable, Hashable {
         case .assetListCleared(let event): .assetListResponseStatusDidChange(event, .cleared, nil)
         case .assetListFailed(_, let event?, let error): .assetListResponseStatusDidChange(event, .unavailable, error)
         case .eventWasUnscheduled(let event, let error): .eventWasUnscheduled(event, error)
-        case .eventDidFinish(let event, let playout, let entire): .eventDidFinish(event, playoutTime: playout, didPlayEntireEvent: entire)
-        case .skippableStateDidChange(let event, let state, let label): .currentEventSkippableStateDidChange(event, state, labelID: label)
+        case .eventDidFinish(let event, let playout, let entire):
+            .eventDidFinish(event, playoutTime: playout, didPlayEntireEvent: entire)
+        case .skippableStateDidChange(let event, let state, let label):
+            .currentEventSkippableStateDidChange(event, state, labelID: label)
         default: nil
         }
     }
@@ -109,7 +125,8 @@ public enum PlayerEvent: Sendable, Hashable {
             return (
                 "variantSelected",
                 [
-                    ("presentation", .string(presentation)), ("url", .string(url)), ("bandwidth", .number(Double(bandwidth))),
+                    ("presentation", .string(presentation)), ("url", .string(url)),
+                    ("bandwidth", .number(Double(bandwidth))),
                     ("audioLanguage", .optional(audio)), ("subtitleLanguage", .optional(subtitles)),
                 ]
             )
@@ -118,7 +135,8 @@ public enum PlayerEvent: Sendable, Hashable {
                 "playlistLoaded",
                 [
                     ("presentation", .string(presentation)), ("track", .string(track)), ("url", .string(url)),
-                    ("segments", .number(Double(segments))), ("live", .bool(isLive)), ("changed", .bool(changed)), ("delta", .bool(delta)),
+                    ("segments", .number(Double(segments))), ("live", .bool(isLive)), ("changed", .bool(changed)),
+                    ("delta", .bool(delta)),
                 ]
             )
         case .bufferedTo(let presentation, let time):
@@ -130,7 +148,13 @@ public enum PlayerEvent: Sendable, Hashable {
         case .ended(let time):
             return ("ended", [("primaryTime", .seconds(time))])
         case .error(let error):
-            return ("error", [("code", .string(error.code.description)), ("message", .string(error.message)), ("url", .optional(error.url))])
+            return (
+                "error",
+                [
+                    ("code", .string(error.code.description)), ("message", .string(error.message)),
+                    ("url", .optional(error.url)),
+                ]
+            )
         case .rateRefused(let rate, let reason):
             return ("rateRefused", [("rate", .number(rate)), ("reason", .string(reason))])
         case .rateChanged(let rate, let reason):
@@ -141,8 +165,10 @@ public enum PlayerEvent: Sendable, Hashable {
             return (
                 "seekResolved",
                 [
-                    ("target", .seconds(result.requestedTime)), ("granted", .seconds(result.grantedTime)), ("allowed", .bool(result.isAllowed)),
-                    ("interstitials", .array(result.interstitials.map { .string($0) })), ("reason", .string(result.reason)),
+                    ("target", .seconds(result.requestedTime)), ("granted", .seconds(result.grantedTime)),
+                    ("allowed", .bool(result.isAllowed)),
+                    ("interstitials", .array(result.interstitials.map { .string($0) })),
+                    ("reason", .string(result.reason)),
                 ]
             )
         case .skipRefused(let id, let reason):
@@ -159,34 +185,58 @@ public enum PlayerEvent: Sendable, Hashable {
             if let joinedAt { fields.append(("joinedAt", .seconds(joinedAt))) }
             return ("currentEventDidChange", fields)
         case .currentEventUpdated(let event):
-            return ("currentEventUpdated", [("eventID", .string(event.identifier)), ("playoutLimit", .seconds(event.playoutLimit))])
+            return (
+                "currentEventUpdated",
+                [("eventID", .string(event.identifier)), ("playoutLimit", .seconds(event.playoutLimit))]
+            )
         case .eventCancelled(let event):
             return ("eventCancelled", [("eventID", .string(event.identifier))])
         case .currentEventSkipped(let event):
             return ("currentEventSkipped", [("eventID", .string(event.identifier))])
         case .assetListLoaded(let id, _, let assets, let duration):
-            return ("assetListLoaded", [("eventID", .string(id)), ("assets", .number(Double(assets))), ("duration", .number(duration))])
+            return (
+                "assetListLoaded",
+                [("eventID", .string(id)), ("assets", .number(Double(assets))), ("duration", .number(duration))]
+            )
         case .assetListFailed(let id, _, let error):
             return ("assetListFailed", [("eventID", .string(id)), ("error", .string(error.description))])
         case .eventWasUnscheduled(let event, let error):
-            return ("eventWasUnscheduled", [("eventID", .string(event.identifier)), ("error", .optional(error?.code.description))])
+            return (
+                "eventWasUnscheduled",
+                [("eventID", .string(event.identifier)), ("error", .optional(error?.code.description))]
+            )
         case .interstitialAssetStarted(let id, let index, let url):
-            return ("interstitialAssetStarted", [("eventID", .string(id)), ("index", .number(Double(index))), ("url", .string(url))])
+            return (
+                "interstitialAssetStarted",
+                [("eventID", .string(id)), ("index", .number(Double(index))), ("url", .string(url))]
+            )
         case .interstitialAssetEnded(let id, let index, let playout):
-            return ("interstitialAssetEnded", [("eventID", .string(id)), ("index", .number(Double(index))), ("playoutTime", .seconds(playout))])
+            return (
+                "interstitialAssetEnded",
+                [("eventID", .string(id)), ("index", .number(Double(index))), ("playoutTime", .seconds(playout))]
+            )
         case .interstitialAssetFailed(let id, let index, let error):
-            return ("interstitialAssetFailed", [("eventID", .string(id)), ("index", .number(Double(index))), ("error", .string(error.description))])
+            return (
+                "interstitialAssetFailed",
+                [("eventID", .string(id)), ("index", .number(Double(index))), ("error", .string(error.description))]
+            )
         case .eventDidFinish(let event, let playout, let entire):
             return (
                 "eventDidFinish",
-                [("eventID", .string(event.identifier)), ("playoutTime", .seconds(playout)), ("didPlayEntireEvent", .bool(entire))]
+                [
+                    ("eventID", .string(event.identifier)), ("playoutTime", .seconds(playout)),
+                    ("didPlayEntireEvent", .bool(entire)),
+                ]
             )
         case .primaryResumed(let time):
             return ("primaryResumed", [("primaryTime", .seconds(time))])
         case .skippableStateDidChange(let event, let state, let label):
             return (
                 "skippableStateDidChange",
-                [("eventID", .string(event.identifier)), ("state", .string(state.description)), ("labelID", .optional(label))]
+                [
+                    ("eventID", .string(event.identifier)), ("state", .string(state.description)),
+                    ("labelID", .optional(label)),
+                ]
             )
         }
     }
