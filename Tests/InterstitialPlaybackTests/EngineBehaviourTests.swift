@@ -37,6 +37,43 @@ struct EngineBehaviourTests {
         }
     }
 
+    /// The same during a pre-roll: replacing the events while it plays keeps its
+    /// `X-RESUME-OFFSET=0`, so the app's override of the server's mid-roll at 4 s then plays
+    /// (resuming at the pre-roll's duration instead would jump past it).
+    @Test func setEventsDuringAPreRollKeepsHowItEndsAndTheOverridePlays() async throws {
+        try await withFixtureServer { base, site in
+            let ranges = [
+                Fixtures.interstitial(
+                    "pre",
+                    at: 0,
+                    "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",CUE=\"PRE\",X-RESUME-OFFSET=0"
+                ),
+                Fixtures.interstitial(
+                    "ad1",
+                    at: 4,
+                    "X-ASSET-URI=\"\(base)/media/ad-green/main.m3u8\",X-RESUME-OFFSET=0"
+                ),
+            ]
+            let player = await vodPlayer(base, site, seconds: 20, dateRanges: ranges)
+            try await player.run(until: 3)
+            #expect(await player.currentInterstitialEventID == "pre")
+            var override = InterstitialEvent(identifier: "ad1", time: 4)
+            override.assetURIs = [base + "/media/ad-blue/main.m3u8"]
+            override.resumptionOffset = .zero
+            await InterstitialEventController(player: player).setEvents([override])
+            try await player.run()
+            let log = await player.log
+            #expect(
+                summaries(log) == [
+                    "current:pre", "asset:pre#0", "finished:pre", "current:nil", "resumed@0.0",
+                    "current:ad1", "asset:ad1#0", "finished:ad1", "current:nil", "resumed@4.0", "ended",
+                ]
+            )
+            let urls = log.filter { $0.event == "interstitialAssetStarted" }.compactMap { $0["url"]?.stringValue }
+            #expect(urls.count == 2 && urls[1].contains("ad-blue"), "\(urls)")
+        }
+    }
+
     /// Skip control gates skipping: before the window and after it the request is refused (and
     /// logged with the reason); the app's override skips anyway.
     @Test func skippingIsGatedBySkipControl() async throws {
