@@ -363,23 +363,36 @@ struct EngineBehaviourTests {
         }
     }
 
+    /// `X-SNAP=OUT` takes the earliest boundary across the audio and video playlists: 9.5 is 10
+    /// in the video's 2 s segments and 9 in the audio's 3 s ones, so the break starts at 9 (the
+    /// main playlist alone said 10).
+    @Test func snapOutUsesTheEarliestBoundaryAcrossAudioAndVideo() async throws {
+        try await withFixtureServer { base, site in
+            let ranges = [
+                Fixtures.interstitial(
+                    "ad",
+                    at: 9.5,
+                    "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0,X-SNAP=\"OUT\""
+                )
+            ]
+            serveVideoAndAudio(site, dateRanges: ranges)
+            let player = try await play(base + "/multi.m3u8")
+            let log = await player.log
+            #expect(
+                summaries(log) == ["current:ad", "asset:ad#0", "finished:ad", "current:nil", "resumed@9.0", "ended"]
+            )
+            let began = try #require(
+                log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "ad" }
+            )
+            #expect(began["primaryTime"]?.doubleValue == 9)
+        }
+    }
+
     /// `X-SNAP=IN` snaps the resume point to a segment boundary of every audio and video
     /// playlist, the latest of them: 10 + 4.6 = 14.6 is 14 in the video's 2 s segments and 15 in
     /// the audio's 3 s ones, so the primary resumes at 15 (the main playlist alone said 14).
     @Test func snapInUsesTheLatestBoundaryAcrossAudioAndVideo() async throws {
         try await withFixtureServer { base, site in
-            site.serve(
-                "/multi.m3u8",
-                .text(
-                    """
-                    #EXTM3U
-                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/audio.m3u8"
-                    #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
-                    /vod/prog.m3u8
-
-                    """
-                )
-            )
             let ranges = [
                 Fixtures.interstitial(
                     "ad",
@@ -387,10 +400,7 @@ struct EngineBehaviourTests {
                     "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=4.6,X-SNAP=\"IN\""
                 )
             ]
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
-            var audio = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:3", "#EXT-X-PLAYLIST-TYPE:VOD"]
-            for k in 0..<10 { audio += ["#EXTINF:3.000,", "/media/primary/seg-00\(k).ts"] }
-            site.serve("/audio.m3u8", .text((audio + ["#EXT-X-ENDLIST"]).joined(separator: "\n") + "\n"))
+            serveVideoAndAudio(site, dateRanges: ranges)
             let player = try await play(base + "/multi.m3u8")
             #expect(
                 summaries(await player.log) == [
@@ -459,4 +469,26 @@ struct EngineBehaviourTests {
             #expect(log.last?.event == "ended")
         }
     }
+}
+
+/// Serves `/multi.m3u8`: the VOD primary `/vod/prog.m3u8` (30 s of 2 s segments, with
+/// `dateRanges`) and an English audio rendition `/audio.m3u8` of 3 s segments, so their segment
+/// boundaries differ.
+func serveVideoAndAudio(_ site: FixtureSite, dateRanges: [String]) {
+    site.serve(
+        "/multi.m3u8",
+        .text(
+            """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/audio.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
+            /vod/prog.m3u8
+
+            """
+        )
+    )
+    site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: dateRanges)))
+    var audio = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:3", "#EXT-X-PLAYLIST-TYPE:VOD"]
+    for k in 0..<10 { audio += ["#EXTINF:3.000,", "/media/primary/seg-00\(k).ts"] }
+    site.serve("/audio.m3u8", .text((audio + ["#EXT-X-ENDLIST"]).joined(separator: "\n") + "\n"))
 }

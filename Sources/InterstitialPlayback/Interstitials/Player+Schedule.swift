@@ -64,12 +64,16 @@ extension Player {
         guard let playlist = given ?? self.primary?.mainTrack?.playlist else { return }
         if given == nil, let schedule = self.interstitials.schedule {
             // Controller events: rebuild, keeping the configuration (played events, start).
-            self.interstitials.schedule = Schedule(primary: playlist, events: self.schedulableEvents(self.effectiveEvents()), configuration: schedule.configuration)
+            self.interstitials.schedule = Schedule(
+                primary: self.snapPlaylists(main: playlist),
+                events: self.schedulableEvents(self.effectiveEvents()),
+                configuration: schedule.configuration
+            )
         }
         if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) { self.interstitials.offset = offset }
         let events = self.effectiveEvents()
         if var schedule = self.interstitials.schedule {
-            _ = schedule.update(primary: playlist, events: self.schedulableEvents(events))
+            _ = schedule.update(primary: self.snapPlaylists(main: playlist), events: self.schedulableEvents(events))
             self.interstitials.schedule = schedule
         } else {
             var configuration = Schedule.Configuration()
@@ -78,7 +82,7 @@ extension Player {
             } else {
                 configuration.start = .time(self.currentItem?.startTime ?? .zero)
             }
-            self.interstitials.schedule = Schedule(primary: playlist, events: self.schedulableEvents(events), configuration: configuration)
+            self.interstitials.schedule = Schedule(primary: self.snapPlaylists(main: playlist), events: self.schedulableEvents(events), configuration: configuration)
         }
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
@@ -113,6 +117,13 @@ extension Player {
                 self.dropPreparedAssets(of: old)
             }
         }
+    }
+
+    /// The primary's playlists whose segment boundaries `X-SNAP` counts: the main (video) playlist
+    /// first, then each audio rendition loaded (the earliest boundary for OUT, the latest for IN).
+    func snapPlaylists(main: MediaPlaylist) -> [MediaPlaylist] {
+        let audio = self.primary?.tracks.filter { $0.kind == .audio }.compactMap(\.playlist) ?? []
+        return [main] + audio
     }
 
     /// The events the schedule places: all but those cancelled (D.5: a failed asset list or asset

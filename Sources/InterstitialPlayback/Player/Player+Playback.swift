@@ -71,6 +71,9 @@ extension Player {
                 )
                 if id.isPrimary, track == .main, let playlist = self.primary?.mainTrack?.playlist {
                     self.primaryPlaylistDidLoad(playlist, now: now)
+                } else if id.isPrimary, track == .audio, changed {
+                    // X-SNAP counts the audio playlist's segment boundaries too.
+                    self.refreshSchedule(playlist: self.primary?.mainTrack?.playlist, now: now)
                 }
             case .buffered:
                 let from = id.isPrimary ? self.primaryPosition : self.assetStartPosition(id)
