@@ -148,6 +148,13 @@ struct InputAndNetworkTests {
         #expect(result.stderr.contains("--timeout takes seconds from 0.001 to 3600"), "\(value): \(result.stderr)")
     }
 
+    @Test(arguments: ["-1", "-0", "nan", "inf", "1e308", "1e3", "0x10", "1000000000.001", "1234567890123456789012345678901234567890", " 5"])
+    func skipTimeOutsideItsRangeIsRefused(_ value: String) throws {
+        let result = try CLI.run(["play", "http://127.0.0.1:1/main.m3u8", "--skip=\(value)"])
+        #expect(result.status != 0, "\(value)")
+        #expect(result.stderr.contains("--skip takes clock seconds from 0 to 1e9"), "\(value): \(result.stderr)")
+    }
+
     @Test func timeoutInsideItsRangeIsAccepted() throws {
         for value in ["0.001", "30", "3600", "2.5"] {
             let result = try CLI.run(["format", "Examples/vod-interstitials.m3u8", "--timeout", value])

@@ -72,17 +72,20 @@ struct LiveJoinCommandTests {
         let loaded = try #require(events("assetListLoaded").first)
         #expect(loaded["assets"] as? Int == 2)
         #expect(loaded["duration"] as? Double == 20)
-        let started = events("interstitialAssetStarted").filter { $0["event_id"] as? String == "auto-0" }
+        let started = events("interstitialAssetStarted").filter { $0["eventID"] as? String == "auto-0" }
         #expect(started.map { ($0["url"] as? String)?.contains("/ad-red/") == true } == [true], "\(text)")
-        // The event starts `offset` before the join point (the player reports the break's start as
-        // where the primary paused); it plays the last 20 - offset seconds of the list (8 s when it
-        // joined 12 s in) and resumes the primary at the break's start plus its 20 s.
-        let paused = try #require(events("currentEventDidChange").first { $0["event_id"] as? String == "auto-0" }, "\(text)")
+        // The event starts `offset` before the join point (the player reports the join point as
+        // `primaryTime` and how far into the event it is as `joinedAt`); it plays the last
+        // 20 - offset seconds of the list (8 s when it joined 12 s in) and resumes the primary at
+        // the break's start plus its 20 s.
+        let paused = try #require(events("currentEventDidChange").first { $0["eventID"] as? String == "auto-0" }, "\(text)")
         let resumed = try #require(events("primaryResumed").first, "no resume\n\(text)")
-        let breakStart = try #require(paused["primaryTime"] as? Double)
+        let joinPoint = try #require(paused["primaryTime"] as? Double)
+        #expect(paused["joinedAt"] as? Double == offset, "\(paused)")
+        let breakStart = joinPoint - offset
         let resume = try #require(resumed["primaryTime"] as? Double)
         #expect(abs(resume - (breakStart + 20)) < 0.1, "break at \(breakStart), resumed at \(resume)\n\(text)")
-        let finished = try #require(events("eventDidFinish").first { $0["event_id"] as? String == "auto-0" })
+        let finished = try #require(events("eventDidFinish").first { $0["eventID"] as? String == "auto-0" })
         #expect(abs((finished["playoutTime"] as? Double ?? 0) - (20 - offset)) < 0.1, "\(finished)")
         #expect(abs((resumed["t"] as? Double ?? 0) - (20 - offset)) < 0.5, "\(resumed)")
 

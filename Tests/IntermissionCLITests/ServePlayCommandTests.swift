@@ -23,13 +23,13 @@ struct ServePlayCommandTests {
         let played = try CLI.run(["play", url, "--speed", "20", "--json"])
         #expect(played.status == 0, "\(played.stderr)")
         let entries = jsonLines(played.stdout)
-        let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["event_id"] as? String }
+        let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["eventID"] as? String }
         #expect(started == ["preroll", "midroll-1", "midroll-2", "postroll"])
-        let finished = entries.filter { $0["event"] as? String == "eventDidFinish" }.compactMap { $0["event_id"] as? String }
+        let finished = entries.filter { $0["event"] as? String == "eventDidFinish" }.compactMap { $0["eventID"] as? String }
         #expect(finished == ["preroll", "midroll-1", "midroll-2", "postroll"])
         // The first breaks are filled (later ones may be empty: the repeat window is wall-clock time).
         let lists = Dictionary(
-            entries.filter { $0["event"] as? String == "assetListLoaded" }.map { ($0["event_id"] as? String ?? "", $0["assets"] as? Int ?? -1) },
+            entries.filter { $0["event"] as? String == "assetListLoaded" }.map { ($0["eventID"] as? String ?? "", $0["assets"] as? Int ?? -1) },
             uniquingKeysWith: { first, _ in first }
         )
         #expect(lists["preroll"] == 1)
@@ -42,16 +42,20 @@ struct ServePlayCommandTests {
         #expect(requests.count > 40)
         #expect(requests.allSatisfy { $0["status"] as? Int == 200 })
 
-        // Requests on the clock: rate 2 inside the pre-roll (SKIP: refused), a seek from 15 s to
-        // 50 s across both JUMP mid-rolls (the one nearest the target plays first), a stop at 30.
-        let steered = try CLI.run(["play", url, "--speed", "20", "--json", "--rate", "2@5", "--seek", "50@25", "--until", "30"])
+        // Requests on the clock: a skip and rate 2 inside the pre-roll (SKIP: both refused), a seek
+        // from 15 s to 50 s across both JUMP mid-rolls (the one nearest the target plays first), a
+        // stop at 30.
+        let steered = try CLI.run(["play", url, "--speed", "20", "--json", "--skip", "3", "--rate", "2@5", "--seek", "50@25", "--until", "30"])
         #expect(steered.status == 0, "\(steered.stderr)")
         let steeredLog = jsonLines(steered.stdout)
+        let skipRefused = try #require(steeredLog.first { $0["event"] as? String == "skipRefused" })
+        #expect(skipRefused["eventID"] as? String == "preroll")
+        #expect((skipRefused["reason"] as? String)?.contains("X-RESTRICT=SKIP") == true, "\(skipRefused)")
         let refused = try #require(steeredLog.first { $0["event"] as? String == "rateRefused" })
         #expect(refused["rate"] as? Double == 2)
         let seek = try #require(steeredLog.first { $0["event"] as? String == "seekResolved" })
         #expect(seek["target"] as? Double == 50)
-        #expect(steeredLog.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["event_id"] as? String }.prefix(2) == ["preroll", "midroll-2"])
+        #expect(steeredLog.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["eventID"] as? String }.prefix(2) == ["preroll", "midroll-2"])
         #expect(steeredLog.compactMap { $0["t"] as? Double }.allSatisfy { $0 <= 30.5 })
         #expect(!steeredLog.contains { $0["event"] as? String == "ended" })
 
@@ -59,7 +63,7 @@ struct ServePlayCommandTests {
         let plain = try CLI.run(["play", url, "--speed", "20", "--json", "--no-interstitials"])
         #expect(plain.status == 0, "\(plain.stderr)")
         let plainLog = jsonLines(plain.stdout)
-        #expect(!plainLog.contains { $0["event"] as? String == "currentEventDidChange" && $0["event_id"] is String })
+        #expect(!plainLog.contains { $0["event"] as? String == "currentEventDidChange" && $0["eventID"] is String })
         #expect(!plainLog.contains { ($0["url"] as? String)?.contains("/v1/asset-lists/") == true })
         #expect(plainLog.last?["event"] as? String == "ended")
         #expect(plainLog.last?["primaryTime"] as? Double == 60)

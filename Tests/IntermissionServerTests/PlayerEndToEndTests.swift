@@ -35,14 +35,14 @@ import Testing
 
         /// The interstitial assets the player started for an event, in order.
         func startedAssets(_ eventID: String) -> [String] {
-            self.entries("interstitialAssetStarted").filter { $0["event_id"]?.stringValue == eventID }.compactMap {
+            self.entries("interstitialAssetStarted").filter { $0["eventID"]?.stringValue == eventID }.compactMap {
                 $0["url"]?.stringValue
             }
         }
 
         /// The events that became current, in order.
         var playedEvents: [String] {
-            self.entries("currentEventDidChange").compactMap { $0["event_id"]?.stringValue }
+            self.entries("currentEventDidChange").compactMap { $0["eventID"]?.stringValue }
         }
     }
 
@@ -218,7 +218,7 @@ import Testing
         for (index, breakID) in ["auto-0", "auto-1"].enumerated() {
             let ended = try #require(
                 viewing.log.lastIndex {
-                    $0.event == "interstitialAssetEnded" && $0["event_id"]?.stringValue == breakID
+                    $0.event == "interstitialAssetEnded" && $0["eventID"]?.stringValue == breakID
                 },
                 "\(breakID) did not end\n\(log)"
             )
@@ -226,7 +226,7 @@ import Testing
             let next =
                 index == 0
                 ? viewing.log.firstIndex {
-                    $0.event == "currentEventDidChange" && $0["event_id"]?.stringValue == "auto-1"
+                    $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "auto-1"
                 } ?? viewing.log.endIndex
                 : viewing.log.endIndex
             #expect(

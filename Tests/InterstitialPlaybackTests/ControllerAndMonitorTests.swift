@@ -39,7 +39,7 @@ struct ControllerAndMonitorTests {
             try await player.run()
             let log = await player.log
             #expect(summaries(log) == ["list:pod", "current:pod", "asset:pod#0", "finished:pod", "current:nil", "resumed@15.0", "ended"])
-            #expect(log.contains { $0.event == "eventCancelled" && $0["event_id"]?.stringValue == "pod" })
+            #expect(log.contains { $0.event == "eventCancelled" && $0["eventID"]?.stringValue == "pod" })
             let finished = try #require(log.first { $0.event == "eventDidFinish" })
             #expect(finished["didPlayEntireEvent"]?.boolValue == false)
             #expect(finished["playoutTime"]?.doubleValue == 3)
@@ -155,7 +155,7 @@ struct ControllerAndMonitorTests {
                 return .json(assetList(base, ["green"]))
             }
             var configuration = Player.Configuration()
-            configuration.interstitialRequestTimeout = 1.5
+            configuration.interstitialRequestTimeout = .milliseconds(1500)
             let player = try await play(base + "/vod/prog.m3u8", configuration: configuration)
             let log = await player.log
             // 0.4 s is within the timeout: the ad plays; 5 s is not: that break is cancelled.

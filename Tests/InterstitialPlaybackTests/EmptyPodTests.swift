@@ -23,7 +23,8 @@ struct EmptyPodTests {
             #expect(summaries(log) == [
                 "list:mid-1", "current:mid-1", "asset:mid-1#0", "asset:mid-1#1", "finished:mid-1", "current:nil", "resumed@20.0",
                 "list:mid-2", "current:mid-2", "finished:mid-2", "current:nil", "resumed@40.0",
-                "current:post", "list:post", "finished:post", "current:nil", "ended",
+                // The post-roll's list is fetched ahead too, before the primary ends.
+                "list:post", "current:post", "finished:post", "current:nil", "ended",
             ])
             // 60 s of primary and 20 s of ads; the empty breaks take no time.
             #expect(log.last!.time >= 80 && log.last!.time < 81)

@@ -216,6 +216,15 @@ enum Fixtures {
     }
 }
 
+/// Serves `/vod/prog.m3u8` (a VOD primary of `seconds` with `dateRanges`) and returns a player
+/// of it on a virtual clock, playing (rate set; ``Player/run(until:)`` drives it).
+func vodPlayer(_ base: String, _ site: FixtureSite, seconds: Int, dateRanges: [String], configuration: Player.Configuration = .init()) async -> Player {
+    site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: seconds, dateRanges: dateRanges)))
+    let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock(), configuration: configuration)
+    await player.play()
+    return player
+}
+
 extension Player {
     /// The log entries named `event`.
     func entries(_ event: String) -> [PlayerLogEntry] { self.log.filter { $0.event == event } }
@@ -225,12 +234,12 @@ extension PlayerLogEntry {
     /// A short form for order assertions: `currentEventDidChange:ad1`, `primaryResumed@5`.
     var summary: String {
         switch self.event {
-        case "currentEventDidChange": "current:" + (self["event_id"]?.stringValue ?? "nil")
+        case "currentEventDidChange": "current:" + (self["eventID"]?.stringValue ?? "nil")
         case "primaryResumed": "resumed@\(self["primaryTime"]?.doubleValue ?? -1)"
-        case "eventDidFinish": "finished:\(self["event_id"]?.stringValue ?? "")"
-        case "interstitialAssetStarted": "asset:\(self["event_id"]?.stringValue ?? "")#\(Int(self["index"]?.doubleValue ?? -1))"
-        case "assetListLoaded": "list:\(self["event_id"]?.stringValue ?? "")"
-        case "assetListFailed": "listFailed:\(self["event_id"]?.stringValue ?? "")"
+        case "eventDidFinish": "finished:\(self["eventID"]?.stringValue ?? "")"
+        case "interstitialAssetStarted": "asset:\(self["eventID"]?.stringValue ?? "")#\(Int(self["index"]?.doubleValue ?? -1))"
+        case "assetListLoaded": "list:\(self["eventID"]?.stringValue ?? "")"
+        case "assetListFailed": "listFailed:\(self["eventID"]?.stringValue ?? "")"
         default: self.event
         }
     }

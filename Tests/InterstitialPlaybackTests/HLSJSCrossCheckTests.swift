@@ -309,7 +309,7 @@ struct CrossCheckStep: Sendable, Equatable, CustomStringConvertible {
         var anchor: (clock: MediaTime, primary: Double, moving: Bool) = (.zero, 0, true)
         var inBreak = false
         for entry in log {
-            let id = entry["event_id"]?.stringValue
+            let id = entry["eventID"]?.stringValue
             let index = entry["index"]?.doubleValue.map { Int($0) }
             switch entry.event {
             case "playing", "primaryResumed":

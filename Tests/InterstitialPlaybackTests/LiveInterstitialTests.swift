@@ -23,7 +23,7 @@ func serveLive(
 func liveSummaries(_ log: [PlayerLogEntry]) -> [String] {
     let kept: Set<String> = ["currentEventDidChange", "interstitialAssetStarted", "interstitialAssetEnded", "eventDidFinish", "primaryResumed"]
     return log.filter { kept.contains($0.event) }.map { entry in
-        entry.event == "interstitialAssetEnded" ? "assetEnded:\(entry["event_id"]?.stringValue ?? "")#\(Int(entry["index"]?.doubleValue ?? -1))" : entry.summary
+        entry.event == "interstitialAssetEnded" ? "assetEnded:\(entry["eventID"]?.stringValue ?? "")#\(Int(entry["index"]?.doubleValue ?? -1))" : entry.summary
     }
 }
 
@@ -48,7 +48,7 @@ struct LiveInterstitialTests {
             let primaryTime = try #require(resumed["primaryTime"]?.doubleValue)
             #expect(abs(primaryTime - 32) <= 0.1)
             #expect(abs(resumed.time.seconds - 26) <= 0.1)
-            let started = try #require(log.first { $0.event == "currentEventDidChange" && $0["event_id"]?.stringValue == "ad" })
+            let started = try #require(log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "ad" })
             #expect(abs(started.time.seconds - 16) <= 0.1)
             // Still 6 s behind the live edge at the end: primary = clock + 6.
             #expect(abs(await player.currentTime.seconds - 46) <= 0.1)
@@ -59,7 +59,7 @@ struct LiveInterstitialTests {
             let before = requests[..<listIndex].filter { $0.path.hasPrefix("/media/primary/") }.map(\.path)
             #expect(before.last == "/media/primary/seg-004.ts")
             #expect(!before.contains("/media/primary/seg-005.ts"))
-            let session = await player.sessionID
+            let session = player.sessionID
             #expect(requests[listIndex].parameter("_HLS_primary_id") == session)
             #expect(requests[listIndex].parameter("_HLS_start_offset") == nil)
             // While the ad plays, the primary buffers from where it rejoins (stable 32 = wall 80,
@@ -103,15 +103,20 @@ struct LiveInterstitialTests {
     }
 
     /// An early return whose limit is already behind the playhead when the reload brings it ends
-    /// the break at once; the primary rejoins by the time spent.
-    @Test func earlyReturnBehindThePlayheadEndsAtOnce() async throws {
+    /// the break at once; the primary rejoins at the break's start plus the playout limit (D.2:
+    /// the limit is shorter than the duration), or by the time spent when the app follows the
+    /// wall clock.
+    @Test(arguments: [LiveResumption.eventDuration, .followsWallClock])
+    func earlyReturnBehindThePlayheadEndsAtOnce(resumption: LiveResumption) async throws {
         try await withFixtureServer { base, site in
             let clock = VirtualPlaybackClock()
             let plain = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15")
             let limited = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15,X-PLAYOUT-LIMIT=2")
             serveLive(site, "/live/prog.m3u8", clock: clock) { now in [(70, now >= 20 ? limited : plain)] }
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green"])))
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock)
+            var configuration = Player.Configuration()
+            configuration.liveResumption = resumption
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock, configuration: configuration)
             await player.play()
             try await player.run(until: 40)
             let log = await player.log
@@ -122,7 +127,8 @@ struct LiveInterstitialTests {
             #expect(playout >= 4 && playout < 7)
             #expect(finished["didPlayEntireEvent"]?.boolValue == false)
             let resumed = try #require(log.first { $0.event == "primaryResumed" })
-            #expect(abs((resumed["primaryTime"]?.doubleValue ?? 0) - (22 + playout)) <= 0.1)
+            let expected = resumption == .eventDuration ? 22 + 2 : 22 + playout
+            #expect(abs((resumed["primaryTime"]?.doubleValue ?? 0) - expected) <= 0.1)
             #expect(!log.contains { $0.event == "error" })
         }
     }
@@ -149,7 +155,7 @@ struct LiveInterstitialTests {
             try await player.run(until: 12)
             let requests = site.requests
             let list = try #require(requests.first { $0.path == "/lists/ad.json" })
-            let session = await player.sessionID
+            let session = player.sessionID
             #expect(list.parameter("_HLS_start_offset") == "10")
             #expect(list.parameter("_HLS_primary_id") == session)
             #expect(list.sessionID == session)

@@ -83,7 +83,7 @@ struct UnusableEventTests {
                 "\(family)"
             )
             let ignored = await player.entries("eventIgnored")
-            #expect(ignored.map { $0["event_id"]?.stringValue } == ["bad"], "\(family)")
+            #expect(ignored.map { $0["eventID"]?.stringValue } == ["bad"], "\(family)")
             #expect(ignored.first?["rule"]?.stringValue == family.rule, "\(family)")
             let shown = await InterstitialEventMonitor(player: player).events.map(\.identifier)
             #expect(shown == ["good"], "\(family)")

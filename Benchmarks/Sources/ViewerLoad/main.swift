@@ -108,13 +108,13 @@ configuration.logHandler = { entry in
         if counters.measuring.load(ordering: .relaxed) { counters.stallsWhileMeasuring.add(1, ordering: .relaxed) }
     case "error": counters.errors.add(1, ordering: .relaxed)
     case "playing": counters.playing.add(1, ordering: .relaxed)
-    case "currentEventDidChange" where entry["event_id"]?.stringValue != nil: counters.breaks.add(1, ordering: .relaxed)
+    case "currentEventDidChange" where entry["eventID"]?.stringValue != nil: counters.breaks.add(1, ordering: .relaxed)
     default: break
     }
 }
 
 // Warm the client (first connection, TLS-free loopback) before the baseline.
-_ = await loader.load(LoadRequest(url: options.url, kind: .multivariantPlaylist, timeout: 10, maximumBodySize: 1 << 20, keepsBody: true), sessionID: "warm-up")
+_ = await loader.load(LoadRequest(url: options.url, kind: .multivariantPlaylist, timeout: .seconds(10), maximumBodySize: 1 << 20, keepsBody: true), sessionID: "warm-up")
 let baselineRSS = residentBytes()
 
 let result = try await withThrowingTaskGroup(of: Void.self) { tasks -> [String: Double] in

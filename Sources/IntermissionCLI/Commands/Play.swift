@@ -30,6 +30,18 @@ struct Play: AsyncParsableCommand {
     @Option(help: "Set the rate to R when the clock reads AT (R@AT); repeatable.")
     var rate: [String] = []
 
+    @Option(help: "Ask to skip the current interstitial when the clock reads AT; refused outside its skip window (logged with the reason); repeatable.")
+    var skip: [String] = []
+
+    /// The `--skip` clock times: decimal seconds from 0 to 1e9, read with `MediaTime.read` so
+    /// exponents, hexadecimal, NaN, infinities and signs are refused.
+    static func skipTime(_ text: String) throws -> MediaTime {
+        guard case .time(let time) = MediaTime.read(text, allowSign: false), time <= MediaTime(seconds: 1e9) else {
+            throw ValidationError("--skip takes clock seconds from 0 to 1e9, not '\(text.prefix(40))'")
+        }
+        return time
+    }
+
     @Flag(help: "Ignore the playlist's interstitials.")
     var noInterstitials = false
 
@@ -52,6 +64,7 @@ struct Play: AsyncParsableCommand {
     func validate() throws {
         guard self.speed > 0, self.speed <= 1000 else { throw ValidationError("--speed takes a number above 0 and at most 1000") }
         if let until, !(until >= 0 && until <= 1e9) { throw ValidationError("--until takes seconds from 0 to 1e9") }
+        for text in self.skip { _ = try Self.skipTime(text) }
         for text in self.seek + self.rate {
             let (value, at) = try Self.pair(text)
             guard value.isFinite, abs(value) <= 1e9, at >= 0, at <= 1e9 else {
@@ -77,9 +90,9 @@ struct Play: AsyncParsableCommand {
         var configuration = Player.Configuration()
         configuration.preferredLanguages = self.language.map { [$0] } ?? []
         // --timeout bounds every request (playlists, segments, asset lists), 30 s by default.
-        configuration.playlistTimeout = self.network.timeout
-        configuration.segmentTimeout = self.network.timeout
-        configuration.interstitialRequestTimeout = self.network.timeout
+        configuration.playlistTimeout = .seconds(self.network.timeout)
+        configuration.segmentTimeout = .seconds(self.network.timeout)
+        configuration.interstitialRequestTimeout = .seconds(self.network.timeout)
         let json = self.json
         configuration.keepsLog = false
         configuration.logHandler = { entry in
@@ -99,6 +112,9 @@ struct Play: AsyncParsableCommand {
         for text in self.rate {
             let (value, at) = try Self.pair(text)
             await player.schedule(.rate(value), at: MediaTime(seconds: at))
+        }
+        for text in self.skip {
+            await player.schedule(.skipCurrentEvent, at: try Self.skipTime(text))
         }
         await player.play()
         let limit = self.until.map { MediaTime(seconds: $0) }

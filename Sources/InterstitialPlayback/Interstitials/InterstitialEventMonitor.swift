@@ -87,6 +87,12 @@ public struct InterstitialEventMonitor: Sendable {
         get async { await self.player.currentEventSkippableState }
     }
 
+    /// The current event's effective skip label: the asset list's `SKIP-CONTROL` `LABEL-ID` over
+    /// the tag's `X-SKIP-CONTROL-LABEL-ID`; `nil` while it is not skippable or none plays.
+    public var currentEventSkipLabelID: String? {
+        get async { await self.player.currentEventSkipLabelID }
+    }
+
     /// A stream of the player's notifications from now on; it ends when playback ends.
     public func notifications() async -> AsyncStream<PlayerNotification> {
         await self.player.notifications()
@@ -125,8 +131,9 @@ public struct InterstitialEventController: Sendable {
         get async { await self.player.currentInterstitialEvent }
     }
 
-    /// Replaces the future events (an empty array reverts to the playlist's). The event playing
-    /// keeps playing.
+    /// Replaces the future events (an empty array reverts to the playlist's); ``events`` reads
+    /// them back at once. The event playing keeps playing and ends as it would have: its
+    /// attributes are a copy taken when it began.
     public func setEvents(_ events: [InterstitialEvent]) async {
         await self.player.setControllerEvents(events)
     }
@@ -137,9 +144,20 @@ public struct InterstitialEventController: Sendable {
         await self.player.cancelCurrentEvent(resumptionOffset: offset)
     }
 
-    /// Abandons the current event only (skip control), posting ``PlayerNotification/currentEventSkipped(_:)``.
-    public func skipCurrentEvent() async {
-        await self.player.skipCurrentEvent()
+    /// Abandons the current event only through skip control, posting
+    /// ``PlayerNotification/currentEventSkipped(_:)``. Refused, with the reason (also logged as
+    /// `skipRefused`), before `X-SKIP-CONTROL-OFFSET`, after the skip window closes, and on an
+    /// `X-RESTRICT=SKIP` event without skip control.
+    @discardableResult
+    public func skipCurrentEvent() async -> NavigationDecision {
+        await self.player.skipCurrentEvent(overridingPolicy: false)
+    }
+
+    /// Abandons the current event whatever its skip control and restrictions say: for apps that
+    /// own the skip policy (plans B and C of the AirPlay talk). Refused only when no event plays.
+    @discardableResult
+    public func skipCurrentEvent(overridingPolicy: Bool) async -> NavigationDecision {
+        await self.player.skipCurrentEvent(overridingPolicy: overridingPolicy)
     }
 
     /// A stream of the player's notifications from now on.

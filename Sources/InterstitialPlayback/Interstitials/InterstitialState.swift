@@ -26,7 +26,7 @@ struct BreakRun: Sendable {
     /// The clock time the break began.
     var startedAt: MediaTime
     /// Events of this break already finished, with how long they played and whether anything did.
-    var finished: [(id: String, playout: MediaTime, elapsed: MediaTime, playedSomething: Bool)] = []
+    var finished: [FinishedEvent] = []
     /// A fixed resumption (a seek plan's target, or `cancelCurrentEvent(resumptionOffset:)`).
     var fixedResume: MediaTime?
     /// `cancelCurrentEvent(resumptionOffset: nil)`: resume by the time spent.
@@ -50,6 +50,13 @@ struct EventRun: Sendable {
     var stalled = true
     /// Where in the event playback began: 0, or how far into it a live join landed.
     var joinedAt: MediaTime = .zero
+    /// What the schedule said of the event when it began (or when its list loaded): kept, so that
+    /// replacing the events while it plays does not change how it ends.
+    var scheduledOffset: MediaTime?
+    /// Where ``scheduledOffset`` came from.
+    var offsetSource: ScheduledEvent.ResumeOffsetSource?
+    /// The interstitial's duration as the schedule knew it.
+    var duration: MediaTime?
     var eventID: String { self.event.identifier }
     /// The playhead inside the event (from the event's start, across its assets): what playout
     /// limits and skip control count.
@@ -78,10 +85,11 @@ struct InterstitialState: Sendable {
     /// Events prepared ahead (list requested, assets buffering).
     var current: EventRun?
     var currentBreak: BreakRun?
-    var prerollsDone = false
     var postrollsStarted = false
     var startResolved = false
     var skipState: SkippableEventState = .notSkippable
+    /// The pure decisions: skipping, the rate around restricted events, resumption.
+    var coordinator = InterstitialCoordinator()
     /// Breaks whose primary buffering already moved to the resume point.
     var repositionedFor: String?
     /// Playlist events left out as unusable, by identifier, with the defects already logged

@@ -7,7 +7,7 @@ public struct PlaybackError: Error, Sendable, Hashable, CustomStringConvertible 
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
             case httpStatus, timeout, bodyTooLarge, transport, invalidPlaylist, invalidAssetList
-            case noPlayableVariant, cancelled, invalidURL
+            case noPlayableVariant, cancelled, invalidURL, stalled, noItem
         }
         private let base: Base
         private init(_ base: Base) {
@@ -31,6 +31,11 @@ public struct PlaybackError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let cancelled = Code(.cancelled)
         /// The URL cannot be requested (not http or https).
         public static let invalidURL = Code(.invalidURL)
+        /// Playback could not go on: it stalled for longer than ``Player/Configuration/stallTimeout``,
+        /// or it waits for media no load will bring.
+        public static let stalled = Code(.stalled)
+        /// There is no item to play.
+        public static let noItem = Code(.noItem)
         /// The code's name, such as `httpStatus`; safe as a metrics label.
         public var description: String { self.base.rawValue }
     }

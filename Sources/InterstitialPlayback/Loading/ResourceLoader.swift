@@ -32,15 +32,15 @@ public struct LoadRequest: Sendable, Hashable {
     public var kind: Kind
     /// The bytes to ask for (`Range` header), when the resource is a sub-range.
     public var byteRange: ByteRange?
-    /// How long the request may take, in seconds of real time.
-    public var timeout: Double
+    /// How long the request may take, in real time.
+    public var timeout: Duration
     /// The largest body accepted.
     public var maximumBodySize: Int
     /// Whether the body is returned (playlists, asset lists) or only counted (segments).
     public var keepsBody: Bool
 
     /// Creates a request.
-    public init(url: String, kind: Kind, byteRange: ByteRange? = nil, timeout: Double, maximumBodySize: Int, keepsBody: Bool) {
+    public init(url: String, kind: Kind, byteRange: ByteRange? = nil, timeout: Duration, maximumBodySize: Int, keepsBody: Bool) {
         self.url = url
         self.kind = kind
         self.byteRange = byteRange
@@ -110,7 +110,7 @@ public struct HTTPResourceLoader: ResourceLoader {
             http.headers.add(name: "Range", value: "bytes=\(first)-\(first + range.length - 1)")
         }
         let started = ContinuousClock.now
-        let timeout = TimeAmount.nanoseconds(Int64(request.timeout * 1e9))
+        let timeout = TimeAmount(request.timeout)
         do {
             let response = try await self.client.execute(http, timeout: timeout)
             var body: [UInt8] = []
@@ -132,12 +132,12 @@ public struct HTTPResourceLoader: ResourceLoader {
                 LoadResponse(status: Int(response.status.code), body: body, byteCount: count, elapsed: ContinuousClock.now - started)
             )
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            let message = NetworkErrorText.describe(error, url: request.url, timeout: request.timeout)
+            let message = NetworkErrorText.describe(error, url: request.url, timeout: request.timeout.secondsValue)
             return .failure(PlaybackError(code: .timeout, message: message, url: request.url))
         } catch is CancellationError {
             return .failure(PlaybackError(code: .cancelled, message: "the request was cancelled", url: request.url))
         } catch {
-            let message = NetworkErrorText.describe(error, url: request.url, timeout: request.timeout)
+            let message = NetworkErrorText.describe(error, url: request.url, timeout: request.timeout.secondsValue)
             return .failure(PlaybackError(code: .transport, message: message, url: request.url))
         }
     }

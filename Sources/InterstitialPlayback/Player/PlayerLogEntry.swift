@@ -5,7 +5,7 @@ import HLSPlaylist
 /// event's name, and its fields in a fixed order.
 ///
 /// ```json
-/// {"t":5,"event":"currentEventDidChange","event_id":"ad1"}
+/// {"t":5,"event":"currentEventDidChange","eventID":"ad1"}
 /// ```
 public struct PlayerLogEntry: Sendable, CustomStringConvertible {
     /// The playback clock's time when it happened (`"t"`).

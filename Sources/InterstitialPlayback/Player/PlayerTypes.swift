@@ -64,7 +64,7 @@ public struct ScheduledCommand: Sendable, Hashable {
     enum Action: Sendable, Hashable {
         case seek(MediaTime)
         case rate(Double)
-        case skipCurrentEvent
+        case skipCurrentEvent(overridesPolicy: Bool)
         case cancelCurrentEvent(MediaTime?)
     }
     let action: Action
@@ -72,8 +72,14 @@ public struct ScheduledCommand: Sendable, Hashable {
     public static func seek(to time: MediaTime) -> ScheduledCommand { ScheduledCommand(action: .seek(time)) }
     /// Set the rate (0 pauses).
     public static func rate(_ rate: Double) -> ScheduledCommand { ScheduledCommand(action: .rate(rate)) }
-    /// Skip the current interstitial event (skip control).
-    public static let skipCurrentEvent = ScheduledCommand(action: .skipCurrentEvent)
+    /// Skip the current interstitial event through skip control: refused (and logged as
+    /// `skipRefused`) outside the skip window and on an `X-RESTRICT=SKIP` event without one.
+    public static let skipCurrentEvent = ScheduledCommand(action: .skipCurrentEvent(overridesPolicy: false))
+    /// Skip the current interstitial event whatever its skip control says, for apps that own the
+    /// skip policy (plans B and C of the AirPlay talk).
+    public static func skipCurrentEvent(overridingPolicy: Bool) -> ScheduledCommand {
+        ScheduledCommand(action: .skipCurrentEvent(overridesPolicy: overridingPolicy))
+    }
     /// Cancel the current interstitial event (and those at the same time), resuming the primary at
     /// `offset` from the event's start (`nil`: the time spent in the event).
     public static func cancelCurrentEvent(resumptionOffset offset: MediaTime?) -> ScheduledCommand {

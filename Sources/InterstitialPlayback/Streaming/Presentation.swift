@@ -51,8 +51,8 @@ enum PresentationEvent: Sendable {
 /// The limits and preferences a presentation streams with.
 struct StreamingSettings: Sendable {
     var preferredLanguages: [String]
-    var playlistTimeout: Double
-    var segmentTimeout: Double
+    var playlistTimeout: Duration
+    var segmentTimeout: Duration
     var maximumPlaylistSize: Int
     var maximumSegmentSize: Int
     var retryLimit: Int
@@ -77,8 +77,10 @@ struct Presentation: Sendable {
     var error: PlaybackError?
     var audioLanguage: String?
     var subtitleLanguage: String?
-    /// Languages to prefer over the settings' (an interstitial follows the primary's choice).
-    var languageOverride: [String] = []
+    /// The primary's rendition choice an interstitial follows: its audio language before the
+    /// settings', and its subtitle language or none (`nil` subtitles: the primary shows none, so
+    /// neither does the interstitial). `nil` for the primary: the settings decide.
+    var followedChoice: FollowedRenditions?
 
     init(id: PresentationID, url: String, startTime: MediaTime = .zero) {
         self.id = id
@@ -143,7 +145,7 @@ struct Presentation: Sendable {
                 loads.append(
                     PendingLoad(
                         purpose: .mediaPlaylist(self.id, track: k, blocking: blocking),
-                        request: self.playlistRequest(url, kind: .mediaPlaylist, settings, extraTimeout: blocking ? track.targetDuration.seconds * 3 : 0),
+                        request: self.playlistRequest(url, kind: .mediaPlaylist, settings, extraTimeout: blocking ? (track.targetDuration * 3).duration : .zero),
                         isBlocking: blocking
                     )
                 )
@@ -195,7 +197,7 @@ struct Presentation: Sendable {
         }.min()
     }
 
-    private func playlistRequest(_ url: String, kind: LoadRequest.Kind, _ settings: StreamingSettings, extraTimeout: Double = 0) -> LoadRequest {
+    private func playlistRequest(_ url: String, kind: LoadRequest.Kind, _ settings: StreamingSettings, extraTimeout: Duration = .zero) -> LoadRequest {
         LoadRequest(url: url, kind: kind, timeout: settings.playlistTimeout + extraTimeout, maximumBodySize: settings.maximumPlaylistSize, keepsBody: true)
     }
 
@@ -378,7 +380,8 @@ struct Presentation: Sendable {
         let variant = self.variants[index]
         self.variantIndex = index
         var tracks = [Track(kind: .main, playlistURL: URIReference.resolve(variant.uri, against: self.url))]
-        let languages = self.languageOverride + settings.preferredLanguages
+        let languages = (self.followedChoice?.audio.map { [$0] } ?? []) + settings.preferredLanguages
+        let subtitleLanguages = self.followedChoice.map { $0.subtitles.map { [$0] } ?? [] } ?? settings.preferredLanguages
         if let group = variant.audioGroup {
             let options = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == group }
             if let choice = Self.rendition(options, languages: languages, requireMatch: false) {
@@ -390,7 +393,7 @@ struct Presentation: Sendable {
         }
         if let group = variant.subtitlesGroup {
             let options = multivariant.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == group }
-            if let choice = Self.rendition(options, languages: languages, requireMatch: true), let uri = choice.uri {
+            if let choice = Self.rendition(options, languages: subtitleLanguages, requireMatch: true), let uri = choice.uri {
                 self.subtitleLanguage = choice.language
                 tracks.append(Track(kind: .subtitles, playlistURL: URIReference.resolve(uri, against: self.url), language: choice.language))
             }
@@ -521,4 +524,12 @@ struct Presentation: Sendable {
         case .success(let response): PlaybackError(code: .httpStatus, message: "HTTP \(response.status)", url: url, status: response.status)
         }
     }
+}
+
+/// The renditions a primary chose, which its interstitials follow.
+struct FollowedRenditions: Sendable, Hashable {
+    /// The primary's audio language, preferred first.
+    var audio: String?
+    /// The primary's subtitle language; `nil` when it shows no subtitles.
+    var subtitles: String?
 }

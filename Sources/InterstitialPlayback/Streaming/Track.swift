@@ -154,8 +154,15 @@ struct Track: Sendable {
         guard !timings.isEmpty else { return self.hasEndList != wasEnded }
         // Where the playlist's first segment sits on the stable timeline.
         var offset: MediaTime
-        if let known = (0..<timings.count).first(where: { self.segment(first + $0) != nil }) {
-            offset = self.segment(first + known)!.start - timings[known].start
+        var anchorSegment: (index: Int, start: MediaTime)?
+        for k in timings.indices {
+            if let segment = self.segment(first + k) {
+                anchorSegment = (k, segment.start)
+                break
+            }
+        }
+        if let (known, start) = anchorSegment {
+            offset = start - timings[known].start
         } else if let last = self.segments.last, let lastDate = last.date, let date = timings[0].date {
             offset = last.start + (date - lastDate) - timings[0].start
         } else if let last = self.segments.last {

@@ -1,0 +1,220 @@
+import HLSInterstitials
+import HLSPlaylist
+
+// Late binding and pre-buffering of interstitial assets.
+extension Player {
+    // MARK: Late binding and pre-buffering
+
+    /// Makes sure an event's assets are known: an `X-ASSET-URI` event has one asset; an
+    /// `X-ASSET-LIST` event's list is requested (once the primary is buffered to the marker).
+    func prepareEventAssets(_ eventID: String) {
+        guard self.interstitials.lists[eventID] == nil, !self.interstitials.cancelled.contains(eventID),
+            let event = self.interstitials.events.first(where: { $0.identifier == eventID }) ?? self.interstitials.schedule?.event(eventID)?.event
+        else { return }
+        if event.assetListURI == nil {
+            let slots = event.assetURIs.map { uri in
+                AssetSlot(url: InterstitialRequestURL.asset(self.resolveAgainstPrimary(uri), primaryID: self.sessionID), duration: nil)
+            }
+            self.interstitials.lists[eventID] = .loaded(slots, event.skipControl)
+            if slots.isEmpty { self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0)) }
+            return
+        }
+        guard let listURI = event.assetListURI else { return }
+        var startOffset: MediaTime?
+        if let brk = self.interstitials.currentBreak, brk.joinOffset > .zero, self.interstitials.current?.eventID == eventID,
+            self.interstitials.schedule?.isLive == true
+        {
+            startOffset = brk.joinOffset
+        }
+        let url = InterstitialRequestURL.assetList(self.resolveAgainstPrimary(listURI), primaryID: self.sessionID, liveStartOffset: startOffset)
+        self.interstitials.lists[eventID] = .loading
+        self.pendingLoads.append(
+            PendingLoad(
+                purpose: .assetList(eventID: eventID),
+                request: LoadRequest(
+                    url: url,
+                    kind: .assetList,
+                    timeout: self.configuration.interstitialRequestTimeout,
+                    maximumBodySize: self.configuration.maximumAssetListSize,
+                    keepsBody: true
+                )
+            )
+        )
+    }
+
+    func resolveAgainstPrimary(_ uri: String) -> String {
+        let base = self.primary?.mainTrack?.playlistURL ?? self.currentItem?.url ?? ""
+        return URIReference.resolve(uri, against: base)
+    }
+
+    /// An asset list answered.
+    func handleAssetList(eventID: String, _ result: Result<LoadResponse, PlaybackError>, now: MediaTime) {
+        guard case .loading? = self.interstitials.lists[eventID] else { return }
+        let event = self.interstitials.events.first { $0.identifier == eventID } ?? self.interstitials.schedule?.event(eventID)?.event
+        let decoded: Result<AssetList, PlaybackError>
+        switch Presentation.body(result, url: eventID) {
+        case .failure(let error): decoded = .failure(error)
+        case .success(let bytes):
+            do {
+                decoded = .success(try AssetList.decode(bytes))
+            } catch {
+                decoded = .failure(PlaybackError(code: .invalidAssetList, message: "\(error)"))
+            }
+        }
+        switch decoded {
+        case .success(let list):
+            let slots = list.assets.map { asset in
+                AssetSlot(url: InterstitialRequestURL.asset(asset.uri, primaryID: self.sessionID), duration: asset.mediaDuration)
+            }
+            let skip = event.flatMap { list.effectiveSkipControl(for: $0) }
+            self.interstitials.lists[eventID] = .loaded(slots, skip)
+            _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
+            if var run = self.interstitials.current, run.eventID == eventID, let scheduled = self.interstitials.schedule?.event(eventID) {
+                // The list told the event's duration: how it ends (D.2) counts it.
+                run.duration = scheduled.duration
+                run.scheduledOffset = scheduled.resumeOffset
+                run.offsetSource = scheduled.resumeOffsetSource
+                self.interstitials.current = run
+            }
+            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: slots.count, duration: list.totalDuration))
+            self.applyJoinOffset(now: now)
+        case .failure(var error):
+            if error.url == nil || error.url == eventID { error.url = nil }
+            self.interstitials.lists[eventID] = .failed(error)
+            self.cancelEvent(eventID, now: now)
+            self.emit(.assetListFailed(eventID: eventID, event: event, error: error))
+            if let event, self.interstitials.current?.eventID != eventID {
+                self.emit(.eventWasUnscheduled(event, error))
+            }
+        }
+        self.checkTransitions(now: now)
+    }
+
+    /// An asset presentation failed: skip that asset (an `X-ASSET-URI` event is cancelled).
+    func assetDidFail(_ id: PresentationID, error: PlaybackError, now: MediaTime) {
+        guard let eventID = id.eventID, case .loaded(var slots, let skip)? = self.interstitials.lists[eventID], slots.indices.contains(id.assetIndex) else { return }
+        slots[id.assetIndex].failed = true
+        self.interstitials.lists[eventID] = .loaded(slots, skip)
+        self.emit(.interstitialAssetFailed(eventID: eventID, index: id.assetIndex, error: error))
+        let event = self.interstitials.events.first { $0.identifier == eventID }
+        if event?.assetListURI == nil, self.interstitials.current?.eventID != eventID {
+            // D.5: a failed X-ASSET-URI request cancels the event with resume offset 0.
+            self.cancelEvent(eventID, now: now)
+            if let event { self.emit(.eventWasUnscheduled(event, error)) }
+        }
+        self.checkTransitions(now: now)
+    }
+
+    /// The events whose assets buffer now: the current break's, else the next break's once the
+    /// primary is buffered to its marker.
+    func bufferingBreak() -> [String]? {
+        if let run = self.interstitials.current {
+            return [run.eventID] + (self.interstitials.currentBreak?.queue ?? [])
+        }
+        guard let primary = self.primary else { return nil }
+        let buffered = primary.bufferedEnd(from: self.primaryPosition)
+        if let next = self.nextBreak() {
+            guard buffered >= next.start - BufferedRanges.tolerance else { return nil }
+            return next.ids
+        }
+        // No mid-roll left: the post-rolls buffer once the primary is buffered to its end, like a
+        // mid-roll's assets, so a slow ad server does not stall the transition.
+        guard !self.interstitials.postrollsStarted, let duration = primary.duration, buffered >= duration - BufferedRanges.tolerance else { return nil }
+        let ids = self.postrollIDs()
+        return ids.isEmpty ? nil : ids
+    }
+
+    /// The post-rolls the schedule plays when the primary ends, in order.
+    func postrollIDs() -> [String] {
+        self.interstitials.schedule?.events.filter { $0.event.cue == .leave && $0.isScheduled }.map(\.identifier) ?? []
+    }
+
+    /// Loads for interstitials: asset lists (late binding), then each asset in order, one at a time.
+    func interstitialLoads(now: MediaTime, settings: StreamingSettings) -> [PendingLoad] {
+        guard let ids = self.bufferingBreak() else { return [] }
+        var loads: [PendingLoad] = []
+        var interstitialSettings = settings
+        interstitialSettings.playlistTimeout = self.configuration.interstitialRequestTimeout
+        let followed = FollowedRenditions(audio: self.primary?.audioLanguage, subtitles: self.primary?.subtitleLanguage)
+        for eventID in ids {
+            self.prepareEventAssets(eventID)
+            guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else {
+                if case .loading? = self.interstitials.lists[eventID] { return loads }
+                continue
+            }
+            let event = self.interstitials.events.first { $0.identifier == eventID }
+            var before = MediaTime.zero
+            let first = self.interstitials.current.flatMap { $0.eventID == eventID ? $0.assetIndex : nil } ?? 0
+            for (index, slot) in slots.enumerated() where index >= first {
+                if let limit = event?.playoutLimit, before >= limit { break }
+                before = before + (slot.duration ?? .zero)
+                guard !slot.failed else { continue }
+                let id = PresentationID.asset(eventID, index)
+                var presentation = self.assets[id] ?? Presentation(id: id, url: slot.url)
+                presentation.followedChoice = followed
+                let start = presentation.startTime
+                loads += presentation.nextLoads(now: now, limit: start + self.configuration.forwardBufferDuration, settings: interstitialSettings)
+                let done = presentation.hasFailed || presentation.isFullyBuffered(from: start)
+                self.assets[id] = presentation
+                if !done { return loads }
+            }
+        }
+        // The whole break is buffered: buffer the primary from where it will resume.
+        if self.interstitials.current == nil, let next = self.nextBreak(), self.interstitials.repositionedFor != next.ids.first {
+            self.interstitials.repositionedFor = next.ids.first
+            let resume = self.predictedResume(start: next.start, ids: next.ids)
+            if resume != next.start { self.primary?.reposition(to: resume) }
+        }
+        return loads
+    }
+
+    func predictedResume(start: MediaTime, ids: [String]) -> MediaTime {
+        var total = MediaTime.zero
+        for id in ids where !self.interstitials.cancelled.contains(id) {
+            let scheduled = self.interstitials.schedule?.event(id)
+            if scheduled?.resumeOffsetSource == .unknown, let loaded = self.loadedDuration(of: id) {
+                total = total + loaded
+            } else {
+                total = total + (scheduled?.resumeOffset ?? .zero)
+            }
+        }
+        return start + total
+    }
+
+    /// The duration of an event's assets (capped by its playout limit) once every one is loaded.
+    func loadedDuration(of eventID: String) -> MediaTime? {
+        guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else { return nil }
+        var total = MediaTime.zero
+        for index in slots.indices where !slots[index].failed {
+            guard let duration = self.assets[.asset(eventID, index)]?.duration else { return nil }
+            total = total + duration
+        }
+        if let limit = self.event(eventID)?.playoutLimit { total = MediaTime.min(total, limit) }
+        return total
+    }
+
+    /// How far the primary may buffer: the forward buffer, but not past the next break's marker
+    /// until that break's assets are buffered; then from its resume point.
+    func primaryBufferLimit() -> MediaTime {
+        let end = self.primaryPosition + self.configuration.forwardBufferDuration
+        guard let next = self.nextBreak() else {
+            if let brk = self.interstitials.currentBreak, self.interstitials.current != nil {
+                // During a break with nothing after it: buffer from the resume point.
+                let resume = self.predictedResume(start: brk.start, ids: [])
+                return resume + self.configuration.forwardBufferDuration
+            }
+            return end
+        }
+        if self.interstitials.current == nil, self.interstitials.repositionedFor == next.ids.first {
+            let resume = self.predictedResume(start: next.start, ids: next.ids)
+            let left = self.configuration.forwardBufferDuration - (next.start - self.primaryPosition)
+            return resume + MediaTime.max(left, self.configuration.resumeBufferDuration * 2)
+        }
+        return MediaTime.min(end, next.start)
+    }
+
+    func assetStartPosition(_ id: PresentationID) -> MediaTime {
+        if let run = self.interstitials.current, run.eventID == id.eventID, run.assetIndex == id.assetIndex { return run.assetPosition }
+        return self.assets[id]?.startTime ?? .zero
+    }
+}
