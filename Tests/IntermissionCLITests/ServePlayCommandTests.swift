@@ -79,13 +79,17 @@ struct ServePlayCommandTests {
 @Suite(.timeLimit(.minutes(1)))
 struct ServeShutdownTests {
     @Test func sigtermFinishesTheRequestInFlight() async throws {
-        // An upstream live playlist that takes 1.5 s to answer.
+        // An upstream live playlist that takes 1.5 s to answer; it touches a file when a request
+        // reaches it, so that SIGTERM is sent while the request is surely in flight.
+        let marker = FileManager.default.temporaryDirectory.appendingPathComponent("shutdown-hit-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: marker) }
         let upstream = Process()
         upstream.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         upstream.arguments = ["python3", "-u", "-c", """
             import http.server, time
             class Slow(http.server.BaseHTTPRequestHandler):
                 def do_GET(self):
+                    open(\"\(marker.path)\", "w").close()
                     time.sleep(1.5)
                     body = b"#EXTM3U\\n#EXT-X-TARGETDURATION:2\\n#EXT-X-MEDIA-SEQUENCE:7\\n#EXTINF:2.0,\\ns7.ts\\n"
                     self.send_response(200)
@@ -125,7 +129,11 @@ struct ServeShutdownTests {
 
         // The request starts, then SIGTERM arrives while the upstream is still thinking.
         let request = Task { try await URLSession.shared.data(from: url) }
-        try await Task.sleep(for: .milliseconds(500))
+        for _ in 0..<200 where !FileManager.default.fileExists(atPath: marker.path) {
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        #expect(FileManager.default.fileExists(atPath: marker.path), "the request never reached the upstream")
+        try await Task.sleep(for: .milliseconds(100))
         kill(server.process.processIdentifier, SIGTERM)
         let (body, response) = try await request.value
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
