@@ -62,7 +62,7 @@ struct AirPlayPlanTests {
             // 5 s of primary, 20 s of ads, 1 s of primary, a seek over 2 s, 2 s to the end.
             #expect(log.last!.time >= 28 && log.last!.time < 29)
             // The ad requests carry the packager's _HLS_interstitial_id and the client's _HLS_primary_id.
-            let session = await player.sessionID
+            let session = player.sessionID
             let ads = site.requests.filter { $0.path.hasSuffix("/main.m3u8") && $0.path.hasPrefix("/media/ad-") }
             #expect(ads.map(\.path) == ["/media/ad-red/main.m3u8", "/media/ad-green/main.m3u8"])
             #expect(ads.map { $0.parameter("_HLS_interstitial_id") } == ["ad1", "ad2"])

@@ -37,7 +37,7 @@ struct InterstitialFlowTests {
             let listIndex = try #require(requests.firstIndex { $0.path == "/lists/pod.json" })
             #expect(requests[..<listIndex].map(\.path).last == "/media/primary/seg-004.ts")
             // _HLS_primary_id on interstitial requests equals the session header everywhere.
-            let session = await player.sessionID
+            let session = player.sessionID
             #expect(requests[listIndex].parameter("_HLS_primary_id") == session)
             #expect(requests.filter { $0.path.hasPrefix("/media/ad-") && $0.path.hasSuffix("main.m3u8") }.allSatisfy { $0.parameter("_HLS_primary_id") == session })
             #expect(requests.allSatisfy { $0.sessionID == session })

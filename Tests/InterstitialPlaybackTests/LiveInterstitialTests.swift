@@ -59,7 +59,7 @@ struct LiveInterstitialTests {
             let before = requests[..<listIndex].filter { $0.path.hasPrefix("/media/primary/") }.map(\.path)
             #expect(before.last == "/media/primary/seg-004.ts")
             #expect(!before.contains("/media/primary/seg-005.ts"))
-            let session = await player.sessionID
+            let session = player.sessionID
             #expect(requests[listIndex].parameter("_HLS_primary_id") == session)
             #expect(requests[listIndex].parameter("_HLS_start_offset") == nil)
             // While the ad plays, the primary buffers from where it rejoins (stable 32 = wall 80,
@@ -149,7 +149,7 @@ struct LiveInterstitialTests {
             try await player.run(until: 12)
             let requests = site.requests
             let list = try #require(requests.first { $0.path == "/lists/ad.json" })
-            let session = await player.sessionID
+            let session = player.sessionID
             #expect(list.parameter("_HLS_start_offset") == "10")
             #expect(list.parameter("_HLS_primary_id") == session)
             #expect(list.sessionID == session)
@@ -205,7 +205,7 @@ struct LiveInterstitialTests {
             #expect(!requests.contains { $0.path == "/lists/ad1.json" || $0.path.hasPrefix("/media/ad-red/") })
             let list = try #require(requests.first { $0.path == "/lists/ad2.json" })
             #expect(list.parameter("_HLS_start_offset") == "7")
-            #expect(list.parameter("_HLS_primary_id") == (await player.sessionID))
+            #expect(list.parameter("_HLS_primary_id") == player.sessionID)
             // Green from the segment holding 7 s (6–8 s: seg-003), then blue whole.
             let ads = requests.filter { $0.path.hasPrefix("/media/ad-") && $0.path.hasSuffix(".ts") }.map(\.path)
             #expect(ads == [

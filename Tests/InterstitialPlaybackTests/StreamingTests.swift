@@ -49,7 +49,7 @@ struct StreamingTests {
             #expect(ended.time >= 60 && ended.time < 61)
             let requests = site.requests
             #expect(requests.count == 32)  // main.m3u8, prog.m3u8, 30 segments
-            let session = await player.sessionID
+            let session = player.sessionID
             #expect(requests.allSatisfy { $0.sessionID == session })
             #expect(labels(requests).filter { $0 == "P" }.count == 30)
         }

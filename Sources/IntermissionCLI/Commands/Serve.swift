@@ -25,7 +25,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The address to bind (default 127.0.0.1).")
     var host: String?
 
-    @Option(name: .long, help: "Where to store decisions: a file path or sqlite:PATH (default intermission.sqlite), or memory:.")
+    @Option(
+        name: .long,
+        help: "Where to store decisions: a file path or sqlite:PATH (default intermission.sqlite), or memory:."
+    )
     var database: String?
 
     @Flag(name: .long, help: "Serve the bundled demo media (works offline).")
@@ -65,9 +68,10 @@ struct Serve: AsyncParsableCommand {
         }
         if let host = self.host { configuration.hostname = host }
         if let database = self.database { configuration.database = database }
+        let logLevel = configuration.logLevel
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = configuration.logLevel
+            handler.logLevel = logLevel
             return handler
         }
         let app = try await buildApplication(configuration: configuration)

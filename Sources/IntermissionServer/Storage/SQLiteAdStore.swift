@@ -5,7 +5,7 @@ import HLSInterstitials
 import HLSPlaylist
 import Synchronization
 
-/// An ``AdStore`` in an SQLite file (GRDB, WAL mode), with migrations.
+/// An `AdStore` in an SQLite file (GRDB, WAL mode), with migrations.
 ///
 /// New decisions are group-committed: requests that arrive while a write transaction is running
 /// queue up, and the next transaction handles all of them in arrival
@@ -21,7 +21,7 @@ import Synchronization
 /// The store notices when its file is no longer the one it opened (unlinked, or replaced by
 /// another file under the same path): it compares the path's device and inode with those it
 /// opened before each decision and after each commit, and until they match again it acknowledges
-/// nothing (decisions, breaks and inventory changes throw ``AdInsertionError/Code/storage``), since
+/// nothing (decisions, breaks and inventory changes throw `AdInsertionError.Code.storage`), since
 /// what it writes would be lost at the next start.
 public final class SQLiteAdStore: AdStore {
     private let pool: DatabasePool
@@ -214,7 +214,7 @@ public final class SQLiteAdStore: AdStore {
     public func migrate() async throws {
         // Nothing to write when the schema is current (so a read-only file can still be served).
         if try await self.pool.read({ try Self.migrator.hasCompletedMigrations($0) }) { return }
-        try await Self.migrator.migrate(self.pool)
+        try Self.migrator.migrate(self.pool)
     }
 
     public func decision(for key: DecisionKey) async throws -> AdDecision? {
