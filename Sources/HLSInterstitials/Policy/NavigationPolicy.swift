@@ -316,7 +316,7 @@ public struct NavigationPolicy: Sendable {
     ///
     /// - Parameters:
     ///   - playhead: Where playback is.
-    ///   - skipControl: The asset list's `SKIP-CONTROL`, which overrides the event's attributes
+    ///   - override: The asset list's `SKIP-CONTROL`, which overrides the event's attributes
     ///     key by key; `nil` to use the event's.
     /// - Returns: The state, the eligible window and the reason. `X-RESTRICT=SKIP` does not hide
     ///   the skip button: it restricts seeking and rate, while skip control is the server's offer

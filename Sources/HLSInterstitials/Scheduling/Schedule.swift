@@ -6,7 +6,7 @@ import HLSPlaylist
 /// A schedule is a pure function of its inputs: the primary media playlist (or several, such as
 /// video and audio), the interstitial events, and a ``Configuration`` (known asset durations,
 /// events already played, where playback starts, VOD or live). No clock is read; live behaviour
-/// is modelled from the playlist as it is now, and ``update(primary:events:)`` brings the schedule
+/// is modelled from the playlist as it is now, and ``update(primary:events:)-(MediaPlaylist,_)`` brings the schedule
 /// up to date after a reload, recomputing only what changed.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ import HLSPlaylist
 ///
 /// Rules applied (draft-pantos-hls-rfc8216bis Appendix D and §6 client model):
 /// - `START-DATE` maps to primary time through `EXT-X-PROGRAM-DATE-TIME` (across discontinuities
-///   and gaps, as ``MediaPlaylist/time(at:)`` does); events given as a time need no mapping.
+///   and gaps, as `MediaPlaylist.time(at:)` does); events given as a time need no mapping.
 /// - `CUE=PRE` events play before primary playback begins, wherever it begins (live join
 ///   included); `CUE=POST` after the primary ends (VOD, or a live playlist once it has
 ///   `EXT-X-ENDLIST`); `CUE=ONCE` events in ``Configuration/playedEventIDs`` do not play again and
@@ -70,7 +70,7 @@ public struct Schedule: Sendable {
     ///
     /// Events are read from the playlist's interstitial `EXT-X-DATERANGE` tags in playlist order,
     /// with same-ID tags merged (``InterstitialEvent/events(in:)``). Across live reloads, keep a
-    /// ``DateRangeTracker`` and pass its events to ``init(primary:events:configuration:)``.
+    /// ``DateRangeTracker`` and pass its events to ``init(primary:events:configuration:)-(MediaPlaylist,_,_)``.
     public init(primary: MediaPlaylist, configuration: Configuration = Configuration()) {
         self.init(primary: [primary], events: InterstitialEvent.events(in: primary), configuration: configuration)
     }

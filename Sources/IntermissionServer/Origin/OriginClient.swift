@@ -7,7 +7,7 @@ import NIOHTTP1
 
 /// Reads playlists from origins: local folders mounted under `/media/{mount}/`, or `http(s)://` URLs.
 ///
-/// Failures are ``AdInsertionError``s with code ``AdInsertionError/Code/upstream`` (502) saying which
+/// Failures are `AdInsertionError`s with code `upstream` (502) saying which
 /// URL (redacted: see ``URLRedaction``) and why: unreachable, an HTTP error status, too large, too
 /// slow, or not a playlist.
 ///

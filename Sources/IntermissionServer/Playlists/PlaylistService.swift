@@ -37,9 +37,9 @@ actor PlaylistService {
     /// may stand in for a failing upstream. Only URLs that answered are here, at most
     /// ``lastGoodCapacity`` of them and ``lastGoodByteCapacity`` bytes in all.
     private var lastGood: [String: (bytes: [UInt8], date: DateTime, limit: MediaTime, targetDuration: Int)] = [:]
-    /// The most upstream playlists remembered for ``lastGood``.
+    /// The most upstream playlists remembered for `lastGood`.
     static let lastGoodCapacity = 256
-    /// The most bytes ``lastGood`` holds in all (requests for many renditions cannot grow it past this).
+    /// The most bytes `lastGood` holds in all (requests for many renditions cannot grow it past this).
     static let lastGoodByteCapacity = 32 * 1024 * 1024
     /// The bytes ``lastGood`` holds now.
     private var lastGoodBytes = 0

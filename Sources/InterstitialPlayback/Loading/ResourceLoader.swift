@@ -91,7 +91,9 @@ public struct HTTPResourceLoader: ResourceLoader {
 
     /// Creates a loader.
     ///
-    /// - Parameter client: The HTTP client; `HTTPClient.shared` by default.
+    /// - Parameters:
+    ///   - client: The HTTP client; `HTTPClient.shared` by default.
+    ///   - userAgent: The `User-Agent` header of every request.
     public init(client: HTTPClient = .shared, userAgent: String = "intermission-player/0.1") {
         self.client = client
         self.userAgent = userAgent

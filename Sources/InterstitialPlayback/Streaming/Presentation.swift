@@ -61,7 +61,7 @@ struct StreamingSettings: Sendable {
 /// One HLS presentation being streamed: the primary, or an interstitial asset (each asset is a
 /// presentation of its own, loaded from its multivariant or media playlist).
 ///
-/// A value with event methods: the player asks it what to load next (``nextLoads(now:limit:bandwidth:settings:)``)
+/// A value with event methods: the player asks it what to load next (`nextLoads(now:limit:bandwidth:settings:)`)
 /// and hands it each answer (``handle(_:for:now:bandwidth:settings:)``); it never does I/O.
 struct Presentation: Sendable {
     let id: PresentationID
