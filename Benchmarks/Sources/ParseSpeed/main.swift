@@ -7,7 +7,7 @@ import HLSPlaylist
 let arguments = CommandLine.arguments
 let path = arguments.count > 1 ? arguments[1] : DVRPlaylist.path
 let runs = arguments.count > 2 ? Int(arguments[2]) ?? 20 : 20
-let bytes = path == DVRPlaylist.path ? try DVRPlaylist.bytes() : [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+let bytes = path == DVRPlaylist.path ? try DVRPlaylist.bytes() : try FileBytes.read(path)
 
 /// PARSE_TRACE=1: every iteration's time (ms) on stderr, to see how stable a process is.
 let trace = ProcessInfo.processInfo.environment["PARSE_TRACE"] == "1"
@@ -42,6 +42,19 @@ for k in edited.dateRanges.indices {
 var editedOutput: [UInt8] = []
 let serializeEdited = best(runs) { editedOutput = edited.serialized() }
 
+// What the process's pages were: minor page faults so far, and how much of its anonymous memory
+// is in huge pages now (this VM's kernel offers no hardware counters such as dTLB misses to perf).
+var usage = rusage()
+#if os(Linux)
+getrusage(RUSAGE_SELF.rawValue, &usage)
+#else
+getrusage(RUSAGE_SELF, &usage)
+#endif
+let rollup = (try? String(contentsOfFile: "/proc/self/smaps_rollup", encoding: .utf8)) ?? ""
+let hugeKB =
+    rollup.split(separator: "\n").first { $0.hasPrefix("AnonHugePages:") }
+    .flatMap { Int($0.split(separator: " ")[1]) } ?? -1
+
 let mb = Double(bytes.count) / 1e6
 print(
     """
@@ -49,6 +62,7 @@ print(
     "dateranges":\(media.dateRanges.count),"diagnostics":\(parsed.diagnostics.count),\
     "parse_seconds":\(parse),"parse_mb_per_s":\(mb / parse),\
     "serialize_seconds":\(serialize),"serialize_mb_per_s":\(mb / serialize),\
-    "serialize_edited_seconds":\(serializeEdited),"serialize_edited_mb_per_s":\(Double(editedOutput.count) / 1e6 / serializeEdited)}
+    "serialize_edited_seconds":\(serializeEdited),"serialize_edited_mb_per_s":\(Double(editedOutput.count) / 1e6 / serializeEdited),\
+    "minor_faults":\(usage.ru_minflt),"anon_huge_kb":\(hugeKB)}
     """
 )
