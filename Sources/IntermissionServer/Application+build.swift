@@ -110,7 +110,9 @@ struct StoreService: Service {
 final class ListeningAddress: Sendable {
     private let base = Mutex<String?>(nil)
 
-    /// Records the bound address. A wildcard address (`0.0.0.0`, `::`) names no host a client can
+    /// Records the bound address.
+    ///
+    /// A wildcard address (`0.0.0.0`, `::`) names no host a client can
     /// use, so URIs then stay path-absolute.
     func bound(hostname: String, port: Int) {
         guard !hostname.isEmpty, hostname != "0.0.0.0", hostname != "::", hostname != "[::]", port > 0 else { return }
@@ -222,7 +224,9 @@ struct ServerApplicationParts: Sendable {
         return routes
     }()
 
-    /// A duration as NIO's time amount, clamped to 0 ... 1 day (a larger or negative configured
+    /// A duration as NIO's time amount, clamped to 0 ...
+    ///
+    /// 1 day (a larger or negative configured
     /// timeout cannot overflow the nanosecond count).
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         let (seconds, attoseconds) = duration.components

@@ -13,6 +13,7 @@ import Glibc
     static let mebibyte = 1 << 20
 
     /// Capacities worked out by hand: 2 MiB pages minus the 48 header bytes, divided by the stride.
+    ///
     /// (minimum count, stride, expected capacity).
     static let capacityCases: [(Int, Int, Int)] = [
         // Small requests are kept as they are.

@@ -4,7 +4,9 @@ import HLSPlaylist
 import InterstitialPlayback
 import Testing
 
-/// Live windows computed from the virtual clock. `lead` shifts the window so the live edge is that
+/// Live windows computed from the virtual clock.
+///
+/// `lead` shifts the window so the live edge is that
 /// far ahead of the clock (the demo segments exist from the start).
 func serveLive(
     _ site: FixtureSite,

@@ -2,7 +2,9 @@ import HLSPlaylist
 
 /// The error ``AssetList/decode(_:)-([UInt8])`` throws: the bytes are not JSON, or not an asset list.
 public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error it is. Compare codes, not message text.
+    /// What kind of error it is.
+    ///
+    /// Compare codes, not message text.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case invalidJSON, notAnObject, missingAssets, assetsNotAnArray, invalidAsset, invalidSkipControl

@@ -1,6 +1,8 @@
 /// The error ``JSONValue/parse(_:options:)-([UInt8],_)`` throws for text that is not JSON.
 public struct JSONParsingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error it is. Compare codes, not message text.
+    /// What kind of error it is.
+    ///
+    /// Compare codes, not message text.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case unexpectedEnd, unexpectedCharacter, invalidNumber, numberOutOfRange, invalidEscape

@@ -171,13 +171,16 @@ extension Schedule {
     /// The inputs of a schedule besides the playlists and events.
     public struct Configuration: Sendable, Hashable {
         /// Asset durations the player learned, by event identifier: one value for an `X-ASSET-URI`
-        /// asset, one per asset for an asset list. Their sum is the interstitial's duration.
+        /// asset, one per asset for an asset list.
+        ///
+        /// Their sum is the interstitial's duration.
         public var assetDurations: [String: [MediaTime]]
         /// Events that already played in this session: `CUE=ONCE` events among them do not play again.
         public var playedEventIDs: Set<String>
         /// Where playback starts; `nil` is the beginning for VOD and the live join point for live.
         public var start: StartRequest?
         /// Whether interstitials play at all (AVFoundation `automaticallyHandlesInterstitialEvents`).
+        ///
         /// When `false`, the schedule is the primary alone and every event is ``ScheduledEvent/Status/disabled``.
         public var handlesInterstitialEvents: Bool
         /// Overrides whether the primary is live; `nil` reads it from the first playlist.
@@ -241,13 +244,17 @@ extension Schedule {
         /// The `CUE=PRE` events that play first, in order.
         public var prerollEventIDs: [String]
         /// The interstitial the position lands in: it falls between the event's start and its
-        /// resume point, or inside a `RANGE` event. `nil` otherwise.
+        /// resume point, or inside a `RANGE` event.
+        ///
+        /// `nil` otherwise.
         public var eventID: String?
         /// How far ``primaryTime`` is into that interstitial.
         public var offsetIntoEvent: MediaTime?
         /// Where playback of that interstitial begins: on live, ``offsetIntoEvent`` (the
         /// `_HLS_start_offset` to send with the asset-list request); on VOD, 0 (a start inside the
-        /// span an interstitial replaces plays it from its beginning, §6). `nil` outside interstitials.
+        /// span an interstitial replaces plays it from its beginning, §6).
+        ///
+        /// `nil` outside interstitials.
         public var startOffset: MediaTime?
 
         /// Creates a start position.

@@ -19,7 +19,9 @@ public struct InterstitialValidator: Sendable {
     /// What the validator reports.
     public struct Configuration: Sendable, Hashable {
         /// Whether to report notes (``InterstitialRule/durationUnknown``,
-        /// ``InterstitialRule/resumeOffsetDefault``). On by default.
+        /// ``InterstitialRule/resumeOffsetDefault``).
+        ///
+        /// On by default.
         public var includesNotes: Bool
 
         /// Creates a configuration.

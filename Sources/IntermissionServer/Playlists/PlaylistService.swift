@@ -34,7 +34,9 @@ actor PlaylistService {
     private var revisions: [String: Int] = [:]
     private(set) var health: [String: UpstreamHealth] = [:]
     /// The last playlist each upstream URL answered, decorated, with when it was read and how long it
-    /// may stand in for a failing upstream. Only URLs that answered are here, at most
+    /// may stand in for a failing upstream.
+    ///
+    /// Only URLs that answered are here, at most
     /// ``lastGoodCapacity`` of them and ``lastGoodByteCapacity`` bytes in all.
     private var lastGood: [String: (bytes: [UInt8], date: DateTime, limit: MediaTime, targetDuration: Int)] = [:]
     /// The most upstream playlists remembered for `lastGood`.
@@ -263,7 +265,9 @@ actor PlaylistService {
     }
 
     /// A failed upstream read: the last good playlist while it is young enough, then `503` with
-    /// `Retry-After`; `502` for a URL that never answered. Only the channel's own URL and URLs that
+    /// `Retry-After`; `502` for a URL that never answered.
+    ///
+    /// Only the channel's own URL and URLs that
     /// answered before count against the channel's health, so a request for a rendition that does
     /// not exist leaves `/health` alone.
     private func upstreamFailed(

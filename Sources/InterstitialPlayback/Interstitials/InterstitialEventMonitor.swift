@@ -125,7 +125,9 @@ public struct InterstitialEventController: Sendable {
         get async { await self.player.currentInterstitialEvent }
     }
 
-    /// Replaces the future events (an empty array reverts to the playlist's). The event playing
+    /// Replaces the future events (an empty array reverts to the playlist's).
+    ///
+    /// The event playing
     /// keeps playing.
     public func setEvents(_ events: [InterstitialEvent]) async {
         await self.player.setControllerEvents(events)

@@ -70,7 +70,9 @@ public struct LoadResponse: Sendable {
     }
 }
 
-/// Loads resources for a player. ``HTTPResourceLoader`` is the real one; tests may supply others.
+/// Loads resources for a player.
+///
+/// ``HTTPResourceLoader`` is the real one; tests may supply others.
 public protocol ResourceLoader: Sendable {
     /// Loads one resource.
     ///

@@ -214,7 +214,9 @@ public actor Player {
 
     /// Seeks the primary to `time` (seconds on the primary timeline), through the navigation policy:
     /// a seek across a `JUMP`-restricted interstitial plays it first; inside an interstitial with
-    /// `X-RESTRICT=SKIP` forward seeks are refused. Both the request and its resolution are logged.
+    /// `X-RESTRICT=SKIP` forward seeks are refused.
+    ///
+    /// Both the request and its resolution are logged.
     ///
     /// - Returns: What the seek came to.
     @discardableResult
@@ -260,7 +262,9 @@ public actor Player {
         self.primary?.bufferedEnd(from: self.primaryPosition) ?? self.primaryPosition
     }
 
-    /// A stream of what happens to the player, for monitors. Ends when playback ends.
+    /// A stream of what happens to the player, for monitors.
+    ///
+    /// Ends when playback ends.
     public func notifications() -> AsyncStream<PlayerNotification> {
         let (stream, continuation) = AsyncStream.makeStream(of: PlayerNotification.self, bufferingPolicy: .unbounded)
         let id = self.nextSubscriber
