@@ -27,10 +27,12 @@ command -v taskset >/dev/null && pin="taskset -c ${BENCH_CPU:-1}"
 # speed by thread CPU time next to the wall-clock figure: on a shared machine a process that
 # shares its core with a build reads about half speed by the wall clock for its whole life, which
 # looks like the slow mode but is not (its CPU-time figure stays normal).
-# Measured 2026-11-25 (issue 15), 3 engineers building on the 2 cores (load 5): the slow mode did
-# not appear in about 100 processes with or without huge pages (CPU-time worst ~900 MB/s); on
-# this host the huge pages cost about 5% (median by CPU time 1004 -> 945 MB/s; page faults per
-# process 12.4k -> 6.8k; 14-20 MB of the process in huge pages instead of none).
+# Measured 2026-11-25 (issue 15), other engineers building on the 2 cores (load 3-5): the slow
+# mode did not appear in about 150 processes, with or without huge pages (the CPU-time worst
+# stayed above 900 MB/s). 12 processes each, interleaved, by CPU time worst / median / best:
+# before 995 / 1015 / 1035 MB/s, 12.4k page faults, no huge pages; with LargeBuffer 1014 / 1021 /
+# 1044 MB/s, 5.6k-6.4k page faults, 12-16 MB in huge pages. Sizing the arrays to whole 2 MiB pages
+# (so the kernel aligned them all alike) cost 8% (942 median): LargeBuffer does not do it.
 processes=${PROCESSES:-8}
 # BENCH_WARM=1: glibc keeps its buffers in the heap between parses (as a long-running process
 # does) instead of mapping fresh pages for every parse (the default, what a plain process does).

@@ -6,41 +6,11 @@ import Testing
 import Glibc
 #endif
 
-/// The parser's large arrays are asked for in a shape that Linux backs with huge pages: sizes,
-/// the advised range, and (on Linux with transparent huge pages) the kernel's own record of the
-/// advice on the parser's line records, segment records and a file buffer.
+/// The parser's large arrays are advised for huge pages: the advised range, the bytes kept, and
+/// (on Linux with transparent huge pages) the kernel's own record of the advice on the parser's
+/// line records, segment records and a file buffer.
 @Suite struct LargeBufferTests {
     static let mebibyte = 1 << 20
-
-    /// Capacities worked out by hand: 2 MiB pages minus the 48 header bytes, divided by the stride.
-    ///
-    /// (minimum count, stride, expected capacity).
-    static let capacityCases: [(Int, Int, Int)] = [
-        // Small requests are kept as they are.
-        (0, 1, 0),
-        (1, 32, 1),
-        (65_535, 32, 65_535),  // 2 MiB - 32 bytes: under 2 MiB, not advised
-        // 2 MiB of bytes with headers needs two pages: 4 MiB - 48 bytes.
-        (2 << 20, 1, (4 << 20) - 48),
-        // 324,000 records of 32 bytes = 10,368,000 bytes -> 5 pages (10,485,760) - 48, / 32.
-        (324_000, 32, 327_678),
-        // 65,000 segments of 80 bytes = 5,200,000 bytes -> 3 pages (6,291,456) - 48, / 80.
-        (65_000, 80, 78_642),
-        // Overflowing byte counts and huge strides are left alone.
-        (Int.max, 2, Int.max),
-        // 2^62 - 1 bytes: 2^41 + 1 pages, less the headers.
-        (Int.max / 2, 1, (1 << 62) + (2 << 20) - 48),
-        // Too close to Int.max to round up.
-        (Int.max - 10, 1, Int.max - 10),
-        (1 << 30, 8192, 1 << 30),
-        // A zero or negative stride counts as one byte.
-        (3 << 20, 0, (4 << 20) - 48),
-    ]
-
-    @Test(arguments: Self.capacityCases)
-    func capacity(minimum: Int, stride: Int, expected: Int) {
-        #expect(LargeBuffer.capacity(forAtLeast: minimum, stride: stride) == expected)
-    }
 
     /// The advised range is the whole 2 MiB pages inside the buffer, computed on fake addresses.
     @Test func hugePageRange() throws {
@@ -85,6 +55,20 @@ import Glibc
         #expect(throws: Refused.self) {
             _ = try LargeBuffer.bytes(count: 3 * Self.mebibyte) { _ in throw Refused() }
         }
+    }
+
+    /// `emptyArray(reservingCapacity:)` is empty and grows to the capacity without moving.
+    @Test func emptyArrayReserves() {
+        var none: [Int64] = LargeBuffer.emptyArray(reservingCapacity: 0)
+        #expect(none.isEmpty)
+        none.append(1)
+        #expect(none == [1])
+        var large: [Int64] = LargeBuffer.emptyArray(reservingCapacity: 400_000)  // 3.2 MB
+        #expect(large.isEmpty && large.capacity >= 400_000)
+        let base = large.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        for i in 0..<400_000 { large.append(Int64(i)) }
+        #expect(large.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) } == base)
+        #expect(large[399_999] == 399_999)
     }
 
     #if os(Linux)

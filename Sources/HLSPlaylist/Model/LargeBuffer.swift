@@ -3,17 +3,19 @@ import Glibc
 #endif
 
 /// Storage for the parser's large arrays (the input bytes, one record a line, one a segment),
-/// asked of the system in a shape that lets it back them with huge pages.
+/// asked of the system in a way that lets it back them with huge pages.
 ///
 /// Parsing a large playlist walks megabytes of input and writes megabytes of records once. With
 /// 4 KiB pages that working set needs thousands of TLB entries, and how fast a process runs then
-/// depends on how the host happens to back its pages (the 24-hour DVR playlist parsed at about
-/// 370 MB/s in some processes and 600 MB/s in others with the same code). On Linux this type asks
-/// for transparent huge pages itself:
+/// can depend on how the host happens to back its pages (issue 2 saw the 24-hour DVR playlist
+/// parse at about 370 MB/s in some processes and 600 MB/s in others with the same code). On
+/// Linux this type asks for transparent huge pages itself: the whole 2 MiB pages inside a large
+/// array's storage are advised `MADV_HUGEPAGE` before anything touches them.
 ///
-/// - a capacity above 2 MiB is rounded so that the allocator's mapping is a whole number of
-///   2 MiB pages (Linux then places an anonymous mapping on a 2 MiB boundary), and
-/// - the 2 MiB pages inside the storage are advised `MADV_HUGEPAGE` before anything touches them.
+/// The storage is not rounded or aligned to 2 MiB on purpose: sized to whole 2 MiB pages, the
+/// arrays all started at the same offset of a 2 MiB page, and the parse measured about 8% slower
+/// than with the allocator's own placement (issue 15); only the first and last partial 2 MiB of an
+/// array stay in small pages.
 ///
 /// It allocates memory only: no file, clock or network is touched. Elsewhere, and where the
 /// system declines the advice, the arrays are ordinary arrays of the requested capacity.
@@ -23,10 +25,6 @@ public enum LargeBuffer {
 
     /// Below this many bytes the advice is not worth a system call.
     static let minimumAdvisedBytes = 2 << 20
-
-    /// The bytes the runtime and `malloc` put in front of an array's elements in the same
-    /// mapping: the array header (32 bytes) and glibc's chunk header (16 bytes).
-    static let headerBytes = 48
 
     /// An array of bytes of length `count`, filled by `body`, in storage advised for huge pages.
     ///
@@ -44,8 +42,7 @@ public enum LargeBuffer {
         initializingWith body: (UnsafeMutableBufferPointer<UInt8>) throws -> Int
     ) rethrows -> [UInt8] {
         precondition(count >= 0, "a negative byte count")
-        let capacity = self.capacity(forAtLeast: count, stride: 1)
-        return try [UInt8](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        return try [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             self.advise(UnsafeMutableRawBufferPointer(buffer))
             let written = try body(UnsafeMutableBufferPointer(rebasing: buffer[0..<count]))
             precondition(written >= 0 && written <= count, "initializingWith returned \(written) of \(count) bytes")
@@ -56,25 +53,10 @@ public enum LargeBuffer {
     /// An empty array that can grow to at least `minimumCapacity` elements without moving, in
     /// storage advised for huge pages.
     static func emptyArray<Element>(reservingCapacity minimumCapacity: Int) -> [Element] {
-        let capacity = self.capacity(forAtLeast: minimumCapacity, stride: MemoryLayout<Element>.stride)
-        return [Element](unsafeUninitializedCapacity: capacity) { buffer, initialized in
+        [Element](unsafeUninitializedCapacity: minimumCapacity) { buffer, initialized in
             self.advise(UnsafeMutableRawBufferPointer(buffer))
             initialized = 0
         }
-    }
-
-    /// `minimumCount`, or for storage above 2 MiB the largest element count whose allocation
-    /// (with `headerBytes`) still fits the next whole number of 2 MiB pages.
-    static func capacity(forAtLeast minimumCount: Int, stride: Int) -> Int {
-        let stride = max(stride, 1)
-        let (bytes, overflow) = minimumCount.multipliedReportingOverflow(by: stride)
-        guard !overflow, bytes >= self.minimumAdvisedBytes, stride < 4096,
-            bytes <= Int.max - self.hugePageSize - self.headerBytes
-        else {
-            return minimumCount
-        }
-        let pages = (bytes + self.headerBytes + self.hugePageSize - 1) / self.hugePageSize
-        return max(minimumCount, (pages * self.hugePageSize - self.headerBytes) / stride)
     }
 
     /// The whole 2 MiB pages inside `buffer`, or nil when there are none.
