@@ -19,16 +19,20 @@ import class Foundation.ProcessInfo
 //   INTERMISSION_CORE_ONLY=1  the core modules and their tests only, with no package dependencies,
 //                             so they build and test in seconds (`INTERMISSION_CORE_ONLY=1 swift test`).
 //   INTERMISSION_FUZZ=1       adds the `intermission-fuzz` libFuzzer target (see README, "Fuzzing").
+//   INTERMISSION_STRICT=1     compiles this package's own targets with warnings as errors
+//                             (package dependencies keep their warnings); CI sets it (scripts/ci).
 
 let environment = ProcessInfo.processInfo.environment
 let coreOnly = environment["INTERMISSION_CORE_ONLY"] != nil
 let fuzz = environment["INTERMISSION_FUZZ"] != nil
+let strict = environment["INTERMISSION_STRICT"] != nil
 
-let swiftSettings: [SwiftSetting] = [
-    .swiftLanguageMode(.v6),
-    .enableUpcomingFeature("ExistentialAny"),
-    .enableUpcomingFeature("MemberImportVisibility"),
-]
+let swiftSettings: [SwiftSetting] =
+    [
+        .swiftLanguageMode(.v6),
+        .enableUpcomingFeature("ExistentialAny"),
+        .enableUpcomingFeature("MemberImportVisibility"),
+    ] + (strict ? [.unsafeFlags(["-warnings-as-errors"])] : [])
 
 var products: [Product] = [
     .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),

@@ -42,7 +42,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-/// The `asset-list` target: decode arbitrary bytes as an asset list. A list that decodes has
+/// The `asset-list` target: decode arbitrary bytes as an asset list.
+///
+/// A list that decodes has
 /// durations inside the documented range, converts to media time, and encodes to JSON that decodes
 /// to an equal list.
 public func fuzzAssetList(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
@@ -66,7 +68,9 @@ public func fuzzAssetList(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 /// The `attributes` target: parse arbitrary bytes as an attribute list, alone and as the value of
-/// an interstitial `EXT-X-DATERANGE` line. Typed reads never trap; a parsed list renders to text
+/// an interstitial `EXT-X-DATERANGE` line.
+///
+/// Typed reads never trap; a parsed list renders to text
 /// that parses to the same list; an event read from the line has every time inside the range.
 public func fuzzAttributes(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))

@@ -3,7 +3,9 @@ import Synchronization
 
 import Foundation
 
-/// A source of wall-clock dates. Everything in `AdInsertion` takes dates as arguments; the server
+/// A source of wall-clock dates.
+///
+/// Everything in `AdInsertion` takes dates as arguments; the server
 /// reads them from one of these so tests can drive time.
 public protocol WallClock: Sendable {
     /// The current date.

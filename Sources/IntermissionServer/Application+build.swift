@@ -111,7 +111,9 @@ struct StoreService: Service {
 final class ListeningAddress: Sendable {
     private let base = Mutex<String?>(nil)
 
-    /// Records the bound address. A wildcard address (`0.0.0.0`, `::`) names no host a client can
+    /// Records the bound address.
+    ///
+    /// A wildcard address (`0.0.0.0`, `::`) names no host a client can
     /// use, so URIs then stay path-absolute.
     func bound(hostname: String, port: Int) {
         guard !hostname.isEmpty, hostname != "0.0.0.0", hostname != "::", hostname != "[::]", port > 0 else { return }

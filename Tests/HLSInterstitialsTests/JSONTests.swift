@@ -63,7 +63,8 @@ import Testing
 
     @Test func rejectsInvalidUTF8AndBOM() {
         #expect(throws: JSONParsingError.self) { try JSONValue.parse([0x22, 0xC3, 0x28, 0x22]) }
-        #expect(throws: JSONParsingError.self) { try JSONValue.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }  // UTF-8 surrogate
+        // A UTF-8 encoded surrogate.
+        #expect(throws: JSONParsingError.self) { try JSONValue.parse([0x22, 0xED, 0xA0, 0x80, 0x22]) }
         #expect(throws: JSONParsingError.self) { try JSONValue.parse([0xEF, 0xBB, 0xBF, 0x31]) }
         #expect((try? JSONValue.parse([0x22, 0xE2, 0x82, 0xAC, 0x22])) == "€")
     }

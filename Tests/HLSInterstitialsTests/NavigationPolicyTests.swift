@@ -3,7 +3,9 @@ import HLSPlaylist
 import Testing
 
 @Suite struct NavigationPolicyTests {
-    /// WWDC21 demo: two ads, the first unrestricted, the second JUMP-restricted. Jumping past both
+    /// WWDC21 demo: two ads, the first unrestricted, the second JUMP-restricted.
+    ///
+    /// Jumping past both
     /// snaps to the restricted ad, plays it, then resumes at the seek location.
     @Test func jumpAcrossTwoAdsPlaysTheRestrictedOneThenLands() throws {
         let schedule = Schedule(primary: try ScheduleFixture.playlist("seed-wwdc21-restrict-jump"))
@@ -95,7 +97,9 @@ import Testing
         #expect(plan.reason.contains("1 more"))
     }
 
-    /// WWDC23 plan A: both ads SKIP-restricted: play and pause only. Plan C: the app clears ad2's
+    /// WWDC23 plan A: both ads SKIP-restricted: play and pause only.
+    ///
+    /// Plan C: the app clears ad2's
     /// restriction, so only ad1 refuses fast-forward.
     @Test(arguments: [(false, 2.0, false), (false, 1.0, true), (false, 0.0, true), (false, 0.5, true), (true, 2.0, true)])
     func rateInsideAds(planC: Bool, rate: Double, allowedInAd2: Bool) throws {

@@ -2,7 +2,9 @@ import HLSInterstitials
 import HLSPlaylist
 import Testing
 
-/// One row per item: `name primary playout integrated`, e.g. `ad1 5–5 5–20 5–5`.
+/// One row per item: `name primary playout integrated`, e.g.
+///
+/// `ad1 5–5 5–20 5–5`.
 func rows(_ schedule: Schedule) -> [String] {
     schedule.items.map { "\($0.eventID ?? "primary") \($0.primary) \($0.playout) \($0.integrated)" }
 }

@@ -3,7 +3,9 @@ import Testing
 
 /// Numbers from outside never trap: every numeric entry point of the playlist layer driven with
 /// the edges (Int64 boundaries in seconds and nanoseconds, 1e308, NaN, inf, -0, 40-digit numbers,
-/// exponents, hex, NUL, 100 KB strings). Expected outcomes are worked out by hand, not read back.
+/// exponents, hex, NUL, 100 KB strings).
+///
+/// Expected outcomes are worked out by hand, not read back.
 @Suite struct NumberRangeTests {
     /// What a decimal number of seconds should read as.
     enum Expected: Sendable, CustomStringConvertible {

@@ -107,7 +107,9 @@ final class StaticServer {
         self.port = port
     }
 
-    /// Stops the server. SIGKILL, because the child may inherit a signal mask that blocks SIGTERM.
+    /// Stops the server.
+    ///
+    /// SIGKILL, because the child may inherit a signal mask that blocks SIGTERM.
     func stop() {
         guard self.process.isRunning else { return }
         kill(self.process.processIdentifier, SIGKILL)

@@ -53,6 +53,7 @@ struct RawResponse: Sendable {
 struct RawExchangeTimeout: Error {}
 
 /// Sends `request` as it is to `127.0.0.1:port` and reads until the server closes the connection.
+///
 /// Requests should carry `Connection: close`.
 func rawExchange(port: Int, _ request: [UInt8], timeout: Duration = .seconds(20)) async throws -> RawResponse {
     let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)

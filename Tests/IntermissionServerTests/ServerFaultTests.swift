@@ -47,7 +47,9 @@ func refusingPort() throws -> Int {
 }
 
 /// One HTTP/1.1 GET over a plain socket, with the `Host` header given (the test client always
-/// sends its own); returns the body. The blocking socket calls run on a dispatch queue, not on the
+/// sends its own); returns the body.
+///
+/// The blocking socket calls run on a dispatch queue, not on the
 /// cooperative threads the server in this process answers on.
 func rawGET(port: Int, path: String, host: String) async throws -> [UInt8] {
     try await withCheckedThrowingContinuation { continuation in

@@ -577,6 +577,9 @@ import Testing
             #expect(metrics.text.contains("intermission_decisions_total"))
             #expect(metrics.text.contains("intermission_breaks_total{origin=\"scte35\"}"))
             #expect(metrics.text.contains("intermission_http_request_duration_seconds_bucket"))
+            // Each metric says what it counts.
+            #expect(metrics.text.contains("# HELP intermission_decisions_total Asset-list decisions"))
+            #expect(metrics.text.contains("# HELP intermission_http_request_duration_seconds Time to answer"))
         }
     }
 }

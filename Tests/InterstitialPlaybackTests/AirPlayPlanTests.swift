@@ -33,7 +33,9 @@ struct AirPlayPlanTests {
         log.filter { $0.event == "seekResolved" }.compactMap { $0["allowed"]?.boolValue }
     }
 
-    /// Plan A (ads; only play and pause during them): the playlist as given. Both ads play whole at
+    /// Plan A (ads; only play and pause during them): the playlist as given.
+    ///
+    /// Both ads play whole at
     /// 5 s; fast-forward and forward seeks are refused during either; the primary resumes at 5 s
     /// and can then be sought forward.
     @Test func planAPlaysTheServerEventsAsGiven() async throws {
@@ -71,7 +73,9 @@ struct AirPlayPlanTests {
     }
 
     /// Plan B (no ads): the app turns the server's events off
-    /// (`automaticallyHandlesInterstitialEvents = false`). Alone, the 10 s primary plays straight
+    /// (`automaticallyHandlesInterstitialEvents = false`).
+    ///
+    /// Alone, the 10 s primary plays straight
     /// through and no ad is requested; with an event the app schedules itself (a house promo at
     /// 8 s), only that one plays.
     @Test func planBTurnsOffServerEventsAndSchedulesItsOwn() async throws {
@@ -106,7 +110,9 @@ struct AirPlayPlanTests {
     }
 
     /// Plan C (skip after the first ad): the app keeps ad1's restriction and clears ad2's (copies
-    /// the event, sets `restrictions = []`, reschedules both). Fast-forward is refused in ad1; in
+    /// the event, sets `restrictions = []`, reschedules both).
+    ///
+    /// Fast-forward is refused in ad1; in
     /// ad2 a forward seek is granted and skips the rest of it.
     @Test func planCOverridesAServerEventsRestrictions() async throws {
         try await withFixtureServer { base, site in

@@ -4,7 +4,9 @@ import HLSPlaylist
 import InterstitialPlayback
 import Testing
 
-/// Live windows computed from the virtual clock. `lead` shifts the window so the live edge is that
+/// Live windows computed from the virtual clock.
+///
+/// `lead` shifts the window so the live edge is that
 /// far ahead of the clock (the demo segments exist from the start).
 func serveLive(
     _ site: FixtureSite,
@@ -211,7 +213,7 @@ struct LiveInterstitialTests {
             #expect(!requests.contains { $0.path == "/lists/ad1.json" || $0.path.hasPrefix("/media/ad-red/") })
             let list = try #require(requests.first { $0.path == "/lists/ad2.json" })
             #expect(list.parameter("_HLS_start_offset") == "7")
-            #expect(list.parameter("_HLS_primary_id") == (await player.sessionID))
+            #expect(list.parameter("_HLS_primary_id") == player.sessionID)
             // Green from the segment holding 7 s (6–8 s: seg-003), then blue whole.
             let ads = requests.filter { $0.path.hasPrefix("/media/ad-") && $0.path.hasSuffix(".ts") }.map(\.path)
             #expect(ads == [

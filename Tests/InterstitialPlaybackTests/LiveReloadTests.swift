@@ -6,7 +6,9 @@ import Synchronization
 import Testing
 
 /// A live channel that offers delivery directives: segment k covers wall time 2k…2k+2 s (the
-/// demo primary's segments, looped) and exists once the clock passes 2k+2. Date ranges appear and
+/// demo primary's segments, looped) and exists once the clock passes 2k+2.
+///
+/// Date ranges appear and
 /// disappear at given clock times, so delta updates have something to skip and to remove.
 struct DirectiveChannel: Sendable {
     struct Range: Sendable {

@@ -105,7 +105,9 @@ struct SegmentRequestTests {
 
     /// A real fragmented-MP4 stream made by ffmpeg as one file (`-hls_flags single_file`): the
     /// `EXT-X-MAP` byte range first, once, then each fragment's byte range in order, covering the
-    /// file without gaps. An interstitial asset in fMP4 loads its own map the same way.
+    /// file without gaps.
+    ///
+    /// An interstitial asset in fMP4 loads its own map the same way.
     @Test(.enabled(if: FFmpeg.isAvailable || FFmpeg.required, "needs ffmpeg (set INTERMISSION_REQUIRE_REFEREES=1 to require it)"))
     func fragmentedMP4FromFFmpegLoadsItsMapAndRanges() async throws {
         #expect(FFmpeg.isAvailable, "ffmpeg is required but missing")

@@ -5,7 +5,9 @@ import Testing
 
 /// The player leaves out what cannot play: interstitials whose date ranges are unusable are not
 /// loaded, played or allowed to move the primary, and a played `CUE="PRE,ONCE"` pre-roll does not
-/// move the primary when that part is played again. Served over loopback HTTP, on a virtual clock.
+/// move the primary when that part is played again.
+///
+/// Served over loopback HTTP, on a virtual clock.
 @Suite(.timeLimit(.minutes(1)))
 struct UnusableEventTests {
     struct Family: Sendable, CustomStringConvertible {

@@ -24,7 +24,7 @@ public enum DVRPlaylist {
             try process.run()
             process.waitUntilExit()
         }
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        return try FileBytes.read(path)
     }
 }
 

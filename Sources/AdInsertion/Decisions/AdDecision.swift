@@ -91,7 +91,9 @@ public struct DecisionKey: Sendable, Hashable {
     }
 }
 
-/// Chooses the ads of a pod. Pure: the inventory, the break and the viewer's recent creatives are
+/// Chooses the ads of a pod.
+///
+/// Pure: the inventory, the break and the viewer's recent creatives are
 /// arguments.
 ///
 /// An answer always spans the whole break, so a player that enters it `_HLS_start_offset` seconds
@@ -230,7 +232,9 @@ public struct AdDecisionService: Sendable {
 }
 
 /// Remembers URI resolutions: creative URIs are few and so are the bases they are resolved
-/// against, so each pair is resolved once. Bounded: it starts over past 4,096 pairs.
+/// against, so each pair is resolved once.
+///
+/// Bounded: it starts over past 4,096 pairs.
 public final class ResolvedURICache: Sendable {
     private struct Key: Hashable {
         var uri: String

@@ -31,7 +31,9 @@ extension LiveBreak {
 public enum LiveBreakSelection {
     /// The breaks to write in a window: not cancelled, ending at or after the window's first date
     /// (a range is never removed while it maps to a segment in the playlist) and starting no later
-    /// than the window's end plus `lookahead` (announced ahead of time). Sorted by start date, then ID.
+    /// than the window's end plus `lookahead` (announced ahead of time).
+    ///
+    /// Sorted by start date, then ID.
     public static func breaks(
         _ breaks: [LiveBreak],
         windowStart: DateTime,

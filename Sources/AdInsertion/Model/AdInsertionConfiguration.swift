@@ -164,7 +164,9 @@ public struct LiveChannel: Sendable, Hashable {
     /// Breaks this long are assumed when an SCTE-35 out has no duration.
     public var defaultSCTE35Duration: MediaTime
     /// How long the last good playlist of a failing upstream is served in its place; after that
-    /// the channel answers `503` with `Retry-After`. `nil` (the default): three target durations of
+    /// the channel answers `503` with `Retry-After`.
+    ///
+    /// `nil` (the default): three target durations of
     /// that playlist (``staleAfter`` for a multivariant playlist).
     public var lastGoodLimit: MediaTime?
 

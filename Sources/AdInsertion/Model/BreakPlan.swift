@@ -21,7 +21,9 @@ public struct VODBreak: Sendable, Hashable {
     public var duration: MediaTime
     /// `CUE` `ONCE`: play at most once.
     public var once: Bool
-    /// `X-RESUME-OFFSET`; `0` by default so that no content is lost. `nil` writes no attribute
+    /// `X-RESUME-OFFSET`; `0` by default so that no content is lost.
+    ///
+    /// `nil` writes no attribute
     /// (the interstitial then replaces its duration of primary content).
     public var resumeOffset: MediaTime?
     /// `X-RESTRICT`.
@@ -71,11 +73,13 @@ public struct LiveBreakOrigin: Sendable, Hashable, Codable, CustomStringConverti
         }
     }
 
+    /// Reads the value from its JSON spelling.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         self = LiveBreakOrigin(rawValue: text) ?? .admin
     }
 
+    /// Writes the value in its JSON spelling.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.rawValue)

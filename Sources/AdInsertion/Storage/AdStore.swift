@@ -1,6 +1,8 @@
 import HLSPlaylist
 
-/// Where ad decisions are kept. Implementations: ``InMemoryAdStore`` here, SQLite in the server.
+/// Where ad decisions are kept.
+///
+/// Implementations: ``InMemoryAdStore`` here, SQLite in the server.
 public protocol DecisionStore: Sendable {
     /// The decision stored for a key.
     func decision(for key: DecisionKey) async throws -> AdDecision?
@@ -109,18 +111,22 @@ public actor InMemoryAdStore: AdStore {
     /// Nothing to migrate.
     public func migrate() async throws {}
 
+    /// Every change recorded, oldest first.
     public func inventoryChanges() async throws -> [InventoryChange] {
         self.changes
     }
 
+    /// Records an inventory change.
     public func record(_ change: InventoryChange) async throws {
         self.changes.append(change)
     }
 
+    /// The decision stored for a key.
     public func decision(for key: DecisionKey) async throws -> AdDecision? {
         self.decisions[key]
     }
 
+    /// The creatives a viewer was given in decisions made at or after `since`.
     public func recentCreatives(viewer: String, since: DateTime) async throws -> Set<String> {
         self.recent(viewer: viewer, since: since)
     }
@@ -133,12 +139,14 @@ public actor InMemoryAdStore: AdStore {
         return result
     }
 
+    /// Stores a decision unless one exists for its key; returns the stored one.
     public func save(_ decision: AdDecision) async throws -> AdDecision {
         if let existing = self.decisions[decision.key] { return existing }
         self.decisions[decision.key] = decision
         return decision
     }
 
+    /// Returns the stored decision for `key`, or makes one with `make` and stores it.
     public func findOrCreateDecision(
         _ key: DecisionKey,
         recentSince: DateTime?,
@@ -150,14 +158,17 @@ public actor InMemoryAdStore: AdStore {
         return (made, true)
     }
 
+    /// How many decisions are stored.
     public func decisionCount() async throws -> Int {
         self.decisions.count
     }
 
+    /// The stored breaks of a channel.
     public func breaks(channel: String) async throws -> [LiveBreak] {
         Array((self.breaksByChannel[channel] ?? [:]).values)
     }
 
+    /// Creates or replaces a break (by channel and ID).
     public func save(_ liveBreak: LiveBreak) async throws {
         self.breaksByChannel[liveBreak.channel, default: [:]][liveBreak.id] = liveBreak
     }

@@ -1,8 +1,10 @@
 import HLSPlaylist
 
-/// The error ``AssetList/decode(_:)`` throws: the bytes are not JSON, or not an asset list.
+/// The error ``AssetList/decode(_:)-([UInt8])`` throws: the bytes are not JSON, or not an asset list.
 public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error it is. Compare codes, not message text.
+    /// What kind of error it is.
+    ///
+    /// Compare codes, not message text.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case invalidJSON, notAnObject, missingAssets, assetsNotAnArray, invalidAsset, invalidSkipControl
@@ -61,8 +63,8 @@ public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringCon
 
 extension AssetList {
     /// The largest number of seconds an asset list may give for `DURATION`, `OFFSET` or a
-    /// `SKIP-CONTROL` `DURATION`: 9,223,372,036 s (the whole seconds of ``MediaTime/maximum``), so every value
-    /// converts to an exact ``MediaTime`` without clamping.
+    /// `SKIP-CONTROL` `DURATION`: 9,223,372,036 s (the whole seconds of `MediaTime.maximum`), so every value
+    /// converts to an exact `MediaTime` without clamping.
     public static let maximumSeconds: Double = 9_223_372_036
 
     /// Checks a JSON number of seconds from an asset list: not negative (`-0` is zero) and at most
@@ -121,14 +123,14 @@ extension AssetList {
         return try AssetList(json: value)
     }
 
-    /// Decodes an asset list from JSON text (see ``decode(_:)``).
+    /// Decodes an asset list from JSON text (see ``decode(_:)-([UInt8])``).
     ///
     /// - Throws: ``AssetListDecodingError``.
     public static func decode(_ text: String) throws -> AssetList {
         try decode(Array(text.utf8))
     }
 
-    /// Reads an asset list from a parsed JSON value (see ``decode(_:)`` for the rules).
+    /// Reads an asset list from a parsed JSON value (see ``decode(_:)-([UInt8])`` for the rules).
     ///
     /// - Throws: ``AssetListDecodingError``.
     public init(json: JSONValue) throws {

@@ -21,7 +21,9 @@ import HLSPlaylist
 /// let json = list.encode()
 /// ```
 public struct AssetList: Sendable, Hashable {
-    /// `ASSETS`: the assets, to be played back to back in this order. May be empty (the client then
+    /// `ASSETS`: the assets, to be played back to back in this order.
+    ///
+    /// May be empty (the client then
     /// applies the resume offset without playing anything).
     public var assets: [Asset]
     /// `SKIP-CONTROL`: overrides the tag's `X-SKIP-CONTROL-*` attributes key by key.

@@ -25,7 +25,9 @@ public struct InterstitialEvent: Sendable, Hashable {
     public var assetListURI: String?
     /// `X-RESTRICT`: navigation restrictions while the event applies.
     public var restrictions: Restrictions
-    /// `X-RESUME-OFFSET`: where primary playback resumes, from the scheduled start. `nil` means the
+    /// `X-RESUME-OFFSET`: where primary playback resumes, from the scheduled start.
+    ///
+    /// `nil` means the
     /// spec default: the interstitial's duration (or the playout limit when shorter).
     public var resumptionOffset: MediaTime?
     /// `X-PLAYOUT-LIMIT`: the most the whole interstitial may play; `nil` for no limit.
@@ -53,7 +55,9 @@ public struct InterstitialEvent: Sendable, Hashable {
     /// The other client attributes (`X-…`), in written order with their spelling.
     public var userDefinedAttributes: [Attribute]
     /// Why the date range this event was read from cannot play (see ``Defect``); empty for a
-    /// playable event and for events made in code. The schedule and the player leave out events
+    /// playable event and for events made in code.
+    ///
+    /// The schedule and the player leave out events
     /// with defects (status ``ScheduledEvent/Status/unusable``), as the spec asks of clients for
     /// date ranges with illegal syntax.
     public var defects: [Defect]
@@ -140,8 +144,10 @@ public struct InterstitialEvent: Sendable, Hashable {
 
 /// `X-RESTRICT`: what a viewer may not do around an interstitial.
 public struct Restrictions: OptionSet, Sendable, Hashable {
+    /// The bits of the set.
     public let rawValue: Int
 
+    /// Creates the set from its bits.
     public init(rawValue: Int) {
         self.rawValue = rawValue
     }
@@ -176,7 +182,9 @@ public struct Restrictions: OptionSet, Sendable, Hashable {
 }
 
 /// `CUE`: whether the event plays before the primary starts (`PRE`), after it ends (`POST`), or at
-/// its scheduled point (none). AVFoundation calls these the join and leave cues.
+/// its scheduled point (none).
+///
+/// AVFoundation calls these the join and leave cues.
 public struct Cue: Sendable, Hashable, CustomStringConvertible {
     private let code: UInt8
 

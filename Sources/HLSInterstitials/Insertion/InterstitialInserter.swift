@@ -2,7 +2,9 @@ import HLSPlaylist
 
 /// The error ``InterstitialInserter/insert(_:into:file:)`` throws when it refuses an event.
 public struct InsertionError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error it is. Compare codes, not message text.
+    /// What kind of error it is.
+    ///
+    /// Compare codes, not message text.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case duplicateID, invalidEvent, noSegments
@@ -68,7 +70,9 @@ public struct InsertionError: Error, Sendable, Hashable, CustomStringConvertible
 public struct InterstitialInserter: Sendable {
     /// How the inserter dates playlists and what it checks.
     public struct Configuration: Sendable, Hashable {
-        /// The date given to media time 0 when the playlist has no PROGRAM-DATE-TIME. Defaults to
+        /// The date given to media time 0 when the playlist has no PROGRAM-DATE-TIME.
+        ///
+        /// Defaults to
         /// `2000-01-01T00:00:00.000Z`: any fixed date works, because only differences between
         /// dates place the interstitial.
         public var programDateTimeOrigin: DateTime

@@ -1,6 +1,8 @@
-/// The error ``JSONValue/parse(_:options:)-(Array<UInt8>,_)`` throws for text that is not JSON.
+/// The error ``JSONValue/parse(_:options:)-([UInt8],_)`` throws for text that is not JSON.
 public struct JSONParsingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error it is. Compare codes, not message text.
+    /// What kind of error it is.
+    ///
+    /// Compare codes, not message text.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case unexpectedEnd, unexpectedCharacter, invalidNumber, numberOutOfRange, invalidEscape
@@ -56,7 +58,7 @@ public struct JSONParsingError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String { "byte \(self.byteOffset): \(self.message)" }
 }
 
-/// How ``JSONValue/parse(_:options:)-(Array<UInt8>,_)`` reads JSON.
+/// How ``JSONValue/parse(_:options:)-([UInt8],_)`` reads JSON.
 public struct JSONParsingOptions: Sendable, Hashable {
     /// The deepest nesting of arrays and objects accepted (default 128).
     public var maximumDepth: Int
@@ -89,7 +91,7 @@ extension JSONValue {
         }
     }
 
-    /// Parses one JSON value from text (see ``parse(_:options:)-(Array<UInt8>,_)``).
+    /// Parses one JSON value from text (see ``parse(_:options:)-([UInt8],_)``).
     ///
     /// - Throws: ``JSONParsingError``.
     public static func parse(_ text: String, options: JSONParsingOptions = JSONParsingOptions()) throws

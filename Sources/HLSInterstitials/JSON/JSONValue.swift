@@ -1,6 +1,6 @@
 /// A JSON value (RFC 8259) whose objects keep their members in written order.
 ///
-/// Objects are arrays of `(key, value)` pairs, so a document read with ``parse(_:options:)-(Array<UInt8>,_)``
+/// Objects are arrays of `(key, value)` pairs, so a document read with ``parse(_:options:)-([UInt8],_)``
 /// and written with ``serialized(options:)`` keeps its key order, and duplicate keys survive too
 /// (lookups by key return the first). Numbers are `Double`s.
 ///

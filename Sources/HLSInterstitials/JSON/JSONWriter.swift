@@ -5,9 +5,13 @@ public struct JSONWritingOptions: Sendable, Hashable {
     /// With an indent, every array element and object member goes on its own line, members are
     /// written `"key": value`, and empty arrays and objects stay `[]` and `{}`.
     public var indent: Int?
-    /// Writes whole numbers with a fractional part (`15.0` rather than `15`). Off by default.
+    /// Writes whole numbers with a fractional part (`15.0` rather than `15`).
+    ///
+    /// Off by default.
     public var forcesFractionalPart: Bool
-    /// Escapes `/` as `\/` (useful when the JSON is embedded in HTML). Off by default.
+    /// Escapes `/` as `\/` (useful when the JSON is embedded in HTML).
+    ///
+    /// Off by default.
     public var escapesSlashes: Bool
 
     /// Creates options; the defaults write compact JSON with whole numbers as integers.

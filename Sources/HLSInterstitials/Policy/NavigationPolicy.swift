@@ -2,7 +2,9 @@ import HLSPlaylist
 
 /// Where playback is: on the primary, or inside an interstitial.
 public struct Playhead: Sendable, Hashable, CustomStringConvertible {
-    /// The primary position. While an interstitial plays, where the primary paused (the event's start).
+    /// The primary position.
+    ///
+    /// While an interstitial plays, where the primary paused (the event's start).
     public var primaryTime: MediaTime
     /// The interstitial playing, if any.
     public var eventID: String?
@@ -72,9 +74,13 @@ public struct SeekPlan: Sendable, Hashable, CustomStringConvertible {
     /// event the seek crosses, then the events whose replaced span the target lands in.
     public var interstitials: [String]
     /// Where primary playback continues after them: the target, or the resume point of an
-    /// interstitial the target lands in. `nil` when refused or when seeking inside an interstitial.
+    /// interstitial the target lands in.
+    ///
+    /// `nil` when refused or when seeking inside an interstitial.
     public var primaryTime: MediaTime?
-    /// For a seek inside the playing interstitial: where it continues. `nil` otherwise.
+    /// For a seek inside the playing interstitial: where it continues.
+    ///
+    /// `nil` otherwise.
     public var interstitialTime: MediaTime?
     /// Why, in words.
     public var reason: String
@@ -157,7 +163,9 @@ public struct SkipStateReport: Sendable, Hashable, CustomStringConvertible {
     /// The state.
     public var state: SkippableEventState
     /// When the button shows, counted from the start of the interstitial across all assets
-    /// (`nil` when not skippable). The end is `nil` when it shows until the interstitial ends.
+    /// (`nil` when not skippable).
+    ///
+    /// The end is `nil` when it shows until the interstitial ends.
     public var eligibleFrom: MediaTime?
     /// When the button goes away, or `nil` for the end of the interstitial.
     public var eligibleUntil: MediaTime?
@@ -316,7 +324,7 @@ public struct NavigationPolicy: Sendable {
     ///
     /// - Parameters:
     ///   - playhead: Where playback is.
-    ///   - skipControl: The asset list's `SKIP-CONTROL`, which overrides the event's attributes
+    ///   - override: The asset list's `SKIP-CONTROL`, which overrides the event's attributes
     ///     key by key; `nil` to use the event's.
     /// - Returns: The state, the eligible window and the reason. `X-RESTRICT=SKIP` does not hide
     ///   the skip button: it restricts seeking and rate, while skip control is the server's offer

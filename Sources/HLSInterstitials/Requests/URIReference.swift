@@ -33,7 +33,9 @@ public enum URIReference {
             self.fragment = fragment
         }
 
-        /// Splits a reference. A prefix before `:` counts as a scheme only when it is a valid
+        /// Splits a reference.
+        ///
+        /// A prefix before `:` counts as a scheme only when it is a valid
         /// scheme name (a letter, then letters, digits, `+`, `-` or `.`).
         public init(parsing reference: String) {
             var rest = Substring(reference)

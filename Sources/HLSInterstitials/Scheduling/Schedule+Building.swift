@@ -127,7 +127,9 @@ extension Schedule {
 
     // MARK: - The walk
 
-    /// Lays out the items from the ordered events. With `restartingAt` (a schedule position that
+    /// Lays out the items from the ordered events.
+    ///
+    /// With `restartingAt` (a schedule position that
     /// has a checkpoint), keeps everything before it and walks from there.
     mutating func walk(restartingAt restart: Int?) {
         var walker = Walker(schedule: self)

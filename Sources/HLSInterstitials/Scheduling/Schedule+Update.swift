@@ -3,6 +3,7 @@ import HLSPlaylist
 /// What an update changed in a schedule.
 public struct ScheduleUpdate: Sendable, Hashable {
     /// The index of the first item that may differ from before; items before it are unchanged.
+    ///
     /// `nil` when nothing changed.
     public var firstChangedItem: Int?
     /// Whether the whole schedule was recomputed (a sliding live window, a changed liveness,

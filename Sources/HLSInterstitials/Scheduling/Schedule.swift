@@ -6,7 +6,7 @@ import HLSPlaylist
 /// A schedule is a pure function of its inputs: the primary media playlist (or several, such as
 /// video and audio), the interstitial events, and a ``Configuration`` (known asset durations,
 /// events already played, where playback starts, VOD or live). No clock is read; live behaviour
-/// is modelled from the playlist as it is now, and ``update(primary:events:)`` brings the schedule
+/// is modelled from the playlist as it is now, and ``update(primary:events:)-(MediaPlaylist,_)`` brings the schedule
 /// up to date after a reload, recomputing only what changed.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ import HLSPlaylist
 ///
 /// Rules applied (draft-pantos-hls-rfc8216bis Appendix D and §6 client model):
 /// - `START-DATE` maps to primary time through `EXT-X-PROGRAM-DATE-TIME` (across discontinuities
-///   and gaps, as ``MediaPlaylist/time(at:)`` does); events given as a time need no mapping.
+///   and gaps, as `MediaPlaylist.time(at:)` does); events given as a time need no mapping.
 /// - `CUE=PRE` events play before primary playback begins, wherever it begins (live join
 ///   included); `CUE=POST` after the primary ends (VOD, or a live playlist once it has
 ///   `EXT-X-ENDLIST`); `CUE=ONCE` events in ``Configuration/playedEventIDs`` do not play again and
@@ -70,7 +70,7 @@ public struct Schedule: Sendable {
     ///
     /// Events are read from the playlist's interstitial `EXT-X-DATERANGE` tags in playlist order,
     /// with same-ID tags merged (``InterstitialEvent/events(in:)``). Across live reloads, keep a
-    /// ``DateRangeTracker`` and pass its events to ``init(primary:events:configuration:)``.
+    /// ``DateRangeTracker`` and pass its events to ``init(primary:events:configuration:)-(MediaPlaylist,_,_)``.
     public init(primary: MediaPlaylist, configuration: Configuration = Configuration()) {
         self.init(primary: [primary], events: InterstitialEvent.events(in: primary), configuration: configuration)
     }
@@ -171,13 +171,16 @@ extension Schedule {
     /// The inputs of a schedule besides the playlists and events.
     public struct Configuration: Sendable, Hashable {
         /// Asset durations the player learned, by event identifier: one value for an `X-ASSET-URI`
-        /// asset, one per asset for an asset list. Their sum is the interstitial's duration.
+        /// asset, one per asset for an asset list.
+        ///
+        /// Their sum is the interstitial's duration.
         public var assetDurations: [String: [MediaTime]]
         /// Events that already played in this session: `CUE=ONCE` events among them do not play again.
         public var playedEventIDs: Set<String>
         /// Where playback starts; `nil` is the beginning for VOD and the live join point for live.
         public var start: StartRequest?
         /// Whether interstitials play at all (AVFoundation `automaticallyHandlesInterstitialEvents`).
+        ///
         /// When `false`, the schedule is the primary alone and every event is ``ScheduledEvent/Status/disabled``.
         public var handlesInterstitialEvents: Bool
         /// Overrides whether the primary is live; `nil` reads it from the first playlist.
@@ -241,13 +244,17 @@ extension Schedule {
         /// The `CUE=PRE` events that play first, in order.
         public var prerollEventIDs: [String]
         /// The interstitial the position lands in: it falls between the event's start and its
-        /// resume point, or inside a `RANGE` event. `nil` otherwise.
+        /// resume point, or inside a `RANGE` event.
+        ///
+        /// `nil` otherwise.
         public var eventID: String?
         /// How far ``primaryTime`` is into that interstitial.
         public var offsetIntoEvent: MediaTime?
         /// Where playback of that interstitial begins: on live, ``offsetIntoEvent`` (the
         /// `_HLS_start_offset` to send with the asset-list request); on VOD, 0 (a start inside the
-        /// span an interstitial replaces plays it from its beginning, §6). `nil` outside interstitials.
+        /// span an interstitial replaces plays it from its beginning, §6).
+        ///
+        /// `nil` outside interstitials.
         public var startOffset: MediaTime?
 
         /// Creates a start position.

@@ -42,7 +42,9 @@ public struct ScheduledEvent: Sendable, Hashable {
     public var isScheduled: Bool { self.status == .scheduled }
 
     /// Whether `time` falls in the span the event replaces: from its start up to a later resume
-    /// point (a positive cumulative offset). A seek landing there plays the event from its start.
+    /// point (a positive cumulative offset).
+    ///
+    /// A seek landing there plays the event from its start.
     public func replacedSpanContains(_ time: MediaTime) -> Bool {
         guard let start = self.startTime, let resume = self.resumeTime else { return false }
         return start <= time && time < resume
@@ -76,7 +78,7 @@ public struct ScheduledEvent: Sendable, Hashable {
         /// it is left out and does not move the primary; ``Schedule/diagnostics(file:)`` says why.
         public static let unusable = Status(code: 8)
 
-        /// The JSON spelling: `scheduled`, `alreadyPlayed`, `beforeStart`, …
+        /// The JSON spelling (`scheduled`, `alreadyPlayed`, `beforeStart`, …).
         public var description: String {
             switch self.code {
             case 0: "scheduled"
@@ -135,7 +137,9 @@ public struct ScheduledEvent: Sendable, Hashable {
         /// VOD default when `X-PLAYOUT-LIMIT` is shorter than the duration: the limit.
         public static let playoutLimit = ResumeOffsetSource(code: 2)
         /// Live default: the time spent in the interstitial, so the primary keeps pace with the
-        /// wall clock (AVFoundation `.indefinite`). The schedule uses the playout duration; a player
+        /// wall clock (AVFoundation `.indefinite`).
+        ///
+        /// The schedule uses the playout duration; a player
         /// uses the time actually spent.
         public static let elapsed = ResumeOffsetSource(code: 3)
         /// No offset given and no duration known: zero.

@@ -7,7 +7,7 @@ import HLSPlaylist
 /// checks of the checklist belong to the playlist parser and keep its identifiers:
 /// `HLS-ATTR-DUPLICATE` (an attribute name repeats in one tag), `HLS-ATTR-REQUIRED` (a date range
 /// without `ID`) and `HLS-DATERANGE-NO-PDT` (date ranges without any PROGRAM-DATE-TIME).
-/// ``InterstitialValidator/validate(playlist:file:)-(Array<UInt8>,_)`` returns those too.
+/// ``InterstitialValidator/validate(playlist:file:)-([UInt8],_)`` returns those too.
 public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
     /// The stable identifier, such as `INT-ASSET-MISSING`.
     public let id: RuleID

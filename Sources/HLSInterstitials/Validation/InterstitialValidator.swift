@@ -1,7 +1,7 @@
 import HLSPlaylist
 
 /// Checks playlists against the interstitial rules of draft-pantos-hls-rfc8216bis (§4.4.5.1,
-/// Appendix D and F) and reports each problem as a ``HLSPlaylist/PlaylistDiagnostic``.
+/// Appendix D and F) and reports each problem as a `PlaylistDiagnostic`.
 ///
 /// Every diagnostic names an ``InterstitialRule`` (identifiers `INT-…`), has that rule's severity,
 /// points at the tag's line and, where one attribute is at fault, at that attribute's column, and
@@ -19,7 +19,9 @@ public struct InterstitialValidator: Sendable {
     /// What the validator reports.
     public struct Configuration: Sendable, Hashable {
         /// Whether to report notes (``InterstitialRule/durationUnknown``,
-        /// ``InterstitialRule/resumeOffsetDefault``). On by default.
+        /// ``InterstitialRule/resumeOffsetDefault``).
+        ///
+        /// On by default.
         public var includesNotes: Bool
 
         /// Creates a configuration.
@@ -54,7 +56,7 @@ public struct InterstitialValidator: Sendable {
         return Self.sorted(diagnostics)
     }
 
-    /// Parses playlist text leniently and validates it (see ``validate(playlist:file:)-(Array<UInt8>,_)``).
+    /// Parses playlist text leniently and validates it (see ``validate(playlist:file:)-([UInt8],_)``).
     public func validate(playlist text: String, file: String? = nil) -> [PlaylistDiagnostic] {
         self.validate(playlist: Array(text.utf8), file: file)
     }

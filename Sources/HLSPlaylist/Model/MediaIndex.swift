@@ -64,8 +64,8 @@ extension MediaIndex {
         var index = MediaIndex()
         let records = store.records
         let count = records.count
-        // At most one segment per two lines (EXTINF + URI).
-        index.segments.reserveCapacity(count / 2 + 1)
+        // At most one segment per two lines (EXTINF + URI); a large array in huge pages.
+        index.segments = LargeBuffer.emptyArray(reservingCapacity: count / 2 + 1)
 
         // Header values first (their tags may come in any order before the segments).
         var seenUnique = [Bool](repeating: false, count: Int(KnownTag.unknown.rawValue) + 1)

@@ -159,7 +159,9 @@ extension MediaPlaylist {
     }
 
     /// Rewrites every segment URI (and URI attributes of KEY, MAP, PART, PRELOAD-HINT and
-    /// RENDITION-REPORT tags) with `transform`, re-rendering only lines that change. One re-index.
+    /// RENDITION-REPORT tags) with `transform`, re-rendering only lines that change.
+    ///
+    /// One re-index.
     public mutating func rewriteURIs(_ transform: (String) -> String) {
         var changed = false
         for i in self.store.records.indices {

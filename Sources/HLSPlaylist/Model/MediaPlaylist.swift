@@ -252,6 +252,7 @@ extension MediaPlaylist: Equatable, Hashable {
         lhs.serialized() == rhs.serialized()
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) {
         hasher.combine(self.serialized())
     }

@@ -66,9 +66,12 @@ public struct SegmentTimings: RandomAccessCollection, Sendable {
     let records: [SegmentRecord]
     let hasDates: Bool
 
+    /// The first position.
     public var startIndex: Int { 0 }
+    /// The position after the last.
     public var endIndex: Int { self.records.count }
 
+    /// The element at a position.
     public subscript(position: Int) -> SegmentTiming {
         let r = self.records[position]
         return SegmentTiming(
@@ -87,9 +90,12 @@ public struct SegmentTimings: RandomAccessCollection, Sendable {
 public struct MediaSegments: RandomAccessCollection, Sendable {
     let playlist: MediaPlaylist
 
+    /// The first position.
     public var startIndex: Int { 0 }
+    /// The position after the last.
     public var endIndex: Int { self.playlist.index.segments.count }
 
+    /// The element at a position.
     public subscript(position: Int) -> MediaSegment {
         let record = self.playlist.index.segments[position]
         let store = self.playlist.store
@@ -141,9 +147,12 @@ public struct MediaSegments: RandomAccessCollection, Sendable {
 public struct PlaylistLines: RandomAccessCollection, Sendable {
     let store: LineStore
 
+    /// The first position.
     public var startIndex: Int { 0 }
+    /// The position after the last.
     public var endIndex: Int { self.store.records.count }
 
+    /// The element at a position.
     public subscript(position: Int) -> Line {
         self.store.line(position)
     }

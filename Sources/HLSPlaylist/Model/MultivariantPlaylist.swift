@@ -160,6 +160,7 @@ extension MultivariantPlaylist: Equatable, Hashable, CustomStringConvertible {
         lhs.serialized() == rhs.serialized()
     }
 
+    /// Hashes what `==` compares.
     public func hash(into hasher: inout Hasher) { hasher.combine(self.serialized()) }
 
     /// The text.

@@ -170,7 +170,9 @@ enum VariableSubstitution {
         }
     }
 
-    /// Replaces `{$name}` in `text`; returns nil when nothing changed. Undefined names are reported.
+    /// Replaces `{$name}` in `text`; returns nil when nothing changed.
+    ///
+    /// Undefined names are reported.
     static func substitute(
         _ text: String,
         values: [String: String],

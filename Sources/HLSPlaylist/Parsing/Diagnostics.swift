@@ -36,6 +36,7 @@ public struct Severity: Sendable, Hashable, Comparable, Codable, CustomStringCon
     /// Information worth knowing; nothing to fix.
     public static let note = Severity(level: 0)
 
+    /// Whether `lhs` orders before `rhs`.
     public static func < (lhs: Severity, rhs: Severity) -> Bool { lhs.level < rhs.level }
 
     /// `error`, `warning` or `note`.
@@ -47,6 +48,7 @@ public struct Severity: Sendable, Hashable, Comparable, Codable, CustomStringCon
         }
     }
 
+    /// Reads the value from its JSON spelling.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         switch text {
@@ -56,6 +58,7 @@ public struct Severity: Sendable, Hashable, Comparable, Codable, CustomStringCon
         }
     }
 
+    /// Writes the value in its JSON spelling.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.description)
@@ -80,10 +83,12 @@ public struct RuleID: Sendable, Hashable, Codable, CustomStringConvertible, Expr
         self.rawValue = value
     }
 
+    /// Reads the value from its JSON spelling.
     public init(from decoder: any Decoder) throws {
         self.rawValue = try decoder.singleValueContainer().decode(String.self)
     }
 
+    /// Writes the value in its JSON spelling.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(self.rawValue)
@@ -132,7 +137,9 @@ public struct RuleID: Sendable, Hashable, Codable, CustomStringConvertible, Expr
     public static let byteRange: RuleID = "HLS-BYTERANGE"
     /// A number or date is well formed but outside the range this library represents: times
     /// beyond ``MediaTime/validRange``, decimal-integers above ``PlaylistParser/maximumInteger``,
-    /// dates outside ``DateTime/validRange``. Lenient parsing keeps the line but does not use its value.
+    /// dates outside ``DateTime/validRange``.
+    ///
+    /// Lenient parsing keeps the line but does not use its value.
     public static let numberRange: RuleID = "HLS-NUMBER-RANGE"
 }
 
@@ -168,7 +175,9 @@ public struct PlaylistDiagnostic: Sendable, Hashable, Codable, CustomStringConve
 
 /// The error a strict parse throws at the first error, and that malformed input raises.
 public struct PlaylistParsingError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What kind of error it is. Compare codes, not message text.
+    /// What kind of error it is.
+    ///
+    /// Compare codes, not message text.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case missingHeader, malformedAttributeList, duplicateAttribute, missingAttribute, invalidValue

@@ -62,10 +62,10 @@ enum LineParser {
 
     /// Parses every line of `bytes`.
     static func parse(_ bytes: [UInt8], sink: inout DiagnosticSink) -> LineStore {
-        var records: [LineRecord] = []
         // Lines average 25–40 bytes; reserving for one per 12 bytes avoids regrowing (and copying)
-        // the array, and the reserved pages that stay unused are never touched.
-        records.reserveCapacity(bytes.count / 12 + 4)
+        // the array, and the reserved pages that stay unused are never touched. A large array is
+        // asked for in huge pages (see `LargeBuffer`).
+        var records: [LineRecord] = LargeBuffer.emptyArray(reservingCapacity: bytes.count / 12 + 4)
         var preferred = LineTerminator.lineFeed
         var sawBrace = false
         bytes.withUnsafeBufferPointer { b in

@@ -63,7 +63,9 @@ public struct ParsedPlaylist: Sendable {
     public var hasErrors: Bool { self.diagnostics.contains { $0.severity == .error } }
 }
 
-/// Parses playlists. Parsing never crashes and takes time linear in the input.
+/// Parses playlists.
+///
+/// Parsing never crashes and takes time linear in the input.
 ///
 /// ```swift
 /// let result = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: "main.m3u8"))

@@ -17,7 +17,9 @@ public struct AttributeValue: Sendable, Hashable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
-    /// A quoted-string value. The text must not contain `"`, CR or LF.
+    /// A quoted-string value.
+    ///
+    /// The text must not contain `"`, CR or LF.
     public static func quoted(_ text: String) -> AttributeValue {
         AttributeValue(rawValue: "\"" + text + "\"")
     }
@@ -281,9 +283,12 @@ public struct AttributeList: Sendable, Hashable, RandomAccessCollection, Mutable
         }
     }
 
+    /// The first position.
     public var startIndex: Int { self.attributes.startIndex }
+    /// The position after the last.
     public var endIndex: Int { self.attributes.endIndex }
 
+    /// The element at a position.
     public subscript(position: Int) -> Attribute {
         get { self.attributes[position] }
         set { self.attributes[position] = newValue }

@@ -119,6 +119,7 @@ public struct ByteRange: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The HTTP `Range` header value for this range (`bytes=o-(o+n-1)`), when the offset is known.
+    ///
     /// `nil` too when the range is empty or its last byte does not fit `Int`.
     public var httpRangeHeader: String? {
         guard let offset, offset >= 0, self.length > 0 else { return nil }

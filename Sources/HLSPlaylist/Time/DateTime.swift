@@ -67,6 +67,7 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
         return r < 0 ? q - 1 : q
     }
 
+    /// Whether `lhs` orders before `rhs`.
     @inlinable
     public static func < (lhs: DateTime, rhs: DateTime) -> Bool {
         lhs.nanosecondsSince1970 < rhs.nanosecondsSince1970
@@ -286,7 +287,9 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
         }
     }
 
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H.
+    ///
+    /// Hinnant's algorithm).
     static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400

@@ -144,6 +144,7 @@ public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Cod
         self.nanoseconds / 1_000_000
     }
 
+    /// Whether `lhs` orders before `rhs`.
     @inlinable
     public static func < (lhs: MediaTime, rhs: MediaTime) -> Bool {
         lhs.nanoseconds < rhs.nanoseconds
@@ -219,7 +220,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Cod
 
     // MARK: - Parsing
 
-    /// Parses decimal seconds from bytes. Accepts `[-+]?digits(.digits)?` (also `.5` and `5.`);
+    /// Parses decimal seconds from bytes.
+    ///
+    /// Accepts `[-+]?digits(.digits)?` (also `.5` and `5.`);
     /// `nil` for anything else and for numbers outside ``validRange``.
     static func parseDecimal(_ bytes: UnsafeBufferPointer<UInt8>, allowSign: Bool) -> MediaTime? {
         parseDecimal(bytes, from: 0, to: bytes.count, allowSign: allowSign)

@@ -25,7 +25,10 @@ struct Serve: AsyncParsableCommand {
     @Option(name: .long, help: "The address to bind (default 127.0.0.1).")
     var host: String?
 
-    @Option(name: .long, help: "Where to store decisions: a file path or sqlite:PATH (default intermission.sqlite), or memory:.")
+    @Option(
+        name: .long,
+        help: "Where to store decisions: a file path or sqlite:PATH (default intermission.sqlite), or memory:."
+    )
     var database: String?
 
     @Flag(name: .long, help: "Serve the bundled demo media (works offline).")

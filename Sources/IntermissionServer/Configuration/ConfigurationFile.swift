@@ -7,15 +7,23 @@ import Yams
 
 /// The YAML configuration file of `intermission serve` (every key is documented in the README, "Configuration file").
 public struct ConfigurationFile: Sendable, Codable {
-    /// `server:`
+    /// The `server:` section.
     public struct Server: Sendable, Codable {
+        /// `host`: the address to bind (default `127.0.0.1`).
         public var host: String?
+        /// `port`: the port; 0 picks a free one (default 8080).
         public var port: Int?
+        /// `database`: a path, `sqlite:PATH` or `memory:` (default `intermission.sqlite`).
         public var database: String?
+        /// `publicBaseURL`: the URL viewers reach the server at, for absolute asset-list URIs.
         public var publicBaseURL: String?
+        /// `adminToken`: the bearer token of `/v1/admin` (none: the admin API is disabled).
         public var adminToken: String?
+        /// `maxUpstreamBytes`: larger upstream playlists are refused.
         public var maxUpstreamBytes: Int?
+        /// `upstreamTimeout`: seconds an upstream has to answer.
         public var upstreamTimeout: Double?
+        /// `logLevel`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
         public var logLevel: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
@@ -25,9 +33,13 @@ public struct ConfigurationFile: Sendable, Codable {
 
     /// One `inventory:` entry.
     public struct CreativeEntry: Sendable, Codable {
+        /// `id`: the creative identifier.
         public var id: String
+        /// `uri`: an absolute `http(s)` URL or a path on this server.
         public var uri: String
+        /// `duration`: seconds.
         public var duration: Double
+        /// `value`: higher values are placed first (default 1).
         public var value: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
@@ -37,11 +49,17 @@ public struct ConfigurationFile: Sendable, Codable {
 
     /// One `breaks:` entry of a VOD asset.
     public struct VODBreakEntry: Sendable, Codable {
+        /// `id`: the `EXT-X-DATERANGE` ID.
         public var id: String
+        /// `at`: seconds into the primary, for a break without `PRE` or `POST`.
         public var at: Double?
+        /// `cue`: `PRE`, `POST` and/or `ONCE`.
         public var cue: [String]?
+        /// `duration`: the pod length in seconds.
         public var duration: Double
+        /// `resumeOffset`: `X-RESUME-OFFSET` in seconds (default 0).
         public var resumeOffset: Double?
+        /// `restrictions`: `X-RESTRICT` (default `SKIP` and `JUMP`).
         public var restrictions: [String]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
@@ -51,10 +69,15 @@ public struct ConfigurationFile: Sendable, Codable {
 
     /// One `vod:` entry.
     public struct VODEntry: Sendable, Codable {
+        /// `id`: served at `/vod/{id}/`.
         public var id: String
+        /// `origin`: the `http(s)` base URL of the presentation, or a `/media/` path.
         public var origin: String
+        /// `playlist`: the main playlist inside `origin` (default `main.m3u8`).
         public var playlist: String?
+        /// `programDateTime`: the date of media time 0 when the origin has no `PROGRAM-DATE-TIME`.
         public var programDateTime: String?
+        /// `breaks`: the breaks of the asset.
         public var breaks: [VODBreakEntry]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
@@ -64,10 +87,15 @@ public struct ConfigurationFile: Sendable, Codable {
 
     /// `breaks:` of a channel.
     public struct LivePlanEntry: Sendable, Codable {
+        /// `every`: seconds between break starts.
         public var every: Double
+        /// `duration`: the pod length in seconds.
         public var duration: Double
+        /// `offset`: seconds from `startDate` to the first break (default `every`).
         public var offset: Double?
+        /// `restrictions`: `X-RESTRICT` (default `SKIP` and `JUMP`).
         public var restrictions: [String]?
+        /// `snap`: `X-SNAP` (default none).
         public var snap: [String]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
@@ -77,15 +105,25 @@ public struct ConfigurationFile: Sendable, Codable {
 
     /// One `channels:` entry.
     public struct ChannelEntry: Sendable, Codable {
+        /// `id`: served at `/live/{id}/`.
         public var id: String
+        /// `upstream`: a live playlist to decorate (or `loop`).
         public var upstream: String?
+        /// `loop`: a VOD folder to loop (or `upstream`).
         public var loop: String?
+        /// `playlist`: the main playlist of `loop`.
         public var playlist: String?
+        /// `window`: segments per playlist (at least 3).
         public var window: Int?
+        /// `startDate`: the date of segment 0 (default midnight UTC of the start day).
         public var startDate: String?
+        /// `breaks`: the regular breaks.
         public var breaks: LivePlanEntry?
+        /// `lookahead`: seconds ahead of the last segment that breaks are announced.
         public var lookahead: Double?
+        /// `staleAfter`: seconds without a change before `/health` calls the upstream stale.
         public var staleAfter: Double?
+        /// `scte35Duration`: the pod length for an SCTE-35 out without a duration.
         public var scte35Duration: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {

@@ -140,8 +140,11 @@ public enum InputLimits {
     /// A URI that is either an absolute `http(s)` URL with a host, or a path on this server (one `/`
     /// then not another): no spaces, control characters or backslashes, at most ``uriBytes`` bytes.
     ///
-    /// - Parameter allowsUserInfo: Whether `user:password@` may precede the host (an origin the
-    ///   server reads from may need it; a URI handed to viewers never). Messages never show it.
+    /// - Parameters:
+    ///   - value: The URI as configured.
+    ///   - field: The configuration key, named by the error.
+    ///   - allowsUserInfo: Whether `user:password@` may precede the host (an origin the server
+    ///     reads from may need it; a URI handed to viewers never). Messages never show it.
     static func uri(_ value: String, field: String, allowsUserInfo: Bool = false) throws(InputLimitError) -> String {
         let bytes = Array(value.utf8)
         guard Self.uriBytes.contains(bytes.count),

@@ -13,7 +13,9 @@ public struct ServerConfiguration: Sendable {
     /// an in-memory store.
     public var database: String
     /// The public base URL of the server (`https://ads.example.com`), written in `X-ASSET-LIST` and
-    /// used to make asset-list URIs absolute. `nil`: `X-ASSET-LIST` is a server-relative path, and
+    /// used to make asset-list URIs absolute.
+    ///
+    /// `nil`: `X-ASSET-LIST` is a server-relative path, and
     /// asset lists use the request's `Host`.
     public var publicBaseURL: String?
     /// The bearer token of `/v1/admin/`; `nil` disables the admin API.

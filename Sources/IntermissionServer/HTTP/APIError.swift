@@ -56,7 +56,9 @@ struct APIError: HTTPResponseError {
 
     var headers: HTTPFields { [.contentType: "application/json"] }
 
-    /// The JSON answer. CORS headers are added by ``OpenCORSMiddleware`` (outside the admin API only).
+    /// The JSON answer.
+    ///
+    /// CORS headers are added by ``OpenCORSMiddleware`` (outside the admin API only).
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         headers[.cacheControl] = "no-store"

@@ -2,7 +2,9 @@ import Hummingbird
 import NIOCore
 
 /// Adds `Access-Control-Allow-Origin: *` to every answer outside the admin API and answers CORS
-/// preflights (`OPTIONS`) there. Admin answers carry no CORS header, so browsers on other origins
+/// preflights (`OPTIONS`) there.
+///
+/// Admin answers carry no CORS header, so browsers on other origins
 /// cannot read them.
 ///
 /// Not Hummingbird's `CORSMiddleware`, which does not fit here on two counts: it leaves requests
@@ -93,7 +95,9 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// The credentials of a `Bearer` authorization (`bearer`, `BEARER`... alike), or `nil`.
+    /// The credentials of a `Bearer` authorization (`bearer`, `BEARER`...
+    ///
+    /// alike), or `nil`.
     static func bearerCredentials(_ header: String) -> Substring? {
         let text = header[...].drop { $0 == " " }
         guard let space = text.firstIndex(of: " "), text[..<space].lowercased() == "bearer" else { return nil }

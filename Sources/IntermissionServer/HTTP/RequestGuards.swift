@@ -145,7 +145,9 @@ enum MediaFileTypes {
 }
 
 /// Serves only media from the folders under `/media/`: playlists, segments, keys, init sections,
-/// WebVTT and images, each with its content type. Anything else (scripts, READMEs, hidden files,
+/// WebVTT and images, each with its content type.
+///
+/// Anything else (scripts, READMEs, hidden files,
 /// folders) is `404` before a file is looked at.
 struct MediaFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(
@@ -183,7 +185,9 @@ struct RouteMethods: Sendable {
 
     var routes: [Route] = []
 
-    /// Adds a route (`"v1/admin/inventory/*"`). GET routes answer HEAD too.
+    /// Adds a route (`"v1/admin/inventory/*"`).
+    ///
+    /// GET routes answer HEAD too.
     mutating func add(_ pattern: String, _ methods: HTTPRequest.Method...) {
         var all = methods
         if all.contains(.get) && !all.contains(.head) { all.append(.head) }

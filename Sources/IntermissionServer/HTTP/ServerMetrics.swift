@@ -11,14 +11,40 @@ struct ServerMetrics: Sendable {
         .milliseconds(500), .seconds(1), .seconds(2), .seconds(5),
     ]
 
+    /// The name `intermission_<metric>_<unit>`, with its `# HELP` text.
+    static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "intermission", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// `intermission_http_requests_total`.
+    static var requests: MetricNameDescriptor {
+        name("http_requests", "total", "HTTP requests answered, by route, method and status.")
+    }
+    /// `intermission_http_request_duration_seconds`.
+    static var requestDuration: MetricNameDescriptor {
+        name("http_request_duration", "seconds", "Time to answer a request, by route.")
+    }
+    /// `intermission_decisions_total`.
+    static var decisions: MetricNameDescriptor {
+        name("decisions", "total", "Asset-list decisions, by scope and result.")
+    }
+    /// `intermission_decided_ads_total`.
+    static var decidedAds: MetricNameDescriptor { name("decided_ads", "total", "Ads decided, by scope.") }
+    /// `intermission_storage_failures_total`.
+    static var storageFailures: MetricNameDescriptor {
+        name("storage_failures", "total", "Failed storage writes, by operation and code.")
+    }
+    /// `intermission_breaks_total`.
+    static var breaks: MetricNameDescriptor { name("breaks", "total", "Live breaks created or changed, by origin.") }
+
     /// Counts a request and records its latency.
     func request(route: String, method: String, status: Int, duration: Duration) {
         self.registry.makeCounter(
-            name: "intermission_http_requests_total",
+            descriptor: Self.requests,
             labels: [("route", route), ("method", method), ("status", String(status))]
         ).increment()
         self.registry.makeDurationHistogram(
-            name: "intermission_http_request_duration_seconds",
+            descriptor: Self.requestDuration,
             labels: [("route", route)],
             buckets: Self.buckets
         ).record(duration)
@@ -33,12 +59,15 @@ struct ServerMetrics: Sendable {
     /// `fallback` (the storage failed; an empty pod was answered).
     func decision(kind: String, result: String, assets: Int) {
         self.registry.makeCounter(
-            name: "intermission_decisions_total",
+            descriptor: Self.decisions,
             labels: [("scope", kind), ("result", result)]
         ).increment()
         if result == "new" || result == "anonymous" {
-            self.registry.makeCounter(name: "intermission_decided_ads_total", labels: [("scope", kind)])
-                .increment(by: Int64(assets))
+            self.registry.makeCounter(
+                descriptor: Self.decidedAds,
+                labels: [("scope", kind)]
+            )
+            .increment(by: Int64(assets))
         }
     }
 
@@ -46,12 +75,18 @@ struct ServerMetrics: Sendable {
     /// `code` is the SQLite result code (`13` full, `8` read-only, …) or `file` (the database file
     /// is no longer the one opened).
     func storageFailure(operation: String, code: String) {
-        self.registry.makeCounter(name: "intermission_storage_failures_total", labels: [("operation", operation), ("code", code)]).increment()
+        self.registry.makeCounter(
+            descriptor: Self.storageFailures,
+            labels: [("operation", operation), ("code", code)]
+        ).increment()
     }
 
     /// Counts a live break created or changed.
     func breakChanged(origin: String) {
-        self.registry.makeCounter(name: "intermission_breaks_total", labels: [("origin", origin)]).increment()
+        self.registry.makeCounter(
+            descriptor: Self.breaks,
+            labels: [("origin", origin)]
+        ).increment()
     }
 
     /// The exposition text.

@@ -8,7 +8,7 @@ import NIOHTTP1
 
 /// Reads playlists from origins: local folders mounted under `/media/{mount}/`, or `http(s)://` URLs.
 ///
-/// Failures are ``AdInsertionError``s with code ``AdInsertionError/Code/upstream`` (502) saying which
+/// Failures are `AdInsertionError`s with code `upstream` (502) saying which
 /// URL (redacted: see ``URLRedaction``) and why: unreachable, an HTTP error status, too large, too
 /// slow, or not a playlist.
 ///
@@ -183,10 +183,14 @@ struct OriginClient: Sendable {
 }
 
 /// Hides what a configured URL may carry that is secret: the user and password, and the query
-/// string (tokens often travel there). Used wherever a URL is shown: `/health`, error messages,
+/// string (tokens often travel there).
+///
+/// Used wherever a URL is shown: `/health`, error messages,
 /// logs.
 enum URLRedaction {
-    /// `https://user:pass@host/p.m3u8?token=x` → `https://REDACTED@host/p.m3u8?REDACTED`. Anything
+    /// `https://user:pass@host/p.m3u8?token=x` → `https://REDACTED@host/p.m3u8?REDACTED`.
+    ///
+    /// Anything
     /// that is not an `http(s)` URL comes back without its query.
     static func redact(_ url: String) -> String {
         var text = Substring(url)

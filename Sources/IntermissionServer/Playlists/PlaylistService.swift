@@ -34,12 +34,14 @@ actor PlaylistService {
     private var revisions: [String: Int] = [:]
     private(set) var health: [String: UpstreamHealth] = [:]
     /// The last playlist each upstream URL answered, decorated, with when it was read and how long it
-    /// may stand in for a failing upstream. Only URLs that answered are here, at most
+    /// may stand in for a failing upstream.
+    ///
+    /// Only URLs that answered are here, at most
     /// ``lastGoodCapacity`` of them and ``lastGoodByteCapacity`` bytes in all.
     private var lastGood: [String: (bytes: [UInt8], date: DateTime, limit: MediaTime, targetDuration: Int)] = [:]
-    /// The most upstream playlists remembered for ``lastGood``.
+    /// The most upstream playlists remembered for `lastGood`.
     static let lastGoodCapacity = 256
-    /// The most bytes ``lastGood`` holds in all (requests for many renditions cannot grow it past this).
+    /// The most bytes `lastGood` holds in all (requests for many renditions cannot grow it past this).
     static let lastGoodByteCapacity = 32 * 1024 * 1024
     /// The bytes ``lastGood`` holds now.
     private var lastGoodBytes = 0
@@ -263,7 +265,9 @@ actor PlaylistService {
     }
 
     /// A failed upstream read: the last good playlist while it is young enough, then `503` with
-    /// `Retry-After`; `502` for a URL that never answered. Only the channel's own URL and URLs that
+    /// `Retry-After`; `502` for a URL that never answered.
+    ///
+    /// Only the channel's own URL and URLs that
     /// answered before count against the channel's health, so a request for a rendition that does
     /// not exist leaves `/health` alone.
     private func upstreamFailed(

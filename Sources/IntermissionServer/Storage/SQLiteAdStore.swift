@@ -6,7 +6,7 @@ import HLSPlaylist
 import Synchronization
 import SystemPackage
 
-/// An ``AdStore`` in an SQLite file (GRDB, WAL mode), with migrations.
+/// An `AdStore` in an SQLite file (GRDB, WAL mode), with migrations.
 ///
 /// New decisions are group-committed: requests that arrive while a write transaction is running
 /// queue up, and the next transaction handles all of them in arrival
@@ -26,7 +26,7 @@ import SystemPackage
 /// The store notices when its file is no longer the one it opened (unlinked, or replaced by
 /// another file under the same path): it compares the path's device and inode with those it
 /// opened before each decision and after each commit, and until they match again it acknowledges
-/// nothing (decisions, breaks and inventory changes throw ``AdInsertionError/Code/storage``), since
+/// nothing (decisions, breaks and inventory changes throw `AdInsertionError.Code.storage`), since
 /// what it writes would be lost at the next start.
 public final class SQLiteAdStore: AdStore {
     private let pool: DatabasePool
@@ -56,7 +56,9 @@ public final class SQLiteAdStore: AdStore {
         self.writer = DecisionWriter(pool: pool, check: { file.problem() })
     }
 
-    /// Why writes cannot be acknowledged now (the file was unlinked or replaced), or `nil`. A file
+    /// Why writes cannot be acknowledged now (the file was unlinked or replaced), or `nil`.
+    ///
+    /// A file
     /// that cannot be written (read-only, disk full) shows in the first write that fails.
     public func unavailability() async -> String? {
         self.file.problem()
@@ -68,7 +70,9 @@ public final class SQLiteAdStore: AdStore {
     }
 
     /// Caps the database at `pages` pages (`PRAGMA max_page_count`, for this connection's life):
-    /// writes that need more fail with `SQLITE_FULL`, as on a full disk. A quota for operators, and
+    /// writes that need more fail with `SQLITE_FULL`, as on a full disk.
+    ///
+    /// A quota for operators, and
     /// the way tests fill the disk.
     ///
     /// - Returns: The cap in force (SQLite never sets it below the current page count).
@@ -207,6 +211,7 @@ public final class SQLiteAdStore: AdStore {
         assets.map(\.creativeID).joined(separator: "\n")
     }
 
+    /// Every change recorded, oldest first.
     public func inventoryChanges() async throws -> [InventoryChange] {
         let rows = try await self.pool.read { db in
             try String.fetchAll(db, sql: "SELECT data FROM inventory_change ORDER BY seq")
@@ -215,6 +220,7 @@ public final class SQLiteAdStore: AdStore {
         return try rows.map { try decoder.decode(InventoryChange.self, from: Data($0.utf8)) }
     }
 
+    /// Records an inventory change.
     public func record(_ change: InventoryChange) async throws {
         let data = String(decoding: try JSONEncoder().encode(change), as: UTF8.self)
         try self.requireFile()
@@ -224,25 +230,30 @@ public final class SQLiteAdStore: AdStore {
         try self.requireFile()
     }
 
+    /// Brings the schema up to date (nothing is written when it is current).
     public func migrate() async throws {
         // Nothing to write when the schema is current (so a read-only file can still be served).
         if try await self.pool.read({ try Self.migrator.hasCompletedMigrations($0) }) { return }
-        try await Self.migrator.migrate(self.pool)
+        try Self.migrator.migrate(self.pool)
     }
 
+    /// The decision stored for a key.
     public func decision(for key: DecisionKey) async throws -> AdDecision? {
         try await self.pool.read { db in try Self.fetchDecision(db, key) }
     }
 
+    /// The creatives a viewer was given in decisions made at or after `since`.
     public func recentCreatives(viewer: String, since: DateTime) async throws -> Set<String> {
         try await self.pool.read { db in try Self.fetchRecent(db, viewer: viewer, since: since) }
     }
 
+    /// Stores a decision unless one exists for its key; returns the stored one.
     public func save(_ decision: AdDecision) async throws -> AdDecision {
         // The same path as a decision made here: the writer keeps an earlier one.
         try await self.findOrCreateDecision(decision.key, recentSince: nil) { _ in decision }.decision
     }
 
+    /// Returns the stored decision for `key`, or makes one with `make` and stores it.
     public func findOrCreateDecision(
         _ key: DecisionKey,
         recentSince: DateTime?,
@@ -267,10 +278,12 @@ public final class SQLiteAdStore: AdStore {
         return (decision, true)
     }
 
+    /// How many decisions are stored.
     public func decisionCount() async throws -> Int {
         try await self.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM decision") ?? 0 }
     }
 
+    /// The stored breaks of a channel.
     public func breaks(channel: String) async throws -> [LiveBreak] {
         let rows = try await self.pool.read { db in
             try String.fetchAll(
@@ -283,6 +296,7 @@ public final class SQLiteAdStore: AdStore {
         return try rows.map { try decoder.decode(LiveBreak.self, from: Data($0.utf8)) }
     }
 
+    /// Creates or replaces a break (by channel and ID).
     public func save(_ liveBreak: LiveBreak) async throws {
         let data = String(decoding: try JSONEncoder().encode(liveBreak), as: UTF8.self)
         try self.requireFile()

@@ -70,7 +70,9 @@ public struct LoadResponse: Sendable {
     }
 }
 
-/// Loads resources for a player. ``HTTPResourceLoader`` is the real one; tests may supply others.
+/// Loads resources for a player.
+///
+/// ``HTTPResourceLoader`` is the real one; tests may supply others.
 public protocol ResourceLoader: Sendable {
     /// Loads one resource.
     ///
@@ -91,7 +93,9 @@ public struct HTTPResourceLoader: ResourceLoader {
 
     /// Creates a loader.
     ///
-    /// - Parameter client: The HTTP client; `HTTPClient.shared` by default.
+    /// - Parameters:
+    ///   - client: The HTTP client; `HTTPClient.shared` by default.
+    ///   - userAgent: The `User-Agent` header of every request.
     public init(client: HTTPClient = .shared, userAgent: String = "intermission-player/0.1") {
         self.client = client
         self.userAgent = userAgent

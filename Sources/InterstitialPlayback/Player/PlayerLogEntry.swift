@@ -10,7 +10,7 @@ import HLSPlaylist
 public struct PlayerLogEntry: Sendable, CustomStringConvertible {
     /// The playback clock's time when it happened (`"t"`).
     public var time: MediaTime
-    /// The event's name (`"event"`): `request`, `playlistLoaded`, `bufferedTo`, …
+    /// The event's name (`"event"`), such as `request`, `playlistLoaded` or `bufferedTo`.
     public var event: String
     /// The other fields, in order.
     public var fields: [(String, JSONValue)]

@@ -7,6 +7,7 @@ public struct PlayerItem: Sendable, Hashable {
     /// The multivariant (or media) playlist URL of the primary asset.
     public var url: String
     /// Whether the player schedules the playlist's interstitial events by itself (default `true`).
+    ///
     /// When `false`, only events set on an ``InterstitialEventController`` play (plan B of the
     /// AirPlay talk: no ads).
     public var automaticallyHandlesInterstitialEvents: Bool

@@ -61,7 +61,7 @@ struct StreamingSettings: Sendable {
 /// One HLS presentation being streamed: the primary, or an interstitial asset (each asset is a
 /// presentation of its own, loaded from its multivariant or media playlist).
 ///
-/// A value with event methods: the player asks it what to load next (``nextLoads(now:limit:bandwidth:settings:)``)
+/// A value with event methods: the player asks it what to load next (`nextLoads(now:limit:bandwidth:settings:)`)
 /// and hands it each answer (``handle(_:for:now:bandwidth:settings:)``); it never does I/O.
 struct Presentation: Sendable {
     let id: PresentationID
@@ -204,7 +204,9 @@ struct Presentation: Sendable {
     /// The reload URL (§6.2.5, §6.3.7, §6.3.8): `_HLS_msn` (and `_HLS_part` when the playlist has
     /// partial segments) for a blocking reload when the server offers `CAN-BLOCK-RELOAD=YES`, and
     /// `_HLS_skip` (`v2` when `CAN-SKIP-DATERANGES=YES`, else `YES`) for a delta update when the
-    /// server offers `CAN-SKIP-UNTIL` and the version held is younger than half of it. The query
+    /// server offers `CAN-SKIP-UNTIL` and the version held is younger than half of it.
+    ///
+    /// The query
     /// parameters are in UTF-8 order, as the spec requires of clients using delivery directives.
     private func reloadURL(_ track: Track, now: MediaTime) -> (String, Bool) {
         var items: [(name: String, value: String)] = []
@@ -421,7 +423,9 @@ struct Presentation: Sendable {
     }
 
     /// Switches to the best variant for a new bandwidth estimate, at the buffered end of the main
-    /// track. Returns the events, or nothing when the variant stays.
+    /// track.
+    ///
+    /// Returns the events, or nothing when the variant stays.
     mutating func adapt(bandwidth: Double, settings: StreamingSettings) -> [PresentationEvent] {
         guard self.error == nil, let current = self.variantIndex, self.variants.count > 1, self.isReady, !self.isLive else { return [] }
         let best = Self.variantIndex(self.variants, bandwidth: bandwidth)
