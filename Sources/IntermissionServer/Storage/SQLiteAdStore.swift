@@ -104,7 +104,7 @@ public final class SQLiteAdStore: AdStore {
         self.writer.pending
     }
 
-    /// Shuts the store: new decisions are refused at once (``AdInsertionError/Code/storage``), every
+    /// Shuts the store: new decisions are refused at once (`AdInsertionError.Code.storage`), every
     /// decision already queued is written and answered (or failed, when its write fails), and then
     /// the database is closed; later calls fail.
     public func close() async throws {

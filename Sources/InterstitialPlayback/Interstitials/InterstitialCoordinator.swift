@@ -177,6 +177,7 @@ struct InterstitialCoordinator: Sendable {
     ///   - start: Where the break began on the stable primary timeline (a live join: the event's start).
     ///   - finished: The break's events as they played.
     ///   - skippedSpan: The resume offsets of a pod's events a live join landed after.
+    ///   - joinOffset: How far into the break a live join entered it (zero otherwise).
     ///   - isLive: Whether the primary is live.
     ///   - segmentEdges: The segment boundaries of each of the primary's audio and video
     ///     playlists, for `X-SNAP=IN`: the resume point snaps to the nearest boundary of each, and

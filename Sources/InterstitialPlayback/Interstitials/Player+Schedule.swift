@@ -8,7 +8,7 @@ extension Player {
     /// The events the schedule uses: the controller's (plus playlist events that appeared after it
     /// set them), or the playlist's; none of the playlist's when the item does not handle them.
     ///
-    /// Playlist events whose date ranges cannot play (``InterstitialEvent/defects``: no asset or
+    /// Playlist events whose date ranges cannot play (`InterstitialEvent.defects`: no asset or
     /// two, `CUE` with PRE and POST, a negative duration, …) are left out, as the spec asks of
     /// clients for date ranges with illegal syntax: they are not shown, loaded or played, and do not
     /// move the primary. Each is logged once as `eventIgnored` (event ID, rule, message).
