@@ -49,9 +49,10 @@ struct EmptyPodTests {
                 try await Task.sleep(for: .seconds(20))
                 run.cancel()
             }
-            _ = try? await run.value
+            let outcome = await run.result
             watchdog.cancel()
             let log = await player.log
+            if case .failure(let error) = outcome { Issue.record("the player stopped: \(error)\n\(log.suffix(20))") }
             // On a real clock a list may arrive before or after its marker; the rest is fixed.
             let order = summaries(log)
             #expect(order.filter { !$0.hasPrefix("list:") } == [
