@@ -9,7 +9,7 @@
 ///     static let comExample = TagName("EXT-X-COM-EXAMPLE")
 /// }
 /// ```
-public struct TagName: Sendable, Hashable, RawRepresentable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct TagName: RawRepresentable, PlaylistSpelling {
     /// The name as written, without the leading `#` (`EXT-X-DATERANGE`).
     public let rawValue: String
 
@@ -17,19 +17,6 @@ public struct TagName: Sendable, Hashable, RawRepresentable, CustomStringConvert
     public init(rawValue: String) {
         self.rawValue = rawValue
     }
-
-    /// Creates a tag name from its spelling without `#`.
-    public init(_ rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    /// Creates a tag name from a string literal.
-    public init(stringLiteral value: String) {
-        self.rawValue = value
-    }
-
-    /// The name as written.
-    public var description: String { self.rawValue }
 
     /// `EXTM3U` (§4.4.1.1): the first line of every playlist.
     public static let m3u = TagName("EXTM3U")
