@@ -48,6 +48,7 @@ var targets: [Target] = [
 
 if !coreOnly {
     products += [
+        .library(name: "HTTPFetch", targets: ["HTTPFetch"]),
         .library(name: "InterstitialPlayback", targets: ["InterstitialPlayback"]),
         .library(name: "GroupPlayback", targets: ["GroupPlayback"]),
         .library(name: "AdInsertion", targets: ["AdInsertion"]),
@@ -68,9 +69,19 @@ if !coreOnly {
     ]
     targets += [
         .target(
+            name: "HTTPFetch",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "InterstitialPlayback",
             dependencies: [
                 "HLSInterstitials",
+                "HTTPFetch",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -115,6 +126,7 @@ if !coreOnly {
             dependencies: [
                 "HLSPlaylist",
                 "HLSInterstitials",
+                "HTTPFetch",
                 "InterstitialPlayback",
                 "AdInsertion",
                 "IntermissionServer",
@@ -134,6 +146,11 @@ if !coreOnly {
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HTTPFetchTests",
+            dependencies: ["HTTPFetch", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GroupPlaybackTests", dependencies: ["GroupPlayback"], swiftSettings: swiftSettings),
