@@ -38,10 +38,21 @@ var targets: [Target] = [
         linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
     ),
     .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
-    .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+    // Shared by the test targets: the seeded generator and the fixture loader (Tests/Fixtures).
+    .target(
+        name: "IntermissionTestSupport",
+        dependencies: ["HLSPlaylist"],
+        path: "Tests/TestSupport",
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "HLSPlaylistTests",
+        dependencies: ["HLSPlaylist", "IntermissionTestSupport"],
+        swiftSettings: swiftSettings
+    ),
     .testTarget(
         name: "HLSInterstitialsTests",
-        dependencies: ["HLSInterstitials", "HLSPlaylist"],
+        dependencies: ["HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
         swiftSettings: swiftSettings
     ),
 ]
@@ -182,6 +193,7 @@ if !coreOnly {
             dependencies: [
                 "IntermissionCLI",
                 "HLSPlaylist",
+                "IntermissionTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: swiftSettings

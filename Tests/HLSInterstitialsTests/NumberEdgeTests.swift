@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// Numbers from outside never trap in the interstitial layer: asset-list JSON numbers, interstitial

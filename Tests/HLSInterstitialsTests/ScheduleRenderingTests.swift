@@ -1,6 +1,7 @@
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// The schedule's JSON contract (the table and the SVG picture are the CLI's: see

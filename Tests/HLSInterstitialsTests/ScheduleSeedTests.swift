@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// One row per item: `name primary playout integrated`, e.g. `ad1 5–5 5–20 5–5`.
