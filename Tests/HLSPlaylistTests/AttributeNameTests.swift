@@ -25,6 +25,11 @@ import Testing
             (.skipControlDuration, "X-SKIP-CONTROL-DURATION"), (.skipControlLabelID, "X-SKIP-CONTROL-LABEL-ID"),
             (.cue, "CUE"), (.startDate, "START-DATE"), (.endDate, "END-DATE"), (.endOnNext, "END-ON-NEXT"),
             (.plannedDuration, "PLANNED-DURATION"), (.scte35Out, "SCTE35-OUT"),
+            (.timeOffset, "TIME-OFFSET"), (.import, "IMPORT"), (.queryParameter, "QUERYPARAM"),
+            (.default, "DEFAULT"), (.recentlyRemovedDateRanges, "RECENTLY-REMOVED-DATERANGES"),
+            (.lastMediaSequenceNumber, "LAST-MSN"), (.byteRangeStart, "BYTERANGE-START"), (.groupID, "GROUP-ID"),
+            (.averageBandwidth, "AVERAGE-BANDWIDTH"), (.hdcpLevel, "HDCP-LEVEL"), (.requiredVideoLayout, "REQ-VIDEO-LAYOUT"),
+            (.initializationVector, "IV"), (.keyFormatVersions, "KEYFORMATVERSIONS"), (.serverURI, "SERVER-URI"),
         ]
         for (name, spelling) in expected {
             #expect(name.rawValue == spelling)

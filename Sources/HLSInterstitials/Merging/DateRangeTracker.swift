@@ -116,7 +116,7 @@ public struct DateRangeTracker: Sendable, Hashable {
             }
         }
         let removable: Set<String>
-        if let skip = playlist.skip, skip["RECENTLY-REMOVED-DATERANGES"] != nil {
+        if let skip = playlist.skip, skip[.recentlyRemovedDateRanges] != nil {
             removable = Set(playlist.recentlyRemovedDateRangeIDs).subtracting(present)
         } else {
             removable = Set(self.dateRanges.map(\.id)).subtracting(present)

@@ -48,7 +48,7 @@ struct PlaylistRun {
         // Variable substitution (§4.4.2.3) before checking values.
         var variables: [String: String] = [:]
         for definition in playlist.definitions {
-            if let name = definition["NAME"]?.quotedString, let value = definition["VALUE"]?.quotedString {
+            if let name = definition[.name]?.quotedString, let value = definition[.value]?.quotedString {
                 variables[name] = value
             }
         }

@@ -22,7 +22,7 @@ public struct DateRange: Sendable, Hashable {
 
     /// Creates a date range with an ID and (usually) a start date.
     public init(id: String, startDate: DateTime?, class: String? = nil) {
-        var list = AttributeList([Attribute(name: "ID", value: .quoted(id))])
+        var list = AttributeList([Attribute(name: AttributeName.id.rawValue, value: .quoted(id))])
         if let `class` { list.append(.`class`, .quoted(`class`)) }
         if let startDate { list.append(.startDate, .quoted(startDate.iso8601)) }
         self.attributes = list
@@ -82,8 +82,8 @@ public struct DateRange: Sendable, Hashable {
 
     /// `END-ON-NEXT=YES`.
     public var endOnNext: Bool {
-        get { self.attributes[.endOnNext]?.rawValue == "YES" }
-        set { self.attributes[.endOnNext] = newValue ? .enumerated("YES") : nil }
+        get { self.attributes[.endOnNext]?.rawValue == AttributeName.Value.yes }
+        set { self.attributes[.endOnNext] = newValue ? .enumerated(AttributeName.Value.yes) : nil }
     }
 
     /// The members of `CUE` (`PRE`, `POST`, `ONCE`), or of the legacy `X-CUE` when `CUE` is absent.

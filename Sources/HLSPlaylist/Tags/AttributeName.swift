@@ -97,6 +97,148 @@ public struct AttributeName: RawRepresentable, PlaylistSpelling {
     /// `X-TARGET-CLASS` of a `com.apple.hls.preload` date range (quoted-string).
     public static let preloadTargetClass = AttributeName("X-TARGET-CLASS")
 
+    // MARK: EXT-X-START (§4.4.2.2)
+
+    /// `TIME-OFFSET`: seconds from the start (or, negative, from the end) of the playlist.
+    public static let timeOffset = AttributeName("TIME-OFFSET")
+    /// `PRECISE`: `YES` or `NO`.
+    public static let precise = AttributeName("PRECISE")
+
+    // MARK: EXT-X-DEFINE (§4.4.2.3)
+
+    /// `NAME`: the variable (or rendition) name.
+    public static let name = AttributeName("NAME")
+    /// `VALUE`: the variable's value (also of `EXT-X-SESSION-DATA`).
+    public static let value = AttributeName("VALUE")
+    /// `IMPORT`: a variable imported from the multivariant playlist.
+    public static let `import` = AttributeName("IMPORT")
+    /// `QUERYPARAM`: a variable read from the playlist URI's query.
+    public static let queryParameter = AttributeName("QUERYPARAM")
+
+    // MARK: EXT-X-PART-INF and EXT-X-SERVER-CONTROL (§4.4.3.7, §4.4.3.8)
+
+    /// `PART-TARGET`: the part target duration.
+    public static let partTarget = AttributeName("PART-TARGET")
+    /// `CAN-SKIP-UNTIL`: the skip boundary in seconds.
+    public static let canSkipUntil = AttributeName("CAN-SKIP-UNTIL")
+    /// `CAN-SKIP-DATERANGES`: `YES` when date ranges can be skipped.
+    public static let canSkipDateRanges = AttributeName("CAN-SKIP-DATERANGES")
+    /// `HOLD-BACK`: the live edge distance in seconds.
+    public static let holdBack = AttributeName("HOLD-BACK")
+    /// `PART-HOLD-BACK`: the low-latency live edge distance.
+    public static let partHoldBack = AttributeName("PART-HOLD-BACK")
+    /// `CAN-BLOCK-RELOAD`: `YES` when blocking reloads are supported.
+    public static let canBlockReload = AttributeName("CAN-BLOCK-RELOAD")
+
+    // MARK: Media segments: EXT-X-KEY, EXT-X-MAP, EXT-X-PART (§4.4.4)
+
+    /// `METHOD`: `NONE`, `AES-128`, `SAMPLE-AES`, ….
+    public static let method = AttributeName("METHOD")
+    /// `URI`: a URI (quoted-string).
+    public static let uri = AttributeName("URI")
+    /// `IV`: the initialization vector (hexadecimal-sequence).
+    public static let initializationVector = AttributeName("IV")
+    /// `KEYFORMAT`: how the key is represented.
+    public static let keyFormat = AttributeName("KEYFORMAT")
+    /// `KEYFORMATVERSIONS`: the key format versions.
+    public static let keyFormatVersions = AttributeName("KEYFORMATVERSIONS")
+    /// `BYTERANGE`: `length[@offset]` (quoted-string).
+    public static let byteRange = AttributeName("BYTERANGE")
+    /// `INDEPENDENT`: `YES` when the part starts with an independent frame.
+    public static let independent = AttributeName("INDEPENDENT")
+    /// `GAP`: `YES` when the part is unavailable.
+    public static let gap = AttributeName("GAP")
+
+    // MARK: EXT-X-SKIP, EXT-X-PRELOAD-HINT, EXT-X-RENDITION-REPORT (§4.4.5)
+
+    /// `SKIPPED-SEGMENTS`: how many segments the delta update skipped.
+    public static let skippedSegments = AttributeName("SKIPPED-SEGMENTS")
+    /// `RECENTLY-REMOVED-DATERANGES`: tab-separated IDs of removed date ranges.
+    public static let recentlyRemovedDateRanges = AttributeName("RECENTLY-REMOVED-DATERANGES")
+    /// `TYPE`: `PART`/`MAP` of a preload hint; `AUDIO`/`VIDEO`/`SUBTITLES`/`CLOSED-CAPTIONS` of a rendition.
+    public static let type = AttributeName("TYPE")
+    /// `BYTERANGE-START`: the first byte of a preload hint.
+    public static let byteRangeStart = AttributeName("BYTERANGE-START")
+    /// `BYTERANGE-LENGTH`: the length of a preload hint.
+    public static let byteRangeLength = AttributeName("BYTERANGE-LENGTH")
+    /// `LAST-MSN`: the last media sequence number of a rendition report.
+    public static let lastMediaSequenceNumber = AttributeName("LAST-MSN")
+    /// `LAST-PART`: the last part index of a rendition report.
+    public static let lastPart = AttributeName("LAST-PART")
+
+    // MARK: EXT-X-MEDIA (§4.4.6.1)
+
+    /// `GROUP-ID`: the rendition group.
+    public static let groupID = AttributeName("GROUP-ID")
+    /// `LANGUAGE`: an RFC 5646 language tag.
+    public static let language = AttributeName("LANGUAGE")
+    /// `ASSOC-LANGUAGE`: an associated language tag.
+    public static let associatedLanguage = AttributeName("ASSOC-LANGUAGE")
+    /// `STABLE-RENDITION-ID`: a stable identifier of the rendition.
+    public static let stableRenditionID = AttributeName("STABLE-RENDITION-ID")
+    /// `DEFAULT`: `YES` for the default rendition.
+    public static let `default` = AttributeName("DEFAULT")
+    /// `AUTOSELECT`: `YES` when the rendition may be chosen automatically.
+    public static let autoselect = AttributeName("AUTOSELECT")
+    /// `FORCED`: `YES` for forced subtitles.
+    public static let forced = AttributeName("FORCED")
+    /// `INSTREAM-ID`: the closed-caption channel.
+    public static let instreamID = AttributeName("INSTREAM-ID")
+    /// `BIT-DEPTH`: the audio bit depth.
+    public static let bitDepth = AttributeName("BIT-DEPTH")
+    /// `SAMPLE-RATE`: the audio sample rate.
+    public static let sampleRate = AttributeName("SAMPLE-RATE")
+    /// `CHARACTERISTICS`: media characteristic tags.
+    public static let characteristics = AttributeName("CHARACTERISTICS")
+    /// `CHANNELS`: the audio channel count and layout.
+    public static let channels = AttributeName("CHANNELS")
+
+    // MARK: EXT-X-STREAM-INF and EXT-X-I-FRAME-STREAM-INF (§4.4.6.2, §4.4.6.3)
+
+    /// `BANDWIDTH`: the peak bit rate.
+    public static let bandwidth = AttributeName("BANDWIDTH")
+    /// `AVERAGE-BANDWIDTH`: the average bit rate.
+    public static let averageBandwidth = AttributeName("AVERAGE-BANDWIDTH")
+    /// `SCORE`: the variant's preference score.
+    public static let score = AttributeName("SCORE")
+    /// `CODECS`: the codecs (quoted list).
+    public static let codecs = AttributeName("CODECS")
+    /// `SUPPLEMENTAL-CODECS`: supplemental codec formats.
+    public static let supplementalCodecs = AttributeName("SUPPLEMENTAL-CODECS")
+    /// `RESOLUTION`: `<width>x<height>`.
+    public static let resolution = AttributeName("RESOLUTION")
+    /// `FRAME-RATE`: the maximum frame rate.
+    public static let frameRate = AttributeName("FRAME-RATE")
+    /// `HDCP-LEVEL`: `TYPE-0`, `TYPE-1` or `NONE`.
+    public static let hdcpLevel = AttributeName("HDCP-LEVEL")
+    /// `ALLOWED-CPC`: allowed content protection configurations.
+    public static let allowedCPC = AttributeName("ALLOWED-CPC")
+    /// `VIDEO-RANGE`: `SDR`, `HLG` or `PQ`.
+    public static let videoRange = AttributeName("VIDEO-RANGE")
+    /// `REQ-VIDEO-LAYOUT`: the required video layout.
+    public static let requiredVideoLayout = AttributeName("REQ-VIDEO-LAYOUT")
+    /// `STABLE-VARIANT-ID`: a stable identifier of the variant.
+    public static let stableVariantID = AttributeName("STABLE-VARIANT-ID")
+    /// `AUDIO`: the audio rendition group.
+    public static let audio = AttributeName("AUDIO")
+    /// `VIDEO`: the video rendition group.
+    public static let video = AttributeName("VIDEO")
+    /// `SUBTITLES`: the subtitles rendition group.
+    public static let subtitles = AttributeName("SUBTITLES")
+    /// `CLOSED-CAPTIONS`: the closed-captions group, or `NONE`.
+    public static let closedCaptions = AttributeName("CLOSED-CAPTIONS")
+    /// `PATHWAY-ID`: the content steering pathway.
+    public static let pathwayID = AttributeName("PATHWAY-ID")
+
+    // MARK: EXT-X-SESSION-DATA and EXT-X-CONTENT-STEERING (§4.4.6.4, §4.4.6.6)
+
+    /// `DATA-ID`: the session data's identifier.
+    public static let dataID = AttributeName("DATA-ID")
+    /// `FORMAT`: `JSON` or `RAW`.
+    public static let format = AttributeName("FORMAT")
+    /// `SERVER-URI`: the steering server's URI.
+    public static let serverURI = AttributeName("SERVER-URI")
+
     // MARK: Allowed values
 
     /// The members or values an enumerated attribute allows, in the spec's order, the default

@@ -257,22 +257,22 @@ enum KnownTag: UInt8, Sendable, CaseIterable {
     }
 
     /// Attributes that the tag must carry (§4.4).
-    var requiredAttributes: [String] {
+    var requiredAttributes: [AttributeName] {
         switch self {
-        case .start: ["TIME-OFFSET"]
-        case .partInformation: ["PART-TARGET"]
-        case .key, .sessionKey: ["METHOD"]
-        case .map: ["URI"]
-        case .part: ["URI", "DURATION"]
-        case .dateRange: ["ID"]
-        case .skip: ["SKIPPED-SEGMENTS"]
-        case .preloadHint: ["TYPE", "URI"]
-        case .renditionReport: ["URI"]
-        case .media: ["TYPE", "GROUP-ID", "NAME"]
-        case .streamInformation: ["BANDWIDTH"]
-        case .iFrameStreamInformation: ["BANDWIDTH", "URI"]
-        case .sessionData: ["DATA-ID"]
-        case .contentSteering: ["SERVER-URI"]
+        case .start: [.timeOffset]
+        case .partInformation: [.partTarget]
+        case .key, .sessionKey: [.method]
+        case .map: [.uri]
+        case .part: [.uri, .duration]
+        case .dateRange: [.id]
+        case .skip: [.skippedSegments]
+        case .preloadHint: [.type, .uri]
+        case .renditionReport: [.uri]
+        case .media: [.type, .groupID, .name]
+        case .streamInformation: [.bandwidth]
+        case .iFrameStreamInformation: [.bandwidth, .uri]
+        case .sessionData: [.dataID]
+        case .contentSteering: [.serverURI]
         default: []
         }
     }
