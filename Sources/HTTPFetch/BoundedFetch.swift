@@ -64,8 +64,12 @@ public struct BoundedFetch: Sendable {
         let started = ContinuousClock.now
         // The exchange races a timer; the loser is cancelled (cancelling the exchange closes the
         // connection, also while the body is streaming).
-        let outcome: Result<FetchResponse, FetchError>? = await withTaskGroup(of: Result<FetchResponse, FetchError>?.self) { group in
-            group.addTask { await self.exchange(request, shown: shown, timeout: timeout, started: started, inspect: inspect) }
+        let outcome: Result<FetchResponse, FetchError>? = await withTaskGroup(
+            of: Result<FetchResponse, FetchError>?.self
+        ) { group in
+            group.addTask {
+                await self.exchange(request, shown: shown, timeout: timeout, started: started, inspect: inspect)
+            }
             group.addTask {
                 try? await Task.sleep(for: timeout)
                 return nil

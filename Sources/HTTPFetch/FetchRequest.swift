@@ -8,6 +8,7 @@ public struct FetchRequest: Sendable {
     /// Header fields sent, in order.
     public var headers: [(name: String, value: String)]
     /// One deadline for the whole exchange: connecting, the headers and the last byte of the body.
+    ///
     /// Clamped to 1 ms … 1 hour.
     public var timeout: Duration
     /// The largest body accepted, in bytes; a `Content-Length` above it is refused before the body
@@ -15,8 +16,9 @@ public struct FetchRequest: Sendable {
     public var maximumBodySize: Int
     /// Whether the body is returned (playlists, asset lists) or only counted (media segments).
     public var keepsBody: Bool
-    /// The statuses answered with a response; any other is ``FetchError/Code/httpStatus``. `nil`
-    /// returns every status (callers that judge the status themselves).
+    /// The statuses answered with a response; any other is ``FetchError/Code/httpStatus``.
+    ///
+    /// `nil` returns every status (for callers that judge the status themselves).
     public var acceptedStatuses: Range<Int>?
 
     /// Creates a request; by default it keeps the body and accepts only `2xx` statuses.
@@ -63,7 +65,8 @@ public struct FetchResponse: Sendable {
     public var elapsed: Duration
 
     /// Creates a response.
-    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], byteCount: Int, elapsed: Duration) {
+    public init(status: Int, headers: [(name: String, value: String)], body: [UInt8], byteCount: Int, elapsed: Duration)
+    {
         self.status = status
         self.headers = headers
         self.body = body

@@ -69,11 +69,14 @@ import Testing
         #expect(JSONValue.number(Double.nan) == .null)
         #expect(JSONValue.number(MediaTime(nanoseconds: 30_000_000_001)).text() == "30.000000001")
         #expect(JSONValue.number(7).text(options: JSONWritingOptions(forcesFractionalPart: true)) == "7.0")
-        #expect(JSONValue.number(JSONNumber("7e0")!).text(options: JSONWritingOptions(forcesFractionalPart: true)) == "7e0")
+        #expect(
+            JSONValue.number(JSONNumber("7e0")!).text(options: JSONWritingOptions(forcesFractionalPart: true)) == "7e0"
+        )
     }
 
     @Test func assetListDurationsRoundTripExactly() throws {
-        let text = #"{"ASSETS":[{"URI":"https://a.example/1.m3u8","DURATION":30.000000001}],"SKIP-CONTROL":{"OFFSET":4.999999999}}"#
+        let text =
+            #"{"ASSETS":[{"URI":"https://a.example/1.m3u8","DURATION":30.000000001}],"SKIP-CONTROL":{"OFFSET":4.999999999}}"#
         let list = try AssetList.decode(text)
         #expect(list.assets[0].duration == MediaTime(nanoseconds: 30_000_000_001))
         #expect(list.skipControl?.offset == MediaTime(nanoseconds: 4_999_999_999))

@@ -10,7 +10,10 @@ import Testing
         #expect(!list.contains(.assetList))
         list[.resumeOffset] = .decimal(.zero)
         list.append(.restrict, .stringList(["SKIP"]))
-        #expect(list.description == #"ID="a",X-ASSET-URI="https://a.example/x.m3u8",CUE="PRE,ONCE",X-RESUME-OFFSET=0,X-RESTRICT="SKIP""#)
+        #expect(
+            list.description
+                == #"ID="a",X-ASSET-URI="https://a.example/x.m3u8",CUE="PRE,ONCE",X-RESUME-OFFSET=0,X-RESTRICT="SKIP""#
+        )
         list[.cue] = nil
         #expect(list.names == ["ID", "X-ASSET-URI", "X-RESUME-OFFSET", "X-RESTRICT"])
     }
@@ -28,7 +31,8 @@ import Testing
             (.timeOffset, "TIME-OFFSET"), (.import, "IMPORT"), (.queryParameter, "QUERYPARAM"),
             (.default, "DEFAULT"), (.recentlyRemovedDateRanges, "RECENTLY-REMOVED-DATERANGES"),
             (.lastMediaSequenceNumber, "LAST-MSN"), (.byteRangeStart, "BYTERANGE-START"), (.groupID, "GROUP-ID"),
-            (.averageBandwidth, "AVERAGE-BANDWIDTH"), (.hdcpLevel, "HDCP-LEVEL"), (.requiredVideoLayout, "REQ-VIDEO-LAYOUT"),
+            (.averageBandwidth, "AVERAGE-BANDWIDTH"), (.hdcpLevel, "HDCP-LEVEL"),
+            (.requiredVideoLayout, "REQ-VIDEO-LAYOUT"),
             (.initializationVector, "IV"), (.keyFormatVersions, "KEYFORMATVERSIONS"), (.serverURI, "SERVER-URI"),
         ]
         for (name, spelling) in expected {

@@ -27,7 +27,9 @@ final class RawServer: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         guard bound == 0, listen(fd, 16) == 0 else { throw CancellationError() }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
@@ -90,7 +92,12 @@ extension Array where Element == UInt8 {
         }
         defer { server.stop() }
         let response = try await self.fetch.get(
-            FetchRequest(url: server.base + "/a.m3u8", headers: [("User-Agent", "test/1")], timeout: .seconds(5), maximumBodySize: 1024)
+            FetchRequest(
+                url: server.base + "/a.m3u8",
+                headers: [("User-Agent", "test/1")],
+                timeout: .seconds(5),
+                maximumBodySize: 1024
+            )
         )
         #expect(response.status == 200)
         #expect(String(decoding: response.body, as: UTF8.self) == "#EXTM3U\nagent=yes\n")
@@ -112,7 +119,9 @@ extension Array where Element == UInt8 {
             #expect(error.url == url)
         }
         // With no accepted range, the status is the caller's to judge.
-        let any = try await self.fetch.get(FetchRequest(url: url, timeout: .seconds(5), maximumBodySize: 1024, acceptedStatuses: nil))
+        let any = try await self.fetch.get(
+            FetchRequest(url: url, timeout: .seconds(5), maximumBodySize: 1024, acceptedStatuses: nil)
+        )
         #expect(any.status == 404 && any.body == Array("gone".utf8))
     }
 
@@ -127,7 +136,9 @@ extension Array where Element == UInt8 {
         defer { liar.stop() }
         for (limit, fits) in [(999, false), (1000, true)] {
             do {
-                let response = try await self.fetch.get(FetchRequest(url: liar.base + "/x", timeout: .seconds(5), maximumBodySize: limit))
+                let response = try await self.fetch.get(
+                    FetchRequest(url: liar.base + "/x", timeout: .seconds(5), maximumBodySize: limit)
+                )
                 #expect(fits, "limit \(limit)")
                 #expect(response.body.count == 1000)
             } catch {
@@ -137,10 +148,14 @@ extension Array where Element == UInt8 {
             }
         }
         // A Content-Length over the limit is refused before the body is read.
-        let declared = try RawServer { _ in [(0, Array("HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807\r\n\r\n".utf8))] }
+        let declared = try RawServer { _ in
+            [(0, Array("HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807\r\n\r\n".utf8))]
+        }
         defer { declared.stop() }
         await #expect(throws: FetchError.self) {
-            _ = try await self.fetch.get(FetchRequest(url: declared.base + "/x", timeout: .seconds(5), maximumBodySize: 1 << 20))
+            _ = try await self.fetch.get(
+                FetchRequest(url: declared.base + "/x", timeout: .seconds(5), maximumBodySize: 1 << 20)
+            )
         }
     }
 
@@ -164,7 +179,9 @@ extension Array where Element == UInt8 {
 
     @Test func refusedConnectionIsSaidInWords() async throws {
         do {
-            _ = try await self.fetch.get(FetchRequest(url: "http://127.0.0.1:1/a.m3u8", timeout: .seconds(5), maximumBodySize: 1024))
+            _ = try await self.fetch.get(
+                FetchRequest(url: "http://127.0.0.1:1/a.m3u8", timeout: .seconds(5), maximumBodySize: 1024)
+            )
             Issue.record("a refused connection succeeded")
         } catch {
             #expect(error.code == .transport)
@@ -185,12 +202,16 @@ extension Array where Element == UInt8 {
     @Test func inspectionRefusesABodyFromItsHead() async throws {
         // The head is wrong at once; the rest would take 5 s to arrive.
         let server = try RawServer { _ in
-            [(0, Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n<html>".utf8))] + [(5000, [UInt8](repeating: 0x20, count: 994))]
+            [(0, Array("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n<html>".utf8))] + [
+                (5000, [UInt8](repeating: 0x20, count: 994))
+            ]
         }
         defer { server.stop() }
         let started = ContinuousClock.now
         do {
-            _ = try await self.fetch.get(FetchRequest(url: server.base + "/page", timeout: .seconds(10), maximumBodySize: 4096)) { body, _ in
+            _ = try await self.fetch.get(
+                FetchRequest(url: server.base + "/page", timeout: .seconds(10), maximumBodySize: 4096)
+            ) { body, _ in
                 body.starts(with: Array("#EXTM3U".utf8.prefix(body.count))) ? nil : "not a playlist"
             }
             Issue.record("the page was accepted")
@@ -223,7 +244,9 @@ extension Array where Element == UInt8 {
         defer { server.stop() }
         // Clamped to 1 ms … 1 h: the fetch either answers or times out, and never traps.
         do {
-            let response = try await self.fetch.get(FetchRequest(url: server.base + "/", timeout: timeout, maximumBodySize: 10))
+            let response = try await self.fetch.get(
+                FetchRequest(url: server.base + "/", timeout: timeout, maximumBodySize: 10)
+            )
             #expect(response.body == Array("ok".utf8))
         } catch {
             #expect(error.code == .timeout, "\(timeout): \(error)")

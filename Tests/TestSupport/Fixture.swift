@@ -37,7 +37,8 @@ public struct Fixture: CustomStringConvertible, Sendable {
 
     /// File names (not paths) in a fixture folder, sorted.
     public static func names(in folder: String) -> [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
+        let names =
+            (try? FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)) ?? []
         return names.sorted()
     }
 

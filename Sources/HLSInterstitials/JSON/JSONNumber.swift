@@ -89,9 +89,11 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         return parts.negative && !parts.digits.isEmpty
     }
 
-    /// The value as seconds of media time, rounded half-up to the nanosecond like
-    /// ``HLSPlaylist/MediaTime/read(_:allowSign:)``: ``HLSPlaylist/MediaTime/DecimalReading/outOfRange``
-    /// beyond ``HLSPlaylist/MediaTime/validRange``. Exponents are applied exactly (`1.5e1` is 15 s).
+    /// The value as seconds of media time, rounded half-up to the nanosecond.
+    ///
+    /// Like ``HLSPlaylist/MediaTime/read(_:allowSign:)``, it is
+    /// ``HLSPlaylist/MediaTime/DecimalReading/outOfRange`` beyond ``HLSPlaylist/MediaTime/validRange``.
+    /// Exponents are applied exactly (`1.5e1` is 15 s).
     public var mediaTimeReading: MediaTime.DecimalReading {
         let parts = self.parts
         if parts.digits.isEmpty { return .time(.zero) }
@@ -107,7 +109,8 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
             plain += String(decoding: parts.digits.prefix(integerDigits), as: UTF8.self) + "."
             plain += String(decoding: parts.digits.dropFirst(integerDigits), as: UTF8.self)
         } else {
-            plain += "0." + String(repeating: "0", count: -integerDigits) + String(decoding: parts.digits, as: UTF8.self)
+            plain +=
+                "0." + String(repeating: "0", count: -integerDigits) + String(decoding: parts.digits, as: UTF8.self)
         }
         return MediaTime.read(plain)
     }
@@ -118,9 +121,10 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
         return nil
     }
 
-    /// The value as sign, significant digits (ASCII, no leading or trailing zeros; empty for zero)
-    /// and a power of ten: value = ±digits × 10^exponent. Exponents in the text are saturated at
-    /// ±10^9, far beyond any `Double`.
+    /// The value as sign, significant digits and a power of ten: value = ±digits × 10^exponent.
+    ///
+    /// The digits are ASCII, without leading or trailing zeros (empty for zero). Exponents in the
+    /// text are saturated at ±10^9, far beyond any `Double`.
     var parts: (negative: Bool, digits: [UInt8], exponent: Int) {
         let bytes = Array(self.text.utf8)
         var i = 0

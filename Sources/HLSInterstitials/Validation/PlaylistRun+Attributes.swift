@@ -19,37 +19,68 @@ extension PlaylistRun {
             switch name {
             case .id:
                 if value.quotedString == nil {
-                    self.report(.attributeType, tag: k, attribute: name, "ID=\(raw) is not a quoted-string", hint: "write ID=\"\(raw)\"")
+                    self.report(
+                        .attributeType,
+                        tag: k,
+                        attribute: name,
+                        "ID=\(raw) is not a quoted-string",
+                        hint: "write ID=\"\(raw)\""
+                    )
                 } else if value.quotedString == "" {
-                    self.report(.idEmpty, tag: k, attribute: name, "the date range has an empty ID", hint: "give the range a unique, non-empty ID")
+                    self.report(
+                        .idEmpty,
+                        tag: k,
+                        attribute: name,
+                        "the date range has an empty ID",
+                        hint: "give the range a unique, non-empty ID"
+                    )
                 }
             case .`class`:
                 if value.quotedString == nil {
-                    self.report(.attributeType, tag: k, attribute: name, "CLASS=\(raw) is not a quoted-string", hint: "write CLASS=\"\(raw)\"")
+                    self.report(
+                        .attributeType,
+                        tag: k,
+                        attribute: name,
+                        "CLASS=\(raw) is not a quoted-string",
+                        hint: "write CLASS=\"\(raw)\""
+                    )
                 }
             case .startDate, .endDate:
                 if value.quotedString.flatMap({ DateTime(iso8601: $0) }) == nil {
                     self.report(
-                        .dateValue, tag: k, attribute: name,
+                        .dateValue,
+                        tag: k,
+                        attribute: name,
                         "\(name)=\(raw) of date range \"\(id)\" is not a quoted ISO-8601 date",
-                        hint: "write a date with time zone and milliseconds, e.g. \(name)=\"2024-01-01T00:00:00.000Z\"")
+                        hint: "write a date with time zone and milliseconds, e.g. \(name)=\"2024-01-01T00:00:00.000Z\""
+                    )
                 }
             case .duration, .plannedDuration:
                 if Syntax.decimal(raw, signed: false) == nil {
                     let negative = raw.hasPrefix("-") && MediaTime.read(raw) != .notANumber
                     let outOfRange = !negative && MediaTime.read(raw, allowSign: false) == .outOfRange
                     self.report(
-                        .durationValue, tag: k, attribute: name,
+                        .durationValue,
+                        tag: k,
+                        attribute: name,
                         negative
                             ? "\(name)=\(raw) of date range \"\(id)\" is negative"
                             : outOfRange
                                 ? "\(name)=\(raw) of date range \"\(id)\" is out of range (at most \(MediaTime.maximum) s)"
                                 : "\(name)=\(raw) of date range \"\(id)\" is not a decimal number",
-                        hint: "write the \(name == .duration ? "duration" : "expected duration") in seconds as a non-negative decimal, e.g. \(name)=30.0")
+                        hint:
+                            "write the \(name == .duration ? "duration" : "expected duration") in seconds as a non-negative decimal, e.g. \(name)=30.0"
+                    )
                 }
             case .endOnNext:
                 if !(name.allowedValues ?? []).contains(raw) {
-                    self.report(.attributeType, tag: k, attribute: name, "END-ON-NEXT=\(raw) is not allowed; its only value is YES", hint: "write END-ON-NEXT=YES or remove it")
+                    self.report(
+                        .attributeType,
+                        tag: k,
+                        attribute: name,
+                        "END-ON-NEXT=\(raw) is not allowed; its only value is YES",
+                        hint: "write END-ON-NEXT=YES or remove it"
+                    )
                 }
             case .cue:
                 self.checkList(tag: k, attribute: attribute)
@@ -57,7 +88,13 @@ extension PlaylistRun {
                 self.checkList(tag: k, attribute: attribute)
             case .scte35Command, .scte35Out, .scte35In:
                 if value.hexadecimal == nil {
-                    self.report(.attributeType, tag: k, attribute: name, "\(name)=\(raw) is not a hexadecimal-sequence", hint: "write the splice_info_section as 0x… hexadecimal")
+                    self.report(
+                        .attributeType,
+                        tag: k,
+                        attribute: name,
+                        "\(name)=\(raw) is not a hexadecimal-sequence",
+                        hint: "write the splice_info_section as 0x… hexadecimal"
+                    )
                 }
             default:
                 guard name.isClientAttribute else { continue }
@@ -65,13 +102,22 @@ extension PlaylistRun {
                     self.checkInterstitialAttribute(tag: k, attribute: attribute, id: id)
                 } else if isPreload, name == .preloadURI || name == .preloadTargetID || name == .preloadTargetClass {
                     if value.quotedString == nil {
-                        self.report(.attributeType, tag: k, attribute: name, "\(name)=\(raw) is not a quoted-string", hint: "write \(name)=\"\(raw)\"")
+                        self.report(
+                            .attributeType,
+                            tag: k,
+                            attribute: name,
+                            "\(name)=\(raw) is not a quoted-string",
+                            hint: "write \(name)=\"\(raw)\""
+                        )
                     }
                 } else if !Syntax.isClientAttributeValue(raw) {
                     self.report(
-                        .clientAttributeType, tag: k, attribute: name,
+                        .clientAttributeType,
+                        tag: k,
+                        attribute: name,
                         "client attribute \(name)=\(raw) is not a quoted-string, hexadecimal-sequence or signed decimal number",
-                        hint: "quote the value: \(name)=\"\(raw)\"")
+                        hint: "quote the value: \(name)=\"\(raw)\""
+                    )
                 }
             }
         }
@@ -83,17 +129,23 @@ extension PlaylistRun {
         let allowed = name.allowedValues ?? []
         guard let members = attribute.value.stringList else {
             self.report(
-                .attributeType, tag: k, attribute: name,
+                .attributeType,
+                tag: k,
+                attribute: name,
                 "\(name)=\(attribute.value.rawValue) is not a quoted list",
-                hint: "quote the comma-separated members: \(name)=\"\(attribute.value.rawValue)\"")
+                hint: "quote the comma-separated members: \(name)=\"\(attribute.value.rawValue)\""
+            )
             return
         }
         let unknown = members.filter { !allowed.contains($0) }
         if !unknown.isEmpty {
             self.report(
-                .unknownMember, tag: k, attribute: name,
+                .unknownMember,
+                tag: k,
+                attribute: name,
                 "\(name) has unknown member\(unknown.count > 1 ? "s" : "") \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")), which clients ignore",
-                hint: "use only \(allowed.joined(separator: ", ")) (members are case-sensitive)")
+                hint: "use only \(allowed.joined(separator: ", ")) (members are case-sensitive)"
+            )
         }
     }
 
@@ -105,53 +157,82 @@ extension PlaylistRun {
         switch name {
         case .assetURI, .assetList:
             if value.quotedString == nil {
-                self.report(.attributeType, tag: k, attribute: name, "\(name)=\(raw) is not a quoted-string", hint: "write \(name)=\"\(raw)\"")
+                self.report(
+                    .attributeType,
+                    tag: k,
+                    attribute: name,
+                    "\(name)=\(raw) is not a quoted-string",
+                    hint: "write \(name)=\"\(raw)\""
+                )
             }
         case .resumeOffset:
             if Syntax.decimal(raw, signed: true) == nil {
                 let outOfRange = MediaTime.read(raw) == .outOfRange
                 self.report(
-                    .resumeOffsetValue, tag: k, attribute: name,
+                    .resumeOffsetValue,
+                    tag: k,
+                    attribute: name,
                     outOfRange
                         ? "X-RESUME-OFFSET=\(raw) of interstitial \"\(id)\" is out of range (at most \(MediaTime.maximum) s either way)"
                         : "X-RESUME-OFFSET=\(raw) of interstitial \"\(id)\" is not a signed decimal number",
-                    hint: "write seconds from the scheduled start, unquoted, e.g. X-RESUME-OFFSET=0 or X-RESUME-OFFSET=-2.5")
+                    hint:
+                        "write seconds from the scheduled start, unquoted, e.g. X-RESUME-OFFSET=0 or X-RESUME-OFFSET=-2.5"
+                )
             }
         case .playoutLimit:
             if let limit = Syntax.decimal(raw, signed: true), limit > .zero, !raw.hasPrefix("-") {
                 break
             }
             self.report(
-                .playoutLimitValue, tag: k, attribute: name,
+                .playoutLimitValue,
+                tag: k,
+                attribute: name,
                 "X-PLAYOUT-LIMIT=\(raw) of interstitial \"\(id)\" is not a number of seconds greater than 0",
-                hint: "write a positive duration such as X-PLAYOUT-LIMIT=30, or remove it to play the assets to their end")
+                hint:
+                    "write a positive duration such as X-PLAYOUT-LIMIT=30, or remove it to play the assets to their end"
+            )
         case .snap, .restrict:
             self.checkList(tag: k, attribute: attribute)
         case .contentMayVary, .timelineOccupies, .timelineStyle:
             let allowed = name.allowedValues ?? []
             guard let text = value.quotedString else {
                 self.report(
-                    .attributeType, tag: k, attribute: name,
+                    .attributeType,
+                    tag: k,
+                    attribute: name,
                     "\(name)=\(raw) is not a quoted-string, so clients treat it as absent",
-                    hint: "quote the value: \(name)=\"\(raw)\"")
+                    hint: "quote the value: \(name)=\"\(raw)\""
+                )
                 return
             }
             if !allowed.contains(text) {
                 self.report(
-                    .unknownValue, tag: k, attribute: name,
+                    .unknownValue,
+                    tag: k,
+                    attribute: name,
                     "\(name)=\"\(text)\" is not a known value and is treated as absent (default \"\(allowed.first ?? "")\")",
-                    hint: "use \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")) (values are case-sensitive)")
+                    hint: "use \(allowed.map { "\"\($0)\"" }.joined(separator: " or ")) (values are case-sensitive)"
+                )
             }
         case .skipControlOffset, .skipControlDuration:
             if value.integer == nil {
                 self.report(
-                    .skipControlValue, tag: k, attribute: name,
+                    .skipControlValue,
+                    tag: k,
+                    attribute: name,
                     "\(name)=\(raw) of interstitial \"\(id)\" is not a decimal integer",
-                    hint: "write whole seconds without a fraction or quotes, e.g. \(name)=5")
+                    hint: "write whole seconds without a fraction or quotes, e.g. \(name)=5"
+                )
             }
         case .skipControlLabelID:
             guard let label = value.quotedString else {
-                self.report(.skipLabelID, tag: k, attribute: name, "X-SKIP-CONTROL-LABEL-ID=\(raw) is not a quoted-string", hint: "write X-SKIP-CONTROL-LABEL-ID=\"\(raw)\"")
+                self.report(
+                    .skipLabelID,
+                    tag: k,
+                    attribute: name,
+                    "X-SKIP-CONTROL-LABEL-ID=\(raw) is not a quoted-string",
+                    hint: "write X-SKIP-CONTROL-LABEL-ID=\"\(raw)\""
+                )
                 return
             }
             let bad = label.unicodeScalars.filter { c in
@@ -160,11 +241,14 @@ extension PlaylistRun {
             if !bad.isEmpty || label.isEmpty {
                 let shown = bad.map { $0 == " " ? "space" : "'\($0)'" }
                 self.report(
-                    .skipLabelID, tag: k, attribute: name,
+                    .skipLabelID,
+                    tag: k,
+                    attribute: name,
                     label.isEmpty
                         ? "X-SKIP-CONTROL-LABEL-ID is empty"
                         : "X-SKIP-CONTROL-LABEL-ID \"\(label)\" contains \(shown.joined(separator: ", ")), outside [a-zA-Z-_]",
-                    hint: "use only letters, '-' and '_' in the label key, e.g. \"Skip-Ad\"")
+                    hint: "use only letters, '-' and '_' in the label key, e.g. \"Skip-Ad\""
+                )
             }
         default:
             break

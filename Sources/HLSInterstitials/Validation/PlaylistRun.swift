@@ -53,7 +53,8 @@ struct PlaylistRun {
             }
         }
         for k in placed.indices {
-            for a in placed[k].dateRange.attributes.indices where placed[k].dateRange.attributes[a].value.rawValue.contains("{$") {
+            for a in placed[k].dateRange.attributes.indices
+            where placed[k].dateRange.attributes[a].value.rawValue.contains("{$") {
                 let attribute = placed[k].dateRange.attributes[a]
                 let result = VariableContext.substitute(in: attribute.value.rawValue, values: variables)
                 placed[k].dateRange.attributes[a].value = AttributeValue(rawValue: result.text)
@@ -67,19 +68,40 @@ struct PlaylistRun {
         !self.unresolved.isEmpty && self.unresolved.contains("\(k)\u{0}\(name.rawValue)")
     }
 
-    mutating func report(_ rule: InterstitialRule, tag k: Int, attribute: AttributeName? = nil, _ message: String, hint: String) {
+    mutating func report(
+        _ rule: InterstitialRule,
+        tag k: Int,
+        attribute: AttributeName? = nil,
+        _ message: String,
+        hint: String
+    ) {
         if rule.severity == .note && !self.includesNotes { return }
         self.diagnostics.append(
             rule.diagnostic(
-                message, hint: hint, at: self.playlist.location(of: self.placed[k], attribute: attribute?.rawValue, file: self.file))
+                message,
+                hint: hint,
+                at: self.playlist.location(of: self.placed[k], attribute: attribute?.rawValue, file: self.file)
+            )
         )
     }
 
     /// Reports at the tag that gave `attribute` to merged range `m`.
-    mutating func report(_ rule: InterstitialRule, range m: Int, attribute: AttributeName? = nil, _ message: String, hint: String) {
+    mutating func report(
+        _ rule: InterstitialRule,
+        range m: Int,
+        attribute: AttributeName? = nil,
+        _ message: String,
+        hint: String
+    ) {
         let range = self.merged[m]
         let tag = attribute.flatMap { range.source[$0.rawValue] } ?? range.first
-        self.report(rule, tag: tag, attribute: attribute.flatMap { range.source[$0.rawValue] != nil ? $0 : nil }, message, hint: hint)
+        self.report(
+            rule,
+            tag: tag,
+            attribute: attribute.flatMap { range.source[$0.rawValue] != nil ? $0 : nil },
+            message,
+            hint: hint
+        )
     }
 
     mutating func check() {

@@ -28,9 +28,12 @@ enum Syntax {
     static func isClientAttributeValue(_ raw: String) -> Bool {
         let bytes = Array(raw.utf8)
         if bytes.first == UInt8(ascii: "\"") {
-            return bytes.count >= 2 && bytes.last == UInt8(ascii: "\"") && !bytes.dropFirst().dropLast().contains(UInt8(ascii: "\""))
+            return bytes.count >= 2 && bytes.last == UInt8(ascii: "\"")
+                && !bytes.dropFirst().dropLast().contains(UInt8(ascii: "\""))
         }
-        if bytes.count > 2, bytes[0] == UInt8(ascii: "0"), bytes[1] == UInt8(ascii: "x") || bytes[1] == UInt8(ascii: "X") {
+        if bytes.count > 2, bytes[0] == UInt8(ascii: "0"),
+            bytes[1] == UInt8(ascii: "x") || bytes[1] == UInt8(ascii: "X")
+        {
             return bytes[2...].allSatisfy { c in
                 (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
             }
@@ -38,4 +41,3 @@ enum Syntax {
         return decimal(raw, signed: true) != nil
     }
 }
-

@@ -65,7 +65,8 @@ enum AttributeSyntax {
             guard i < end, b[i] == UInt8(ascii: "=") else {
                 return AttributeProblem(
                     code: .malformedAttributeList,
-                    message: "attribute '\(String(decoding: UnsafeBufferPointer(rebasing: b[nameStart..<nameEnd]), as: UTF8.self))' has no '=VALUE'",
+                    message:
+                        "attribute '\(String(decoding: UnsafeBufferPointer(rebasing: b[nameStart..<nameEnd]), as: UTF8.self))' has no '=VALUE'",
                     hint: "write the attribute as NAME=VALUE",
                     offset: i - start
                 )
@@ -107,7 +108,8 @@ enum AttributeSyntax {
                 if i == valueStart {
                     return AttributeProblem(
                         code: .malformedAttributeList,
-                        message: "attribute '\(String(decoding: UnsafeBufferPointer(rebasing: b[nameStart..<nameEnd]), as: UTF8.self))' has an empty value",
+                        message:
+                            "attribute '\(String(decoding: UnsafeBufferPointer(rebasing: b[nameStart..<nameEnd]), as: UTF8.self))' has an empty value",
                         hint: "give the attribute a value, or remove it",
                         offset: i - start
                     )
@@ -127,9 +129,10 @@ enum AttributeSyntax {
     /// How many names ``validate(_:from:to:)`` keeps on the stack; longer lists spill to the heap.
     static let inlineNameCapacity = 32
 
-    /// Checks the list and finds duplicate names, without allocating for lists of up to
-    /// ``inlineNameCapacity`` attributes. Every name is compared with every earlier one, however
-    /// long the list: names past the stack buffer go to a heap array.
+    /// Checks the list and finds duplicate names.
+    ///
+    /// Lists of up to ``inlineNameCapacity`` attributes need no allocation. Every name is compared
+    /// with every earlier one, however long the list: names past the stack buffer go to a heap array.
     static func validate(
         _ b: UnsafeBufferPointer<UInt8>,
         from start: Int,
@@ -148,7 +151,8 @@ enum AttributeSyntax {
                 guard problem == nil else { return }
                 let length = nameEnd - nameStart
                 var repeated = false
-                for k in 0..<min(count, inlineNameCapacity) where sameName(inline[k].0, inline[k].1, nameStart, length) {
+                for k in 0..<min(count, inlineNameCapacity) where sameName(inline[k].0, inline[k].1, nameStart, length)
+                {
                     repeated = true
                     break
                 }
@@ -181,7 +185,11 @@ enum AttributeSyntax {
     }
 
     /// Parses into an ``AttributeList``.
-    static func parse(_ b: UnsafeBufferPointer<UInt8>, from start: Int, to end: Int) -> Result<AttributeList, AttributeProblemError> {
+    static func parse(
+        _ b: UnsafeBufferPointer<UInt8>,
+        from start: Int,
+        to end: Int
+    ) -> Result<AttributeList, AttributeProblemError> {
         if let problem = validate(b, from: start, to: end) {
             return .failure(AttributeProblemError(problem: problem))
         }

@@ -17,7 +17,9 @@ public struct AttributeValue: Sendable, Hashable, CustomStringConvertible {
         self.rawValue = rawValue
     }
 
-    /// A quoted-string value. The text must not contain `"`, CR or LF.
+    /// A quoted-string value.
+    ///
+    /// The text must not contain `"`, CR or LF.
     public static func quoted(_ text: String) -> AttributeValue {
         AttributeValue(rawValue: "\"" + text + "\"")
     }
@@ -215,4 +217,3 @@ public struct Resolution: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `<width>x<height>`.
     public var description: String { "\(self.width)x\(self.height)" }
 }
-
