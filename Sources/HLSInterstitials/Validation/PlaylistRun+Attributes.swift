@@ -18,15 +18,7 @@ extension PlaylistRun {
             let raw = value.rawValue
             switch name {
             case .id:
-                if value.quotedString == nil {
-                    self.report(
-                        .attributeType,
-                        tag: k,
-                        attribute: name,
-                        "ID=\(raw) is not a quoted-string",
-                        hint: "write ID=\"\(raw)\""
-                    )
-                } else if value.quotedString == "" {
+                if self.requireQuoted(tag: k, attribute: attribute), value.quotedString == "" {
                     self.report(
                         .idEmpty,
                         tag: k,
@@ -36,15 +28,7 @@ extension PlaylistRun {
                     )
                 }
             case .`class`:
-                if value.quotedString == nil {
-                    self.report(
-                        .attributeType,
-                        tag: k,
-                        attribute: name,
-                        "CLASS=\(raw) is not a quoted-string",
-                        hint: "write CLASS=\"\(raw)\""
-                    )
-                }
+                self.requireQuoted(tag: k, attribute: attribute)
             case .startDate, .endDate:
                 if value.quotedString.flatMap({ DateTime(iso8601: $0) }) == nil {
                     self.report(
@@ -101,15 +85,7 @@ extension PlaylistRun {
                 if isInterstitial, AttributeName.interstitialClassNames.contains(name) {
                     self.checkInterstitialAttribute(tag: k, attribute: attribute, id: id)
                 } else if isPreload, name == .preloadURI || name == .preloadTargetID || name == .preloadTargetClass {
-                    if value.quotedString == nil {
-                        self.report(
-                            .attributeType,
-                            tag: k,
-                            attribute: name,
-                            "\(name)=\(raw) is not a quoted-string",
-                            hint: "write \(name)=\"\(raw)\""
-                        )
-                    }
+                    self.requireQuoted(tag: k, attribute: attribute)
                 } else if !Syntax.isClientAttributeValue(raw) {
                     self.report(
                         .clientAttributeType,
@@ -121,6 +97,21 @@ extension PlaylistRun {
                 }
             }
         }
+    }
+
+    /// Reports `attribute` unless its value is a quoted-string; returns whether it is one.
+    @discardableResult
+    mutating func requireQuoted(tag k: Int, attribute: Attribute) -> Bool {
+        guard attribute.value.quotedString == nil else { return true }
+        let raw = attribute.value.rawValue
+        self.report(
+            .attributeType,
+            tag: k,
+            attribute: AttributeName(attribute.name),
+            "\(attribute.name)=\(raw) is not a quoted-string",
+            hint: "write \(attribute.name)=\"\(raw)\""
+        )
+        return false
     }
 
     /// Checks a quoted list attribute against the members its ``AttributeName/allowedValues`` allow.
@@ -156,15 +147,7 @@ extension PlaylistRun {
         let raw = value.rawValue
         switch name {
         case .assetURI, .assetList:
-            if value.quotedString == nil {
-                self.report(
-                    .attributeType,
-                    tag: k,
-                    attribute: name,
-                    "\(name)=\(raw) is not a quoted-string",
-                    hint: "write \(name)=\"\(raw)\""
-                )
-            }
+            self.requireQuoted(tag: k, attribute: attribute)
         case .resumeOffset:
             if Syntax.decimal(raw, signed: true) == nil {
                 let outOfRange = MediaTime.read(raw) == .outOfRange
