@@ -131,8 +131,9 @@ enum AttributeSyntax {
 
     /// Checks the list and finds duplicate names.
     ///
-    /// Lists of up to ``inlineNameCapacity`` attributes need no allocation. Every name is compared
-    /// with every earlier one, however long the list: names past the stack buffer go to a heap array.
+    /// Lists of up to ``inlineNameCapacity`` attributes need no allocation: each name is compared
+    /// with the earlier ones on the stack. Past that, the names go into a hash set, so every name is
+    /// still checked against every earlier one and a 1 MB list of distinct names stays linear.
     static func validate(
         _ b: UnsafeBufferPointer<UInt8>,
         from start: Int,
@@ -141,7 +142,10 @@ enum AttributeSyntax {
         var problem: AttributeProblem? = nil
         withUnsafeTemporaryAllocation(of: (Int, Int).self, capacity: inlineNameCapacity) { inline in
             var count = 0
-            var spilled: [(Int, Int)] = []
+            var spilled: Set<String> = []
+            func text(_ s: Int, _ e: Int) -> String {
+                String(decoding: UnsafeBufferPointer(rebasing: b[s..<e]), as: UTF8.self)
+            }
             func sameName(_ s: Int, _ e: Int, _ nameStart: Int, _ length: Int) -> Bool {
                 guard e - s == length else { return false }
                 for j in 0..<length where b[s + j] != b[nameStart + j] { return false }
@@ -151,33 +155,28 @@ enum AttributeSyntax {
                 guard problem == nil else { return }
                 let length = nameEnd - nameStart
                 var repeated = false
-                for k in 0..<min(count, inlineNameCapacity) where sameName(inline[k].0, inline[k].1, nameStart, length)
-                {
-                    repeated = true
-                    break
-                }
-                if !repeated {
-                    for (s, e) in spilled where sameName(s, e, nameStart, length) {
+                if count < inlineNameCapacity {
+                    for k in 0..<count where sameName(inline[k].0, inline[k].1, nameStart, length) {
                         repeated = true
                         break
                     }
+                    inline[count] = (nameStart, nameEnd)
+                } else {
+                    if count == inlineNameCapacity {
+                        for k in 0..<inlineNameCapacity { spilled.insert(text(inline[k].0, inline[k].1)) }
+                    }
+                    repeated = !spilled.insert(text(nameStart, nameEnd)).inserted
                 }
+                count += 1
                 if repeated {
-                    let name = String(decoding: UnsafeBufferPointer(rebasing: b[nameStart..<nameEnd]), as: UTF8.self)
+                    let name = text(nameStart, nameEnd)
                     problem = AttributeProblem(
                         code: .duplicateAttribute,
                         message: "attribute \(name) appears more than once",
                         hint: "keep one \(name) attribute; a name must not repeat in one tag",
                         offset: nameStart - start
                     )
-                    return
                 }
-                if count < inlineNameCapacity {
-                    inline[count] = (nameStart, nameEnd)
-                } else {
-                    spilled.append((nameStart, nameEnd))
-                }
-                count += 1
             }
             if let syntax { problem = syntax }
         }
