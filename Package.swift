@@ -48,16 +48,28 @@ var targets: [Target] = [
         linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
     ),
     .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
-    .testTarget(name: "HLSPlaylistTests", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+    // Shared by the test targets: the seeded generator and the fixture loader (Tests/Fixtures).
+    .target(
+        name: "IntermissionTestSupport",
+        dependencies: ["HLSPlaylist"],
+        path: "Tests/TestSupport",
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "HLSPlaylistTests",
+        dependencies: ["HLSPlaylist", "IntermissionTestSupport"],
+        swiftSettings: swiftSettings
+    ),
     .testTarget(
         name: "HLSInterstitialsTests",
-        dependencies: ["HLSInterstitials", "HLSPlaylist"],
+        dependencies: ["HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
         swiftSettings: swiftSettings
     ),
 ]
 
 if !coreOnly {
     products += [
+        .library(name: "HTTPFetch", targets: ["HTTPFetch"]),
         .library(name: "InterstitialPlayback", targets: ["InterstitialPlayback"]),
         .library(name: "GroupPlayback", targets: ["GroupPlayback"]),
         .library(name: "AdInsertion", targets: ["AdInsertion"]),
@@ -79,10 +91,20 @@ if !coreOnly {
     ]
     targets += [
         .target(
+            name: "HTTPFetch",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "InterstitialPlayback",
             dependencies: [
                 "HLSInterstitials",
                 "HLSPlaylist",
+                "HTTPFetch",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -129,12 +151,11 @@ if !coreOnly {
             dependencies: [
                 "HLSPlaylist",
                 "HLSInterstitials",
+                "HTTPFetch",
                 "InterstitialPlayback",
                 "IntermissionServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
             ],
@@ -151,6 +172,11 @@ if !coreOnly {
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "HTTPFetchTests",
+            dependencies: ["HTTPFetch", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: swiftSettings
         ),
         // The placeholder's test target: it goes with the placeholder (issue 12).
@@ -181,9 +207,9 @@ if !coreOnly {
         ),
         .testTarget(
             name: "IntermissionCLITests",
-            // The tests run the `intermission` binary and import none of its modules: the
-            // dependency only makes `swift build --build-tests` build the binary first.
-            dependencies: ["IntermissionCLI"],
+            // The tests run the `intermission` binary (the dependency makes `swift build
+            // --build-tests` build it first) and share the test-support target.
+            dependencies: ["IntermissionCLI", "IntermissionTestSupport"],
             swiftSettings: swiftSettings
         ),
     ]

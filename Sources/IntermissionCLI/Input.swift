@@ -3,9 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
-import InterstitialPlayback
-import NIOCore
-import NIOHTTP1
+import HTTPFetch
 
 #if canImport(Glibc)
 import Glibc
@@ -53,7 +51,7 @@ struct PlaylistInput {
             return try await self.fetch(location, timeout: timeout)
         }
         if location == "-" {
-            return PlaylistInput(name: "<stdin>", bytes: try self.readHeadFirst(descriptor: 0, name: "<stdin>"))
+            return PlaylistInput(name: "<stdin>", bytes: try self.readFile(descriptor: 0, name: "<stdin>"))
         }
         guard FileManager.default.fileExists(atPath: location) else {
             throw Unusable(reason: "\(location): no such file")
@@ -63,7 +61,7 @@ struct PlaylistInput {
             throw Unusable(reason: "\(location): cannot be read")
         }
         defer { close(descriptor) }
-        return PlaylistInput(name: location, bytes: try self.readHeadFirst(descriptor: descriptor, name: location))
+        return PlaylistInput(name: location, bytes: try self.readFile(descriptor: descriptor, name: location))
     }
 
     /// The reason given for input whose first line is not `#EXTM3U`.
@@ -141,47 +139,40 @@ struct PlaylistInput {
         }
     }
 
-    /// A client that fails at once when nothing listens (no connection retries until the deadline).
+    /// The HTTP client of this run: one per process, made on first use, for every playlist the
+    /// command fetches (a refused connection fails at once; see ``BoundedFetch/makeClient(connectTimeout:maximumRedirects:)``).
+    /// Process-wide and never shut down, like `HTTPClient.shared`.
+    static let client: HTTPClient = BoundedFetch.makeClient(connectTimeout: .seconds(10))
+
+    /// A client that fails at once when nothing listens, connecting within `timeout` (at most 10 s).
     static func makeClient(timeout: Double = defaultTimeout) -> HTTPClient {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        configuration.timeout.connect = .nanoseconds(Int64(min(timeout, 10) * 1e9))
-        configuration.redirectConfiguration = .follow(max: 5, allowCycles: false)
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+        BoundedFetch.makeClient(connectTimeout: .nanoseconds(Int64(min(timeout, 10) * 1e9)))
     }
 
+    /// Fetches a playlist with the run's client (see ``fetch(_:client:timeout:)``).
     static func fetch(_ url: String, timeout: Double = defaultTimeout) async throws -> PlaylistInput {
-        let client = self.makeClient(timeout: timeout)
-        do {
-            let input = try await self.fetch(url, client: client, timeout: timeout)
-            try await client.shutdown()
-            return input
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+        try await self.fetch(url, client: self.client, timeout: timeout)
     }
 
-    /// Fetches a playlist, reading the body head first (see ``read(_:timeout:)``); network
-    /// failures are said in words (``NetworkErrorText``).
-    static func fetch(_ url: String, client: HTTPClient, timeout: Double = defaultTimeout) async throws -> PlaylistInput
-    {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "User-Agent", value: "intermission/0.1")
+    /// Fetches a playlist within `timeout` seconds for the whole exchange and ``maximumSize``
+    /// bytes, refusing the body from its head (see ``read(_:timeout:)``); failures are said in
+    /// words (``FetchError``).
+    static func fetch(_ url: String, client: HTTPClient, timeout: Double = defaultTimeout) async throws -> PlaylistInput {
+        let request = FetchRequest(
+            url: url,
+            headers: [("User-Agent", "intermission/0.1")],
+            timeout: .nanoseconds(Int64(timeout * 1e9)),
+            maximumBodySize: self.maximumSize
+        )
         do {
-            let response = try await client.execute(request, timeout: .nanoseconds(Int64(timeout * 1e9)))
-            guard (200..<300).contains(Int(response.status.code)) else {
-                throw Unusable(reason: "\(url): HTTP \(response.status.code) \(response.status.reasonPhrase)")
+            let response = try await BoundedFetch(client: client).get(request) { body, complete in
+                PlaylistInput.headRefuses(body[...], complete: complete) ? PlaylistInput.notAPlaylist(url).reason : nil
             }
-            var collector = HeadFirstCollector(name: url)
-            for try await buffer in response.body {
-                try collector.append(buffer.readableBytesView)
-            }
-            return PlaylistInput(name: url, bytes: try collector.finish())
-        } catch let error as Unusable {
-            throw error
+            return PlaylistInput(name: url, bytes: response.body)
+        } catch let error where error.code == .bodyTooLarge {
+            throw Unusable(reason: "\(url): larger than \(self.maximumSize / 1024 / 1024) MiB, the most a playlist may weigh")
         } catch {
-            throw Unusable(reason: NetworkErrorText.describe(error, url: url, timeout: timeout))
+            throw Unusable(reason: error.message)
         }
     }
 

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @Suite struct AssetListTests {
@@ -12,9 +13,9 @@ import Testing
     @Test func decodesTheSpecExample() throws {
         let list = try AssetList.decode(Self.specExample)
         #expect(list.assets.map(\.uri) == ["https://ads.example.com/ad1.m3u8", "https://ads.example.com/ad2.m3u8"])
-        #expect(list.assets.map(\.duration) == [15, 15.5])
+        #expect(list.assets.map(\.duration) == [MediaTime(seconds: 15), MediaTime(milliseconds: 15_500)])
         #expect(list.assets[1].mediaDuration == MediaTime(nanoseconds: 15_500_000_000))
-        #expect(list.totalDuration == 30.5)
+        #expect(list.totalDuration == MediaTime(milliseconds: 30_500))
         #expect(list.skipControl?.offset == 5)
         #expect(list.skipControl?.duration == 20)
         #expect(list.skipControl?.labelID == "Exit-Label")
@@ -37,7 +38,7 @@ import Testing
 
     @Test func editsKeepThePlaceOfEveryOtherKey() throws {
         var list = try AssetList.decode(#"{"A":1,"ASSETS":[{"URI":"u","X":1,"DURATION":5}],"B":2}"#)
-        list.assets[0].duration = 6.25
+        list.assets[0].duration = MediaTime(milliseconds: 6_250)
         list.assets.append(AssetList.Asset(uri: "v", duration: 1))
         list.skipControl = AssetList.SkipControlOverride(offset: 3)
         #expect(
@@ -120,11 +121,12 @@ import Testing
         var rng = SeededGenerator(seed: 42)
         for _ in 0..<300 {
             var assets: [String] = []
-            var expectedAssets: [(String, Double)] = []
+            var expectedAssets: [(String, MediaTime)] = []
             for n in 0..<Int.random(in: 0...3, using: &rng) {
-                let duration = Double(Int.random(in: 0...6000, using: &rng)) / 100
+                let hundredths = Int.random(in: 0...6000, using: &rng)
+                let duration = Double(hundredths) / 100
                 let uri = "https://ads.example.com/\(n).m3u8"
-                expectedAssets.append((uri, duration))
+                expectedAssets.append((uri, MediaTime(milliseconds: Int64(hundredths) * 10)))
                 assets.append(Self.shuffledObject([("URI", "\"\(uri)\""), ("DURATION", JSONValue.numberText(duration))], &rng).text)
             }
             var top: [(String, String)] = [("ASSETS", "[" + assets.joined(separator: ",") + "]")]

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @Suite struct DateRangeTrackerTests {
@@ -78,13 +79,13 @@ import Testing
     }
 
     @Test func mergesSameIDTagsWithinOnePlaylist() throws {
-        let augmented = DateRangeTracker(playlist: try Fixtures.media("playlists/interstitial-same-id-augment.m3u8"))
+        let augmented = DateRangeTracker(playlist: try Fixture.media("playlists/interstitial-same-id-augment.m3u8"))
         #expect(augmented.ids == ["break-9"])
         #expect(augmented.interstitialEvents.first?.duration == MediaTime("27.5"))
         #expect(augmented.interstitialEvents.first?.plannedDuration == 30)
         #expect(augmented.interstitialEvents.first?.playoutLimit == MediaTime("27.5"))
 
-        let playlist = try MediaPlaylist(parsing: Fixtures.text("invalid/same-id-changed-attribute-value.m3u8"))
+        let playlist = try MediaPlaylist(parsing: Fixture.text("invalid/same-id-changed-attribute-value.m3u8"))
         var tracker = DateRangeTracker()
         let change = tracker.update(with: playlist)
         #expect(change.added == ["ad1"])
@@ -101,7 +102,7 @@ import Testing
         var tracker = DateRangeTracker()
         var changes: [DateRangeUpdate] = []
         for k in 1...5 {
-            changes.append(tracker.update(with: try Fixtures.media("playlists/seed-wwdc21-early-return-reload-\(k).m3u8")))
+            changes.append(tracker.update(with: try Fixture.media("playlists/seed-wwdc21-early-return-reload-\(k).m3u8")))
         }
         #expect(changes[0].added == ["break-1"])
         #expect(changes[1...3].allSatisfy { $0.isEmpty })

@@ -30,7 +30,7 @@ import Testing
         }
         #expect(mapped == [5])
         var range = playlist.dateRanges[0].dateRange
-        range.attributes["X-PLAYOUT-LIMIT"] = .decimal(12)
+        range.attributes[.playoutLimit] = .decimal(12)
         playlist.replaceDateRange(at: 0, with: range)
         let bytes = playlist.serialized()
         let result = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: "main.m3u8"))

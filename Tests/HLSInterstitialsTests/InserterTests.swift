@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @Suite struct InserterTests {
@@ -59,7 +60,7 @@ import Testing
     }
 
     @Test func refusesDuplicateIDs() throws {
-        let playlist = try Fixtures.media("interstitial-rules/INT-ASSET-MISSING.good.m3u8")
+        let playlist = try Fixture.media("interstitial-rules/INT-ASSET-MISSING.good.m3u8")
         #expect {
             _ = try InterstitialInserter().insert(Self.ad(.time(3)), into: playlist, file: "p.m3u8")
         } throws: { error in
@@ -102,7 +103,7 @@ import Testing
     }
 
     @Test func listsTheMediaPlaylistsOfAMultivariantPlaylist() throws {
-        let text = Fixtures.text("interstitial-rules/INT-PRESENTATION-MISMATCH.good.m3u8")
+        let text = Fixture.text("interstitial-rules/INT-PRESENTATION-MISMATCH.good.m3u8")
         let multivariant = try MultivariantPlaylist(parsing: text)
         #expect(InterstitialInserter.mediaPlaylistURIs(in: multivariant) == [
             "INT-PRESENTATION-MISMATCH.good/video/index.m3u8", "INT-PRESENTATION-MISMATCH.good/audio/en/index.m3u8",

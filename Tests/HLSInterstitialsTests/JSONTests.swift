@@ -1,4 +1,5 @@
 import HLSInterstitials
+import IntermissionTestSupport
 import Testing
 
 @Suite struct JSONTests {

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// One fixture of `Tests/Fixtures/interstitial-rules`: `<RULE-ID>.bad.m3u8` breaks the rule,
@@ -13,7 +14,7 @@ struct RuleFixture: CustomStringConvertible, Sendable {
     var path: String { "\(RuleFixture.folder)/\(self.name)" }
     var description: String { self.name }
 
-    static let all: [RuleFixture] = Fixtures.names(in: folder).compactMap { name in
+    static let all: [RuleFixture] = Fixture.names(in: folder).compactMap { name in
         guard name.hasSuffix(".m3u8") else { return nil }
         let stem = name.dropLast(".m3u8".count)
         if stem.hasSuffix(".bad") { return RuleFixture(rule: String(stem.dropLast(4)), isBad: true) }
@@ -26,19 +27,19 @@ struct RuleFixture: CustomStringConvertible, Sendable {
     /// playlist it references, as a presentation.
     func diagnostics() throws -> [PlaylistDiagnostic] {
         let validator = InterstitialValidator()
-        let bytes = Fixtures.bytes(self.path)
+        let bytes = Fixture.bytes(self.path)
         var diagnostics = validator.validate(playlist: bytes, file: self.path)
         let parsed = PlaylistParser.parse(bytes)
         switch parsed.playlist {
         case .media(let playlist):
-            if Fixtures.text(self.path).contains("## intermission-fixture: interstitial-asset") {
+            if Fixture.text(self.path).contains("## intermission-fixture: interstitial-asset") {
                 diagnostics += validator.validate(interstitialAsset: playlist, file: self.path)
             }
         case .multivariant(let multivariant):
             var media: [String: MediaPlaylist] = [:]
             for uri in InterstitialInserter.mediaPlaylistURIs(in: multivariant) {
                 let path = URIReference.resolve(uri, against: self.path)
-                let bytes = Fixtures.bytes(path)
+                let bytes = Fixture.bytes(path)
                 #expect(!bytes.isEmpty, "missing \(path)")
                 diagnostics += validator.validate(playlist: bytes, file: path)
                 media[uri] = try MediaPlaylist(bytes: bytes, file: path)

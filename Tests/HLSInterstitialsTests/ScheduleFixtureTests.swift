@@ -1,18 +1,14 @@
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// Seed and spec playlists under `Tests/Fixtures/playlists`, and small builders for schedule tests.
 enum ScheduleFixture {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fixtures")
-        .appendingPathComponent("playlists")
-
-    /// The playlist `name` (without `.m3u8`).
+    /// The playlist `Tests/Fixtures/playlists/{name}.m3u8`.
     static func playlist(_ name: String) throws -> MediaPlaylist {
-        let data = try Data(contentsOf: root.appendingPathComponent(name + ".m3u8"))
-        return try MediaPlaylist(bytes: [UInt8](data))
+        try Fixture.playlist(name)
     }
 
     /// A VOD or live playlist of `count` segments of `duration` seconds, with PROGRAM-DATE-TIME

@@ -1,7 +1,7 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
-
 
 /// Random playlists and events, checked against the schedule's invariants.
 @Suite struct SchedulePropertyTests {

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// The scheduling rules one by one, on small synthetic playlists.

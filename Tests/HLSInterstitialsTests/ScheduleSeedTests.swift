@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// One row per item: `name primary playout integrated`, e.g.

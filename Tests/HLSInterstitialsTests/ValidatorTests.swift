@@ -1,13 +1,14 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @Suite struct ValidatorTests {
     @Test func pointsAtTheAttribute() throws {
         let path = "interstitial-rules/INT-ASSET-URI-RELATIVE.bad.m3u8"
-        let diagnostics = InterstitialValidator().validate(playlist: Fixtures.bytes(path), file: path)
+        let diagnostics = InterstitialValidator().validate(playlist: Fixture.bytes(path), file: path)
         let diagnostic = try #require(diagnostics.first)
-        let line = Fixtures.text(path).split(separator: "\n", omittingEmptySubsequences: false)[7]
+        let line = Fixture.text(path).split(separator: "\n", omittingEmptySubsequences: false)[7]
         #expect(line.hasPrefix("#EXT-X-DATERANGE:"))
         let found = try #require(line.firstRange(of: "X-ASSET-URI="))
         let column = line.utf8.distance(from: line.startIndex, to: found.lowerBound) + 1
@@ -56,25 +57,25 @@ import Testing
 
     @Test func substitutesVariablesBeforeCheckingValues() {
         let path = "playlists/define-in-interstitial-attributes.m3u8"
-        #expect(InterstitialValidator().validate(playlist: Fixtures.bytes(path), file: path).isEmpty)
+        #expect(InterstitialValidator().validate(playlist: Fixture.bytes(path), file: path).isEmpty)
     }
 
     @Test(arguments: ["playlists/spec-d6-interstitial-daterange.m3u8", "playlists/seed-wwdc21-ads-at-5s-and-10s.m3u8", "playlists/llhls-delta-update-skip-dateranges.m3u8"])
     func realPlaylistsHaveNoErrors(_ path: String) {
-        let diagnostics = InterstitialValidator().validate(playlist: Fixtures.bytes(path), file: path)
+        let diagnostics = InterstitialValidator().validate(playlist: Fixture.bytes(path), file: path)
         #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
     }
 
     @Test func notesCanBeTurnedOff() {
         let path = "interstitial-rules/INT-DURATION-UNKNOWN.bad.m3u8"
-        #expect(InterstitialValidator().validate(playlist: Fixtures.bytes(path)).map(\.severity) == [.note])
-        #expect(InterstitialValidator(configuration: .init(includesNotes: false)).validate(playlist: Fixtures.bytes(path)).isEmpty)
+        #expect(InterstitialValidator().validate(playlist: Fixture.bytes(path)).map(\.severity) == [.note])
+        #expect(InterstitialValidator(configuration: .init(includesNotes: false)).validate(playlist: Fixture.bytes(path)).isEmpty)
     }
 
     @Test func presentationDiagnosticsNameThePlaylist() throws {
         let video = "https://cdn.example.com/show/video/index.m3u8"
         let audio = "https://cdn.example.com/show/audio/en/index.m3u8"
-        let playlist = try Fixtures.media("interstitial-rules/INT-ASSET-LIST-RESOLUTION.bad/video/index.m3u8")
+        let playlist = try Fixture.media("interstitial-rules/INT-ASSET-LIST-RESOLUTION.bad/video/index.m3u8")
         let diagnostics = InterstitialValidator().validate(presentation: [(video, playlist), (audio, playlist)])
         let diagnostic = try #require(diagnostics.first)
         #expect(diagnostics.count == 1)

@@ -1,4 +1,5 @@
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @Suite struct EditingTests {

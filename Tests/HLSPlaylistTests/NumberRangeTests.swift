@@ -1,4 +1,5 @@
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// Numbers from outside never trap: every numeric entry point of the playlist layer driven with

@@ -1,4 +1,5 @@
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @Suite struct ParserTests {
@@ -121,6 +122,48 @@ import Testing
         } catch {
             Issue.record("unexpected \(error)")
         }
+    }
+
+    /// 40 distinct names `X-A00`…`X-A39` (each `X-Ann=1,`, 8 bytes), then `extra`.
+    static func longAttributeList(then extra: String) -> String {
+        var text = ""
+        for n in 0..<40 {
+            let digits: String = n < 10 ? "0\(n)" : "\(n)"
+            text += "X-A\(digits)=1,"
+        }
+        return text + extra
+    }
+
+    @Test func duplicateAttributeFoundWhenBothNamesSitPastThe32nd() {
+        // X-A35 is the 36th name; its repeat is the 41st and starts at byte 40 * 8 = 320 (column 321).
+        do {
+            _ = try AttributeList(parsing: Self.longAttributeList(then: "X-A35=2"))
+            Issue.record("expected a duplicate-attribute error")
+        } catch let error as PlaylistParsingError {
+            #expect(error.code == .duplicateAttribute)
+            #expect(error.location.column == 321)
+            #expect(error.message.contains("X-A35"))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+        // The 41st name repeating the 1st, and the 33rd repeating the 40th, are found too.
+        #expect(throws: PlaylistParsingError.self) { try AttributeList(parsing: Self.longAttributeList(then: "X-A00=2")) }
+        #expect(throws: PlaylistParsingError.self) { try AttributeList(parsing: Self.longAttributeList(then: "X-A39=2")) }
+        // 41 distinct names are fine.
+        let list = try? AttributeList(parsing: Self.longAttributeList(then: "X-B=2"))
+        #expect(list?.count == 41)
+    }
+
+    @Test func lenientParseReportsADuplicatePastThe32ndAttribute() {
+        let tag = "#EXT-X-DATERANGE:ID=\"d\",START-DATE=\"2021-01-04T05:00:00Z\"," + Self.longAttributeList(then: "X-A39=2")
+        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2021-01-04T05:00:00Z\n\(tag)\n#EXTINF:6,\nseg0.ts\n#EXT-X-ENDLIST\n"
+        let result = PlaylistParser.parse(Array(text.utf8), options: .init(mode: .lenient, file: "long.m3u8"))
+        let duplicates = result.diagnostics.filter { $0.rule == .duplicateAttribute }
+        #expect(duplicates.count == 1)
+        // Line 4; the repeated name starts after "#EXT-X-DATERANGE:" (17), the two fixed attributes
+        // (7 + 34 bytes with their commas) and the 40 generated ones (320): column 17 + 41 + 320 + 1.
+        #expect(duplicates.first?.location.line == 4)
+        #expect(duplicates.first?.location.column == 379)
     }
 
     @Test func strictModeThrowsFirstErrorWithLocation() {

@@ -1,5 +1,6 @@
 import Foundation
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 /// Python's `m3u8` package (PyPI 6.x) reads what we serialize and must agree with our model.

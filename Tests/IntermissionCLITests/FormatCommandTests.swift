@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 /// Runs the built `intermission` binary as a user would.
@@ -10,8 +11,8 @@ enum CLI {
         return url
     }()
 
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository root: commands run there, so fixture paths are relative to it.
+    static let repository = Fixture.repository
 
     struct Output {
         var status: Int32

@@ -65,6 +65,55 @@ import FoundationXML
         #expect(text.contains("midroll-1") && text.contains("JUMP"))
     }
 
+    /// Writes `text` to a temporary playlist and runs `intermission schedule` on it with `--svg`.
+    func tableAndPicture(of text: String) throws -> (table: String, svg: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schedule-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let playlist = folder.appendingPathComponent("main.m3u8")
+        try Data(text.utf8).write(to: playlist)
+        let svg = folder.appendingPathComponent("picture.svg")
+        let result = try CLI.run(["schedule", playlist.path, "--svg", svg.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        return (String(decoding: result.stdout, as: UTF8.self), String(decoding: try Data(contentsOf: svg), as: UTF8.self))
+    }
+
+    @Test func tableHasOneRowPerItem() throws {
+        let result = try CLI.run(["schedule", "Tests/Fixtures/playlists/seed-wwdc23-plans-abc.m3u8"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
+        // The fixture: a 10 s VOD primary with a 20 s pod of two events at 5 s (SKIP restricted).
+        #expect(lines.count == 2 + 4)
+        #expect(lines[0] == "VOD, primary 10 s, playout 30 s, integrated 10 s")
+        #expect(lines[1].hasPrefix("#  kind          event  primary  playout  integrated  resume  restrictions"))
+        #expect(lines[3] == "1  interstitial  ad1    5        5–15     5–5         5       SKIP")
+    }
+
+    @Test func pictureEscapesMarkupAndSurvivesExtremeTimes() throws {
+        let text = """
+            #EXTM3U
+            #EXT-X-VERSION:7
+            #EXT-X-TARGETDURATION:6
+            #EXT-X-PLAYLIST-TYPE:VOD
+            #EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z
+            #EXT-X-DATERANGE:ID="a<b&c",CLASS="com.apple.hls.interstitial",START-DATE="2024-01-01T00:00:05.000Z",DURATION=5,X-ASSET-URI="https://a.example/1.m3u8",X-RESTRICT="SKIP,JUMP"
+            #EXT-X-DATERANGE:ID="far",CLASS="com.apple.hls.interstitial",START-DATE="2262-04-11T23:47:15.000Z",DURATION=9223372036.854775807,X-RESUME-OFFSET=-9223372036.854775807,X-ASSET-URI="https://a.example/2.m3u8"
+            #EXTINF:6,
+            s0.ts
+            #EXTINF:6,
+            s1.ts
+            #EXT-X-ENDLIST
+
+            """
+        let (table, svg) = try self.tableAndPicture(of: text)
+        #expect(table.contains("a<b&c"))
+        #expect(svg.contains("a&lt;b&amp;c") && !svg.contains("a<b"))
+        #expect(svg.contains(">SKIP</text>") && svg.contains(">JUMP</text>"))
+        #expect(svg.hasSuffix("</svg>\n"))
+        #expect(XMLParser(data: Data(svg.utf8)).parse(), "the SVG is not well-formed XML")
+        #expect(!svg.contains("nan") && !svg.contains("inf"))
+    }
+
     @Test func playedOnceEventsAndNoInterstitials() throws {
         let played = try self.json(["schedule", "Examples/vod-interstitials.m3u8", "--json", "--played", "preroll"])
         let timeline = try #require(played["timeline"] as? [[String: Any]])

@@ -67,29 +67,29 @@ extension AssetList {
     /// converts to an exact `MediaTime` without clamping.
     public static let maximumSeconds: Double = 9_223_372_036
 
-    /// Checks a JSON number of seconds from an asset list: not negative (`-0` is zero) and at most
-    /// ``maximumSeconds``.
+    /// Checks a JSON number of seconds from an asset list and reads it exactly: not negative (`-0`
+    /// is zero) and at most ``maximumSeconds``; digits past the nanosecond are rounded half-up.
     static func checkedSeconds(
         _ value: JSONValue,
         key: String,
         path: String,
         code: AssetListDecodingError.Code
-    ) throws(AssetListDecodingError) -> Double {
-        guard case .number(let seconds) = value, seconds >= 0 else {
+    ) throws(AssetListDecodingError) -> MediaTime {
+        guard case .number(let number) = value, !number.isNegative else {
             throw AssetListDecodingError(
                 code: code,
                 message: "\(key) must be a non-negative number of seconds, not \(value)",
                 path: path
             )
         }
-        guard seconds <= AssetList.maximumSeconds, MediaTime(checkedSeconds: seconds) != nil else {
+        guard case .time(let seconds) = number.mediaTimeReading, seconds <= MediaTime(seconds: 9_223_372_036) else {
             throw AssetListDecodingError(
                 code: .numberOutOfRange,
                 message: "\(key) \(value) is out of range: at most 9223372036 seconds",
                 path: path
             )
         }
-        return seconds == 0 ? 0 : seconds
+        return seconds
     }
 
     /// Decodes an asset-list JSON document.
@@ -204,7 +204,7 @@ extension AssetList.Asset {
             )
         }
         var uri: String?
-        var duration: Double?
+        var duration: MediaTime?
         var extras = OrderedExtras()
         for (key, value) in members {
             extras.order.append(key)

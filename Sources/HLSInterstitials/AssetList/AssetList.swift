@@ -43,17 +43,17 @@ public struct AssetList: Sendable, Hashable {
         self.extras = OrderedExtras()
     }
 
-    /// The sum of the assets' durations.
-    public var totalDuration: Double {
-        self.assets.reduce(0) { $0 + $1.duration }
+    /// The sum of the assets' durations, exactly (clamped to ``HLSPlaylist/MediaTime/maximum``).
+    public var totalDuration: MediaTime {
+        self.assets.reduce(.zero) { $0 + $1.duration }
     }
 
     /// One entry of `ASSETS`: a URI and its duration.
     public struct Asset: Sendable, Hashable {
         /// `URI`: the asset's playlist (absolute, usually a multivariant playlist).
         public var uri: String
-        /// `DURATION`: the asset's duration in seconds.
-        public var duration: Double
+        /// `DURATION`: the asset's duration, exact to the nanosecond as written in the list.
+        public var duration: MediaTime
         /// The asset's other members, in written order.
         public var otherMembers: [(key: String, value: JSONValue)] {
             get { self.extras.members }
@@ -63,22 +63,29 @@ public struct AssetList: Sendable, Hashable {
         var extras: OrderedExtras
 
         /// Creates an asset.
-        public init(uri: String, duration: Double) {
+        public init(uri: String, duration: MediaTime) {
             self.uri = uri
             self.duration = duration
             self.extras = OrderedExtras()
         }
 
-        /// The duration as an exact media time (rounded to the nanosecond).
-        public var mediaDuration: MediaTime { MediaTime(seconds: self.duration) }
+        /// Creates an asset from a duration in seconds as a `Double` (rounded to the nanosecond;
+        /// prefer ``init(uri:duration:)-(_,MediaTime)``, which is exact).
+        @_disfavoredOverload
+        public init(uri: String, duration seconds: Double) {
+            self.init(uri: uri, duration: MediaTime(seconds: seconds))
+        }
+
+        /// The duration (the same as ``duration``; kept for code written when it was a `Double`).
+        public var mediaDuration: MediaTime { self.duration }
     }
 
     /// `SKIP-CONTROL`: each key present overrides the matching `X-SKIP-CONTROL-*` attribute.
     public struct SkipControlOverride: Sendable, Hashable {
-        /// `OFFSET`: seconds into the interstitial before the skip button appears.
-        public var offset: Double?
-        /// `DURATION`: how long the button stays.
-        public var duration: Double?
+        /// `OFFSET`: how far into the interstitial the skip button appears, exactly.
+        public var offset: MediaTime?
+        /// `DURATION`: how long the button stays, exactly.
+        public var duration: MediaTime?
         /// `LABEL-ID`: the key of the button's localized label.
         public var labelID: String?
         /// The other members, in written order.
@@ -90,7 +97,7 @@ public struct AssetList: Sendable, Hashable {
         var extras: OrderedExtras
 
         /// Creates a skip-control override.
-        public init(offset: Double? = nil, duration: Double? = nil, labelID: String? = nil) {
+        public init(offset: MediaTime? = nil, duration: MediaTime? = nil, labelID: String? = nil) {
             self.offset = offset
             self.duration = duration
             self.labelID = labelID
@@ -106,11 +113,11 @@ public struct AssetList: Sendable, Hashable {
     public func effectiveSkipControl(for event: InterstitialEvent) -> SkipControl? {
         let base = event.skipControl
         guard let override = self.skipControl else { return base }
-        let offset = override.offset.map { MediaTime(seconds: $0) } ?? base?.offset
+        let offset = override.offset ?? base?.offset
         guard let offset else { return nil }
         return SkipControl(
             offset: offset,
-            duration: override.duration.map { MediaTime(seconds: $0) } ?? base?.duration,
+            duration: override.duration ?? base?.duration,
             labelID: override.labelID ?? base?.labelID
         )
     }

@@ -3,11 +3,8 @@ import HLSPlaylist
 extension InterstitialEvent {
     /// The attribute names the interstitial class defines (Appendix D); other `X-` attributes are
     /// user-defined.
-    public static let classAttributeNames: Set<String> = [
-        "X-ASSET-URI", "X-ASSET-LIST", "X-RESUME-OFFSET", "X-PLAYOUT-LIMIT", "X-SNAP", "X-RESTRICT",
-        "X-CONTENT-MAY-VARY", "X-TIMELINE-OCCUPIES", "X-TIMELINE-STYLE", "X-SKIP-CONTROL-OFFSET",
-        "X-SKIP-CONTROL-DURATION", "X-SKIP-CONTROL-LABEL-ID", "X-CUE",
-    ]
+    /// (The same names as ``HLSPlaylist/AttributeName/interstitialClassNames``, spelled as strings.)
+    public static let classAttributeNames: Set<String> = Set(AttributeName.interstitialClassNames.map(\.rawValue))
 
     /// Reads an event from an interstitial date range, leniently: values that do not parse are left
     /// at their defaults (the validator reports them).
@@ -18,37 +15,37 @@ extension InterstitialEvent {
         guard dateRange.isInterstitial, let startDate = dateRange.startDate else { return nil }
         let a = dateRange.attributes
         self.init(identifier: dateRange.id, date: startDate)
-        if let uri = a["X-ASSET-URI"]?.quotedString { self.assetURIs = [uri] }
-        self.assetListURI = a["X-ASSET-LIST"]?.quotedString
-        self.restrictions = Restrictions(members: a["X-RESTRICT"]?.stringList ?? [])
-        self.resumptionOffset = a["X-RESUME-OFFSET"]?.signedDecimal
-        self.playoutLimit = a["X-PLAYOUT-LIMIT"]?.decimal
+        if let uri = a[.assetURI]?.quotedString { self.assetURIs = [uri] }
+        self.assetListURI = a[.assetList]?.quotedString
+        self.restrictions = Restrictions(members: a[.restrict]?.stringList ?? [])
+        self.resumptionOffset = a[.resumeOffset]?.signedDecimal
+        self.playoutLimit = a[.playoutLimit]?.decimal
         let cue = dateRange.cue ?? []
-        if cue.contains("PRE") && !cue.contains("POST") {
+        if cue.contains(AttributeName.Value.pre) && !cue.contains(AttributeName.Value.post) {
             self.cue = .join
-        } else if cue.contains("POST") && !cue.contains("PRE") {
+        } else if cue.contains(AttributeName.Value.post) && !cue.contains(AttributeName.Value.pre) {
             self.cue = .leave
         }
-        self.willPlayOnce = cue.contains("ONCE")
-        let snap = a["X-SNAP"]?.stringList ?? []
-        self.alignsStartWithPrimarySegmentBoundary = snap.contains("OUT")
-        self.alignsResumptionWithPrimarySegmentBoundary = snap.contains("IN")
-        if let value = a["X-TIMELINE-OCCUPIES"]?.quotedString, let occupancy = TimelineOccupancy(rawValue: value) {
+        self.willPlayOnce = cue.contains(AttributeName.Value.once)
+        let snap = a[.snap]?.stringList ?? []
+        self.alignsStartWithPrimarySegmentBoundary = snap.contains(AttributeName.Value.out)
+        self.alignsResumptionWithPrimarySegmentBoundary = snap.contains(AttributeName.Value.in)
+        if let value = a[.timelineOccupies]?.quotedString, let occupancy = TimelineOccupancy(rawValue: value) {
             self.timelineOccupancy = occupancy
         }
-        self.supplementsPrimaryContent = a["X-TIMELINE-STYLE"]?.quotedString == "PRIMARY"
-        self.contentMayVary = a["X-CONTENT-MAY-VARY"]?.quotedString != "NO"
+        self.supplementsPrimaryContent = a[.timelineStyle]?.quotedString == AttributeName.Value.primary
+        self.contentMayVary = a[.contentMayVary]?.quotedString != AttributeName.Value.no
         self.duration = dateRange.resolvedDuration
         self.plannedDuration = dateRange.plannedDuration
-        if let offset = a["X-SKIP-CONTROL-OFFSET"]?.decimal {
+        if let offset = a[.skipControlOffset]?.decimal {
             self.skipControl = SkipControl(
                 offset: offset,
-                duration: a["X-SKIP-CONTROL-DURATION"]?.decimal,
-                labelID: a["X-SKIP-CONTROL-LABEL-ID"]?.quotedString
+                duration: a[.skipControlDuration]?.decimal,
+                labelID: a[.skipControlLabelID]?.quotedString
             )
         }
         self.userDefinedAttributes = a.attributes.filter {
-            $0.name.hasPrefix("X-") && !InterstitialEvent.classAttributeNames.contains($0.name)
+            $0.name.hasPrefix("X-") && !AttributeName.interstitialClassNames.contains(AttributeName($0.name))
         }
         self.defects = InterstitialEvent.defects(of: dateRange, start: startDate)
     }
@@ -61,17 +58,17 @@ extension InterstitialEvent {
         let a = dateRange.attributes
         let id = dateRange.id
         var defects: [Defect] = []
-        func value(_ name: String) -> AttributeValue? {
+        func value(_ name: AttributeName) -> AttributeValue? {
             guard let value = a[name], !value.rawValue.contains("{$") else { return nil }
             return value
         }
-        func add(_ rule: InterstitialRule, _ attribute: String?, _ message: String, _ hint: String) {
-            defects.append(Defect(rule: rule, attribute: attribute, message: message, hint: hint))
+        func add(_ rule: InterstitialRule, _ attribute: AttributeName?, _ message: String, _ hint: String) {
+            defects.append(Defect(rule: rule, attribute: attribute?.rawValue, message: message, hint: hint))
         }
         if id.isEmpty {
-            add(.idEmpty, "ID", "the interstitial has an empty ID", "give the range a unique, non-empty ID")
+            add(.idEmpty, .id, "the interstitial has an empty ID", "give the range a unique, non-empty ID")
         }
-        switch (a["X-ASSET-URI"], a["X-ASSET-LIST"]) {
+        switch (a[.assetURI], a[.assetList]) {
         case (nil, nil):
             add(
                 .assetMissing,
@@ -82,12 +79,12 @@ extension InterstitialEvent {
         case (_?, _?):
             add(
                 .assetBoth,
-                "X-ASSET-LIST",
+                .assetList,
                 "interstitial \"\(id)\" has both X-ASSET-URI and X-ASSET-LIST",
                 "keep one: X-ASSET-URI for a single asset or X-ASSET-LIST for a list of assets"
             )
         default:
-            for name in ["X-ASSET-URI", "X-ASSET-LIST"] {
+            for name in [AttributeName.assetURI, .assetList] {
                 guard let raw = value(name) else { continue }
                 if raw.quotedString == nil {
                     add(
@@ -101,8 +98,8 @@ extension InterstitialEvent {
                 // clients do: the validator reports it, and the event still plays.
             }
         }
-        let cueName = a.contains("CUE") ? "CUE" : "X-CUE"
-        if let cue = value(cueName)?.stringList, cue.contains("PRE"), cue.contains("POST") {
+        let cueName: AttributeName = a.contains(.cue) ? .cue : .legacyCue
+        if let cue = value(cueName)?.stringList, cue.contains(AttributeName.Value.pre), cue.contains(AttributeName.Value.post) {
             add(
                 .cuePreAndPost,
                 cueName,
@@ -110,7 +107,7 @@ extension InterstitialEvent {
                 "keep PRE or POST; use two date ranges for both"
             )
         }
-        for name in ["DURATION", "PLANNED-DURATION"] {
+        for name in [AttributeName.duration, .plannedDuration] {
             if let raw = value(name), raw.decimal == nil {
                 let negative = raw.rawValue.hasPrefix("-")
                 add(
@@ -121,19 +118,19 @@ extension InterstitialEvent {
                 )
             }
         }
-        if let raw = value("END-DATE") {
+        if let raw = value(.endDate) {
             if let end = raw.quotedString.flatMap({ DateTime(iso8601: $0) }) {
                 if end < start {
                     add(
                         .endDateBeforeStart,
-                        "END-DATE",
+                        .endDate,
                         "END-DATE of interstitial \"\(id)\" is before its START-DATE",
                         "set END-DATE at or after START-DATE, or use DURATION"
                     )
-                } else if let duration = value("DURATION")?.decimal, start + duration != end {
+                } else if let duration = value(.duration)?.decimal, start + duration != end {
                     add(
                         .endDateMismatch,
-                        "END-DATE",
+                        .endDate,
                         "END-DATE of interstitial \"\(id)\" is not START-DATE + DURATION",
                         "drop END-DATE or DURATION, or make them agree"
                     )
@@ -141,32 +138,32 @@ extension InterstitialEvent {
             } else {
                 add(
                     .dateValue,
-                    "END-DATE",
+                    .endDate,
                     "END-DATE=\(raw.rawValue) of interstitial \"\(id)\" is not a quoted ISO-8601 date",
                     "write e.g. END-DATE=\"2024-01-01T00:00:30.000Z\""
                 )
             }
         }
-        if a["END-ON-NEXT"] != nil, a.contains("DURATION") || a.contains("END-DATE") {
+        if a[.endOnNext] != nil, a.contains(.duration) || a.contains(.endDate) {
             add(
                 .endOnNextWithEnd,
-                "END-ON-NEXT",
+                .endOnNext,
                 "interstitial \"\(id)\" has END-ON-NEXT and an end",
                 "remove DURATION and END-DATE, or END-ON-NEXT"
             )
         }
-        if let raw = value("X-RESUME-OFFSET"), raw.signedDecimal == nil {
+        if let raw = value(.resumeOffset), raw.signedDecimal == nil {
             add(
                 .resumeOffsetValue,
-                "X-RESUME-OFFSET",
+                .resumeOffset,
                 "X-RESUME-OFFSET=\(raw.rawValue) of interstitial \"\(id)\" is not a signed decimal number of seconds in range",
                 "write e.g. X-RESUME-OFFSET=0"
             )
         }
-        if let raw = value("X-PLAYOUT-LIMIT"), !(raw.decimal.map { $0 > .zero } ?? false) {
+        if let raw = value(.playoutLimit), !(raw.decimal.map { $0 > .zero } ?? false) {
             add(
                 .playoutLimitValue,
-                "X-PLAYOUT-LIMIT",
+                .playoutLimit,
                 "X-PLAYOUT-LIMIT=\(raw.rawValue) of interstitial \"\(id)\" is not a number of seconds greater than 0",
                 "write a positive duration, or remove it"
             )
@@ -185,31 +182,31 @@ extension InterstitialEvent {
         range.startDate = start
         var cue: [String] = []
         if let member = self.cue.member { cue.append(member) }
-        if self.willPlayOnce { cue.append("ONCE") }
-        if !cue.isEmpty { range.attributes["CUE"] = .stringList(cue) }
+        if self.willPlayOnce { cue.append(AttributeName.Value.once) }
+        if !cue.isEmpty { range.attributes[.cue] = .stringList(cue) }
         if let duration = self.duration { range.duration = duration }
         if let planned = self.plannedDuration { range.plannedDuration = planned }
         if let list = self.assetListURI {
-            range.attributes["X-ASSET-LIST"] = .quoted(list)
+            range.attributes[.assetList] = .quoted(list)
         } else if let uri = self.assetURIs.first {
-            range.attributes["X-ASSET-URI"] = .quoted(uri)
+            range.attributes[.assetURI] = .quoted(uri)
         }
-        if let offset = self.resumptionOffset { range.attributes["X-RESUME-OFFSET"] = .decimal(offset) }
-        if let limit = self.playoutLimit { range.attributes["X-PLAYOUT-LIMIT"] = .decimal(limit) }
+        if let offset = self.resumptionOffset { range.attributes[.resumeOffset] = .decimal(offset) }
+        if let limit = self.playoutLimit { range.attributes[.playoutLimit] = .decimal(limit) }
         var snap: [String] = []
-        if self.alignsStartWithPrimarySegmentBoundary { snap.append("OUT") }
-        if self.alignsResumptionWithPrimarySegmentBoundary { snap.append("IN") }
-        if !snap.isEmpty { range.attributes["X-SNAP"] = .stringList(snap) }
-        if !self.restrictions.isEmpty { range.attributes["X-RESTRICT"] = .stringList(self.restrictions.members) }
-        if !self.contentMayVary { range.attributes["X-CONTENT-MAY-VARY"] = .quoted("NO") }
-        if self.timelineOccupancy == .range { range.attributes["X-TIMELINE-OCCUPIES"] = .quoted("RANGE") }
-        if self.supplementsPrimaryContent { range.attributes["X-TIMELINE-STYLE"] = .quoted("PRIMARY") }
+        if self.alignsStartWithPrimarySegmentBoundary { snap.append(AttributeName.Value.out) }
+        if self.alignsResumptionWithPrimarySegmentBoundary { snap.append(AttributeName.Value.in) }
+        if !snap.isEmpty { range.attributes[.snap] = .stringList(snap) }
+        if !self.restrictions.isEmpty { range.attributes[.restrict] = .stringList(self.restrictions.members) }
+        if !self.contentMayVary { range.attributes[.contentMayVary] = .quoted(AttributeName.Value.no) }
+        if self.timelineOccupancy == .range { range.attributes[.timelineOccupies] = .quoted(AttributeName.Value.range) }
+        if self.supplementsPrimaryContent { range.attributes[.timelineStyle] = .quoted(AttributeName.Value.primary) }
         if let skip = self.skipControl {
-            range.attributes["X-SKIP-CONTROL-OFFSET"] = .integer(Int(skip.offset.nanoseconds / 1_000_000_000))
+            range.attributes[.skipControlOffset] = .integer(Int(skip.offset.nanoseconds / 1_000_000_000))
             if let duration = skip.duration {
-                range.attributes["X-SKIP-CONTROL-DURATION"] = .integer(Int(duration.nanoseconds / 1_000_000_000))
+                range.attributes[.skipControlDuration] = .integer(Int(duration.nanoseconds / 1_000_000_000))
             }
-            if let label = skip.labelID { range.attributes["X-SKIP-CONTROL-LABEL-ID"] = .quoted(label) }
+            if let label = skip.labelID { range.attributes[.skipControlLabelID] = .quoted(label) }
         }
         for attribute in self.userDefinedAttributes {
             range.attributes[attribute.name] = attribute.value

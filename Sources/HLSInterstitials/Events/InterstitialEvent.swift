@@ -162,8 +162,8 @@ public struct Restrictions: OptionSet, Sendable, Hashable {
     /// The `X-RESTRICT` members in spec order (`SKIP`, `JUMP`).
     public var members: [String] {
         var result: [String] = []
-        if self.contains(.skip) { result.append("SKIP") }
-        if self.contains(.jump) { result.append("JUMP") }
+        if self.contains(.skip) { result.append(AttributeName.Value.skip) }
+        if self.contains(.jump) { result.append(AttributeName.Value.jump) }
         return result
     }
 
@@ -172,8 +172,8 @@ public struct Restrictions: OptionSet, Sendable, Hashable {
         var value = Restrictions()
         for member in members {
             switch member {
-            case "SKIP": value.insert(.skip)
-            case "JUMP": value.insert(.jump)
+            case AttributeName.Value.skip: value.insert(.skip)
+            case AttributeName.Value.jump: value.insert(.jump)
             default: break
             }
         }
@@ -202,8 +202,8 @@ public struct Cue: Sendable, Hashable, CustomStringConvertible {
     /// `PRE`, `POST` or empty.
     public var member: String? {
         switch self.code {
-        case 1: "PRE"
-        case 2: "POST"
+        case 1: AttributeName.Value.pre
+        case 2: AttributeName.Value.post
         default: nil
         }
     }
@@ -222,15 +222,15 @@ public struct TimelineOccupancy: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// `POINT`: zero width on the integrated timeline (AVFoundation `.singlePoint`).
-    public static let point = TimelineOccupancy("POINT")
+    public static let point = TimelineOccupancy(AttributeName.Value.point)
     /// `RANGE`: occupies its duration (AVFoundation `.fill`).
-    public static let range = TimelineOccupancy("RANGE")
+    public static let range = TimelineOccupancy(AttributeName.Value.range)
 
     /// Parses `POINT` / `RANGE`; `nil` for any other value (treated as absent).
     public init?(rawValue: String) {
         switch rawValue {
-        case "POINT": self = .point
-        case "RANGE": self = .range
+        case AttributeName.Value.point: self = .point
+        case AttributeName.Value.range: self = .range
         default: return nil
         }
     }

@@ -113,7 +113,7 @@ public struct InterstitialInserter: Sendable {
     public func insert(_ event: InterstitialEvent, into playlist: MediaPlaylist, file: String? = nil) throws
         -> MediaPlaylist
     {
-        if let existing = playlist.dateRanges.first(where: { $0.dateRange.attributes["ID"]?.text == event.identifier }) {
+        if let existing = playlist.dateRanges.first(where: { $0.dateRange.attributes[.id]?.text == event.identifier }) {
             throw InsertionError(
                 code: .duplicateID,
                 message: "the playlist already has a date range with ID \"\(event.identifier)\"",

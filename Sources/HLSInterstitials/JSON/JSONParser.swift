@@ -251,7 +251,7 @@ struct JSONParser {
         }
     }
 
-    mutating func parseNumber() throws(JSONParsingError) -> Double {
+    mutating func parseNumber() throws(JSONParsingError) -> JSONNumber {
         let start = self.i
         let b = self.bytes
         func isDigit(_ k: Int) -> Bool { k < b.count && b[k] >= 48 && b[k] <= 57 }
@@ -289,7 +289,7 @@ struct JSONParser {
         guard value.isFinite else {
             throw self.error(.numberOutOfRange, "'\(text)' is too large for a double", at: start)
         }
-        return value
+        return JSONNumber(validatedText: text)
     }
 
     mutating func parseHex4() throws(JSONParsingError) -> UInt32 {

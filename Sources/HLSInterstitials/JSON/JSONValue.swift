@@ -1,8 +1,11 @@
+import HLSPlaylist
+
 /// A JSON value (RFC 8259) whose objects keep their members in written order.
 ///
 /// Objects are arrays of `(key, value)` pairs, so a document read with ``parse(_:options:)-([UInt8],_)``
 /// and written with ``serialized(options:)`` keeps its key order, and duplicate keys survive too
-/// (lookups by key return the first). Numbers are `Double`s.
+/// (lookups by key return the first). Numbers are exact (``JSONNumber``): a number keeps the text
+/// it was read with, and reads back as a `MediaTime`, an `Int` or a `Double`.
 ///
 /// Literals make documents pleasant to build; a dictionary literal keeps its order:
 ///
@@ -17,17 +20,18 @@
 ///
 /// ### Numbers
 ///
-/// ``serialized(options:)`` writes a number in the shortest form that reads back as the same
-/// `Double`. Whole numbers whose magnitude is below 2^53 are written without a fraction (`15`);
-/// set ``JSONWritingOptions/forcesFractionalPart`` to write them as `15.0`. Infinity and NaN have
-/// no JSON spelling and are written as `null`.
+/// ``serialized(options:)`` writes a number's text: as read for a parsed number, and for one made
+/// from a `Double` (``number(_:)-(Double)``) the shortest form that reads back as the same `Double`.
+/// Whole numbers are written without a fraction (`15`); set
+/// ``JSONWritingOptions/forcesFractionalPart`` to write them as `15.0`. Infinity and NaN have no
+/// JSON spelling: ``number(_:)-(Double)`` makes them `null`.
 public enum JSONValue: Sendable {
     /// `null`.
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A number.
-    case number(Double)
+    /// A number, exactly.
+    case number(JSONNumber)
     /// A string.
     case string(String)
     /// An array.
@@ -43,18 +47,44 @@ extension JSONValue {
         return nil
     }
 
-    /// The number, if the value is one.
-    public var doubleValue: Double? {
+    /// A number from a `Double`, in its shortest round-trip text; `null` for infinities and NaN.
+    public static func number(_ value: Double) -> JSONValue {
+        JSONNumber(value).map { .number($0) } ?? .null
+    }
+
+    /// A number from an `Int`.
+    public static func number(_ value: Int) -> JSONValue {
+        .number(JSONNumber(value))
+    }
+
+    /// A number of seconds from a media time, exactly (`2.002`).
+    public static func number(_ time: MediaTime) -> JSONValue {
+        .number(JSONNumber(time))
+    }
+
+    /// The exact number, if the value is one.
+    public var numberValue: JSONNumber? {
         if case .number(let n) = self { return n }
+        return nil
+    }
+
+    /// The number as the nearest `Double`, if the value is one.
+    public var doubleValue: Double? {
+        if case .number(let n) = self { return n.doubleValue }
         return nil
     }
 
     /// The number as an `Int`, if the value is a whole number that fits.
     public var intValue: Int? {
-        guard case .number(let n) = self, n.isFinite, n.rounded(.towardZero) == n,
-            n >= -9_223_372_036_854_775_808.0, n < 9_223_372_036_854_775_808.0
-        else { return nil }
-        return Int(n)
+        if case .number(let n) = self { return n.intValue }
+        return nil
+    }
+
+    /// The number as seconds of media time, exact to the nanosecond, if the value is a number in
+    /// ``HLSPlaylist/MediaTime/validRange``.
+    public var mediaTimeValue: MediaTime? {
+        if case .number(let n) = self { return n.mediaTime }
+        return nil
     }
 
     /// The Boolean, if the value is one.
@@ -191,12 +221,12 @@ extension JSONValue: ExpressibleByBooleanLiteral {
 extension JSONValue: ExpressibleByIntegerLiteral {
     /// A number.
     public init(integerLiteral value: Int) {
-        self = .number(Double(value))
+        self = .number(JSONNumber(value))
     }
 }
 
 extension JSONValue: ExpressibleByFloatLiteral {
-    /// A number.
+    /// A number (`null` for infinities and NaN).
     public init(floatLiteral value: Double) {
         self = .number(value)
     }

@@ -13,12 +13,21 @@ public struct JSONWritingOptions: Sendable, Hashable {
     ///
     /// Off by default.
     public var escapesSlashes: Bool
+    /// With an ``indent``, writes an array whose elements are all scalars (not arrays or objects)
+    /// on one line, `[1, 2]`, as `intermission schedule --json` does. Off by default.
+    public var keepsScalarArraysOnOneLine: Bool
 
     /// Creates options; the defaults write compact JSON with whole numbers as integers.
-    public init(indent: Int? = nil, forcesFractionalPart: Bool = false, escapesSlashes: Bool = false) {
+    public init(
+        indent: Int? = nil,
+        forcesFractionalPart: Bool = false,
+        escapesSlashes: Bool = false,
+        keepsScalarArraysOnOneLine: Bool = false
+    ) {
         self.indent = indent
         self.forcesFractionalPart = forcesFractionalPart
         self.escapesSlashes = escapesSlashes
+        self.keepsScalarArraysOnOneLine = keepsScalarArraysOnOneLine
     }
 
     /// Compact JSON, whole numbers without a fraction.
@@ -76,12 +85,22 @@ struct JSONWriter {
         case .bool(let b):
             out.append(contentsOf: (b ? "true" : "false").utf8)
         case .number(let n):
-            out.append(contentsOf: JSONValue.numberText(n, forcingFraction: self.options.forcesFractionalPart).utf8)
+            out.append(contentsOf: n.text.utf8)
+            if self.options.forcesFractionalPart, !n.text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
+                out.append(contentsOf: ".0".utf8)
+            }
         case .string(let s):
             self.writeString(s, into: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
-            if !elements.isEmpty {
+            if self.options.indent != nil, self.options.keepsScalarArraysOnOneLine, !elements.isEmpty,
+                elements.allSatisfy({ $0.arrayValue == nil && $0.objectValue == nil })
+            {
+                for (i, element) in elements.enumerated() {
+                    if i > 0 { out.append(contentsOf: ", ".utf8) }
+                    self.write(element, into: &out, level: level + 1)
+                }
+            } else if !elements.isEmpty {
                 for (i, element) in elements.enumerated() {
                     if i > 0 { out.append(UInt8(ascii: ",")) }
                     self.newline(into: &out, level: level + 1)

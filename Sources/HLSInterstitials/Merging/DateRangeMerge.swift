@@ -30,13 +30,14 @@ enum DateRangeMerge {
     }
 
     /// The attributes whose values are enumerated-string lists (member order does not matter).
-    static let listAttributes: Set<String> = ["CUE", "X-CUE", "X-SNAP", "X-RESTRICT"]
+    static let listAttributes: Set<String> = Set(
+        [AttributeName.cue, .legacyCue, .snap, .restrict].map(\.rawValue))
 
     /// Whether two spellings mean the same value: equal dates, equal numbers (`15` and `15.0`),
     /// equal sets of list members, or the same text.
     static func sameValue(_ name: String, _ a: AttributeValue, _ b: AttributeValue) -> Bool {
         if a.rawValue == b.rawValue { return true }
-        if name == "START-DATE" || name == "END-DATE" {
+        if name == AttributeName.startDate.rawValue || name == AttributeName.endDate.rawValue {
             if let x = DateTime(iso8601: a.text), let y = DateTime(iso8601: b.text) { return x == y }
             return false
         }
@@ -58,7 +59,7 @@ enum DateRangeMerge {
         let name = conflict.name
         let message: String
         let hint: String
-        if name == "START-DATE" || name == "CLASS" {
+        if name == AttributeName.startDate.rawValue || name == AttributeName.`class`.rawValue {
             message = "date range \"\(id)\" is given \(name)=\(conflict.rejected.rawValue) but an earlier tag with this ID has \(name)=\(conflict.kept.rawValue); the first value is kept"
             hint = "an ID must never be reused for a new range: give this range a new ID, or repeat \(name)=\(conflict.kept.rawValue)"
         } else {

@@ -85,7 +85,7 @@ public struct DateRangeTracker: Sendable, Hashable {
         var present: Set<String> = []
         var updated: Set<String> = []
         for placed in playlist.dateRanges {
-            guard let id = placed.dateRange.attributes["ID"]?.text, !id.isEmpty else { continue }
+            guard let id = placed.dateRange.attributes[.id]?.text, !id.isEmpty else { continue }
             present.insert(id)
             guard let k = position[id] else {
                 var range = placed.dateRange
@@ -116,7 +116,7 @@ public struct DateRangeTracker: Sendable, Hashable {
             }
         }
         let removable: Set<String>
-        if let skip = playlist.skip, skip["RECENTLY-REMOVED-DATERANGES"] != nil {
+        if let skip = playlist.skip, skip[.recentlyRemovedDateRanges] != nil {
             removable = Set(playlist.recentlyRemovedDateRangeIDs).subtracting(present)
         } else {
             removable = Set(self.dateRanges.map(\.id)).subtracting(present)

@@ -12,15 +12,15 @@ extension Schedule {
     /// live, `start` (`primaryTime`, `event`, `startOffset`). More fields are added (`status`,
     /// `playoutDuration`, item `id`, …); times are seconds, exact, and `null` when unknown.
     public var jsonDescription: String {
-        self.jsonValue.rendered()
+        self.jsonValue.text(options: JSONWritingOptions(indent: 2, keepsScalarArraysOnOneLine: true))
     }
 
-    var jsonValue: JSONText {
-        var members: [(String, JSONText)] = [
+    var jsonValue: JSONValue {
+        var members: [(String, JSONValue)] = [
             ("live", .bool(self.isLive)),
-            ("primaryDuration", .seconds(self.primaryDuration)),
-            ("playoutDuration", .seconds(self.playoutDuration)),
-            ("integratedDuration", .seconds(self.integratedDuration)),
+            ("primaryDuration", .exactSeconds(self.primaryDuration)),
+            ("playoutDuration", .exactSeconds(self.playoutDuration)),
+            ("integratedDuration", .exactSeconds(self.integratedDuration)),
             ("events", .array(self.events.map(\.jsonValue))),
             ("timeline", .array(self.items.map(\.jsonValue))),
         ]
@@ -32,13 +32,13 @@ extension Schedule {
 }
 
 extension Schedule.StartPosition {
-    var jsonValue: JSONText {
+    var jsonValue: JSONValue {
         .object([
-            ("primaryTime", .seconds(self.primaryTime)),
+            ("primaryTime", .exactSeconds(self.primaryTime)),
             ("event", .string(self.eventID)),
-            ("startOffset", .seconds(self.startOffset)),
-            ("requestedTime", .seconds(self.requestedTime)),
-            ("offsetIntoEvent", .seconds(self.offsetIntoEvent)),
+            ("startOffset", .exactSeconds(self.startOffset)),
+            ("requestedTime", .exactSeconds(self.requestedTime)),
+            ("offsetIntoEvent", .exactSeconds(self.offsetIntoEvent)),
             ("prerolls", .strings(self.prerollEventIDs)),
         ])
     }
@@ -61,25 +61,25 @@ extension ScheduledEvent {
         return snap
     }
 
-    var jsonValue: JSONText {
+    var jsonValue: JSONValue {
         let event = self.event
-        var skip = JSONText.null
+        var skip = JSONValue.null
         if let control = event.skipControl {
             skip = .object([
-                ("offset", .seconds(control.offset)),
-                ("duration", .seconds(control.duration)),
+                ("offset", .exactSeconds(control.offset)),
+                ("duration", .exactSeconds(control.duration)),
                 ("labelId", .string(control.labelID)),
             ])
         }
         return .object([
             ("id", .string(event.identifier)),
-            ("startTime", .seconds(self.startTime)),
+            ("startTime", .exactSeconds(self.startTime)),
             ("startDate", .string(self.startDate?.iso8601)),
             ("cue", .strings(self.cueMembers)),
-            ("duration", .seconds(self.duration)),
-            ("resumeOffset", .seconds(self.resumeOffset)),
-            ("resumeTime", .seconds(self.resumeTime)),
-            ("playoutLimit", .seconds(event.playoutLimit)),
+            ("duration", .exactSeconds(self.duration)),
+            ("resumeOffset", .exactSeconds(self.resumeOffset)),
+            ("resumeTime", .exactSeconds(self.resumeTime)),
+            ("playoutLimit", .exactSeconds(event.playoutLimit)),
             ("restrictions", .strings(event.restrictions.members)),
             ("snap", .strings(self.snapMembers)),
             ("assetURI", .string(event.assetURIs.first)),
@@ -90,39 +90,59 @@ extension ScheduledEvent {
             ("skipControl", skip),
             ("userAttributes", .object(event.userDefinedAttributes.map { ($0.name, .string($0.value.text)) })),
             ("status", .string(self.status.description)),
-            ("scheduledTime", .seconds(self.scheduledTime)),
+            ("scheduledTime", .exactSeconds(self.scheduledTime)),
             ("durationSource", .string(self.durationSource.description)),
-            ("playoutDuration", .seconds(self.playoutDuration)),
+            ("playoutDuration", .exactSeconds(self.playoutDuration)),
             ("resumeOffsetSource", .string(self.resumeOffsetSource.description)),
-            ("cumulativeResumeOffset", .seconds(self.cumulativeResumeOffset)),
-            ("podPosition", .number(String(self.podPosition))),
-            ("podSize", .number(String(self.podSize))),
+            ("cumulativeResumeOffset", .exactSeconds(self.cumulativeResumeOffset)),
+            ("podPosition", .number(self.podPosition)),
+            ("podSize", .number(self.podSize)),
         ])
     }
 }
 
 extension ScheduleItem {
-    var jsonValue: JSONText {
-        var members: [(String, JSONText)] = [("kind", .string(self.kind.description))]
+    var jsonValue: JSONValue {
+        var members: [(String, JSONValue)] = [("kind", .string(self.kind.description))]
         if let eventID = self.eventID {
             members.append(("event", .string(eventID)))
-            members.append(("primaryStart", .seconds(self.primary.start)))
-            members.append(("resumeTime", .seconds(self.primary.end)))
+            members.append(("primaryStart", .exactSeconds(self.primary.start)))
+            members.append(("resumeTime", .exactSeconds(self.primary.end)))
         } else {
-            members.append(("primaryStart", .seconds(self.primary.start)))
-            members.append(("primaryEnd", .seconds(self.primary.end)))
+            members.append(("primaryStart", .exactSeconds(self.primary.start)))
+            members.append(("primaryEnd", .exactSeconds(self.primary.end)))
         }
         members += [
-            ("playoutStart", .seconds(self.playout.start)),
-            ("playoutEnd", .seconds(self.playout.end)),
-            ("integratedStart", .seconds(self.integrated.start)),
-            ("integratedEnd", .seconds(self.integrated.end)),
+            ("playoutStart", .exactSeconds(self.playout.start)),
+            ("playoutEnd", .exactSeconds(self.playout.end)),
+            ("integratedStart", .exactSeconds(self.integrated.start)),
+            ("integratedEnd", .exactSeconds(self.integrated.end)),
             ("id", .string(self.id.description)),
         ]
         if self.isInterstitial {
-            members.append(("startOffset", .seconds(self.startOffset)))
+            members.append(("startOffset", .exactSeconds(self.startOffset)))
             members.append(("restrictions", .strings(self.restrictions.members)))
         }
         return .object(members)
+    }
+}
+
+extension JSONValue {
+    /// Seconds, exact, with at least one fraction digit (`30.0`, `2.002`), or `null`.
+    static func exactSeconds(_ time: MediaTime?) -> JSONValue {
+        guard let time else { return .null }
+        var text = time.description
+        if !text.contains(".") { text += ".0" }
+        return .number(JSONNumber(validatedText: text))
+    }
+
+    /// A string, or `null`.
+    static func string(_ text: String?) -> JSONValue {
+        text.map { JSONValue.string($0) } ?? .null
+    }
+
+    /// An array of strings.
+    static func strings(_ texts: [String]) -> JSONValue {
+        .array(texts.map { .string($0) })
     }
 }

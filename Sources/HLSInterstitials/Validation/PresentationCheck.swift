@@ -71,14 +71,14 @@ struct PresentationCheck {
             for attribute in mine.attributes {
                 guard let value = theirs[attribute.name] else {
                     other.report(
-                        rule, range: m, attribute: attribute.name,
+                        rule, range: m, attribute: AttributeName(attribute.name),
                         "date range \"\(range.id)\" has \(attribute.name)=\(attribute.value.rawValue), which it lacks in \(reference.uri)",
                         hint: "give the range the same attributes in every media playlist")
                     continue
                 }
                 if !DateRangeMerge.sameValue(attribute.name, value, attribute.value) {
                     other.report(
-                        rule, range: m, attribute: attribute.name,
+                        rule, range: m, attribute: AttributeName(attribute.name),
                         "date range \"\(range.id)\" has \(attribute.name)=\(attribute.value.rawValue) here but \(attribute.name)=\(value.rawValue) in \(reference.uri)",
                         hint: "use the same value in every media playlist")
                 }
@@ -94,14 +94,14 @@ struct PresentationCheck {
             let base = self.members[i].uri
             for (m, range) in run.merged.enumerated()
             where range.class == DateRange.interstitialClass && !range.id.isEmpty {
-                guard let list = range.attributes["X-ASSET-LIST"]?.quotedString, !URIReference.isAbsolute(list) else {
+                guard let list = range.attributes[.assetList]?.quotedString, !URIReference.isAbsolute(list) else {
                     continue
                 }
                 let url = URIReference.resolve(list, against: base)
                 if let seen = first[range.id] {
                     if seen.url != url {
                         run.report(
-                            .assetListResolution, range: m, attribute: "X-ASSET-LIST",
+                            .assetListResolution, range: m, attribute: .assetList,
                             "X-ASSET-LIST \"\(list)\" of interstitial \"\(range.id)\" resolves to \(url) from this playlist but to \(seen.url) from \(seen.uri)",
                             hint: "write an absolute X-ASSET-LIST URI, or one that resolves to the same URL from every media playlist (e.g. a path starting with '/')")
                     }

@@ -8,7 +8,7 @@
 /// var range = DateRange(id: "ad1", startDate: DateTime(iso8601: "2021-01-04T05:00:05.000Z")!)
 /// range.class = "com.apple.hls.interstitial"
 /// range.duration = 15
-/// range.attributes["X-ASSET-URI"] = .quoted("https://example.com/ad1/main.m3u8")
+/// range.attributes[.assetURI] = .quoted("https://example.com/ad1/main.m3u8")
 /// range.tag.rendered
 /// ```
 public struct DateRange: Sendable, Hashable {
@@ -22,9 +22,9 @@ public struct DateRange: Sendable, Hashable {
 
     /// Creates a date range with an ID and (usually) a start date.
     public init(id: String, startDate: DateTime?, class: String? = nil) {
-        var list = AttributeList([Attribute(name: "ID", value: .quoted(id))])
-        if let `class` { list.append("CLASS", .quoted(`class`)) }
-        if let startDate { list.append("START-DATE", .quoted(startDate.iso8601)) }
+        var list = AttributeList([Attribute(name: AttributeName.id.rawValue, value: .quoted(id))])
+        if let `class` { list.append(.`class`, .quoted(`class`)) }
+        if let startDate { list.append(.startDate, .quoted(startDate.iso8601)) }
         self.attributes = list
     }
 
@@ -46,67 +46,67 @@ public struct DateRange: Sendable, Hashable {
 
     /// `ID`: identifies the range; `""` when absent (an error).
     public var id: String {
-        get { self.attributes["ID"]?.text ?? "" }
-        set { self.attributes["ID"] = .quoted(newValue) }
+        get { self.attributes[.id]?.text ?? "" }
+        set { self.attributes[.id] = .quoted(newValue) }
     }
 
     /// `CLASS`.
     public var `class`: String? {
-        get { self.attributes["CLASS"]?.text }
-        set { self.attributes["CLASS"] = newValue.map { .quoted($0) } }
+        get { self.attributes[.`class`]?.text }
+        set { self.attributes[.`class`] = newValue.map { .quoted($0) } }
     }
 
     /// `START-DATE`, or `nil` when absent or not a date.
     public var startDate: DateTime? {
-        get { self.attributes["START-DATE"].flatMap { DateTime(iso8601: $0.text) } }
-        set { self.attributes["START-DATE"] = newValue.map { .quoted($0.iso8601) } }
+        get { self.attributes[.startDate].flatMap { DateTime(iso8601: $0.text) } }
+        set { self.attributes[.startDate] = newValue.map { .quoted($0.iso8601) } }
     }
 
     /// `END-DATE`.
     public var endDate: DateTime? {
-        get { self.attributes["END-DATE"].flatMap { DateTime(iso8601: $0.text) } }
-        set { self.attributes["END-DATE"] = newValue.map { .quoted($0.iso8601) } }
+        get { self.attributes[.endDate].flatMap { DateTime(iso8601: $0.text) } }
+        set { self.attributes[.endDate] = newValue.map { .quoted($0.iso8601) } }
     }
 
     /// `DURATION`, in seconds.
     public var duration: MediaTime? {
-        get { self.attributes["DURATION"]?.decimal }
-        set { self.attributes["DURATION"] = newValue.map { .decimal($0) } }
+        get { self.attributes[.duration]?.decimal }
+        set { self.attributes[.duration] = newValue.map { .decimal($0) } }
     }
 
     /// `PLANNED-DURATION`, in seconds.
     public var plannedDuration: MediaTime? {
-        get { self.attributes["PLANNED-DURATION"]?.decimal }
-        set { self.attributes["PLANNED-DURATION"] = newValue.map { .decimal($0) } }
+        get { self.attributes[.plannedDuration]?.decimal }
+        set { self.attributes[.plannedDuration] = newValue.map { .decimal($0) } }
     }
 
     /// `END-ON-NEXT=YES`.
     public var endOnNext: Bool {
-        get { self.attributes["END-ON-NEXT"]?.rawValue == "YES" }
-        set { self.attributes["END-ON-NEXT"] = newValue ? .enumerated("YES") : nil }
+        get { self.attributes[.endOnNext]?.rawValue == AttributeName.Value.yes }
+        set { self.attributes[.endOnNext] = newValue ? .enumerated(AttributeName.Value.yes) : nil }
     }
 
     /// The members of `CUE` (`PRE`, `POST`, `ONCE`), or of the legacy `X-CUE` when `CUE` is absent.
     public var cue: [String]? {
-        (self.attributes["CUE"] ?? self.attributes["X-CUE"])?.stringList
+        (self.attributes[.cue] ?? self.attributes[.legacyCue])?.stringList
     }
 
     /// `SCTE35-CMD` as bytes.
     public var scte35Command: [UInt8]? {
-        get { self.attributes["SCTE35-CMD"]?.hexadecimal }
-        set { self.attributes["SCTE35-CMD"] = newValue.map { .hexadecimal($0) } }
+        get { self.attributes[.scte35Command]?.hexadecimal }
+        set { self.attributes[.scte35Command] = newValue.map { .hexadecimal($0) } }
     }
 
     /// `SCTE35-OUT` as bytes.
     public var scte35Out: [UInt8]? {
-        get { self.attributes["SCTE35-OUT"]?.hexadecimal }
-        set { self.attributes["SCTE35-OUT"] = newValue.map { .hexadecimal($0) } }
+        get { self.attributes[.scte35Out]?.hexadecimal }
+        set { self.attributes[.scte35Out] = newValue.map { .hexadecimal($0) } }
     }
 
     /// `SCTE35-IN` as bytes.
     public var scte35In: [UInt8]? {
-        get { self.attributes["SCTE35-IN"]?.hexadecimal }
-        set { self.attributes["SCTE35-IN"] = newValue.map { .hexadecimal($0) } }
+        get { self.attributes[.scte35In]?.hexadecimal }
+        set { self.attributes[.scte35In] = newValue.map { .hexadecimal($0) } }
     }
 
     /// The client-defined `X-` attributes, in written order.

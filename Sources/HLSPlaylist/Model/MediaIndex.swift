@@ -112,7 +112,7 @@ extension MediaIndex {
             case .skip:
                 if index.skipLine < 0 {
                     index.skipLine = i
-                    if let value = store.attributes(i)?["SKIPPED-SEGMENTS"]?.integer {
+                    if let value = store.attributes(i)?[.skippedSegments]?.integer {
                         index.skippedSegments = Int64(value)
                     }
                 }

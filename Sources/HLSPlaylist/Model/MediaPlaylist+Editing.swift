@@ -178,10 +178,10 @@ extension MediaPlaylist {
             case .tag:
                 switch record.tag {
                 case .key, .map, .part, .preloadHint, .renditionReport, .sessionKey:
-                    guard var list = self.store.attributes(i), let uri = list["URI"]?.quotedString else { continue }
+                    guard var list = self.store.attributes(i), let uri = list[.uri]?.quotedString else { continue }
                     let new = transform(uri)
                     if new != uri {
-                        list["URI"] = .quoted(new)
+                        list[.uri] = .quoted(new)
                         let text = Tag(name: record.tag.name, attributes: list).rendered
                         let newRecord = self.store.makeRecord(Array(text.utf8), terminator: record.terminator)
                         self.store.records[i] = newRecord

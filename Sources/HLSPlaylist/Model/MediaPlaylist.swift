@@ -142,7 +142,7 @@ public struct MediaPlaylist: Sendable {
     public var partInformation: AttributeList? { self.attributes(at: self.index.partInformationLine) }
 
     /// `PART-TARGET` of `EXT-X-PART-INF`.
-    public var partTarget: MediaTime? { self.partInformation?["PART-TARGET"]?.decimal }
+    public var partTarget: MediaTime? { self.partInformation?[.partTarget]?.decimal }
 
     /// `EXT-X-SERVER-CONTROL`'s attributes.
     public var serverControl: ServerControl? {
@@ -157,7 +157,7 @@ public struct MediaPlaylist: Sendable {
 
     /// The IDs an `EXT-X-SKIP` tag lists in `RECENTLY-REMOVED-DATERANGES` (tab-separated).
     public var recentlyRemovedDateRangeIDs: [String] {
-        guard let text = self.skip?["RECENTLY-REMOVED-DATERANGES"]?.quotedString, !text.isEmpty else { return [] }
+        guard let text = self.skip?[.recentlyRemovedDateRanges]?.quotedString, !text.isEmpty else { return [] }
         return text.split(separator: "\t").map(String.init)
     }
 
@@ -274,15 +274,15 @@ public struct ServerControl: Sendable, Hashable {
     }
 
     /// `CAN-SKIP-UNTIL`: delta updates may skip segments older than this.
-    public var canSkipUntil: MediaTime? { self.attributes["CAN-SKIP-UNTIL"]?.decimal }
+    public var canSkipUntil: MediaTime? { self.attributes[.canSkipUntil]?.decimal }
     /// `CAN-SKIP-DATERANGES=YES`.
-    public var canSkipDateRanges: Bool { self.attributes["CAN-SKIP-DATERANGES"]?.yesNo ?? false }
+    public var canSkipDateRanges: Bool { self.attributes[.canSkipDateRanges]?.yesNo ?? false }
     /// `HOLD-BACK`.
-    public var holdBack: MediaTime? { self.attributes["HOLD-BACK"]?.decimal }
+    public var holdBack: MediaTime? { self.attributes[.holdBack]?.decimal }
     /// `PART-HOLD-BACK`.
-    public var partHoldBack: MediaTime? { self.attributes["PART-HOLD-BACK"]?.decimal }
+    public var partHoldBack: MediaTime? { self.attributes[.partHoldBack]?.decimal }
     /// `CAN-BLOCK-RELOAD=YES`.
-    public var canBlockReload: Bool { self.attributes["CAN-BLOCK-RELOAD"]?.yesNo ?? false }
+    public var canBlockReload: Bool { self.attributes[.canBlockReload]?.yesNo ?? false }
 }
 
 /// An `EXT-X-PART` (§4.4.4.9): a partial segment of a low-latency playlist.
@@ -296,13 +296,13 @@ public struct PartialSegment: Sendable, Hashable {
     }
 
     /// `URI`.
-    public var uri: String { self.attributes["URI"]?.text ?? "" }
+    public var uri: String { self.attributes[.uri]?.text ?? "" }
     /// `DURATION`.
-    public var duration: MediaTime { self.attributes["DURATION"]?.decimal ?? .zero }
+    public var duration: MediaTime { self.attributes[.duration]?.decimal ?? .zero }
     /// `INDEPENDENT=YES`.
-    public var isIndependent: Bool { self.attributes["INDEPENDENT"]?.yesNo ?? false }
+    public var isIndependent: Bool { self.attributes[.independent]?.yesNo ?? false }
     /// `GAP=YES`.
-    public var isGap: Bool { self.attributes["GAP"]?.yesNo ?? false }
+    public var isGap: Bool { self.attributes[.gap]?.yesNo ?? false }
     /// `BYTERANGE`.
-    public var byteRange: ByteRange? { self.attributes["BYTERANGE"].flatMap { ByteRange($0.text) } }
+    public var byteRange: ByteRange? { self.attributes[.byteRange].flatMap { ByteRange($0.text) } }
 }

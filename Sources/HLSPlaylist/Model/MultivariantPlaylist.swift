@@ -142,11 +142,11 @@ public struct MultivariantPlaylist: Sendable {
                 let new = transform(old.trimmingSpaces())
                 if new != old { self.replaceLine(at: i, with: new) }
             } else if record.kind == .tag, record.tag != .unknown, var list = self.store.attributes(i),
-                let uri = list["URI"]?.quotedString
+                let uri = list[.uri]?.quotedString
             {
                 let new = transform(uri)
                 if new != uri {
-                    list["URI"] = .quoted(new)
+                    list[.uri] = .quoted(new)
                     self.replaceLine(at: i, with: Tag(name: record.tag.name, attributes: list).rendered)
                 }
             }
@@ -184,31 +184,31 @@ public struct VariantStream: Sendable, Hashable {
     }
 
     /// `BANDWIDTH` in bit/s.
-    public var bandwidth: Int { self.attributes["BANDWIDTH"]?.integer ?? 0 }
+    public var bandwidth: Int { self.attributes[.bandwidth]?.integer ?? 0 }
     /// `AVERAGE-BANDWIDTH`.
-    public var averageBandwidth: Int? { self.attributes["AVERAGE-BANDWIDTH"]?.integer }
+    public var averageBandwidth: Int? { self.attributes[.averageBandwidth]?.integer }
     /// `CODECS`, split at commas.
-    public var codecs: [String] { self.attributes["CODECS"]?.stringList ?? [] }
+    public var codecs: [String] { self.attributes[.codecs]?.stringList ?? [] }
     /// `RESOLUTION`.
-    public var resolution: Resolution? { self.attributes["RESOLUTION"]?.resolution }
+    public var resolution: Resolution? { self.attributes[.resolution]?.resolution }
     /// `FRAME-RATE`.
-    public var frameRate: Double? { self.attributes["FRAME-RATE"]?.double }
+    public var frameRate: Double? { self.attributes[.frameRate]?.double }
     /// `AUDIO` group ID.
-    public var audioGroup: String? { self.attributes["AUDIO"]?.quotedString }
+    public var audioGroup: String? { self.attributes[.audio]?.quotedString }
     /// `VIDEO` group ID.
-    public var videoGroup: String? { self.attributes["VIDEO"]?.quotedString }
+    public var videoGroup: String? { self.attributes[.video]?.quotedString }
     /// `SUBTITLES` group ID.
-    public var subtitlesGroup: String? { self.attributes["SUBTITLES"]?.quotedString }
+    public var subtitlesGroup: String? { self.attributes[.subtitles]?.quotedString }
     /// `CLOSED-CAPTIONS` group ID (or `NONE`).
-    public var closedCaptions: String? { self.attributes["CLOSED-CAPTIONS"]?.text }
+    public var closedCaptions: String? { self.attributes[.closedCaptions]?.text }
     /// `PATHWAY-ID`.
-    public var pathwayID: String? { self.attributes["PATHWAY-ID"]?.quotedString }
+    public var pathwayID: String? { self.attributes[.pathwayID]?.quotedString }
     /// `VIDEO-RANGE`.
-    public var videoRange: String? { self.attributes["VIDEO-RANGE"]?.enumerated }
+    public var videoRange: String? { self.attributes[.videoRange]?.enumerated }
     /// `HDCP-LEVEL`.
-    public var hdcpLevel: String? { self.attributes["HDCP-LEVEL"]?.enumerated }
+    public var hdcpLevel: String? { self.attributes[.hdcpLevel]?.enumerated }
     /// `SCORE`.
-    public var score: Double? { self.attributes["SCORE"]?.double }
+    public var score: Double? { self.attributes[.score]?.double }
 }
 
 /// A rendition: `EXT-X-MEDIA` (§4.4.6.1).
@@ -225,29 +225,29 @@ public struct Rendition: Sendable, Hashable {
     }
 
     /// `TYPE`: `AUDIO`, `VIDEO`, `SUBTITLES` or `CLOSED-CAPTIONS`.
-    public var type: String { self.attributes["TYPE"]?.text ?? "" }
+    public var type: String { self.attributes[.type]?.text ?? "" }
     /// `GROUP-ID`.
-    public var groupID: String { self.attributes["GROUP-ID"]?.text ?? "" }
+    public var groupID: String { self.attributes[.groupID]?.text ?? "" }
     /// `NAME`.
-    public var name: String { self.attributes["NAME"]?.text ?? "" }
+    public var name: String { self.attributes[.name]?.text ?? "" }
     /// `LANGUAGE` (RFC 5646 tag).
-    public var language: String? { self.attributes["LANGUAGE"]?.quotedString }
+    public var language: String? { self.attributes[.language]?.quotedString }
     /// `ASSOC-LANGUAGE`.
-    public var associatedLanguage: String? { self.attributes["ASSOC-LANGUAGE"]?.quotedString }
+    public var associatedLanguage: String? { self.attributes[.associatedLanguage]?.quotedString }
     /// `URI`, absent for renditions carried in the variant.
-    public var uri: String? { self.attributes["URI"]?.quotedString }
+    public var uri: String? { self.attributes[.uri]?.quotedString }
     /// `DEFAULT=YES`.
-    public var isDefault: Bool { self.attributes["DEFAULT"]?.yesNo ?? false }
+    public var isDefault: Bool { self.attributes[.`default`]?.yesNo ?? false }
     /// `AUTOSELECT=YES`.
-    public var isAutoselect: Bool { self.attributes["AUTOSELECT"]?.yesNo ?? false }
+    public var isAutoselect: Bool { self.attributes[.autoselect]?.yesNo ?? false }
     /// `FORCED=YES`.
-    public var isForced: Bool { self.attributes["FORCED"]?.yesNo ?? false }
+    public var isForced: Bool { self.attributes[.forced]?.yesNo ?? false }
     /// `INSTREAM-ID`.
-    public var instreamID: String? { self.attributes["INSTREAM-ID"]?.quotedString }
+    public var instreamID: String? { self.attributes[.instreamID]?.quotedString }
     /// `CHARACTERISTICS`, split at commas.
-    public var characteristics: [String] { self.attributes["CHARACTERISTICS"]?.stringList ?? [] }
+    public var characteristics: [String] { self.attributes[.characteristics]?.stringList ?? [] }
     /// `CHANNELS`.
-    public var channels: String? { self.attributes["CHANNELS"]?.quotedString }
+    public var channels: String? { self.attributes[.channels]?.quotedString }
 }
 
 /// An I-frame stream: `EXT-X-I-FRAME-STREAM-INF` (§4.4.6.3).
@@ -264,9 +264,9 @@ public struct IFrameStream: Sendable, Hashable {
     }
 
     /// `URI` of the I-frame playlist.
-    public var uri: String { self.attributes["URI"]?.text ?? "" }
+    public var uri: String { self.attributes[.uri]?.text ?? "" }
     /// `BANDWIDTH`.
-    public var bandwidth: Int { self.attributes["BANDWIDTH"]?.integer ?? 0 }
+    public var bandwidth: Int { self.attributes[.bandwidth]?.integer ?? 0 }
     /// `RESOLUTION`.
-    public var resolution: Resolution? { self.attributes["RESOLUTION"]?.resolution }
+    public var resolution: Resolution? { self.attributes[.resolution]?.resolution }
 }

@@ -108,15 +108,15 @@ enum VariableSubstitution {
             guard let list = store.attributes(i) else { continue }
             var name: String?
             var value: String?
-            if let n = list["NAME"]?.quotedString {
+            if let n = list[.name]?.quotedString {
                 name = n
-                value = list["VALUE"]?.quotedString
+                value = list[.value]?.quotedString
                 if value == nil {
                     sink.report(.error, .variable, line: i, column: 0,
                         "EXT-X-DEFINE NAME=\"\(n)\" has no VALUE",
                         hint: "add VALUE=\"…\"")
                 }
-            } else if let n = list["IMPORT"]?.quotedString {
+            } else if let n = list[.`import`]?.quotedString {
                 name = n
                 value = context.imports[n]
                 if value == nil {
@@ -124,7 +124,7 @@ enum VariableSubstitution {
                         "IMPORT=\"\(n)\" names a variable the multivariant playlist does not define",
                         hint: "define \(n) in the multivariant playlist, or use NAME/VALUE here")
                 }
-            } else if let n = list["QUERYPARAM"]?.quotedString {
+            } else if let n = list[.queryParameter]?.quotedString {
                 name = n
                 value = context.queryParameters[n]
                 if value == nil {

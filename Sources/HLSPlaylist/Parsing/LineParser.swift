@@ -362,14 +362,14 @@ enum LineParser {
 
     /// Attributes whose values are numbers or dates (§4.4), by name.
     static let numericAttributes: [(name: [UInt8], kind: NumericKind)] = ([
-        ("BANDWIDTH", .integer), ("AVERAGE-BANDWIDTH", .integer), ("SKIPPED-SEGMENTS", .integer),
-        ("BYTERANGE-START", .integer), ("BYTERANGE-LENGTH", .integer), ("X-SKIP-CONTROL-OFFSET", .integer),
-        ("X-SKIP-CONTROL-DURATION", .integer), ("DURATION", .decimal), ("PLANNED-DURATION", .decimal),
-        ("PART-TARGET", .decimal), ("CAN-SKIP-UNTIL", .decimal), ("HOLD-BACK", .decimal),
-        ("PART-HOLD-BACK", .decimal), ("X-PLAYOUT-LIMIT", .decimal), ("FRAME-RATE", .decimal),
-        ("SCORE", .decimal), ("TIME-OFFSET", .signedDecimal), ("X-RESUME-OFFSET", .signedDecimal),
-        ("RESOLUTION", .resolution), ("START-DATE", .date), ("END-DATE", .date),
-    ] as [(String, NumericKind)]).map { (name: Array($0.0.utf8), kind: $0.1) }
+        (.bandwidth, .integer), (.averageBandwidth, .integer), (.skippedSegments, .integer),
+        (.byteRangeStart, .integer), (.byteRangeLength, .integer), (.skipControlOffset, .integer),
+        (.skipControlDuration, .integer), (.duration, .decimal), (.plannedDuration, .decimal),
+        (.partTarget, .decimal), (.canSkipUntil, .decimal), (.holdBack, .decimal),
+        (.partHoldBack, .decimal), (.playoutLimit, .decimal), (.frameRate, .decimal),
+        (.score, .decimal), (.timeOffset, .signedDecimal), (.resumeOffset, .signedDecimal),
+        (.resolution, .resolution), (.startDate, .date), (.endDate, .date),
+    ] as [(AttributeName, NumericKind)]).map { (name: Array($0.0.rawValue.utf8), kind: $0.1) }
 
     /// Reports a numeric attribute whose value is well formed but out of range (`HLS-NUMBER-RANGE`).
     static func checkRange(
@@ -458,10 +458,10 @@ enum LineParser {
             }
             checkRange(b, ns, ne, vs, ve, lineNumber: lineNumber, lineStart: lineStart, sink: &sink)
             let length = ne - ns
-            for (r, name) in required.enumerated() where name.utf8.count == length {
+            for (r, name) in required.enumerated() where name.rawValue.utf8.count == length {
                 var same = true
                 var k = 0
-                for c in name.utf8 {
+                for c in name.rawValue.utf8 {
                     if b[ns + k] != c {
                         same = false
                         break
@@ -472,7 +472,11 @@ enum LineParser {
             }
             if tag == .define {
                 let name = String(decoding: UnsafeBufferPointer(rebasing: b[ns..<ne]), as: UTF8.self)
-                if name == "NAME" || name == "IMPORT" || name == "QUERYPARAM" { hasDefineForm = true }
+                if name == AttributeName.name.rawValue || name == AttributeName.import.rawValue
+                    || name == AttributeName.queryParameter.rawValue
+                {
+                    hasDefineForm = true
+                }
             }
         }
         for (r, name) in required.enumerated() where found & (1 << r) == 0 {

@@ -9,7 +9,7 @@
 ///     static let comExample = TagName("EXT-X-COM-EXAMPLE")
 /// }
 /// ```
-public struct TagName: Sendable, Hashable, RawRepresentable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct TagName: RawRepresentable, PlaylistSpelling {
     /// The name as written, without the leading `#` (`EXT-X-DATERANGE`).
     public let rawValue: String
 
@@ -17,19 +17,6 @@ public struct TagName: Sendable, Hashable, RawRepresentable, CustomStringConvert
     public init(rawValue: String) {
         self.rawValue = rawValue
     }
-
-    /// Creates a tag name from its spelling without `#`.
-    public init(_ rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    /// Creates a tag name from a string literal.
-    public init(stringLiteral value: String) {
-        self.rawValue = value
-    }
-
-    /// The name as written.
-    public var description: String { self.rawValue }
 
     /// `EXTM3U` (§4.4.1.1): the first line of every playlist.
     public static let m3u = TagName("EXTM3U")
@@ -270,22 +257,22 @@ enum KnownTag: UInt8, Sendable, CaseIterable {
     }
 
     /// Attributes that the tag must carry (§4.4).
-    var requiredAttributes: [String] {
+    var requiredAttributes: [AttributeName] {
         switch self {
-        case .start: ["TIME-OFFSET"]
-        case .partInformation: ["PART-TARGET"]
-        case .key, .sessionKey: ["METHOD"]
-        case .map: ["URI"]
-        case .part: ["URI", "DURATION"]
-        case .dateRange: ["ID"]
-        case .skip: ["SKIPPED-SEGMENTS"]
-        case .preloadHint: ["TYPE", "URI"]
-        case .renditionReport: ["URI"]
-        case .media: ["TYPE", "GROUP-ID", "NAME"]
-        case .streamInformation: ["BANDWIDTH"]
-        case .iFrameStreamInformation: ["BANDWIDTH", "URI"]
-        case .sessionData: ["DATA-ID"]
-        case .contentSteering: ["SERVER-URI"]
+        case .start: [.timeOffset]
+        case .partInformation: [.partTarget]
+        case .key, .sessionKey: [.method]
+        case .map: [.uri]
+        case .part: [.uri, .duration]
+        case .dateRange: [.id]
+        case .skip: [.skippedSegments]
+        case .preloadHint: [.type, .uri]
+        case .renditionReport: [.uri]
+        case .media: [.type, .groupID, .name]
+        case .streamInformation: [.bandwidth]
+        case .iFrameStreamInformation: [.bandwidth, .uri]
+        case .sessionData: [.dataID]
+        case .contentSteering: [.serverURI]
         default: []
         }
     }

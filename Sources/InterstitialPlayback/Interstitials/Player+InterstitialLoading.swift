@@ -76,7 +76,7 @@ extension Player {
                 run.offsetSource = scheduled.resumeOffsetSource
                 self.interstitials.current = run
             }
-            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: slots.count, duration: list.totalDuration))
+            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: slots.count, duration: list.totalDuration.seconds))
             self.applyJoinOffset(now: now)
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }

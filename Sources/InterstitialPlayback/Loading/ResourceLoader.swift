@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import HLSPlaylist
+import HTTPFetch
 import NIOCore
 import NIOHTTP1
 

@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 
 extension Schedule {
@@ -11,7 +12,7 @@ extension Schedule {
     ///
     /// - Parameter width: The picture's width in pixels.
     /// - Returns: The SVG text (UTF-8, no external references).
-    public func svg(width: Int = 960) -> String {
+    func svg(width: Int = 960) -> String {
         SVGTimeline(schedule: self, width: Double(max(width, 320))).render()
     }
 }

@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 
 extension Schedule {
@@ -10,7 +11,7 @@ extension Schedule {
     /// 0  primary       -      0–5      0–5      0–5         -       -
     /// 1  interstitial  ad1    5        5–20     5–5         5       SKIP
     /// ```
-    public var table: String {
+    var table: String {
         var rows: [[String]] = [["#", "kind", "event", "primary", "playout", "integrated", "resume", "restrictions"]]
         for (k, item) in self.items.enumerated() {
             var row = [String(k), item.kind.description, item.eventID ?? "-"]
