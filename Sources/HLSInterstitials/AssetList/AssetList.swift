@@ -43,7 +43,7 @@ public struct AssetList: Sendable, Hashable {
         self.extras = OrderedExtras()
     }
 
-    /// The sum of the assets' durations, exactly (clamped to ``HLSPlaylist/MediaTime/maximum``).
+    /// The sum of the assets' durations, exactly (clamped to `MediaTime.maximum`).
     public var totalDuration: MediaTime {
         self.assets.reduce(.zero) { $0 + $1.duration }
     }

@@ -3,7 +3,7 @@ import HLSPlaylist
 extension InterstitialEvent {
     /// The attribute names the interstitial class defines (Appendix D); other `X-` attributes are
     /// user-defined.
-    /// (The same names as ``HLSPlaylist/AttributeName/interstitialClassNames``, spelled as strings.)
+    /// (The same names as `AttributeName.interstitialClassNames`, spelled as strings.)
     public static let classAttributeNames: Set<String> = Set(AttributeName.interstitialClassNames.map(\.rawValue))
 
     /// Reads an event from an interstitial date range, leniently: values that do not parse are left

@@ -91,8 +91,8 @@ public struct JSONNumber: Sendable, Hashable, CustomStringConvertible {
 
     /// The value as seconds of media time, rounded half-up to the nanosecond.
     ///
-    /// Like ``HLSPlaylist/MediaTime/read(_:allowSign:)``, it is
-    /// ``HLSPlaylist/MediaTime/DecimalReading/outOfRange`` beyond ``HLSPlaylist/MediaTime/validRange``.
+    /// Like `MediaTime.read`, it is
+    /// `MediaTime.DecimalReading.outOfRange` beyond `MediaTime.validRange`.
     /// Exponents are applied exactly (`1.5e1` is 15 s).
     public var mediaTimeReading: MediaTime.DecimalReading {
         let parts = self.parts

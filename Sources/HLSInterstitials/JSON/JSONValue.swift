@@ -81,7 +81,7 @@ extension JSONValue {
     }
 
     /// The number as seconds of media time, exact to the nanosecond, if the value is a number in
-    /// ``HLSPlaylist/MediaTime/validRange``.
+    /// `MediaTime.validRange`.
     public var mediaTimeValue: MediaTime? {
         if case .number(let n) = self { return n.mediaTime }
         return nil

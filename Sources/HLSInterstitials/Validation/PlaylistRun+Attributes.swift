@@ -114,7 +114,7 @@ extension PlaylistRun {
         return false
     }
 
-    /// Checks a quoted list attribute against the members its ``AttributeName/allowedValues`` allow.
+    /// Checks a quoted list attribute against the members its `AttributeName.allowedValues` allow.
     mutating func checkList(tag k: Int, attribute: Attribute) {
         let name = AttributeName(attribute.name)
         let allowed = name.allowedValues ?? []
