@@ -87,7 +87,9 @@ struct PlaylistInput {
     }
 
     /// Reads a file descriptor (file, pipe, terminal) to its end, refusing it as soon as the head
-    /// is not a playlist's and once it passes ``maximumSize``. `read(2)` returns what a pipe has,
+    /// is not a playlist's and once it passes ``maximumSize``.
+    ///
+    /// `read(2)` returns what a pipe has,
     /// so a bad first line on a pipe that stays open is answered without waiting for its end.
     static func readHeadFirst(descriptor: CInt, name: String) throws -> [UInt8] {
         var collector = HeadFirstCollector(name: name)
@@ -141,6 +143,7 @@ struct PlaylistInput {
 
     /// The HTTP client of this run: one per process, made on first use, for every playlist the
     /// command fetches (a refused connection fails at once; see ``BoundedFetch/makeClient(connectTimeout:maximumRedirects:)``).
+    ///
     /// Process-wide and never shut down, like `HTTPClient.shared`.
     static let client: HTTPClient = BoundedFetch.makeClient(connectTimeout: .seconds(10))
 
@@ -157,7 +160,8 @@ struct PlaylistInput {
     /// Fetches a playlist within `timeout` seconds for the whole exchange and ``maximumSize``
     /// bytes, refusing the body from its head (see ``read(_:timeout:)``); failures are said in
     /// words (``FetchError``).
-    static func fetch(_ url: String, client: HTTPClient, timeout: Double = defaultTimeout) async throws -> PlaylistInput {
+    static func fetch(_ url: String, client: HTTPClient, timeout: Double = defaultTimeout) async throws -> PlaylistInput
+    {
         let request = FetchRequest(
             url: url,
             headers: [("User-Agent", "intermission/0.1")],
@@ -170,7 +174,9 @@ struct PlaylistInput {
             }
             return PlaylistInput(name: url, bytes: response.body)
         } catch let error where error.code == .bodyTooLarge {
-            throw Unusable(reason: "\(url): larger than \(self.maximumSize / 1024 / 1024) MiB, the most a playlist may weigh")
+            throw Unusable(
+                reason: "\(url): larger than \(self.maximumSize / 1024 / 1024) MiB, the most a playlist may weigh"
+            )
         } catch {
             throw Unusable(reason: error.message)
         }

@@ -27,7 +27,8 @@ import Testing
     }
 
     @Test func keepsUnknownKeysAndTheirOrder() throws {
-        let input = #"{"X-AD-CREATIVE-SIGNALING":{"version":2},"SKIP-CONTROL":{"LABEL-ID":"L","X-NOTE":true,"OFFSET":0},"ASSETS":[{"DURATION":10,"TRACKING_EVENTS":[{"event":"start","uri":"https://t/1"}],"URI":"https://a/1.m3u8"}],"TRACKING":null}"#
+        let input =
+            #"{"X-AD-CREATIVE-SIGNALING":{"version":2},"SKIP-CONTROL":{"LABEL-ID":"L","X-NOTE":true,"OFFSET":0},"ASSETS":[{"DURATION":10,"TRACKING_EVENTS":[{"event":"start","uri":"https://t/1"}],"URI":"https://a/1.m3u8"}],"TRACKING":null}"#
         let list = try AssetList.decode(input)
         #expect(list.otherMembers.map(\.key) == ["X-AD-CREATIVE-SIGNALING", "TRACKING"])
         #expect(list.otherMembers[0].value["version"] == 2)
@@ -98,13 +99,23 @@ import Testing
         let none = AssetList(assets: [])
         #expect(none.effectiveSkipControl(for: event) == event.skipControl)
         let fromList = AssetList(assets: [], skipControl: .init(offset: 5, duration: 20, labelID: "L"))
-        #expect(fromList.effectiveSkipControl(for: InterstitialEvent(identifier: "x", time: 0)) == SkipControl(offset: 5, duration: 20, labelID: "L"))
-        #expect(AssetList(assets: [], skipControl: .init(labelID: "L")).effectiveSkipControl(for: InterstitialEvent(identifier: "x", time: 0)) == nil)
+        #expect(
+            fromList.effectiveSkipControl(for: InterstitialEvent(identifier: "x", time: 0))
+                == SkipControl(offset: 5, duration: 20, labelID: "L")
+        )
+        #expect(
+            AssetList(assets: [], skipControl: .init(labelID: "L")).effectiveSkipControl(
+                for: InterstitialEvent(identifier: "x", time: 0)
+            ) == nil
+        )
     }
 
     /// Builds the members of an object in a random order, with unknown keys mixed in, and the
     /// expected JSON text written independently of the encoder.
-    static func shuffledObject(_ known: [(String, String)], _ rng: inout SeededGenerator) -> (text: String, extra: [String]) {
+    static func shuffledObject(
+        _ known: [(String, String)],
+        _ rng: inout SeededGenerator
+    ) -> (text: String, extra: [String]) {
         var members = known
         var extra: [String] = []
         for k in 0..<Int.random(in: 0...3, using: &rng) {
@@ -127,12 +138,17 @@ import Testing
                 let duration = Double(hundredths) / 100
                 let uri = "https://ads.example.com/\(n).m3u8"
                 expectedAssets.append((uri, MediaTime(milliseconds: Int64(hundredths) * 10)))
-                assets.append(Self.shuffledObject([("URI", "\"\(uri)\""), ("DURATION", JSONValue.numberText(duration))], &rng).text)
+                assets.append(
+                    Self.shuffledObject([("URI", "\"\(uri)\""), ("DURATION", JSONValue.numberText(duration))], &rng)
+                        .text
+                )
             }
             var top: [(String, String)] = [("ASSETS", "[" + assets.joined(separator: ",") + "]")]
             let hasSkip = Bool.random(using: &rng)
             if hasSkip {
-                top.append(("SKIP-CONTROL", Self.shuffledObject([("OFFSET", "5"), ("LABEL-ID", "\"Skip\"")], &rng).text))
+                top.append(
+                    ("SKIP-CONTROL", Self.shuffledObject([("OFFSET", "5"), ("LABEL-ID", "\"Skip\"")], &rng).text)
+                )
             }
             let (text, extra) = Self.shuffledObject(top, &rng)
             let list = try AssetList.decode(text)

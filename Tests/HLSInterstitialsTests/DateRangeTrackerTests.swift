@@ -6,15 +6,18 @@ import Testing
 @Suite struct DateRangeTrackerTests {
     /// A live playlist of three 6 s segments from 2024-05-01T10:00:00Z with date ranges after the first.
     static func live(_ ranges: [String], sequence: Int = 0, header: [String] = []) throws -> MediaPlaylist {
-        let lines = ["#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:6", "#EXT-X-MEDIA-SEQUENCE:\(sequence)"] + header + [
-            "#EXT-X-PROGRAM-DATE-TIME:2024-05-01T10:00:00.000Z", "#EXTINF:6.0,", "s0.ts",
-        ] + ranges.map { "#EXT-X-DATERANGE:" + $0 } + ["#EXTINF:6.0,", "s1.ts", "#EXTINF:6.0,", "s2.ts"]
+        let lines =
+            ["#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:6", "#EXT-X-MEDIA-SEQUENCE:\(sequence)"] + header + [
+                "#EXT-X-PROGRAM-DATE-TIME:2024-05-01T10:00:00.000Z", "#EXTINF:6.0,", "s0.ts",
+            ] + ranges.map { "#EXT-X-DATERANGE:" + $0 } + ["#EXTINF:6.0,", "s1.ts", "#EXTINF:6.0,", "s2.ts"]
         return try MediaPlaylist(parsing: lines.joined(separator: "\n") + "\n")
     }
 
-    static let a = #"ID="a",CLASS="com.apple.hls.interstitial",START-DATE="2024-05-01T10:00:10.000Z",PLANNED-DURATION=30,X-ASSET-LIST="https://ads.example.com/a.json""#
+    static let a =
+        #"ID="a",CLASS="com.apple.hls.interstitial",START-DATE="2024-05-01T10:00:10.000Z",PLANNED-DURATION=30,X-ASSET-LIST="https://ads.example.com/a.json""#
     static let b = #"ID="b",CLASS="com.example.marker",START-DATE="2024-05-01T10:00:02.000Z""#
-    static let c = #"ID="c",CLASS="com.apple.hls.interstitial",START-DATE="2024-05-01T10:00:40.000Z",DURATION=10,X-ASSET-URI="https://ads.example.com/c.m3u8""#
+    static let c =
+        #"ID="c",CLASS="com.apple.hls.interstitial",START-DATE="2024-05-01T10:00:40.000Z",DURATION=10,X-ASSET-URI="https://ads.example.com/c.m3u8""#
 
     @Test func tracksAddsUpdatesAndRemovals() throws {
         var tracker = DateRangeTracker()
@@ -29,7 +32,11 @@ import Testing
         #expect(second.diagnostics.isEmpty)
         #expect(tracker.ids == ["a", "c"])
         #expect(tracker["a"]?.duration == 20)
-        #expect(tracker["a"]?.attributes.names == ["ID", "CLASS", "START-DATE", "PLANNED-DURATION", "X-ASSET-LIST", "DURATION"])
+        #expect(
+            tracker["a"]?.attributes.names == [
+                "ID", "CLASS", "START-DATE", "PLANNED-DURATION", "X-ASSET-LIST", "DURATION",
+            ]
+        )
 
         let events = tracker.interstitialEvents
         #expect(events.map(\.identifier) == ["a", "c"])
@@ -56,7 +63,10 @@ import Testing
         #expect(diagnostic.rule == "INT-DATERANGE-CHANGED")
         #expect(diagnostic.severity == .error)
         // Line 9 is the second DATERANGE; "DURATION" starts after `#EXT-X-DATERANGE:ID="a",`.
-        #expect(diagnostic.location == SourceLocation(file: "live.m3u8", line: 9, column: "#EXT-X-DATERANGE:ID=\"a\",".utf8.count + 1))
+        #expect(
+            diagnostic.location
+                == SourceLocation(file: "live.m3u8", line: 9, column: "#EXT-X-DATERANGE:ID=\"a\",".utf8.count + 1)
+        )
         #expect(playlist.lines[8].text.hasPrefix("#EXT-X-DATERANGE:ID=\"a\",DURATION=25.0"))
         // Reported once, not at every reload.
         #expect(tracker.update(with: playlist).diagnostics.isEmpty)
@@ -102,7 +112,9 @@ import Testing
         var tracker = DateRangeTracker()
         var changes: [DateRangeUpdate] = []
         for k in 1...5 {
-            changes.append(tracker.update(with: try Fixture.media("playlists/seed-wwdc21-early-return-reload-\(k).m3u8")))
+            changes.append(
+                tracker.update(with: try Fixture.media("playlists/seed-wwdc21-early-return-reload-\(k).m3u8"))
+            )
         }
         #expect(changes[0].added == ["break-1"])
         #expect(changes[1...3].allSatisfy { $0.isEmpty })

@@ -4,7 +4,8 @@ import IntermissionTestSupport
 import Testing
 
 @Suite struct InserterTests {
-    static let withoutDates = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6.0,\na.ts\n#EXTINF:6.0,\nb.ts\n#EXT-X-ENDLIST\n"
+    static let withoutDates =
+        "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXTINF:6.0,\na.ts\n#EXTINF:6.0,\nb.ts\n#EXT-X-ENDLIST\n"
 
     static func ad(_ start: InterstitialEvent.Start, id: String = "ad1") -> InterstitialEvent {
         var event = InterstitialEvent(identifier: id, start: start)
@@ -29,9 +30,13 @@ import Testing
                 b.ts
                 #EXT-X-ENDLIST
 
-                """)
+                """
+        )
         let origin = try #require(DateTime(iso8601: "2021-01-04T05:00:00.000Z"))
-        let dated = try InterstitialInserter(configuration: .init(programDateTimeOrigin: origin)).insert(Self.ad(.time(0)), into: playlist)
+        let dated = try InterstitialInserter(configuration: .init(programDateTimeOrigin: origin)).insert(
+            Self.ad(.time(0)),
+            into: playlist
+        )
         // At time 0 the tag joins the first segment's tags, ahead of the new PROGRAM-DATE-TIME.
         #expect(dated.lines[2].text.contains(#"START-DATE="2021-01-04T05:00:00.000Z""#))
         #expect(dated.lines[3].text == "#EXT-X-PROGRAM-DATE-TIME:2021-01-04T05:00:00.000Z")
@@ -39,18 +44,28 @@ import Testing
     }
 
     @Test func placesDatesAmongTheRightSegmentsAndKeepsEveryOtherByte() throws {
-        let text = "#EXTM3U\r\n#EXT-X-TARGETDURATION:6\r\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z\r\n#EXTINF:6.0,\r\na.ts\r\n# a comment\r\n#EXTINF:6.0,\r\nb.ts\r\n#EXT-X-ENDLIST"
+        let text =
+            "#EXTM3U\r\n#EXT-X-TARGETDURATION:6\r\n#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z\r\n#EXTINF:6.0,\r\na.ts\r\n# a comment\r\n#EXTINF:6.0,\r\nb.ts\r\n#EXT-X-ENDLIST"
         let playlist = try MediaPlaylist(parsing: text)
         let inserter = InterstitialInserter()
-        let late = try inserter.insert(Self.ad(.date(try #require(DateTime(iso8601: "2024-01-01T00:00:30.000Z")))), into: playlist)
-        #expect(late.lines.map(\.text) == [
-            "#EXTM3U", "#EXT-X-TARGETDURATION:6", "#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z", "#EXTINF:6.0,", "a.ts",
-            "# a comment", "#EXTINF:6.0,", "b.ts",
-            #"#EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2024-01-01T00:00:30.000Z",DURATION=15,X-ASSET-URI="https://ads.example.com/ad1.m3u8",X-RESUME-OFFSET=0"#,
-            "#EXT-X-ENDLIST",
-        ])
+        let late = try inserter.insert(
+            Self.ad(.date(try #require(DateTime(iso8601: "2024-01-01T00:00:30.000Z")))),
+            into: playlist
+        )
+        #expect(
+            late.lines.map(\.text) == [
+                "#EXTM3U", "#EXT-X-TARGETDURATION:6", "#EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z",
+                "#EXTINF:6.0,", "a.ts",
+                "# a comment", "#EXTINF:6.0,", "b.ts",
+                #"#EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2024-01-01T00:00:30.000Z",DURATION=15,X-ASSET-URI="https://ads.example.com/ad1.m3u8",X-RESUME-OFFSET=0"#,
+                "#EXT-X-ENDLIST",
+            ]
+        )
         #expect(late.text.hasSuffix("b.ts\r\n" + late.lines[8].text + "\r\n#EXT-X-ENDLIST"))
-        let inside = try inserter.insert(Self.ad(.date(try #require(DateTime(iso8601: "2024-01-01T00:00:07.500Z")))), into: playlist)
+        let inside = try inserter.insert(
+            Self.ad(.date(try #require(DateTime(iso8601: "2024-01-01T00:00:07.500Z")))),
+            into: playlist
+        )
         #expect(inside.lines[5].text == "# a comment")
         #expect(inside.lines[6].text.hasPrefix("#EXT-X-DATERANGE:ID=\"ad1\""))  // among the second segment's tags
         #expect(inside.lines[7].text == "#EXTINF:6.0,")
@@ -105,12 +120,19 @@ import Testing
     @Test func listsTheMediaPlaylistsOfAMultivariantPlaylist() throws {
         let text = Fixture.text("interstitial-rules/INT-PRESENTATION-MISMATCH.good.m3u8")
         let multivariant = try MultivariantPlaylist(parsing: text)
-        #expect(InterstitialInserter.mediaPlaylistURIs(in: multivariant) == [
-            "INT-PRESENTATION-MISMATCH.good/video/index.m3u8", "INT-PRESENTATION-MISMATCH.good/audio/en/index.m3u8",
-        ])
-        #expect(InterstitialInserter.mediaPlaylistURIs(in: multivariant, resolvingAgainst: "https://cdn.example.com/show/main.m3u8") == [
-            "https://cdn.example.com/show/INT-PRESENTATION-MISMATCH.good/video/index.m3u8",
-            "https://cdn.example.com/show/INT-PRESENTATION-MISMATCH.good/audio/en/index.m3u8",
-        ])
+        #expect(
+            InterstitialInserter.mediaPlaylistURIs(in: multivariant) == [
+                "INT-PRESENTATION-MISMATCH.good/video/index.m3u8", "INT-PRESENTATION-MISMATCH.good/audio/en/index.m3u8",
+            ]
+        )
+        #expect(
+            InterstitialInserter.mediaPlaylistURIs(
+                in: multivariant,
+                resolvingAgainst: "https://cdn.example.com/show/main.m3u8"
+            ) == [
+                "https://cdn.example.com/show/INT-PRESENTATION-MISMATCH.good/video/index.m3u8",
+                "https://cdn.example.com/show/INT-PRESENTATION-MISMATCH.good/audio/en/index.m3u8",
+            ]
+        )
     }
 }

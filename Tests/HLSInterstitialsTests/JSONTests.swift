@@ -11,7 +11,9 @@ import Testing
     }
 
     @Test func parsesEveryKindWithWhitespace() throws {
-        let value = try JSONValue.parse(" \t\r\n{ \"n\" : -12.5e1 , \"s\":\"\\u00e9\\ud83d\\ude00\\n\\\"\\/\" ,\"f\":false,\"o\":{},\"a\":[] } \n")
+        let value = try JSONValue.parse(
+            " \t\r\n{ \"n\" : -12.5e1 , \"s\":\"\\u00e9\\ud83d\\ude00\\n\\\"\\/\" ,\"f\":false,\"o\":{},\"a\":[] } \n"
+        )
         #expect(value["n"]?.doubleValue == -125)
         #expect(value["s"]?.stringValue == "é😀\n\"/")
         #expect(value["f"] == .bool(false))
@@ -137,7 +139,9 @@ import Testing
     // MARK: - Properties
 
     static func randomString(_ rng: inout SeededGenerator) -> String {
-        let alphabet: [Character] = ["a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{01}", "é", "€", "😀", "-", "_"]
+        let alphabet: [Character] = [
+            "a", "Z", "0", " ", "\"", "\\", "/", "\n", "\t", "\u{01}", "é", "€", "😀", "-", "_",
+        ]
         return String((0..<Int.random(in: 0...8, using: &rng)).map { _ in alphabet.randomElement(using: &rng)! })
     }
 
@@ -154,7 +158,11 @@ import Testing
         case 3: return .string(randomString(&rng))
         case 4: return .array((0..<Int.random(in: 0...4, using: &rng)).map { _ in randomValue(&rng, depth: depth + 1) })
         default:
-            return .object((0..<Int.random(in: 0...4, using: &rng)).map { _ in (randomString(&rng), randomValue(&rng, depth: depth + 1)) })
+            return .object(
+                (0..<Int.random(in: 0...4, using: &rng)).map { _ in
+                    (randomString(&rng), randomValue(&rng, depth: depth + 1))
+                }
+            )
         }
     }
 
@@ -172,7 +180,8 @@ import Testing
 
     @Test func randomBytesNeverCrash() {
         var rng = SeededGenerator(seed: 7)
-        let interesting: [UInt8] = Array(#"{}[],:"\/-+.0123456789eEtrufalsn u"#.utf8) + [0, 0x1F, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
+        let interesting: [UInt8] =
+            Array(#"{}[],:"\/-+.0123456789eEtrufalsn u"#.utf8) + [0, 0x1F, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
         var accepted = 0
         for round in 0..<20_000 {
             let count = Int.random(in: 0...24, using: &rng)

@@ -31,33 +31,106 @@ import Testing
     }
 
     static let seekCases: [SeekCase] = [
-        SeekCase(name: "forward before the restricted ad is free", fixture: "seed-wwdc21-restrict-jump", played: [],
-            from: .primary(10), to: .primary(30), allowed: true, interstitials: [], primaryTime: 30),
-        SeekCase(name: "back across both ads is free", fixture: "seed-wwdc21-restrict-jump", played: [],
-            from: .primary(55), to: .primary(5), allowed: true, interstitials: [], primaryTime: 5),
-        SeekCase(name: "JUMP applies even after the ad played", fixture: "seed-wwdc21-restrict-jump",
-            played: ["ad-jump-restricted"], from: .primary(30), to: .primary(55), allowed: true,
-            interstitials: ["ad-jump-restricted"], primaryTime: 55),
-        SeekCase(name: "landing on the ad's start plays it in turn", fixture: "seed-wwdc21-restrict-jump", played: [],
-            from: .primary(10), to: .primary(40), allowed: true, interstitials: [], primaryTime: 40),
-        SeekCase(name: "landing in a replaced span plays the interstitial from its beginning",
-            fixture: "seed-wwdc21-replace-stitched-ad", played: [], from: .primary(1), to: .primary(10),
-            allowed: true, interstitials: ["replace-instream-ad"], primaryTime: 15),
-        SeekCase(name: "seeking back into a replaced span plays it too",
-            fixture: "seed-wwdc21-replace-stitched-ad", played: [], from: .primary(25), to: .primary(6),
-            allowed: true, interstitials: ["replace-instream-ad"], primaryTime: 15),
-        SeekCase(name: "SKIP refuses a forward seek inside the ad (plan A)", fixture: "seed-wwdc23-plans-abc", played: [],
-            from: .interstitial("ad1", at: 2, primaryTime: 5), to: .withinInterstitial(8), allowed: false,
-            interstitials: [], primaryTime: nil),
-        SeekCase(name: "SKIP refuses seeking forward out of the ad", fixture: "seed-wwdc23-plans-abc", played: [],
-            from: .interstitial("ad1", at: 2, primaryTime: 5), to: .primary(9), allowed: false,
-            interstitials: [], primaryTime: nil),
-        SeekCase(name: "SKIP allows seeking back inside the ad", fixture: "seed-wwdc23-plans-abc", played: [],
-            from: .interstitial("ad2", at: 6, primaryTime: 5), to: .withinInterstitial(1), allowed: true,
-            interstitials: [], primaryTime: nil),
-        SeekCase(name: "SKIP allows seeking back out of the ad", fixture: "seed-wwdc23-plans-abc", played: [],
-            from: .interstitial("ad2", at: 6, primaryTime: 5), to: .primary(2), allowed: true,
-            interstitials: [], primaryTime: 2),
+        SeekCase(
+            name: "forward before the restricted ad is free",
+            fixture: "seed-wwdc21-restrict-jump",
+            played: [],
+            from: .primary(10),
+            to: .primary(30),
+            allowed: true,
+            interstitials: [],
+            primaryTime: 30
+        ),
+        SeekCase(
+            name: "back across both ads is free",
+            fixture: "seed-wwdc21-restrict-jump",
+            played: [],
+            from: .primary(55),
+            to: .primary(5),
+            allowed: true,
+            interstitials: [],
+            primaryTime: 5
+        ),
+        SeekCase(
+            name: "JUMP applies even after the ad played",
+            fixture: "seed-wwdc21-restrict-jump",
+            played: ["ad-jump-restricted"],
+            from: .primary(30),
+            to: .primary(55),
+            allowed: true,
+            interstitials: ["ad-jump-restricted"],
+            primaryTime: 55
+        ),
+        SeekCase(
+            name: "landing on the ad's start plays it in turn",
+            fixture: "seed-wwdc21-restrict-jump",
+            played: [],
+            from: .primary(10),
+            to: .primary(40),
+            allowed: true,
+            interstitials: [],
+            primaryTime: 40
+        ),
+        SeekCase(
+            name: "landing in a replaced span plays the interstitial from its beginning",
+            fixture: "seed-wwdc21-replace-stitched-ad",
+            played: [],
+            from: .primary(1),
+            to: .primary(10),
+            allowed: true,
+            interstitials: ["replace-instream-ad"],
+            primaryTime: 15
+        ),
+        SeekCase(
+            name: "seeking back into a replaced span plays it too",
+            fixture: "seed-wwdc21-replace-stitched-ad",
+            played: [],
+            from: .primary(25),
+            to: .primary(6),
+            allowed: true,
+            interstitials: ["replace-instream-ad"],
+            primaryTime: 15
+        ),
+        SeekCase(
+            name: "SKIP refuses a forward seek inside the ad (plan A)",
+            fixture: "seed-wwdc23-plans-abc",
+            played: [],
+            from: .interstitial("ad1", at: 2, primaryTime: 5),
+            to: .withinInterstitial(8),
+            allowed: false,
+            interstitials: [],
+            primaryTime: nil
+        ),
+        SeekCase(
+            name: "SKIP refuses seeking forward out of the ad",
+            fixture: "seed-wwdc23-plans-abc",
+            played: [],
+            from: .interstitial("ad1", at: 2, primaryTime: 5),
+            to: .primary(9),
+            allowed: false,
+            interstitials: [],
+            primaryTime: nil
+        ),
+        SeekCase(
+            name: "SKIP allows seeking back inside the ad",
+            fixture: "seed-wwdc23-plans-abc",
+            played: [],
+            from: .interstitial("ad2", at: 6, primaryTime: 5),
+            to: .withinInterstitial(1),
+            allowed: true,
+            interstitials: [],
+            primaryTime: nil
+        ),
+        SeekCase(
+            name: "SKIP allows seeking back out of the ad",
+            fixture: "seed-wwdc23-plans-abc",
+            played: [],
+            from: .interstitial("ad2", at: 6, primaryTime: 5),
+            to: .primary(2),
+            allowed: true,
+            interstitials: [],
+            primaryTime: 2
+        ),
     ]
 
     @Test(arguments: seekCases)
@@ -102,7 +175,9 @@ import Testing
     ///
     /// Plan C: the app clears ad2's
     /// restriction, so only ad1 refuses fast-forward.
-    @Test(arguments: [(false, 2.0, false), (false, 1.0, true), (false, 0.0, true), (false, 0.5, true), (true, 2.0, true)])
+    @Test(arguments: [
+        (false, 2.0, false), (false, 1.0, true), (false, 0.0, true), (false, 0.5, true), (true, 2.0, true),
+    ])
     func rateInsideAds(planC: Bool, rate: Double, allowedInAd2: Bool) throws {
         let playlist = try ScheduleFixture.playlist("seed-wwdc23-plans-abc")
         var events = Schedule(primary: playlist).events.map(\.event)
@@ -127,7 +202,11 @@ import Testing
         var event = InterstitialEvent(identifier: "pod", time: 12)
         event.assetListURI = "https://example.com/list.json"
         event.skipControl = SkipControl(offset: 5, duration: 20, labelID: "Exit-Label")
-        let schedule = Schedule(primary: playlist, events: [event], configuration: .init(assetDurations: ["pod": [15, 15]]))
+        let schedule = Schedule(
+            primary: playlist,
+            events: [event],
+            configuration: .init(assetDurations: ["pod": [15, 15]])
+        )
         #expect(schedule.event("pod")?.duration == 30)
         let t = Playhead.eventTime(asset: asset, at: .s(time), assetDurations: [15, 15])
         let report = NavigationPolicy(schedule: schedule).skipState(at: .interstitial("pod", at: t, primaryTime: 12))
@@ -144,7 +223,10 @@ import Testing
         #expect(inAd.reason.contains("X-SKIP-CONTROL-OFFSET"))
         #expect(policy.skipState(at: .primary(1)).state == .notSkippable)
         // The asset list's SKIP-CONTROL overrides.
-        let overridden = policy.skipState(at: .interstitial("ad1", at: 3, primaryTime: 5), skipControl: SkipControl(offset: 0))
+        let overridden = policy.skipState(
+            at: .interstitial("ad1", at: 3, primaryTime: 5),
+            skipControl: SkipControl(offset: 0)
+        )
         #expect(overridden.state == .eligible)
         #expect(SkippableEventState.eligible.rawValue == 2)
     }

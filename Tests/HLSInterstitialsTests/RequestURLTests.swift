@@ -26,9 +26,18 @@ import Testing
     }
 
     @Test func resolvesAssetListsAgainstPlaylists() {
-        #expect(URIReference.resolve("../ads/pod.json", against: "https://cdn.example.com/live/video/index.m3u8") == "https://cdn.example.com/live/ads/pod.json")
-        #expect(URIReference.resolve("../ads/pod.json", against: "https://cdn.example.com/live/audio/en/index.m3u8") == "https://cdn.example.com/live/audio/ads/pod.json")
-        #expect(URIReference.resolve("/ads/pod.json", against: "https://cdn.example.com/live/audio/en/index.m3u8") == "https://cdn.example.com/ads/pod.json")
+        #expect(
+            URIReference.resolve("../ads/pod.json", against: "https://cdn.example.com/live/video/index.m3u8")
+                == "https://cdn.example.com/live/ads/pod.json"
+        )
+        #expect(
+            URIReference.resolve("../ads/pod.json", against: "https://cdn.example.com/live/audio/en/index.m3u8")
+                == "https://cdn.example.com/live/audio/ads/pod.json"
+        )
+        #expect(
+            URIReference.resolve("/ads/pod.json", against: "https://cdn.example.com/live/audio/en/index.m3u8")
+                == "https://cdn.example.com/ads/pod.json"
+        )
         #expect(URIReference.resolve("x.json", against: "https://h.example.com") == "https://h.example.com/x.json")
         #expect(URIReference.resolve("ads/x.json", against: "main/index.m3u8") == "main/ads/x.json")
     }
@@ -49,32 +58,61 @@ import Testing
     }
 
     @Test func addsThePrimaryIDToAssetRequests() {
-        #expect(InterstitialRequestURL.asset("https://a.example.com/ad.m3u8", primaryID: "ABC-123") == "https://a.example.com/ad.m3u8?_HLS_primary_id=ABC-123")
+        #expect(
+            InterstitialRequestURL.asset("https://a.example.com/ad.m3u8", primaryID: "ABC-123")
+                == "https://a.example.com/ad.m3u8?_HLS_primary_id=ABC-123"
+        )
         #expect(
             InterstitialRequestURL.asset("https://a.example.com/ad.m3u8?token=x%2Fy&b=&c#t=5", primaryID: "p 1")
-                == "https://a.example.com/ad.m3u8?token=x%2Fy&b=&c&_HLS_primary_id=p%201#t=5")
+                == "https://a.example.com/ad.m3u8?token=x%2Fy&b=&c&_HLS_primary_id=p%201#t=5"
+        )
         #expect(
-            InterstitialRequestURL.asset("https://a.example.com/ad.m3u8?_HLS_primary_id=old&x=1&_HLS_primary_id=older", primaryID: "new")
-                == "https://a.example.com/ad.m3u8?_HLS_primary_id=new&x=1")
-        #expect(InterstitialRequestURL.asset("https://a.example.com/ad.m3u8?", primaryID: "p") == "https://a.example.com/ad.m3u8?_HLS_primary_id=p")
-        #expect(InterstitialRequestURL.asset("data:application/x-mpegURL;base64,I0VYVE0zVQ==", primaryID: "p") == "data:application/x-mpegURL;base64,I0VYVE0zVQ==")
-        #expect(InterstitialRequestURL.assetList("DATA:application/json,{}", primaryID: "p", liveStartOffset: 3) == "DATA:application/json,{}")
+            InterstitialRequestURL.asset(
+                "https://a.example.com/ad.m3u8?_HLS_primary_id=old&x=1&_HLS_primary_id=older",
+                primaryID: "new"
+            )
+                == "https://a.example.com/ad.m3u8?_HLS_primary_id=new&x=1"
+        )
+        #expect(
+            InterstitialRequestURL.asset("https://a.example.com/ad.m3u8?", primaryID: "p")
+                == "https://a.example.com/ad.m3u8?_HLS_primary_id=p"
+        )
+        #expect(
+            InterstitialRequestURL.asset("data:application/x-mpegURL;base64,I0VYVE0zVQ==", primaryID: "p")
+                == "data:application/x-mpegURL;base64,I0VYVE0zVQ=="
+        )
+        #expect(
+            InterstitialRequestURL.assetList("DATA:application/json,{}", primaryID: "p", liveStartOffset: 3)
+                == "DATA:application/json,{}"
+        )
     }
 
     @Test func addsTheStartOffsetOnlyWhenGiven() {
         let list = "https://ads.example.com/pod.json?_HLS_interstitial_id=ad1"
         #expect(InterstitialRequestURL.assetList(list, primaryID: "P") == list + "&_HLS_primary_id=P")
-        #expect(InterstitialRequestURL.assetList(list, primaryID: "P", liveStartOffset: MediaTime("10.5")) == list + "&_HLS_primary_id=P&_HLS_start_offset=10.5")
-        #expect(InterstitialRequestURL.assetList(list, primaryID: "P", liveStartOffset: MediaTime(nanoseconds: -1)) == list + "&_HLS_primary_id=P")
+        #expect(
+            InterstitialRequestURL.assetList(list, primaryID: "P", liveStartOffset: MediaTime("10.5")) == list
+                + "&_HLS_primary_id=P&_HLS_start_offset=10.5"
+        )
+        #expect(
+            InterstitialRequestURL.assetList(list, primaryID: "P", liveStartOffset: MediaTime(nanoseconds: -1)) == list
+                + "&_HLS_primary_id=P"
+        )
     }
 
-    @Test(arguments: [("10.5", "10.5"), ("3", "3"), ("12.3456", "12.346"), ("0.0004", "0"), ("0.0005", "0.001"), ("7.100", "7.1"), ("0", "0")])
+    @Test(arguments: [
+        ("10.5", "10.5"), ("3", "3"), ("12.3456", "12.346"), ("0.0004", "0"), ("0.0005", "0.001"), ("7.100", "7.1"),
+        ("0", "0"),
+    ])
     func formatsStartOffsets(_ input: String, _ expected: String) throws {
         #expect(InterstitialRequestURL.startOffsetText(try #require(MediaTime(input))) == expected)
     }
 
     @Test func serversAddTheInterstitialID() {
-        #expect(InterstitialRequestURL.withInterstitialID("break 9/é", in: "https://ads.example.com/pod.json") == "https://ads.example.com/pod.json?_HLS_interstitial_id=break%209%2F%C3%A9")
+        #expect(
+            InterstitialRequestURL.withInterstitialID("break 9/é", in: "https://ads.example.com/pod.json")
+                == "https://ads.example.com/pod.json?_HLS_interstitial_id=break%209%2F%C3%A9"
+        )
         #expect(URIReference.percentEncodedQueryValue("a-Z_0.~&=+?#") == "a-Z_0.~%26%3D%2B%3F%23")
         #expect(URIReference.percentDecoded("break%209%2F%C3%A9%zz") == "break 9/é%zz")
         let items = URIReference.queryItems(of: "https://x/y?a=1&b&c=%20#f")

@@ -56,7 +56,10 @@ struct RuleFixture: CustomStringConvertible, Sendable {
     func badFixtureReportsExactlyItsRule(_ fixture: RuleFixture) throws {
         let diagnostics = try fixture.diagnostics()
         #expect(!diagnostics.isEmpty)
-        #expect(Set(diagnostics.map(\.rule.rawValue)) == [fixture.rule], "\(diagnostics.map(\.description).joined(separator: "\n"))")
+        #expect(
+            Set(diagnostics.map(\.rule.rawValue)) == [fixture.rule],
+            "\(diagnostics.map(\.description).joined(separator: "\n"))"
+        )
         if let rule = InterstitialRule(id: RuleID(fixture.rule)) {
             #expect(diagnostics.allSatisfy { $0.severity == rule.severity })
         }
@@ -71,7 +74,11 @@ struct RuleFixture: CustomStringConvertible, Sendable {
     @Test func everyRuleHasABadAndAGoodFixture() {
         let bad = Set(RuleFixture.all.filter(\.isBad).map(\.rule))
         let good = Set(RuleFixture.all.filter { !$0.isBad }.map(\.rule))
-        let expected = Set(InterstitialRule.all.map(\.id.rawValue) + ["HLS-ATTR-DUPLICATE", "HLS-ATTR-REQUIRED", "HLS-DATERANGE-NO-PDT"])
+        let expected = Set(
+            InterstitialRule.all.map(\.id.rawValue) + [
+                "HLS-ATTR-DUPLICATE", "HLS-ATTR-REQUIRED", "HLS-DATERANGE-NO-PDT",
+            ]
+        )
         #expect(bad == expected)
         #expect(good == expected)
         #expect(InterstitialRule.all.count == 34)

@@ -312,10 +312,16 @@ import Testing
     }
 
     @Test func relativeAssetURIIsReportedButStillScheduled() throws {
-        let text = Self.vod(Self.interstitial("rel", at: 10, "DURATION=5,X-RESUME-OFFSET=5,X-ASSET-URI=\"ad/main.m3u8\""))
+        let text = Self.vod(
+            Self.interstitial("rel", at: 10, "DURATION=5,X-RESUME-OFFSET=5,X-ASSET-URI=\"ad/main.m3u8\"")
+        )
         let schedule = try Self.schedule(text)
         #expect(schedule.event("rel")?.status == .scheduled)
-        #expect(InterstitialValidator().validate(playlist: text).contains { $0.rule == InterstitialRule.assetURIRelative.id })
+        #expect(
+            InterstitialValidator().validate(playlist: text).contains {
+                $0.rule == InterstitialRule.assetURIRelative.id
+            }
+        )
         #expect(!InterstitialRule.assetURIRelative.makesEventUnusable)
     }
 

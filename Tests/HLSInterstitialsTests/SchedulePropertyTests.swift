@@ -80,7 +80,11 @@ import Testing
         return events
     }
 
-    static func configuration(_ g: inout SeededGenerator, span: MediaTime, events: [InterstitialEvent]) -> Schedule.Configuration {
+    static func configuration(
+        _ g: inout SeededGenerator,
+        span: MediaTime,
+        events: [InterstitialEvent]
+    ) -> Schedule.Configuration {
         var configuration = Schedule.Configuration()
         switch Int.random(in: 0..<4, using: &g) {
         case 0: configuration.start = .beginning
@@ -92,7 +96,9 @@ import Testing
             configuration.playedEventIDs.insert(event.identifier)
         }
         for event in events where Int.random(in: 0..<4, using: &g) == 0 {
-            configuration.assetDurations[event.identifier] = [MediaTime(milliseconds: Int64.random(in: 0...20_000, using: &g))]
+            configuration.assetDurations[event.identifier] = [
+                MediaTime(milliseconds: Int64.random(in: 0...20_000, using: &g))
+            ]
         }
         return configuration
     }
@@ -113,7 +119,10 @@ import Testing
             #expect(item.playout.end >= item.playout.start, "seed \(seed): playout never runs backwards")
             #expect(item.integrated.start == integrated, "seed \(seed): integrated is contiguous")
             #expect(item.integrated.end >= item.integrated.start, "seed \(seed)")
-            #expect(item.integrated.end - item.integrated.start <= item.playout.end - item.playout.start, "seed \(seed)")
+            #expect(
+                item.integrated.end - item.integrated.start <= item.playout.end - item.playout.start,
+                "seed \(seed)"
+            )
             #expect(item.integrated.end <= item.playout.end, "seed \(seed): integrated never exceeds playout")
             #expect(ids.insert(item.id).inserted, "seed \(seed): identities are unique")
             if !item.isInterstitial { #expect(item.primary.end > item.primary.start, "seed \(seed)") }
@@ -136,7 +145,9 @@ import Testing
         // Shuffle, then put events sharing a start back in playlist order in the slots they hold.
         var shuffled = events.shuffled(using: &g)
         func key(_ e: InterstitialEvent) -> String {
-            e.cue == .none ? "\(playlist.time(at: e.date ?? ScheduleFixture.date(0)).map { e.date == nil ? e.time! : $0 }!)" : "\(e.cue)"
+            e.cue == .none
+                ? "\(playlist.time(at: e.date ?? ScheduleFixture.date(0)).map { e.date == nil ? e.time! : $0 }!)"
+                : "\(e.cue)"
         }
         var groups: [String: [InterstitialEvent]] = [:]
         for event in events { groups[key(event), default: []].append(event) }

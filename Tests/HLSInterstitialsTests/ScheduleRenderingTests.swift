@@ -20,10 +20,11 @@ import Testing
         #expect(object["primaryDuration"] as? Double == 30)
         let events = try #require(object["events"] as? [[String: Any]])
         let event = try #require(events.first)
-        for key in ["id", "startTime", "startDate", "cue", "duration", "resumeOffset", "resumeTime", "playoutLimit",
+        for key in [
+            "id", "startTime", "startDate", "cue", "duration", "resumeOffset", "resumeTime", "playoutLimit",
             "restrictions", "snap", "assetURI", "assetList", "timelineOccupies", "timelineStyle", "contentMayVary",
-            "skipControl", "userAttributes"]
-        {
+            "skipControl", "userAttributes",
+        ] {
             #expect(event.keys.contains(key), "events[].\(key)")
         }
         #expect(event["startDate"] as? String == "2022-06-06T18:30:05.000Z")

@@ -19,26 +19,28 @@ import Testing
 
     @Test func datesMapAcrossDiscontinuitiesAndGaps() throws {
         // Segment 1 is dated 4 s after segment 0 ends (a gap); segment 3 jumps back 1 s (overlap).
-        let playlist = try MediaPlaylist(parsing: """
-            #EXTM3U
-            #EXT-X-TARGETDURATION:6
-            #EXT-X-PLAYLIST-TYPE:VOD
-            #EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z
-            #EXTINF:6,
-            a.ts
-            #EXT-X-DISCONTINUITY
-            #EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:10.000Z
-            #EXTINF:6,
-            b.ts
-            #EXTINF:6,
-            c.ts
-            #EXT-X-DISCONTINUITY
-            #EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:21.000Z
-            #EXTINF:6,
-            d.ts
-            #EXT-X-ENDLIST
+        let playlist = try MediaPlaylist(
+            parsing: """
+                #EXTM3U
+                #EXT-X-TARGETDURATION:6
+                #EXT-X-PLAYLIST-TYPE:VOD
+                #EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:00.000Z
+                #EXTINF:6,
+                a.ts
+                #EXT-X-DISCONTINUITY
+                #EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:10.000Z
+                #EXTINF:6,
+                b.ts
+                #EXTINF:6,
+                c.ts
+                #EXT-X-DISCONTINUITY
+                #EXT-X-PROGRAM-DATE-TIME:2024-01-01T00:00:21.000Z
+                #EXTINF:6,
+                d.ts
+                #EXT-X-ENDLIST
 
-            """)
+                """
+        )
         let cases: [(Double, Double)] = [(3, 3), (8, 6), (12, 8), (21.5, 18.5), (26, 23)]
         let events = cases.enumerated().map { k, c in
             var event = InterstitialEvent(identifier: "e\(k)", date: ScheduleFixture.date(c.0))
@@ -70,22 +72,69 @@ import Testing
     }
 
     static let offsetCases: [OffsetCase] = [
-        OffsetCase(name: "VOD offsets add up", live: false, offsets: [5, 0, 3], durations: [10, 10, 10],
-            limits: [nil, nil, nil], cumulative: [5, 5, 8], sources: [.given, .given, .given]),
-        OffsetCase(name: "one absent offset is that event's duration", live: false, offsets: [0, nil, 0],
-            durations: [10, 15, 10], limits: [nil, nil, nil], cumulative: [0, 15, 15],
-            sources: [.given, .duration, .given]),
-        OffsetCase(name: "the playout limit when shorter", live: false, offsets: [nil], durations: [15],
-            limits: [12], cumulative: [12], sources: [.playoutLimit]),
-        OffsetCase(name: "a longer limit does not count", live: false, offsets: [nil], durations: [15],
-            limits: [20], cumulative: [15], sources: [.duration]),
-        OffsetCase(name: "unknown duration and no offset is 0", live: false, offsets: [nil, 4], durations: [nil, 10],
-            limits: [nil, nil], cumulative: [0, 4], sources: [.unknown, .given]),
-        OffsetCase(name: "negative offsets", live: false, offsets: [-3, 1], durations: [10, 10],
-            limits: [nil, nil], cumulative: [-3, -2], sources: [.given, .given]),
-        OffsetCase(name: "live: absent is the time spent, given adds", live: true, offsets: [nil, 0, nil],
-            durations: [15, 10, 20], limits: [nil, nil, 12], cumulative: [15, 15, 27],
-            sources: [.elapsed, .given, .elapsed]),
+        OffsetCase(
+            name: "VOD offsets add up",
+            live: false,
+            offsets: [5, 0, 3],
+            durations: [10, 10, 10],
+            limits: [nil, nil, nil],
+            cumulative: [5, 5, 8],
+            sources: [.given, .given, .given]
+        ),
+        OffsetCase(
+            name: "one absent offset is that event's duration",
+            live: false,
+            offsets: [0, nil, 0],
+            durations: [10, 15, 10],
+            limits: [nil, nil, nil],
+            cumulative: [0, 15, 15],
+            sources: [.given, .duration, .given]
+        ),
+        OffsetCase(
+            name: "the playout limit when shorter",
+            live: false,
+            offsets: [nil],
+            durations: [15],
+            limits: [12],
+            cumulative: [12],
+            sources: [.playoutLimit]
+        ),
+        OffsetCase(
+            name: "a longer limit does not count",
+            live: false,
+            offsets: [nil],
+            durations: [15],
+            limits: [20],
+            cumulative: [15],
+            sources: [.duration]
+        ),
+        OffsetCase(
+            name: "unknown duration and no offset is 0",
+            live: false,
+            offsets: [nil, 4],
+            durations: [nil, 10],
+            limits: [nil, nil],
+            cumulative: [0, 4],
+            sources: [.unknown, .given]
+        ),
+        OffsetCase(
+            name: "negative offsets",
+            live: false,
+            offsets: [-3, 1],
+            durations: [10, 10],
+            limits: [nil, nil],
+            cumulative: [-3, -2],
+            sources: [.given, .given]
+        ),
+        OffsetCase(
+            name: "live: absent is the time spent, given adds",
+            live: true,
+            offsets: [nil, 0, nil],
+            durations: [15, 10, 20],
+            limits: [nil, nil, 12],
+            cumulative: [15, 15, 27],
+            sources: [.elapsed, .given, .elapsed]
+        ),
     ]
 
     @Test(arguments: offsetCases)
@@ -137,12 +186,14 @@ import Testing
         #expect(schedule.event("capped")?.playoutDuration == 8)
         #expect(schedule.event("at-end")?.status == .scheduled)
         #expect(schedule.event("late")?.status == .afterPrimaryEnd)
-        #expect(rows(schedule) == [
-            "primary 0–6 0–6 0–6",
-            "capped 6–6 6–14 6–6",
-            "primary 6–30 14–38 6–30",
-            "at-end 30–30 38–48 30–30",
-        ])
+        #expect(
+            rows(schedule) == [
+                "primary 0–6 0–6 0–6",
+                "capped 6–6 6–14 6–6",
+                "primary 6–30 14–38 6–30",
+                "at-end 30–30 38–48 30–30",
+            ]
+        )
     }
 
     @Test func pointAndRangeOccupancy() throws {
@@ -151,31 +202,38 @@ import Testing
         range.timelineOccupancy = .range
         let point = Self.event("point", at: 3, duration: 4)
         let schedule = Schedule(primary: playlist, events: [range, point])
-        #expect(rows(schedule) == [
-            "primary 0–3 0–3 0–3",
-            "point 3–3 3–7 3–3",
-            "primary 3–12 7–16 3–12",
-            "range 12–22 16–26 12–22",
-            "primary 22–30 26–34 22–30",
-        ])
+        #expect(
+            rows(schedule) == [
+                "primary 0–3 0–3 0–3",
+                "point 3–3 3–7 3–3",
+                "primary 3–12 7–16 3–12",
+                "range 12–22 16–26 12–22",
+                "primary 22–30 26–34 22–30",
+            ]
+        )
         #expect(schedule.integratedDuration == 30)
     }
 
     @Test func negativeOffsetReplaysWithoutReplayingTheEvent() throws {
         let playlist = ScheduleFixture.uniform(count: 5, duration: 6)
         let schedule = Schedule(primary: playlist, events: [Self.event("recap", at: 12, duration: 5, offset: -4)])
-        #expect(rows(schedule) == [
-            "primary 0–12 0–12 0–12",
-            "recap 12–8 12–17 12–12",
-            "primary 8–30 17–39 12–34",
-        ])
+        #expect(
+            rows(schedule) == [
+                "primary 0–12 0–12 0–12",
+                "recap 12–8 12–17 12–12",
+                "primary 8–30 17–39 12–34",
+            ]
+        )
     }
 
     @Test func eventsInsideAReplacedSpanAreSkipped() throws {
         let playlist = ScheduleFixture.uniform(count: 5, duration: 6)
-        let schedule = Schedule(primary: playlist, events: [
-            Self.event("long", at: 5, duration: 10, offset: 15), Self.event("inside", at: 10),
-        ])
+        let schedule = Schedule(
+            primary: playlist,
+            events: [
+                Self.event("long", at: 5, duration: 10, offset: 15), Self.event("inside", at: 10),
+            ]
+        )
         #expect(schedule.event("inside")?.status == .skippedByResumption)
         #expect(rows(schedule) == ["primary 0–5 0–5 0–5", "long 5–20 5–15 5–5", "primary 20–30 15–25 5–15"])
     }

@@ -20,61 +20,85 @@ func rows(_ schedule: Schedule) -> [String] {
 
     static let vodCases: [Case] = [
         // WWDC22: "the first ad some 5 seconds into playback ... the second ad at 15 seconds".
-        Case(fixture: "seed-wwdc22-ads-at-5s-and-15s", rows: [
-            "primary 0–5 0–5 0–5",
-            "ad1 5–5 5–20 5–5",
-            "primary 5–15 20–30 5–15",
-            "ad2 15–15 30–45 15–15",
-            "primary 15–30 45–60 15–30",
-        ]),
+        Case(
+            fixture: "seed-wwdc22-ads-at-5s-and-15s",
+            rows: [
+                "primary 0–5 0–5 0–5",
+                "ad1 5–5 5–20 5–5",
+                "primary 5–15 20–30 5–15",
+                "ad2 15–15 30–45 15–15",
+                "primary 15–30 45–60 15–30",
+            ]
+        ),
         // WWDC21: the first ad at 5 seconds, the second at 10.
-        Case(fixture: "seed-wwdc21-ads-at-5s-and-10s", rows: [
-            "primary 0–5 0–5 0–5",
-            "ad1 5–5 5–20 5–5",
-            "primary 5–10 20–25 5–10",
-            "ad2 10–10 25–55 10–10",
-            "primary 10–30 55–75 10–30",
-        ]),
+        Case(
+            fixture: "seed-wwdc21-ads-at-5s-and-10s",
+            rows: [
+                "primary 0–5 0–5 0–5",
+                "ad1 5–5 5–20 5–5",
+                "primary 5–10 20–25 5–10",
+                "ad2 10–10 25–55 10–10",
+                "primary 10–30 55–75 10–30",
+            ]
+        ),
         // WWDC21: back-to-back ads share a START-DATE and play in playlist order; offsets 0 add up to 0.
-        Case(fixture: "seed-wwdc21-back-to-back-same-start", rows: [
-            "primary 0–5 0–5 0–5",
-            "ad1 5–5 5–20 5–5",
-            "ad2 5–5 20–30 5–5",
-            "primary 5–30 30–55 5–30",
-        ]),
+        Case(
+            fixture: "seed-wwdc21-back-to-back-same-start",
+            rows: [
+                "primary 0–5 0–5 0–5",
+                "ad1 5–5 5–20 5–5",
+                "ad2 5–5 20–30 5–5",
+                "primary 5–30 30–55 5–30",
+            ]
+        ),
         // WWDC21: replace an in-stream ad: resume offset = the stitched ad's duration (10 s).
-        Case(fixture: "seed-wwdc21-replace-stitched-ad", rows: [
-            "primary 0–5 0–5 0–5",
-            "replace-instream-ad 5–15 5–20 5–5",
-            "primary 15–35 20–40 5–25",
-        ]),
+        Case(
+            fixture: "seed-wwdc21-replace-stitched-ad",
+            rows: [
+                "primary 0–5 0–5 0–5",
+                "replace-instream-ad 5–15 5–20 5–5",
+                "primary 15–35 20–40 5–25",
+            ]
+        ),
         // WWDC22: replace a stitched-in ad with a resume offset equal to its duration (15.015 s).
-        Case(fixture: "seed-wwdc22-replace-stitched-ad", rows: [
-            "primary 0–10.01 0–10.01 0–10.01",
-            "replace-stitched 10.01–25.025 10.01–25.01 10.01–10.01",
-            "primary 25.025–45.045 25.01–45.03 10.01–30.03",
-        ]),
+        Case(
+            fixture: "seed-wwdc22-replace-stitched-ad",
+            rows: [
+                "primary 0–10.01 0–10.01 0–10.01",
+                "replace-stitched 10.01–25.025 10.01–25.01 10.01–10.01",
+                "primary 25.025–45.045 25.01–45.03 10.01–30.03",
+            ]
+        ),
         // WWDC21: an asset list pod with resume offset 0.
-        Case(fixture: "seed-wwdc21-asset-list", rows: [
-            "primary 0–5 0–5 0–5",
-            "pod1 5–5 5–35 5–5",
-            "primary 5–30 35–60 5–30",
-        ]),
+        Case(
+            fixture: "seed-wwdc21-asset-list",
+            rows: [
+                "primary 0–5 0–5 0–5",
+                "pod1 5–5 5–35 5–5",
+                "primary 5–30 35–60 5–30",
+            ]
+        ),
         // WWDC23: ten seconds of primary, two ten-second ads at 5 s.
-        Case(fixture: "seed-wwdc23-plans-abc", rows: [
-            "primary 0–5 0–5 0–5",
-            "ad1 5–5 5–15 5–5",
-            "ad2 5–5 15–25 5–5",
-            "primary 5–10 25–30 5–10",
-        ]),
+        Case(
+            fixture: "seed-wwdc23-plans-abc",
+            rows: [
+                "primary 0–5 0–5 0–5",
+                "ad1 5–5 5–15 5–5",
+                "ad2 5–5 15–25 5–5",
+                "primary 5–10 25–30 5–10",
+            ]
+        ),
         // WWDC22: a once-only pre-roll, a rating card once at 10 s, a post-roll.
-        Case(fixture: "seed-wwdc22-preroll-postroll-once", rows: [
-            "preroll 0–0 0–10 0–0",
-            "primary 0–10 10–20 0–10",
-            "rating-once 10–10 20–25 10–10",
-            "primary 10–30 25–45 10–30",
-            "postroll 30–30 45–60 30–30",
-        ]),
+        Case(
+            fixture: "seed-wwdc22-preroll-postroll-once",
+            rows: [
+                "preroll 0–0 0–10 0–0",
+                "primary 0–10 10–20 0–10",
+                "rating-once 10–10 20–25 10–10",
+                "primary 10–30 25–45 10–30",
+                "postroll 30–30 45–60 30–30",
+            ]
+        ),
     ]
 
     @Test(arguments: vodCases)
@@ -115,13 +139,17 @@ func rows(_ schedule: Schedule) -> [String] {
             primary: try ScheduleFixture.playlist("seed-wwdc22-preroll-postroll-once"),
             configuration: configuration
         )
-        #expect(rows(schedule) == [
-            "preroll 12–12 0–10 0–0",
-            "primary 12–30 10–28 0–18",
-            "postroll 30–30 28–43 18–18",
-        ])
+        #expect(
+            rows(schedule) == [
+                "preroll 12–12 0–10 0–0",
+                "primary 12–30 10–28 0–18",
+                "postroll 30–30 28–43 18–18",
+            ]
+        )
         #expect(schedule.event("rating-once")?.status == .beforeStart)
-        #expect(schedule.start == Schedule.StartPosition(requestedTime: 12, primaryTime: 12, prerollEventIDs: ["preroll"]))
+        #expect(
+            schedule.start == Schedule.StartPosition(requestedTime: 12, primaryTime: 12, prerollEventIDs: ["preroll"])
+        )
     }
 
     @Test func postRollWaitsForTheEndOfALivePrimary() throws {
@@ -139,7 +167,10 @@ func rows(_ schedule: Schedule) -> [String] {
     @Test func planBWithoutInterstitialsIsThePrimaryAlone() throws {
         var configuration = Schedule.Configuration()
         configuration.handlesInterstitialEvents = false
-        let schedule = Schedule(primary: try ScheduleFixture.playlist("seed-wwdc23-plans-abc"), configuration: configuration)
+        let schedule = Schedule(
+            primary: try ScheduleFixture.playlist("seed-wwdc23-plans-abc"),
+            configuration: configuration
+        )
         #expect(rows(schedule) == ["primary 0–10 0–10 0–10"])
         #expect(schedule.events.allSatisfy { $0.status == .disabled })
     }
@@ -206,11 +237,13 @@ func rows(_ schedule: Schedule) -> [String] {
         #expect(event.duration == 15)
         #expect(event.playoutDuration == 12)
         #expect(event.resumeTime == 24)
-        #expect(rows(schedule) == [
-            "primary 0–12 0–12 0–12",
-            "break-1 12–24 12–24 12–12",
-            "primary 24–36 24–36 12–24",
-        ])
+        #expect(
+            rows(schedule) == [
+                "primary 0–12 0–12 0–12",
+                "break-1 12–24 12–24 12–12",
+                "primary 24–36 24–36 12–24",
+            ]
+        )
     }
 
     @Test func earlyReturnReloadsUpdateLikeAFreshBuild() throws {
@@ -246,4 +279,3 @@ func rows(_ schedule: Schedule) -> [String] {
         #expect(boundaries.contains(event.resumeTime!))
     }
 }
-

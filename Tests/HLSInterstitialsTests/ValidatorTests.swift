@@ -13,7 +13,11 @@ import Testing
         let found = try #require(line.firstRange(of: "X-ASSET-URI="))
         let column = line.utf8.distance(from: line.startIndex, to: found.lowerBound) + 1
         #expect(diagnostic.location == SourceLocation(file: path, line: 8, column: column))
-        #expect(diagnostic.description.hasPrefix("\(path):8:\(column): error[INT-ASSET-URI-RELATIVE]: X-ASSET-URI \"ads/ad1/main.m3u8\""))
+        #expect(
+            diagnostic.description.hasPrefix(
+                "\(path):8:\(column): error[INT-ASSET-URI-RELATIVE]: X-ASSET-URI \"ads/ad1/main.m3u8\""
+            )
+        )
     }
 
     @Test func mergesParserDiagnosticsInLocationOrder() {
@@ -30,7 +34,11 @@ import Testing
 
             """
         let diagnostics = InterstitialValidator().validate(playlist: text, file: "p.m3u8")
-        #expect(diagnostics.map(\.rule.rawValue) == ["HLS-ATTR-DUPLICATE", "INT-ASSET-URI-RELATIVE", "INT-PLAYOUT-LIMIT-VALUE"])
+        #expect(
+            diagnostics.map(\.rule.rawValue) == [
+                "HLS-ATTR-DUPLICATE", "INT-ASSET-URI-RELATIVE", "INT-PLAYOUT-LIMIT-VALUE",
+            ]
+        )
         #expect(diagnostics.map(\.location.line) == [6, 7, 7])
         #expect(diagnostics[1].location.column < diagnostics[2].location.column)
     }
@@ -60,7 +68,10 @@ import Testing
         #expect(InterstitialValidator().validate(playlist: Fixture.bytes(path), file: path).isEmpty)
     }
 
-    @Test(arguments: ["playlists/spec-d6-interstitial-daterange.m3u8", "playlists/seed-wwdc21-ads-at-5s-and-10s.m3u8", "playlists/llhls-delta-update-skip-dateranges.m3u8"])
+    @Test(arguments: [
+        "playlists/spec-d6-interstitial-daterange.m3u8", "playlists/seed-wwdc21-ads-at-5s-and-10s.m3u8",
+        "playlists/llhls-delta-update-skip-dateranges.m3u8",
+    ])
     func realPlaylistsHaveNoErrors(_ path: String) {
         let diagnostics = InterstitialValidator().validate(playlist: Fixture.bytes(path), file: path)
         #expect(diagnostics.filter { $0.severity == .error }.isEmpty, "\(diagnostics)")
@@ -69,7 +80,10 @@ import Testing
     @Test func notesCanBeTurnedOff() {
         let path = "interstitial-rules/INT-DURATION-UNKNOWN.bad.m3u8"
         #expect(InterstitialValidator().validate(playlist: Fixture.bytes(path)).map(\.severity) == [.note])
-        #expect(InterstitialValidator(configuration: .init(includesNotes: false)).validate(playlist: Fixture.bytes(path)).isEmpty)
+        #expect(
+            InterstitialValidator(configuration: .init(includesNotes: false)).validate(playlist: Fixture.bytes(path))
+                .isEmpty
+        )
     }
 
     @Test func presentationDiagnosticsNameThePlaylist() throws {

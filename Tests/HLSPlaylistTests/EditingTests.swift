@@ -69,19 +69,28 @@ import Testing
         #expect(changed == [7])
         #expect(
             after[7]
-                == #"#EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2021-01-04T05:00:09.000Z",DURATION=15,X-ASSET-LIST="list.json",X-PLAYOUT-LIMIT=12"# + "\r"
+                == #"#EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2021-01-04T05:00:09.000Z",DURATION=15,X-ASSET-LIST="list.json",X-PLAYOUT-LIMIT=12"#
+                + "\r"
         )
         #expect(playlist.dateRanges[0].dateRange.attributes["X-PLAYOUT-LIMIT"]?.decimal == 12)
     }
 
     @Test func insertingKeepsLineEndingsAndMissingFinalNewline() throws {
         var playlist = try MediaPlaylist(parsing: Self.live)
-        let range = DateRange(id: "ad2", startDate: DateTime(iso8601: "2021-01-04T05:00:13.000Z"), class: DateRange.interstitialClass)
+        let range = DateRange(
+            id: "ad2",
+            startDate: DateTime(iso8601: "2021-01-04T05:00:13.000Z"),
+            class: DateRange.interstitialClass
+        )
         playlist.insertDateRange(range, at: 2)
         playlist.appendSegment(uri: "seg103.ts", duration: 6)
         let text = playlist.text
         #expect(text.hasSuffix("seg102.ts\r\n#EXTINF:6.000,\r\nseg103.ts"))
-        #expect(text.contains("\r\n#EXT-X-DATERANGE:ID=\"ad2\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2021-01-04T05:00:13.000Z\"\r\n#EXTINF:6.000,\r\nseg102.ts"))
+        #expect(
+            text.contains(
+                "\r\n#EXT-X-DATERANGE:ID=\"ad2\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2021-01-04T05:00:13.000Z\"\r\n#EXTINF:6.000,\r\nseg102.ts"
+            )
+        )
         #expect(playlist.segments.count == 4)
         #expect(playlist.dateRanges.map(\.position) == [1, 2])
         #expect(text.contains("# a comment the editor must keep\r\n"))
@@ -106,14 +115,19 @@ import Testing
 
     @Test func rewritesURIsAndAddsProgramDateTime() throws {
         var playlist = try MediaPlaylist(
-            parsing: "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin\"\n#EXTINF:4,\na.ts\n#EXT-X-DISCONTINUITY\n#EXTINF:4,\nb.ts\n#EXT-X-ENDLIST\n"
+            parsing:
+                "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-KEY:METHOD=AES-128,URI=\"key.bin\"\n#EXTINF:4,\na.ts\n#EXT-X-DISCONTINUITY\n#EXTINF:4,\nb.ts\n#EXT-X-ENDLIST\n"
         )
         playlist.rewriteURIs { "https://origin.example/" + $0 }
         #expect(playlist.segments.map(\.uri) == ["https://origin.example/a.ts", "https://origin.example/b.ts"])
         #expect(playlist.segments[0].key?["URI"]?.quotedString == "https://origin.example/key.bin")
         let added = playlist.addProgramDateTimeIfMissing(startingAt: DateTime(iso8601: "2000-01-01T00:00:00Z")!)
         #expect(added)
-        #expect(playlist.segments.map(\.programDateTime?.iso8601) == ["2000-01-01T00:00:00.000Z", "2000-01-01T00:00:04.000Z"])
+        #expect(
+            playlist.segments.map(\.programDateTime?.iso8601) == [
+                "2000-01-01T00:00:00.000Z", "2000-01-01T00:00:04.000Z",
+            ]
+        )
         let addedAgain = playlist.addProgramDateTimeIfMissing(startingAt: DateTime(millisecondsSince1970: 0))
         #expect(!addedAgain)
         #expect(playlist.diagnose().filter { $0.severity == .error }.isEmpty)
@@ -161,10 +175,12 @@ import Testing
     @Test func extrapolatesDatesForwardAndBackward() throws {
         let playlist = try MediaPlaylist(parsing: Self.text)
         let dates = playlist.segments.map { $0.date?.iso8601 }
-        #expect(dates == [
-            "2021-01-04T04:59:56.000Z", "2021-01-04T05:00:00.000Z", "2021-01-04T05:00:04.000Z",
-            "2021-01-04T05:01:48.000Z", "2021-01-04T05:01:50.000Z",
-        ])
+        #expect(
+            dates == [
+                "2021-01-04T04:59:56.000Z", "2021-01-04T05:00:00.000Z", "2021-01-04T05:00:04.000Z",
+                "2021-01-04T05:01:48.000Z", "2021-01-04T05:01:50.000Z",
+            ]
+        )
         #expect(playlist.segments[0].programDateTime == nil)
         #expect(playlist.date(at: MediaTime("6.5")!)?.iso8601 == "2021-01-04T05:00:02.500Z")
         #expect(playlist.date(at: 30)?.iso8601 == "2021-01-04T05:02:04.000Z")

@@ -29,7 +29,11 @@ enum ExternalTools {
         process.waitUntilExit()
         try? errorHandle.close()
         let errors = (try? Data(contentsOf: errorFile)) ?? Data()
-        return Result(status: process.terminationStatus, stdout: output, stderr: String(decoding: errors, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus,
+            stdout: output,
+            stderr: String(decoding: errors, as: UTF8.self)
+        )
     }
 
     static func available(_ check: [String]) -> Bool {

@@ -54,7 +54,11 @@ import Testing
         #expect(ranges.map(\.position) == [0, 4])
         #expect(ranges[0].dateRange.isInterstitial)
         #expect(ranges[0].dateRange.duration == 15)
-        #expect(ranges[0].dateRange.clientAttributes.map(\.name) == ["X-ASSET-URI", "X-RESUME-OFFSET", "X-COM-EXAMPLE-BEACON"])
+        #expect(
+            ranges[0].dateRange.clientAttributes.map(\.name) == [
+                "X-ASSET-URI", "X-RESUME-OFFSET", "X-COM-EXAMPLE-BEACON",
+            ]
+        )
         #expect(ranges[0].dateRange.attributes["X-RESUME-OFFSET"]?.signedDecimal == .zero)
     }
 
@@ -90,7 +94,8 @@ import Testing
 
     @Test func attributeListsKeepOrderSpellingAndTypes() throws {
         let list = try AttributeList(
-            parsing: #"ID="a",X-Z="q",DURATION=15.5,X-HEX=0xA1b2,X-NEG=-2.5,RESOLUTION=640x360,METHOD=AES-128,X-A="SKIP,JUMP""#
+            parsing:
+                #"ID="a",X-Z="q",DURATION=15.5,X-HEX=0xA1b2,X-NEG=-2.5,RESOLUTION=640x360,METHOD=AES-128,X-A="SKIP,JUMP""#
         )
         #expect(list.names == ["ID", "X-Z", "DURATION", "X-HEX", "X-NEG", "RESOLUTION", "METHOD", "X-A"])
         #expect(list["DURATION"]?.decimal == MediaTime("15.5"))
@@ -147,16 +152,22 @@ import Testing
             Issue.record("unexpected \(error)")
         }
         // The 41st name repeating the 1st, and the 33rd repeating the 40th, are found too.
-        #expect(throws: PlaylistParsingError.self) { try AttributeList(parsing: Self.longAttributeList(then: "X-A00=2")) }
-        #expect(throws: PlaylistParsingError.self) { try AttributeList(parsing: Self.longAttributeList(then: "X-A39=2")) }
+        #expect(throws: PlaylistParsingError.self) {
+            try AttributeList(parsing: Self.longAttributeList(then: "X-A00=2"))
+        }
+        #expect(throws: PlaylistParsingError.self) {
+            try AttributeList(parsing: Self.longAttributeList(then: "X-A39=2"))
+        }
         // 41 distinct names are fine.
         let list = try? AttributeList(parsing: Self.longAttributeList(then: "X-B=2"))
         #expect(list?.count == 41)
     }
 
     @Test func lenientParseReportsADuplicatePastThe32ndAttribute() {
-        let tag = "#EXT-X-DATERANGE:ID=\"d\",START-DATE=\"2021-01-04T05:00:00Z\"," + Self.longAttributeList(then: "X-A39=2")
-        let text = "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2021-01-04T05:00:00Z\n\(tag)\n#EXTINF:6,\nseg0.ts\n#EXT-X-ENDLIST\n"
+        let tag =
+            "#EXT-X-DATERANGE:ID=\"d\",START-DATE=\"2021-01-04T05:00:00Z\"," + Self.longAttributeList(then: "X-A39=2")
+        let text =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:6\n#EXT-X-PROGRAM-DATE-TIME:2021-01-04T05:00:00Z\n\(tag)\n#EXTINF:6,\nseg0.ts\n#EXT-X-ENDLIST\n"
         let result = PlaylistParser.parse(Array(text.utf8), options: .init(mode: .lenient, file: "long.m3u8"))
         let duplicates = result.diagnostics.filter { $0.rule == .duplicateAttribute }
         #expect(duplicates.count == 1)

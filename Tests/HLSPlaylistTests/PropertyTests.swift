@@ -4,13 +4,17 @@ import Testing
 
 /// Random well-formed playlists, written with the spec's tolerated variations.
 enum PlaylistGenerator {
-    static func mediaPlaylist(_ rng: inout SeededGenerator) -> (text: String, durations: [MediaTime], uris: [String], ids: [String]) {
+    static func mediaPlaylist(
+        _ rng: inout SeededGenerator
+    ) -> (text: String, durations: [MediaTime], uris: [String], ids: [String]) {
         let eol = Bool.random(using: &rng) ? "\n" : "\r\n"
         let target = Int.random(in: 2...10, using: &rng)
         var lines = ["#EXTM3U"]
         if Bool.random(using: &rng) { lines.append("#EXT-X-VERSION:\(Int.random(in: 3...10, using: &rng))") }
         lines.append("#EXT-X-TARGETDURATION:\(target)")
-        if Bool.random(using: &rng) { lines.append("#EXT-X-MEDIA-SEQUENCE:\(Int.random(in: 0...100_000, using: &rng))") }
+        if Bool.random(using: &rng) {
+            lines.append("#EXT-X-MEDIA-SEQUENCE:\(Int.random(in: 0...100_000, using: &rng))")
+        }
         var date = DateTime(millisecondsSince1970: Int64.random(in: 1_500_000_000_000...1_800_000_000_000, using: &rng))
         lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date.iso8601)")
         var durations: [MediaTime] = []
@@ -27,7 +31,8 @@ enum PlaylistGenerator {
                 let id = "dr-\(k)"
                 ids.append(id)
                 var attributes = [
-                    "ID=\"\(id)\"", "START-DATE=\"\((date + MediaTime(seconds: Int.random(in: 0...30, using: &rng))).iso8601)\"",
+                    "ID=\"\(id)\"",
+                    "START-DATE=\"\((date + MediaTime(seconds: Int.random(in: 0...30, using: &rng))).iso8601)\"",
                 ]
                 if Bool.random(using: &rng) { attributes.append("CLASS=\"com.apple.hls.interstitial\"") }
                 if Bool.random(using: &rng) { attributes.append("DURATION=\(Int.random(in: 1...60, using: &rng)).5") }
@@ -41,7 +46,9 @@ enum PlaylistGenerator {
             let millis = Int.random(in: 100...(target * 1000), using: &rng)
             let duration = MediaTime(milliseconds: Int64(millis))
             let places = Int.random(in: 3...6, using: &rng)
-            lines.append("#EXTINF:\(duration.decimalString(places: places)),\(Bool.random(using: &rng) ? "title \(k), with comma" : "")")
+            lines.append(
+                "#EXTINF:\(duration.decimalString(places: places)),\(Bool.random(using: &rng) ? "title \(k), with comma" : "")"
+            )
             let uri = "seg-\(k).ts?q=\(Int.random(in: 0...9, using: &rng))"
             lines.append(uri)
             durations.append(duration)

@@ -46,7 +46,10 @@ enum CLI {
 }
 
 @Suite struct FormatCommandTests {
-    @Test(arguments: ["Examples/vod-interstitials.m3u8", "Examples/multivariant.m3u8", "Tests/Fixtures/playlists/odd-crlf-line-endings.m3u8"])
+    @Test(arguments: [
+        "Examples/vod-interstitials.m3u8", "Examples/multivariant.m3u8",
+        "Tests/Fixtures/playlists/odd-crlf-line-endings.m3u8",
+    ])
     func formatPrintsTheInputByteForByte(_ path: String) throws {
         let input = [UInt8](try Data(contentsOf: CLI.repository.appendingPathComponent(path)))
         let result = try CLI.run(["format", path])
@@ -86,7 +89,9 @@ final class StaticServer {
     init?(directory: URL) {
         let out = Pipe()
         self.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        self.process.arguments = ["python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]
+        self.process.arguments = [
+            "python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path,
+        ]
         self.process.standardOutput = out
         self.process.standardError = FileHandle.nullDevice
         do { try self.process.run() } catch { return nil }
@@ -125,7 +130,9 @@ final class StaticServer {
         let server = try #require(StaticServer(directory: CLI.repository.appendingPathComponent("Examples")))
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)/vod-interstitials.m3u8"
-        let expected = [UInt8](try Data(contentsOf: CLI.repository.appendingPathComponent("Examples/vod-interstitials.m3u8")))
+        let expected = [UInt8](
+            try Data(contentsOf: CLI.repository.appendingPathComponent("Examples/vod-interstitials.m3u8"))
+        )
         let result = try CLI.run(["format", url])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == expected)

@@ -148,7 +148,10 @@ struct InputAndNetworkTests {
         #expect(result.stderr.contains("--timeout takes seconds from 0.001 to 3600"), "\(value): \(result.stderr)")
     }
 
-    @Test(arguments: ["-1", "-0", "nan", "inf", "1e308", "1e3", "0x10", "1000000000.001", "1234567890123456789012345678901234567890", " 5"])
+    @Test(arguments: [
+        "-1", "-0", "nan", "inf", "1e308", "1e3", "0x10", "1000000000.001", "1234567890123456789012345678901234567890",
+        " 5",
+    ])
     func skipTimeOutsideItsRangeIsRefused(_ value: String) throws {
         let result = try CLI.run(["play", "http://127.0.0.1:1/main.m3u8", "--skip=\(value)"])
         #expect(result.status != 0, "\(value)")

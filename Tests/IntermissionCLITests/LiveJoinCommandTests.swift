@@ -58,7 +58,9 @@ struct LiveJoinCommandTests {
         func events(_ name: String) -> [[String: Any]] { entries.filter { $0["event"] as? String == name } }
 
         let listRequest = try #require(
-            events("request").first { ($0["url"] as? String)?.contains("/v1/asset-lists/live-join/auto-0.json") == true },
+            events("request").first {
+                ($0["url"] as? String)?.contains("/v1/asset-lists/live-join/auto-0.json") == true
+            },
             "no asset-list request\n\(text)"
         )
         // 12 s in when the player's first playlist read comes within 1.7 s of its launch; on a
@@ -78,7 +80,10 @@ struct LiveJoinCommandTests {
         // `primaryTime` and how far into the event it is as `joinedAt`); it plays the last
         // 20 - offset seconds of the list (8 s when it joined 12 s in) and resumes the primary at
         // the break's start plus its 20 s.
-        let paused = try #require(events("currentEventDidChange").first { $0["eventID"] as? String == "auto-0" }, "\(text)")
+        let paused = try #require(
+            events("currentEventDidChange").first { $0["eventID"] as? String == "auto-0" },
+            "\(text)"
+        )
         let resumed = try #require(events("primaryResumed").first, "no resume\n\(text)")
         let joinPoint = try #require(paused["primaryTime"] as? Double)
         #expect(paused["joinedAt"] as? Double == offset, "\(paused)")

@@ -32,7 +32,11 @@ import FoundationXML
         #expect(midroll["restrictions"] as? [String] == ["SKIP", "JUMP"])
         #expect((midroll["userAttributes"] as? [String: Any])?["X-COM-EXAMPLE-BEACON"] != nil)
         let timeline = try #require(object["timeline"] as? [[String: Any]])
-        #expect(timeline.map { $0["kind"] as? String } == ["interstitial", "primary", "interstitial", "interstitial", "primary", "interstitial"])
+        #expect(
+            timeline.map { $0["kind"] as? String } == [
+                "interstitial", "primary", "interstitial", "interstitial", "primary", "interstitial",
+            ]
+        )
         #expect(timeline.map { $0["playoutStart"] as? Double } == [0, 15, 45, 60, 80, 110])
         #expect(timeline.last?["playoutEnd"] as? Double == 120)
         #expect(timeline[1]["integratedEnd"] as? Double == 30)
@@ -75,7 +79,9 @@ import FoundationXML
         let svg = folder.appendingPathComponent("picture.svg")
         let result = try CLI.run(["schedule", playlist.path, "--svg", svg.path])
         #expect(result.status == 0, "\(result.stderr)")
-        return (String(decoding: result.stdout, as: UTF8.self), String(decoding: try Data(contentsOf: svg), as: UTF8.self))
+        return (
+            String(decoding: result.stdout, as: UTF8.self), String(decoding: try Data(contentsOf: svg), as: UTF8.self)
+        )
     }
 
     @Test func tableHasOneRowPerItem() throws {

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// What `intermission serve` logs about an upstream never carries the user, password or query of
 /// its configured URL.
@@ -31,7 +32,10 @@ struct ServeLogCommandTests {
         let (body, response) = try await URLSession.shared.data(from: url)
         #expect((response as? HTTPURLResponse)?.statusCode == 502)
         let answer = String(decoding: body, as: UTF8.self)
-        let logged = try #require(try await server.firstLog(matching: "[^\\n]*upstream failed"), "nothing logged\n\(server.text)")
+        let logged = try #require(
+            try await server.firstLog(matching: "[^\\n]*upstream failed"),
+            "nothing logged\n\(server.text)"
+        )
         #expect(logged.contains("REDACTED@127.0.0.1:9/live/main.m3u8?REDACTED"), "\(logged)")
         for text in [server.text, answer] {
             #expect(!text.contains("pa55word") && !text.contains("s3cr3t") && !text.contains("operator"), "\(text)")

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Testing
 
 /// The README's main job, end to end through the built binary: `intermission serve --demo`, then
 /// `intermission play` against it, then SIGTERM.
@@ -23,13 +24,19 @@ struct ServePlayCommandTests {
         let played = try CLI.run(["play", url, "--speed", "20", "--json"])
         #expect(played.status == 0, "\(played.stderr)")
         let entries = jsonLines(played.stdout)
-        let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["eventID"] as? String }
+        let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap {
+            $0["eventID"] as? String
+        }
         #expect(started == ["preroll", "midroll-1", "midroll-2", "postroll"])
-        let finished = entries.filter { $0["event"] as? String == "eventDidFinish" }.compactMap { $0["eventID"] as? String }
+        let finished = entries.filter { $0["event"] as? String == "eventDidFinish" }.compactMap {
+            $0["eventID"] as? String
+        }
         #expect(finished == ["preroll", "midroll-1", "midroll-2", "postroll"])
         // The first breaks are filled (later ones may be empty: the repeat window is wall-clock time).
         let lists = Dictionary(
-            entries.filter { $0["event"] as? String == "assetListLoaded" }.map { ($0["eventID"] as? String ?? "", $0["assets"] as? Int ?? -1) },
+            entries.filter { $0["event"] as? String == "assetListLoaded" }.map {
+                ($0["eventID"] as? String ?? "", $0["assets"] as? Int ?? -1)
+            },
             uniquingKeysWith: { first, _ in first }
         )
         #expect(lists["preroll"] == 1)
@@ -45,7 +52,9 @@ struct ServePlayCommandTests {
         // Requests on the clock: a skip and rate 2 inside the pre-roll (SKIP: both refused), a seek
         // from 15 s to 50 s across both JUMP mid-rolls (the one nearest the target plays first), a
         // stop at 30.
-        let steered = try CLI.run(["play", url, "--speed", "20", "--json", "--skip", "3", "--rate", "2@5", "--seek", "50@25", "--until", "30"])
+        let steered = try CLI.run([
+            "play", url, "--speed", "20", "--json", "--skip", "3", "--rate", "2@5", "--seek", "50@25", "--until", "30",
+        ])
         #expect(steered.status == 0, "\(steered.stderr)")
         let steeredLog = jsonLines(steered.stdout)
         let skipRefused = try #require(steeredLog.first { $0["event"] as? String == "skipRefused" })
@@ -55,7 +64,11 @@ struct ServePlayCommandTests {
         #expect(refused["rate"] as? Double == 2)
         let seek = try #require(steeredLog.first { $0["event"] as? String == "seekResolved" })
         #expect(seek["target"] as? Double == 50)
-        #expect(steeredLog.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["eventID"] as? String }.prefix(2) == ["preroll", "midroll-2"])
+        #expect(
+            steeredLog.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap {
+                $0["eventID"] as? String
+            }.prefix(2) == ["preroll", "midroll-2"]
+        )
         #expect(steeredLog.compactMap { $0["t"] as? Double }.allSatisfy { $0 <= 30.5 })
         #expect(!steeredLog.contains { $0["event"] as? String == "ended" })
 
@@ -85,7 +98,9 @@ struct ServeShutdownTests {
         defer { try? FileManager.default.removeItem(at: marker) }
         let upstream = Process()
         upstream.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        upstream.arguments = ["python3", "-u", "-c", """
+        upstream.arguments = [
+            "python3", "-u", "-c",
+            """
             import http.server, time
             class Slow(http.server.BaseHTTPRequestHandler):
                 def do_GET(self):
@@ -102,18 +117,26 @@ struct ServeShutdownTests {
             server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
             print(server.server_address[1], flush=True)
             server.serve_forever()
-            """]
+            """,
+        ]
         let portPipe = Pipe()
         upstream.standardOutput = portPipe
         try upstream.run()
         defer { kill(upstream.processIdentifier, SIGKILL) }
-        let upstreamPort = try #require(Int(String(decoding: portPipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let upstreamPort = try #require(
+            Int(
+                String(decoding: portPipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(
+                    in: .whitespacesAndNewlines
+                )
+            )
+        )
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shutdown-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("serve.yaml")
-        try Data("""
+        try Data(
+            """
             server:
               port: 0
               database: "memory:"
@@ -121,7 +144,8 @@ struct ServeShutdownTests {
               - id: slow
                 upstream: http://127.0.0.1:\(upstreamPort)/live.m3u8
 
-            """.utf8).write(to: config)
+            """.utf8
+        ).write(to: config)
         let server = try ServeProcess(["serve", "--config", config.path])
         defer { server.kill() }
         let address = try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/live/slow/main\.m3u8"#)

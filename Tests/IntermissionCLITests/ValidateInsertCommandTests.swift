@@ -31,14 +31,16 @@ import Testing
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
-        let tag = #"#EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2025-01-01T00:00:04.000Z",DURATION=10,X-ASSET-URI="https://ads.example/ad1.m3u8",X-RESUME-OFFSET=0"#
+        let tag =
+            #"#EXT-X-DATERANGE:ID="ad1",CLASS="com.apple.hls.interstitial",START-DATE="2025-01-01T00:00:04.000Z",DURATION=10,X-ASSET-URI="https://ads.example/ad1.m3u8",X-RESUME-OFFSET=0"#
         func media(_ withTag: Bool) -> String {
             "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n"
                 + (withTag ? tag + "\n" : "") + "#EXTINF:4,\na.ts\n#EXTINF:4,\nb.ts\n#EXT-X-ENDLIST\n"
         }
         try media(true).write(to: dir.appendingPathComponent("hi.m3u8"), atomically: true, encoding: .utf8)
         try media(false).write(to: dir.appendingPathComponent("lo.m3u8"), atomically: true, encoding: .utf8)
-        let main = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\nhi.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nlo.m3u8\n"
+        let main =
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\nhi.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nlo.m3u8\n"
         try main.write(to: dir.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
         let result = try CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
         #expect(result.status == 1)
@@ -57,7 +59,8 @@ import Testing
 }
 
 @Suite struct InsertCommandTests {
-    static let plain = "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n# keep me\n#EXTINF:4.000,\na.ts\n#EXTINF:4.000,\nb.ts\n#EXTINF:4.000,\nc.ts\n#EXT-X-ENDLIST\n"
+    static let plain =
+        "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n# keep me\n#EXTINF:4.000,\na.ts\n#EXTINF:4.000,\nb.ts\n#EXTINF:4.000,\nc.ts\n#EXT-X-ENDLIST\n"
 
     @Test func insertsAValidTagAndAddsProgramDateTime() throws {
         let result = try CLI.run(
@@ -92,15 +95,24 @@ import Testing
 
     @Test func refusesDuplicateIDAndBadArguments() throws {
         let once = try CLI.run(
-            ["insert", "-", "--id", "x", "--start", "1", "--asset-list", "list.json"], stdin: Array(Self.plain.utf8)
+            ["insert", "-", "--id", "x", "--start", "1", "--asset-list", "list.json"],
+            stdin: Array(Self.plain.utf8)
         )
         #expect(once.status == 0, "\(once.stderr)")
-        let twice = try CLI.run(["insert", "-", "--id", "x", "--start", "2", "--asset-list", "list.json"], stdin: once.stdout)
+        let twice = try CLI.run(
+            ["insert", "-", "--id", "x", "--start", "2", "--asset-list", "list.json"],
+            stdin: once.stdout
+        )
         #expect(twice.status == 1)
         #expect(twice.stderr.contains("x"))
-        let both = try CLI.run(["insert", "-", "--id", "y", "--start", "1", "--asset-list", "l.json", "--asset-uri", "https://a/b.m3u8"])
+        let both = try CLI.run([
+            "insert", "-", "--id", "y", "--start", "1", "--asset-list", "l.json", "--asset-uri", "https://a/b.m3u8",
+        ])
         #expect(both.status != 0)
-        let relative = try CLI.run(["insert", "-", "--id", "y", "--start", "1", "--asset-uri", "ad.m3u8"], stdin: Array(Self.plain.utf8))
+        let relative = try CLI.run(
+            ["insert", "-", "--id", "y", "--start", "1", "--asset-uri", "ad.m3u8"],
+            stdin: Array(Self.plain.utf8)
+        )
         #expect(relative.status == 1)
     }
 
@@ -111,7 +123,8 @@ import Testing
         try Self.plain.write(to: dir.appendingPathComponent("v/hi.m3u8"), atomically: true, encoding: .utf8)
         try Self.plain.replacingOccurrences(of: ".ts", with: "-lo.ts")
             .write(to: dir.appendingPathComponent("v/lo.m3u8"), atomically: true, encoding: .utf8)
-        let main = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\nv/hi.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nv/lo.m3u8\n"
+        let main =
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\nv/hi.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nv/lo.m3u8\n"
         try main.write(to: dir.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
         let result = try CLI.run([
             "insert", dir.appendingPathComponent("main.m3u8").path, "--id", "mid", "--start", "2025-01-01T00:00:06Z",

@@ -99,7 +99,9 @@ extension InterstitialEvent {
             }
         }
         let cueName: AttributeName = a.contains(.cue) ? .cue : .legacyCue
-        if let cue = value(cueName)?.stringList, cue.contains(AttributeName.Value.pre), cue.contains(AttributeName.Value.post) {
+        if let cue = value(cueName)?.stringList, cue.contains(AttributeName.Value.pre),
+            cue.contains(AttributeName.Value.post)
+        {
             add(
                 .cuePreAndPost,
                 cueName,

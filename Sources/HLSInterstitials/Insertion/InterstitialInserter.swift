@@ -110,7 +110,11 @@ public struct InterstitialInserter: Sendable {
     /// ``InterstitialValidator`` or the parser (for example no asset, a relative `X-ASSET-URI`, two
     /// asset URIs, or a `"` in a value); ``InsertionError/Code/noSegments`` when the start cannot be
     /// placed.
-    public func insert(_ event: InterstitialEvent, into playlist: MediaPlaylist, file: String? = nil) throws
+    public func insert(
+        _ event: InterstitialEvent,
+        into playlist: MediaPlaylist,
+        file: String? = nil
+    ) throws
         -> MediaPlaylist
     {
         if let existing = playlist.dateRanges.first(where: { $0.dateRange.attributes[.id]?.text == event.identifier }) {
@@ -123,7 +127,8 @@ public struct InterstitialInserter: Sendable {
         if event.assetURIs.count > 1 {
             throw InsertionError(
                 code: .invalidEvent,
-                message: "an interstitial tag carries one X-ASSET-URI, but the event has \(event.assetURIs.count) asset URIs; serve them in an asset list (X-ASSET-LIST)",
+                message:
+                    "an interstitial tag carries one X-ASSET-URI, but the event has \(event.assetURIs.count) asset URIs; serve them in an asset list (X-ASSET-LIST)",
                 location: SourceLocation(file: file, line: 1, column: 1)
             )
         }
@@ -132,7 +137,8 @@ public struct InterstitialInserter: Sendable {
             guard result.addProgramDateTimeIfMissing(startingAt: self.configuration.programDateTimeOrigin) else {
                 throw InsertionError(
                     code: .noSegments,
-                    message: "the playlist has no segments and no EXT-X-PROGRAM-DATE-TIME, so the interstitial cannot be placed",
+                    message:
+                        "the playlist has no segments and no EXT-X-PROGRAM-DATE-TIME, so the interstitial cannot be placed",
                     location: SourceLocation(file: file, line: 1, column: 1)
                 )
             }
@@ -174,7 +180,8 @@ public struct InterstitialInserter: Sendable {
         guard result.dateRanges.contains(where: { $0.lineIndex == line && $0.dateRange.id == event.identifier }) else {
             throw InsertionError(
                 code: .invalidEvent,
-                message: "the interstitial tag for \"\(event.identifier)\" does not parse; values must not contain '\"', CR or LF",
+                message:
+                    "the interstitial tag for \"\(event.identifier)\" does not parse; values must not contain '\"', CR or LF",
                 location: location
             )
         }

@@ -82,7 +82,10 @@ extension JSONValue {
     ///   - options: The depth limit.
     /// - Returns: The value.
     /// - Throws: ``JSONParsingError`` with the byte offset of the first problem.
-    public static func parse(_ bytes: [UInt8], options: JSONParsingOptions = JSONParsingOptions()) throws
+    public static func parse(
+        _ bytes: [UInt8],
+        options: JSONParsingOptions = JSONParsingOptions()
+    ) throws
         -> JSONValue
     {
         try bytes.withUnsafeBufferPointer { buffer in
@@ -94,7 +97,10 @@ extension JSONValue {
     /// Parses one JSON value from text (see ``parse(_:options:)-([UInt8],_)``).
     ///
     /// - Throws: ``JSONParsingError``.
-    public static func parse(_ text: String, options: JSONParsingOptions = JSONParsingOptions()) throws
+    public static func parse(
+        _ text: String,
+        options: JSONParsingOptions = JSONParsingOptions()
+    ) throws
         -> JSONValue
     {
         try parse(Array(text.utf8), options: options)
@@ -200,7 +206,10 @@ struct JSONParser {
                 self.i += 1
                 return .array(elements)
             default:
-                throw self.error(.unexpectedCharacter, "expected ',' or ']' in an array but found \(self.describe(self.i))")
+                throw self.error(
+                    .unexpectedCharacter,
+                    "expected ',' or ']' in an array but found \(self.describe(self.i))"
+                )
             }
         }
     }
@@ -230,7 +239,10 @@ struct JSONParser {
                 throw self.error(.unexpectedEnd, "the input ended after the key \"\(key)\"; expected ':'")
             }
             guard self.bytes[self.i] == UInt8(ascii: ":") else {
-                throw self.error(.unexpectedCharacter, "expected ':' after the key \"\(key)\" but found \(self.describe(self.i))")
+                throw self.error(
+                    .unexpectedCharacter,
+                    "expected ':' after the key \"\(key)\" but found \(self.describe(self.i))"
+                )
             }
             self.i += 1
             self.skipWhitespace()
@@ -246,7 +258,10 @@ struct JSONParser {
                 self.i += 1
                 return .object(members)
             default:
-                throw self.error(.unexpectedCharacter, "expected ',' or '}' in an object but found \(self.describe(self.i))")
+                throw self.error(
+                    .unexpectedCharacter,
+                    "expected ',' or '}' in an object but found \(self.describe(self.i))"
+                )
             }
         }
     }
@@ -350,22 +365,38 @@ struct JSONParser {
                     if scalar >= 0xD800 && scalar <= 0xDBFF {
                         guard self.i + 1 < b.count, b[self.i] == UInt8(ascii: "\\"), b[self.i + 1] == UInt8(ascii: "u")
                         else {
-                            throw self.error(.unpairedSurrogate, "a high surrogate escape must be followed by a low surrogate escape", at: escapeStart)
+                            throw self.error(
+                                .unpairedSurrogate,
+                                "a high surrogate escape must be followed by a low surrogate escape",
+                                at: escapeStart
+                            )
                         }
                         self.i += 2
                         let low = try self.parseHex4()
                         guard low >= 0xDC00 && low <= 0xDFFF else {
-                            throw self.error(.unpairedSurrogate, "a high surrogate escape must be followed by a low surrogate escape", at: escapeStart)
+                            throw self.error(
+                                .unpairedSurrogate,
+                                "a high surrogate escape must be followed by a low surrogate escape",
+                                at: escapeStart
+                            )
                         }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
-                        throw self.error(.unpairedSurrogate, "a low surrogate escape without a high surrogate before it", at: escapeStart)
+                        throw self.error(
+                            .unpairedSurrogate,
+                            "a low surrogate escape without a high surrogate before it",
+                            at: escapeStart
+                        )
                     }
                     // Always a valid scalar here: surrogates were handled above.
                     let unicode = Unicode.Scalar(scalar) ?? "\u{FFFD}"
                     out.append(contentsOf: String(Character(unicode)).utf8)
                 default:
-                    throw self.error(.invalidEscape, "'\\\(Character(Unicode.Scalar(e)))' is not a JSON escape", at: escapeStart)
+                    throw self.error(
+                        .invalidEscape,
+                        "'\\\(Character(Unicode.Scalar(e)))' is not a JSON escape",
+                        at: escapeStart
+                    )
                 }
                 runStart = self.i
             case 0x00..<0x20:

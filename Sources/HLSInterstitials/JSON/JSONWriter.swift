@@ -14,7 +14,9 @@ public struct JSONWritingOptions: Sendable, Hashable {
     /// Off by default.
     public var escapesSlashes: Bool
     /// With an ``indent``, writes an array whose elements are all scalars (not arrays or objects)
-    /// on one line, `[1, 2]`, as `intermission schedule --json` does. Off by default.
+    /// on one line, `[1, 2]`, as `intermission schedule --json` does.
+    ///
+    /// Off by default.
     public var keepsScalarArraysOnOneLine: Bool
 
     /// Creates options; the defaults write compact JSON with whole numbers as integers.
@@ -86,7 +88,9 @@ struct JSONWriter {
             out.append(contentsOf: (b ? "true" : "false").utf8)
         case .number(let n):
             out.append(contentsOf: n.text.utf8)
-            if self.options.forcesFractionalPart, !n.text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
+            if self.options.forcesFractionalPart,
+                !n.text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") })
+            {
                 out.append(contentsOf: ".0".utf8)
             }
         case .string(let s):

@@ -12,7 +12,10 @@ enum DateRangeMerge {
 
     /// Adds the attributes of `update` that `merged` lacks, keeps the values `merged` has, and
     /// reports the ones `update` gives differently.
-    static func merge(_ update: AttributeList, into merged: inout AttributeList) -> (added: [String], conflicts: [Conflict]) {
+    static func merge(
+        _ update: AttributeList,
+        into merged: inout AttributeList
+    ) -> (added: [String], conflicts: [Conflict]) {
         var added: [String] = []
         var conflicts: [Conflict] = []
         var seen: Set<String> = []
@@ -31,7 +34,8 @@ enum DateRangeMerge {
 
     /// The attributes whose values are enumerated-string lists (member order does not matter).
     static let listAttributes: Set<String> = Set(
-        [AttributeName.cue, .legacyCue, .snap, .restrict].map(\.rawValue))
+        [AttributeName.cue, .legacyCue, .snap, .restrict].map(\.rawValue)
+    )
 
     /// Whether two spellings mean the same value: equal dates, equal numbers (`15` and `15.0`),
     /// equal sets of list members, or the same text.
@@ -60,10 +64,13 @@ enum DateRangeMerge {
         let message: String
         let hint: String
         if name == AttributeName.startDate.rawValue || name == AttributeName.`class`.rawValue {
-            message = "date range \"\(id)\" is given \(name)=\(conflict.rejected.rawValue) but an earlier tag with this ID has \(name)=\(conflict.kept.rawValue); the first value is kept"
-            hint = "an ID must never be reused for a new range: give this range a new ID, or repeat \(name)=\(conflict.kept.rawValue)"
+            message =
+                "date range \"\(id)\" is given \(name)=\(conflict.rejected.rawValue) but an earlier tag with this ID has \(name)=\(conflict.kept.rawValue); the first value is kept"
+            hint =
+                "an ID must never be reused for a new range: give this range a new ID, or repeat \(name)=\(conflict.kept.rawValue)"
         } else {
-            message = "date range \"\(id)\" changes \(name) from \(conflict.kept.rawValue) to \(conflict.rejected.rawValue); later tags may add attributes but not change them, so the first value is kept"
+            message =
+                "date range \"\(id)\" changes \(name) from \(conflict.kept.rawValue) to \(conflict.rejected.rawValue); later tags may add attributes but not change them, so the first value is kept"
             hint = "repeat \(name)=\(conflict.kept.rawValue) or leave \(name) out of the later tag"
         }
         return InterstitialRule.dateRangeChanged.diagnostic(message, hint: hint, at: location)

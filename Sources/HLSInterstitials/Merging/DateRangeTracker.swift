@@ -14,7 +14,12 @@ public struct DateRangeUpdate: Sendable, Hashable {
     public var diagnostics: [PlaylistDiagnostic]
 
     /// Creates an update.
-    public init(added: [String] = [], updated: [String] = [], removed: [String] = [], diagnostics: [PlaylistDiagnostic] = []) {
+    public init(
+        added: [String] = [],
+        updated: [String] = [],
+        removed: [String] = [],
+        diagnostics: [PlaylistDiagnostic] = []
+    ) {
         self.added = added
         self.updated = updated
         self.removed = removed
@@ -99,7 +104,10 @@ public struct DateRangeTracker: Sendable, Hashable {
             }
             // Fast path: a live reload repeats most tags unchanged.
             if placed.dateRange.attributes == self.dateRanges[k].attributes { continue }
-            let (added, conflicts) = DateRangeMerge.merge(placed.dateRange.attributes, into: &self.dateRanges[k].attributes)
+            let (added, conflicts) = DateRangeMerge.merge(
+                placed.dateRange.attributes,
+                into: &self.dateRanges[k].attributes
+            )
             if !added.isEmpty, !change.added.contains(id), updated.insert(id).inserted {
                 change.updated.append(id)
             }

@@ -173,7 +173,12 @@ public struct SkipStateReport: Sendable, Hashable, CustomStringConvertible {
     public var reason: String
 
     /// Creates a report.
-    public init(state: SkippableEventState, eligibleFrom: MediaTime? = nil, eligibleUntil: MediaTime? = nil, reason: String) {
+    public init(
+        state: SkippableEventState,
+        eligibleFrom: MediaTime? = nil,
+        eligibleUntil: MediaTime? = nil,
+        reason: String
+    ) {
         self.state = state
         self.eligibleFrom = eligibleFrom
         self.eligibleUntil = eligibleUntil
@@ -298,7 +303,12 @@ public struct NavigationPolicy: Sendable {
                     + "it plays from its beginning, then the primary resumes at \(resume)"
             )
         }
-        return SeekPlan(isAllowed: true, interstitials: first, primaryTime: primaryTime, reason: reasons.joined(separator: "; "))
+        return SeekPlan(
+            isAllowed: true,
+            interstitials: first,
+            primaryTime: primaryTime,
+            reason: reasons.joined(separator: "; ")
+        )
     }
 
     /// Decides a rate change (`0` pauses).
@@ -341,14 +351,26 @@ public struct NavigationPolicy: Sendable {
         let window = "from \(from) s" + (until.map { " to \($0) s" } ?? " to the end") + " of the interstitial"
         let t = playhead.eventTime
         if t < from {
-            return SkipStateReport(state: .notYetEligible, eligibleFrom: from, eligibleUntil: until,
-                reason: "\(t) s played; skip shows \(window)")
+            return SkipStateReport(
+                state: .notYetEligible,
+                eligibleFrom: from,
+                eligibleUntil: until,
+                reason: "\(t) s played; skip shows \(window)"
+            )
         }
         if let until, t >= until {
-            return SkipStateReport(state: .noLongerEligible, eligibleFrom: from, eligibleUntil: until,
-                reason: "\(t) s played; skip showed \(window)")
+            return SkipStateReport(
+                state: .noLongerEligible,
+                eligibleFrom: from,
+                eligibleUntil: until,
+                reason: "\(t) s played; skip showed \(window)"
+            )
         }
-        return SkipStateReport(state: .eligible, eligibleFrom: from, eligibleUntil: until,
-            reason: "\(t) s played; skip shows \(window)")
+        return SkipStateReport(
+            state: .eligible,
+            eligibleFrom: from,
+            eligibleUntil: until,
+            reason: "\(t) s played; skip shows \(window)"
+        )
     }
 }

@@ -25,7 +25,13 @@ public enum URIReference {
         public var fragment: String?
 
         /// Creates components.
-        public init(scheme: String? = nil, authority: String? = nil, path: String, query: String? = nil, fragment: String? = nil) {
+        public init(
+            scheme: String? = nil,
+            authority: String? = nil,
+            path: String,
+            query: String? = nil,
+            fragment: String? = nil
+        ) {
             self.scheme = scheme
             self.authority = authority
             self.path = path
@@ -226,7 +232,8 @@ public enum URIReference {
                 // Drop later duplicates of the same name so the server sees one value.
                 var k = parts.count - 1
                 while k > index {
-                    let name = parts[k].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+                    let name =
+                        parts[k].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
                     if name == item.name { parts.remove(at: k) }
                     k -= 1
                 }
@@ -281,7 +288,9 @@ public enum URIReference {
             }
         }
         while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let h = digit(bytes[i + 1]), let l = digit(bytes[i + 2]) {
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let h = digit(bytes[i + 1]),
+                let l = digit(bytes[i + 2])
+            {
                 out.append(h << 4 | l)
                 i += 3
             } else {

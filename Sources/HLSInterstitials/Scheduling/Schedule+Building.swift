@@ -172,14 +172,28 @@ extension Schedule {
             walker.checkpoints[position] = walker.checkpoint
             if !self.timeline.isLive, groupStart > self.timeline.end {
                 for k in position..<groupEnd {
-                    walker.appendEvent(self, position: k, status: .afterPrimaryEnd, start: groupStart,
-                        cumulative: .zero, resume: nil, pod: (k - position, groupEnd - position))
+                    walker.appendEvent(
+                        self,
+                        position: k,
+                        status: .afterPrimaryEnd,
+                        start: groupStart,
+                        cumulative: .zero,
+                        resume: nil,
+                        pod: (k - position, groupEnd - position)
+                    )
                 }
             } else if groupStart < walker.cursor {
                 for k in position..<groupEnd {
                     let played = self.resolved[self.order[k]].hasPlayedOnce
-                    walker.appendEvent(self, position: k, status: played ? .alreadyPlayed : .skippedByResumption,
-                        start: groupStart, cumulative: .zero, resume: nil, pod: (k - position, groupEnd - position))
+                    walker.appendEvent(
+                        self,
+                        position: k,
+                        status: played ? .alreadyPlayed : .skippedByResumption,
+                        start: groupStart,
+                        cumulative: .zero,
+                        resume: nil,
+                        pod: (k - position, groupEnd - position)
+                    )
                 }
             } else {
                 self.walkGroup(&walker, range: position..<groupEnd, at: groupStart, landing: nil)
@@ -193,8 +207,15 @@ extension Schedule {
         if postEnd > midEnd {
             if self.timeline.isLive {
                 for k in midEnd..<postEnd {
-                    walker.appendEvent(self, position: k, status: .awaitingPrimaryEnd, start: nil,
-                        cumulative: .zero, resume: nil, pod: (k - midEnd, postEnd - midEnd))
+                    walker.appendEvent(
+                        self,
+                        position: k,
+                        status: .awaitingPrimaryEnd,
+                        start: nil,
+                        cumulative: .zero,
+                        resume: nil,
+                        pod: (k - midEnd, postEnd - midEnd)
+                    )
                 }
             } else {
                 self.walkGroup(&walker, range: midEnd..<postEnd, at: self.timeline.end, landing: nil, isPost: true)
@@ -202,8 +223,15 @@ extension Schedule {
         }
         for k in postEnd..<count {
             let unusable = self.resolved[self.order[k]].section == 4
-            walker.appendEvent(self, position: k, status: unusable ? .unusable : .unplaceable, start: nil,
-                cumulative: .zero, resume: nil, pod: (0, 1))
+            walker.appendEvent(
+                self,
+                position: k,
+                status: unusable ? .unusable : .unplaceable,
+                start: nil,
+                cumulative: .zero,
+                resume: nil,
+                pod: (0, 1)
+            )
         }
         walker.store(into: &self)
     }
@@ -212,8 +240,15 @@ extension Schedule {
     private func walkDisabled(_ walker: inout Walker) {
         for k in self.order.indices {
             let unusable = self.resolved[self.order[k]].section == 4
-            walker.appendEvent(self, position: k, status: unusable ? .unusable : .disabled, start: nil, cumulative: .zero, resume: nil,
-                pod: (0, 1))
+            walker.appendEvent(
+                self,
+                position: k,
+                status: unusable ? .unusable : .disabled,
+                start: nil,
+                cumulative: .zero,
+                resume: nil,
+                pod: (0, 1)
+            )
         }
         walker.cursor = self.startTime
         walker.origin = self.startTime
@@ -251,14 +286,25 @@ extension Schedule {
             }
             for k in position..<end {
                 let played = self.resolved[self.order[k]].hasPlayedOnce
-                walker.appendEvent(self, position: k, status: played ? .alreadyPlayed : .beforeStart, start: start,
-                    cumulative: .zero, resume: nil, pod: (k - position, end - position))
+                walker.appendEvent(
+                    self,
+                    position: k,
+                    status: played ? .alreadyPlayed : .beforeStart,
+                    start: start,
+                    cumulative: .zero,
+                    resume: nil,
+                    pod: (k - position, end - position)
+                )
             }
             position = end
         }
         if let landing, let group = landingGroup {
-            self.walkGroup(&walker, range: group, at: self.resolved[self.order[group.lowerBound]].start,
-                landing: landing)
+            self.walkGroup(
+                &walker,
+                range: group,
+                at: self.resolved[self.order[group.lowerBound]].start,
+                landing: landing
+            )
             position = group.upperBound
         }
         walker.start = self.startPosition(primaryTime: p, prerolls: prerolls, landing: landing)
@@ -267,7 +313,8 @@ extension Schedule {
 
     /// The event of a group whose replaced span (start to its resume point, or its playout for a
     /// `RANGE` event) contains `p`, and how far into it `p` is.
-    private func landing(at p: MediaTime, in group: Range<Int>, start: MediaTime) -> (position: Int, offset: MediaTime)? {
+    private func landing(at p: MediaTime, in group: Range<Int>, start: MediaTime) -> (position: Int, offset: MediaTime)?
+    {
         var cumulative = MediaTime.zero
         for k in group {
             let input = self.order[k]
@@ -322,7 +369,9 @@ extension Schedule {
             if !r.hasPlayedOnce {
                 cumulative = cumulative + r.offset
                 resume = start + cumulative
-                if event.alignsResumptionWithPrimarySegmentBoundary { resume = self.timeline.snap(resume, latest: true) }
+                if event.alignsResumptionWithPrimarySegmentBoundary {
+                    resume = self.timeline.snap(resume, latest: true)
+                }
             }
             if isPost { resume = start }
             var status = ScheduledEvent.Status.scheduled
@@ -331,8 +380,15 @@ extension Schedule {
             } else if let landing, k < landing.position {
                 status = .beforeStart
             }
-            walker.appendEvent(self, position: k, status: status, start: start, cumulative: cumulative,
-                resume: resume, pod: (k - range.lowerBound, size))
+            walker.appendEvent(
+                self,
+                position: k,
+                status: status,
+                start: start,
+                cumulative: cumulative,
+                resume: resume,
+                pod: (k - range.lowerBound, size)
+            )
             guard status == .scheduled else { continue }
             var startOffset = MediaTime.zero
             var playout = r.playout

@@ -115,7 +115,9 @@ public struct InterstitialValidator: Sendable {
             if hasRanges(variant.uri) != false { continue }
             // Covered when every choice of some group has a playlist with the ranges.
             var covered = false
-            for (type, group) in [("AUDIO", variant.audioGroup), ("VIDEO", variant.videoGroup), ("SUBTITLES", variant.subtitlesGroup)] {
+            for (type, group) in [
+                ("AUDIO", variant.audioGroup), ("VIDEO", variant.videoGroup), ("SUBTITLES", variant.subtitlesGroup),
+            ] {
                 guard let group else { continue }
                 let members = renditions.filter { $0.type == type && $0.groupID == group }
                 guard !members.isEmpty, members.allSatisfy({ $0.uri != nil }) else { continue }
@@ -128,7 +130,8 @@ public struct InterstitialValidator: Sendable {
                 diagnostics.append(
                     InterstitialRule.presentationCoverage.diagnostic(
                         "the variant \(variant.uri) and its renditions carry no date ranges, but other media playlists do",
-                        hint: "add the same EXT-X-DATERANGE tags to \(variant.uri) (or to every rendition of one of its groups)",
+                        hint:
+                            "add the same EXT-X-DATERANGE tags to \(variant.uri) (or to every rendition of one of its groups)",
                         at: SourceLocation(file: file, line: variant.lineIndex + 1, column: 1)
                     )
                 )
@@ -150,7 +153,8 @@ public struct InterstitialValidator: Sendable {
             diagnostics.append(
                 InterstitialRule.assetNotVOD.diagnostic(
                     "the interstitial asset is not VOD (\(type ?? "no EXT-X-ENDLIST and no EXT-X-PLAYLIST-TYPE:VOD"))",
-                    hint: "interstitial assets must be VOD: add #EXT-X-ENDLIST at the end (or #EXT-X-PLAYLIST-TYPE:VOD)",
+                    hint:
+                        "interstitial assets must be VOD: add #EXT-X-ENDLIST at the end (or #EXT-X-PLAYLIST-TYPE:VOD)",
                     at: SourceLocation(file: file, line: 1, column: 1)
                 )
             )

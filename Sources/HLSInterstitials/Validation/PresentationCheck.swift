@@ -55,32 +55,42 @@ struct PresentationCheck {
         for (m, range) in other.merged.enumerated() where !range.id.isEmpty {
             guard let rm = referenceIndex[range.id] else {
                 other.report(
-                    rule, range: m,
+                    rule,
+                    range: m,
                     "date range \"\(range.id)\" is not in \(reference.uri); every media playlist must carry the same date ranges",
-                    hint: "add it to the other media playlists too, or remove it here")
+                    hint: "add it to the other media playlists too, or remove it here"
+                )
                 continue
             }
             let mine = range.attributes
             let theirs = reference.run.merged[rm].attributes
             for name in theirs.names where !mine.contains(name) {
                 other.report(
-                    rule, range: m,
+                    rule,
+                    range: m,
                     "date range \"\(range.id)\" lacks \(name)=\(theirs[name]!.rawValue), which it has in \(reference.uri)",
-                    hint: "give the range the same attributes in every media playlist")
+                    hint: "give the range the same attributes in every media playlist"
+                )
             }
             for attribute in mine.attributes {
                 guard let value = theirs[attribute.name] else {
                     other.report(
-                        rule, range: m, attribute: AttributeName(attribute.name),
+                        rule,
+                        range: m,
+                        attribute: AttributeName(attribute.name),
                         "date range \"\(range.id)\" has \(attribute.name)=\(attribute.value.rawValue), which it lacks in \(reference.uri)",
-                        hint: "give the range the same attributes in every media playlist")
+                        hint: "give the range the same attributes in every media playlist"
+                    )
                     continue
                 }
                 if !DateRangeMerge.sameValue(attribute.name, value, attribute.value) {
                     other.report(
-                        rule, range: m, attribute: AttributeName(attribute.name),
+                        rule,
+                        range: m,
+                        attribute: AttributeName(attribute.name),
                         "date range \"\(range.id)\" has \(attribute.name)=\(attribute.value.rawValue) here but \(attribute.name)=\(value.rawValue) in \(reference.uri)",
-                        hint: "use the same value in every media playlist")
+                        hint: "use the same value in every media playlist"
+                    )
                 }
             }
         }
@@ -101,9 +111,13 @@ struct PresentationCheck {
                 if let seen = first[range.id] {
                     if seen.url != url {
                         run.report(
-                            .assetListResolution, range: m, attribute: .assetList,
+                            .assetListResolution,
+                            range: m,
+                            attribute: .assetList,
                             "X-ASSET-LIST \"\(list)\" of interstitial \"\(range.id)\" resolves to \(url) from this playlist but to \(seen.url) from \(seen.uri)",
-                            hint: "write an absolute X-ASSET-LIST URI, or one that resolves to the same URL from every media playlist (e.g. a path starting with '/')")
+                            hint:
+                                "write an absolute X-ASSET-LIST URI, or one that resolves to the same URL from every media playlist (e.g. a path starting with '/')"
+                        )
                     }
                 } else {
                     first[range.id] = (url, base)

@@ -75,16 +75,26 @@ extension MediaIndex {
             if tag == .unknown { continue }
             if tag.isUnique {
                 if seenUnique[Int(tag.rawValue)] {
-                    sink.report(.error, .duplicateTag, line: i, column: 0,
+                    sink.report(
+                        .error,
+                        .duplicateTag,
+                        line: i,
+                        column: 0,
                         "#\(tag.name.rawValue) appears more than once",
-                        hint: "keep a single #\(tag.name.rawValue) tag")
+                        hint: "keep a single #\(tag.name.rawValue) tag"
+                    )
                 }
                 seenUnique[Int(tag.rawValue)] = true
             }
             if tag.isMultivariantPlaylistTag {
-                sink.report(.error, .mixedPlaylist, line: i, column: 0,
+                sink.report(
+                    .error,
+                    .mixedPlaylist,
+                    line: i,
+                    column: 0,
                     "#\(tag.name.rawValue) belongs in a multivariant playlist, not a media playlist",
-                    hint: "move the tag to the multivariant playlist or remove it")
+                    hint: "move the tag to the multivariant playlist or remove it"
+                )
             }
             if firstSegmentLine < 0, tag.isSegmentTag || tag == .dateRange {
                 firstSegmentLine = i
@@ -127,19 +137,31 @@ extension MediaIndex {
 
         // Playlist tags that should precede the segments.
         if firstSegmentLine >= 0 {
-            for line in [index.targetDurationLine, index.mediaSequenceLine, index.discontinuitySequenceLine,
-                index.playlistTypeLine, index.versionLine, index.partInformationLine, index.serverControlLine]
+            for line in [
+                index.targetDurationLine, index.mediaSequenceLine, index.discontinuitySequenceLine,
+                index.playlistTypeLine, index.versionLine, index.partInformationLine, index.serverControlLine,
+            ]
             where line > firstSegmentLine {
-                sink.report(.warning, .tagPlacement, line: line, column: 0,
+                sink.report(
+                    .warning,
+                    .tagPlacement,
+                    line: line,
+                    column: 0,
                     "#\(records[line].tag.name.rawValue) appears after the first media segment",
-                    hint: "move playlist tags above the first segment")
+                    hint: "move playlist tags above the first segment"
+                )
             }
         }
 
         if count == 0 || records[0].kind != .tag || records[0].tag != .m3u {
-            sink.report(.error, .missingHeader, line: 0, column: 0,
+            sink.report(
+                .error,
+                .missingHeader,
+                line: 0,
+                column: 0,
                 "the playlist does not start with #EXTM3U",
-                hint: "make #EXTM3U the first line")
+                hint: "make #EXTM3U the first line"
+            )
         }
 
         let targetDuration: Int64? =
@@ -173,18 +195,28 @@ extension MediaIndex {
                 switch tag {
                 case .segmentInformation:
                     if infLine >= 0 {
-                        sink.report(.error, .danglingSegmentTags, line: Int(infLine), column: 0,
+                        sink.report(
+                            .error,
+                            .danglingSegmentTags,
+                            line: Int(infLine),
+                            column: 0,
                             "#EXTINF is not followed by a segment URI",
-                            hint: "add the segment URI on the line after #EXTINF, or remove the tag")
+                            hint: "add the segment URI on the line after #EXTINF, or remove the tag"
+                        )
                     }
                     infLine = Int32(i)
                     duration = record.valid ? record.value : 0
                     if let targetDuration, record.valid {
                         let rounded = record.value.saturatingPlus(500_000_000) / 1_000_000_000
                         if rounded > targetDuration {
-                            sink.report(.error, .segmentExceedsTarget, line: i, column: 0,
+                            sink.report(
+                                .error,
+                                .segmentExceedsTarget,
+                                line: i,
+                                column: 0,
                                 "the segment lasts \(MediaTime(nanoseconds: record.value)) s, longer than the target duration of \(targetDuration) s",
-                                hint: "raise #EXT-X-TARGETDURATION to \(rounded) or shorten the segment")
+                                hint: "raise #EXT-X-TARGETDURATION to \(rounded) or shorten the segment"
+                            )
                         }
                     }
                 case .discontinuity:
@@ -225,18 +257,28 @@ extension MediaIndex {
                 }
             case .uri:
                 if infLine < 0 {
-                    sink.report(.error, .segmentWithoutDuration, line: i, column: 0,
+                    sink.report(
+                        .error,
+                        .segmentWithoutDuration,
+                        line: i,
+                        column: 0,
                         "the segment URI has no #EXTINF before it",
-                        hint: "add #EXTINF:<duration>, on the line before the URI")
+                        hint: "add #EXTINF:<duration>, on the line before the URI"
+                    )
                 }
                 if flags & SegmentRecord.discontinuityFlag != 0 { discontinuitySequence += 1 }
                 if flags & SegmentRecord.byteRangeFlag != 0, byteOffset < 0 {
                     if previousRangeURILine >= 0, sameText(store, previousRangeURILine, i) {
                         byteOffset = previousRangeEnd
                     } else {
-                        sink.report(.error, .byteRange, line: Int(infLine >= 0 ? infLine : Int32(i)), column: 0,
+                        sink.report(
+                            .error,
+                            .byteRange,
+                            line: Int(infLine >= 0 ? infLine : Int32(i)),
+                            column: 0,
                             "the byte range has no offset and does not follow a range of the same resource",
-                            hint: "write the offset: #EXT-X-BYTERANGE:<length>@<offset>")
+                            hint: "write the offset: #EXT-X-BYTERANGE:<length>@<offset>"
+                        )
                         byteOffset = 0
                     }
                 }
@@ -278,19 +320,34 @@ extension MediaIndex {
         index.trailingPartLines = pendingParts
         index.trailingFirstLine = segmentFirst >= 0 ? segmentFirst : count
         if infLine >= 0 {
-            sink.report(.error, .danglingSegmentTags, line: Int(infLine), column: 0,
+            sink.report(
+                .error,
+                .danglingSegmentTags,
+                line: Int(infLine),
+                column: 0,
                 "#EXTINF is not followed by a segment URI",
-                hint: "add the segment URI after #EXTINF, or remove the tag")
+                hint: "add the segment URI after #EXTINF, or remove the tag"
+            )
         }
         if index.targetDurationLine < 0 {
-            sink.report(.error, .missingTargetDuration, line: 0, column: 0,
+            sink.report(
+                .error,
+                .missingTargetDuration,
+                line: 0,
+                column: 0,
                 "the media playlist has no #EXT-X-TARGETDURATION",
-                hint: "add #EXT-X-TARGETDURATION:<seconds> (the longest segment, rounded)")
+                hint: "add #EXT-X-TARGETDURATION:<seconds> (the longest segment, rounded)"
+            )
         }
         if !index.dateRanges.isEmpty, !index.hasProgramDateTime {
-            sink.report(.error, .dateRangeWithoutProgramDateTime, line: index.dateRanges[0].lineIndex, column: 0,
+            sink.report(
+                .error,
+                .dateRangeWithoutProgramDateTime,
+                line: index.dateRanges[0].lineIndex,
+                column: 0,
                 "the playlist has EXT-X-DATERANGE tags but no EXT-X-PROGRAM-DATE-TIME",
-                hint: "add #EXT-X-PROGRAM-DATE-TIME before the first segment so dates map to media time")
+                hint: "add #EXT-X-PROGRAM-DATE-TIME before the first segment so dates map to media time"
+            )
         }
         index.resolveDates()
         return index

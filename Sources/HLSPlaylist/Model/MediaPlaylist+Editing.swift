@@ -76,7 +76,8 @@ extension MediaPlaylist {
     mutating func insertLinesWithoutReindex(_ texts: [String], at index: Int) {
         guard !texts.isEmpty else { return }
         // Appending after a last line without newline keeps the file's "no final newline" style.
-        let keepUnterminated = index == self.store.records.count && index > 0
+        let keepUnterminated =
+            index == self.store.records.count && index > 0
             && self.store.records[index - 1].terminator == .none
         self.store.terminatePrevious(before: index)
         var records: [LineRecord] = []

@@ -3,7 +3,9 @@ extension MediaPlaylist {
     /// or before it), or `nil` before the first segment or after the last.
     public func segmentIndex(containing time: MediaTime) -> Int? {
         let segments = self.index.segments
-        guard let last = segments.last, time.nanoseconds >= 0, time.nanoseconds < last.start.saturatingPlus(last.duration) else {
+        guard let last = segments.last, time.nanoseconds >= 0,
+            time.nanoseconds < last.start.saturatingPlus(last.duration)
+        else {
             return nil
         }
         var low = 0
@@ -29,7 +31,9 @@ extension MediaPlaylist {
             k = self.segmentIndex(containing: time) ?? 0
         }
         let segment = segments[k]
-        return DateTime(nanosecondsSince1970: segment.date.saturatingPlus(time.nanoseconds.saturatingMinus(segment.start)))
+        return DateTime(
+            nanosecondsSince1970: segment.date.saturatingPlus(time.nanoseconds.saturatingMinus(segment.start))
+        )
     }
 
     /// Where a date falls on the media timeline, through PROGRAM-DATE-TIME (§6.3.3).
@@ -109,6 +113,9 @@ extension MediaPlaylist {
         let k = self.segmentIndex(containing: time) ?? 0
         let before = segments[k].start
         let after = segments[k].start.saturatingPlus(segments[k].duration)
-        return MediaTime(nanoseconds: time.nanoseconds.saturatingMinus(before) <= after.saturatingMinus(time.nanoseconds) ? before : after)
+        return MediaTime(
+            nanoseconds: time.nanoseconds.saturatingMinus(before) <= after.saturatingMinus(time.nanoseconds)
+                ? before : after
+        )
     }
 }

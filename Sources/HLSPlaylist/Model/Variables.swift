@@ -112,32 +112,52 @@ enum VariableSubstitution {
                 name = n
                 value = list[.value]?.quotedString
                 if value == nil {
-                    sink.report(.error, .variable, line: i, column: 0,
+                    sink.report(
+                        .error,
+                        .variable,
+                        line: i,
+                        column: 0,
                         "EXT-X-DEFINE NAME=\"\(n)\" has no VALUE",
-                        hint: "add VALUE=\"…\"")
+                        hint: "add VALUE=\"…\""
+                    )
                 }
             } else if let n = list[.`import`]?.quotedString {
                 name = n
                 value = context.imports[n]
                 if value == nil {
-                    sink.report(.error, .variable, line: i, column: 0,
+                    sink.report(
+                        .error,
+                        .variable,
+                        line: i,
+                        column: 0,
                         "IMPORT=\"\(n)\" names a variable the multivariant playlist does not define",
-                        hint: "define \(n) in the multivariant playlist, or use NAME/VALUE here")
+                        hint: "define \(n) in the multivariant playlist, or use NAME/VALUE here"
+                    )
                 }
             } else if let n = list[.queryParameter]?.quotedString {
                 name = n
                 value = context.queryParameters[n]
                 if value == nil {
-                    sink.report(.error, .variable, line: i, column: 0,
+                    sink.report(
+                        .error,
+                        .variable,
+                        line: i,
+                        column: 0,
                         "QUERYPARAM=\"\(n)\" but the playlist URI has no \(n) query parameter",
-                        hint: "request the playlist with ?\(n)=…, or use NAME/VALUE")
+                        hint: "request the playlist with ?\(n)=…, or use NAME/VALUE"
+                    )
                 }
             }
             guard let name else { continue }
             if values[name] != nil {
-                sink.report(.error, .variable, line: i, column: 0,
+                sink.report(
+                    .error,
+                    .variable,
+                    line: i,
+                    column: 0,
                     "variable \(name) is defined more than once",
-                    hint: "define each variable once")
+                    hint: "define each variable once"
+                )
                 continue
             }
             if let value { values[name] = value }
@@ -181,9 +201,14 @@ enum VariableSubstitution {
     ) -> String? {
         let result = VariableContext.substitute(in: text, values: values)
         for reference in result.unresolved {
-            sink.report(.error, .variable, line: line, column: reference.offset,
+            sink.report(
+                .error,
+                .variable,
+                line: line,
+                column: reference.offset,
                 "variable {$\(reference.name)} is not defined",
-                hint: "add #EXT-X-DEFINE:NAME=\"\(reference.name)\",VALUE=\"…\" before this line")
+                hint: "add #EXT-X-DEFINE:NAME=\"\(reference.name)\",VALUE=\"…\" before this line"
+            )
         }
         return result.text == text ? nil : result.text
     }

@@ -169,7 +169,8 @@ public struct PlaylistDiagnostic: Sendable, Hashable, Codable, CustomStringConve
 
     /// `file:line:col: severity[RULE]: message (hint)`.
     public var description: String {
-        "\(self.location): \(self.severity)[\(self.rule)]: \(self.message)" + (self.hint.isEmpty ? "" : " (\(self.hint))")
+        "\(self.location): \(self.severity)[\(self.rule)]: \(self.message)"
+            + (self.hint.isEmpty ? "" : " (\(self.hint))")
     }
 }
 

@@ -34,7 +34,7 @@ struct DiagnosticSink {
 /// The first pass: splits bytes into classified lines and reads the scalar payload of hot tags.
 enum LineParser {
     /// What a line is, from its content bytes.
-        static func classify(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> LineKind {
+    static func classify(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> LineKind {
         if start == end { return .blank }
         let first = b[start]
         if first == UInt8(ascii: "#") {
@@ -55,7 +55,15 @@ enum LineParser {
         var sink = DiagnosticSink(file: nil)
         let record = content.withUnsafeBufferPointer { b in
             var dates = DateTime.DayCache()
-            return self.parseLine(b, start: 0, end: b.count, terminator: terminator, lineNumber: 0, sink: &sink, dates: &dates)
+            return self.parseLine(
+                b,
+                start: 0,
+                end: b.count,
+                terminator: terminator,
+                lineNumber: 0,
+                sink: &sink,
+                dates: &dates
+            )
         }
         return record
     }
@@ -148,7 +156,11 @@ enum LineParser {
 
     /// Reads a decimal-integer with checked arithmetic: its value when it is digits only and at most
     /// ``PlaylistParser/maximumInteger``; `outOfRange` when it is digits only but larger.
-    static func readUnsigned(_ b: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> (value: Int64?, outOfRange: Bool) {
+    static func readUnsigned(
+        _ b: UnsafeBufferPointer<UInt8>,
+        _ start: Int,
+        _ end: Int
+    ) -> (value: Int64?, outOfRange: Bool) {
         guard start < end else { return (nil, false) }
         var value: Int64 = 0
         var tooLarge = false
@@ -177,9 +189,14 @@ enum LineParser {
         limit: String,
         hint: String
     ) {
-        sink.report(.error, .numberRange, line: line, column: column,
+        sink.report(
+            .error,
+            .numberRange,
+            line: line,
+            column: column,
             "\(what) is out of range (\(limit)); the line is kept but its value is not used",
-            hint: hint)
+            hint: hint
+        )
     }
 
     // swift-format-ignore
@@ -361,15 +378,16 @@ enum LineParser {
     }
 
     /// Attributes whose values are numbers or dates (§4.4), by name.
-    static let numericAttributes: [(name: [UInt8], kind: NumericKind)] = ([
-        (.bandwidth, .integer), (.averageBandwidth, .integer), (.skippedSegments, .integer),
-        (.byteRangeStart, .integer), (.byteRangeLength, .integer), (.skipControlOffset, .integer),
-        (.skipControlDuration, .integer), (.duration, .decimal), (.plannedDuration, .decimal),
-        (.partTarget, .decimal), (.canSkipUntil, .decimal), (.holdBack, .decimal),
-        (.partHoldBack, .decimal), (.playoutLimit, .decimal), (.frameRate, .decimal),
-        (.score, .decimal), (.timeOffset, .signedDecimal), (.resumeOffset, .signedDecimal),
-        (.resolution, .resolution), (.startDate, .date), (.endDate, .date),
-    ] as [(AttributeName, NumericKind)]).map { (name: Array($0.0.rawValue.utf8), kind: $0.1) }
+    static let numericAttributes: [(name: [UInt8], kind: NumericKind)] =
+        ([
+            (.bandwidth, .integer), (.averageBandwidth, .integer), (.skippedSegments, .integer),
+            (.byteRangeStart, .integer), (.byteRangeLength, .integer), (.skipControlOffset, .integer),
+            (.skipControlDuration, .integer), (.duration, .decimal), (.plannedDuration, .decimal),
+            (.partTarget, .decimal), (.canSkipUntil, .decimal), (.holdBack, .decimal),
+            (.partHoldBack, .decimal), (.playoutLimit, .decimal), (.frameRate, .decimal),
+            (.score, .decimal), (.timeOffset, .signedDecimal), (.resumeOffset, .signedDecimal),
+            (.resolution, .resolution), (.startDate, .date), (.endDate, .date),
+        ] as [(AttributeName, NumericKind)]).map { (name: Array($0.0.rawValue.utf8), kind: $0.1) }
 
     /// Reports a numeric attribute whose value is well formed but out of range (`HLS-NUMBER-RANGE`).
     static func checkRange(
@@ -402,7 +420,8 @@ enum LineParser {
             guard readUnsigned(b, vs, ve).outOfRange else { return }
             limit = "at most \(PlaylistParser.maximumInteger)"
         case .decimal, .signedDecimal:
-            guard case .outOfRange = MediaTime.readDecimal(b, from: vs, to: ve, allowSign: kind == .signedDecimal) else { return }
+            guard case .outOfRange = MediaTime.readDecimal(b, from: vs, to: ve, allowSign: kind == .signedDecimal)
+            else { return }
             limit = "at most \(MediaTime.maximum) in magnitude"
         case .resolution:
             var x = vs
@@ -421,8 +440,14 @@ enum LineParser {
             limit = "\(DateTime.minimum.iso8601) to \(DateTime.maximum.iso8601)"
         }
         let name = String(decoding: UnsafeBufferPointer(rebasing: b[ns..<ne]), as: UTF8.self)
-        reportRange(&sink, line: lineNumber, column: vs - lineStart, "the value of \(name)", limit: limit,
-            hint: "write a value within the range; clients cannot use this one")
+        reportRange(
+            &sink,
+            line: lineNumber,
+            column: vs - lineStart,
+            "the value of \(name)",
+            limit: limit,
+            hint: "write a value within the range; clients cannot use this one"
+        )
     }
 
     /// Checks required attributes and tolerated oddities of a well-formed attribute list.
@@ -443,16 +468,26 @@ enum LineParser {
         _ = AttributeSyntax.scan(b, from: start, to: end) { ns, ne, vs, ve in
             if !warnedSpace, ns > start, b[ns - 1] == UInt8(ascii: " ") {
                 warnedSpace = true
-                sink.report(.warning, .whitespace, line: lineNumber, column: ns - lineStart - 1,
+                sink.report(
+                    .warning,
+                    .whitespace,
+                    line: lineNumber,
+                    column: ns - lineStart - 1,
                     "whitespace inside the attribute list",
-                    hint: "remove the space; attribute lists have no whitespace")
+                    hint: "remove the space; attribute lists have no whitespace"
+                )
             }
             if !warnedLowercase {
                 for k in ns..<ne where b[k] >= UInt8(ascii: "a") && b[k] <= UInt8(ascii: "z") {
                     warnedLowercase = true
-                    sink.report(.warning, .attributeSyntax, line: lineNumber, column: ns - lineStart,
+                    sink.report(
+                        .warning,
+                        .attributeSyntax,
+                        line: lineNumber,
+                        column: ns - lineStart,
                         "attribute names are upper-case",
-                        hint: "write the name in upper case; clients compare names byte for byte")
+                        hint: "write the name in upper case; clients compare names byte for byte"
+                    )
                     break
                 }
             }
@@ -480,14 +515,24 @@ enum LineParser {
             }
         }
         for (r, name) in required.enumerated() where found & (1 << r) == 0 {
-            sink.report(.error, .missingAttribute, line: lineNumber, column: start - lineStart,
+            sink.report(
+                .error,
+                .missingAttribute,
+                line: lineNumber,
+                column: start - lineStart,
                 "#\(tag.name.rawValue) is missing the required \(name) attribute",
-                hint: "add \(name)=… to the tag")
+                hint: "add \(name)=… to the tag"
+            )
         }
         if tag == .define, !hasDefineForm {
-            sink.report(.error, .missingAttribute, line: lineNumber, column: start - lineStart,
+            sink.report(
+                .error,
+                .missingAttribute,
+                line: lineNumber,
+                column: start - lineStart,
                 "#EXT-X-DEFINE needs NAME, IMPORT or QUERYPARAM",
-                hint: "write NAME=\"x\",VALUE=\"…\", IMPORT=\"x\" or QUERYPARAM=\"x\"")
+                hint: "write NAME=\"x\",VALUE=\"…\", IMPORT=\"x\" or QUERYPARAM=\"x\""
+            )
         }
     }
 }

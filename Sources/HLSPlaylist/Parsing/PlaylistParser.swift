@@ -152,9 +152,14 @@ public enum PlaylistParser {
     static func checkMultivariant(_ store: LineStore, sink: inout DiagnosticSink) {
         let records = store.records
         if records.isEmpty || records[0].kind != .tag || records[0].tag != .m3u {
-            sink.report(.error, .missingHeader, line: 0, column: 0,
+            sink.report(
+                .error,
+                .missingHeader,
+                line: 0,
+                column: 0,
                 "the playlist does not start with #EXTM3U",
-                hint: "make #EXTM3U the first line")
+                hint: "make #EXTM3U the first line"
+            )
         }
         var seen = Set<KnownTag>()
         var pendingVariant = -1
@@ -164,28 +169,48 @@ public enum PlaylistParser {
                 let tag = record.tag
                 if tag == .unknown { continue }
                 if tag.isUnique, !seen.insert(tag).inserted {
-                    sink.report(.error, .duplicateTag, line: i, column: 0,
+                    sink.report(
+                        .error,
+                        .duplicateTag,
+                        line: i,
+                        column: 0,
                         "#\(tag.name.rawValue) appears more than once",
-                        hint: "keep a single #\(tag.name.rawValue) tag")
+                        hint: "keep a single #\(tag.name.rawValue) tag"
+                    )
                 }
                 if tag.isMediaPlaylistTag {
-                    sink.report(.error, .mixedPlaylist, line: i, column: 0,
+                    sink.report(
+                        .error,
+                        .mixedPlaylist,
+                        line: i,
+                        column: 0,
                         "#\(tag.name.rawValue) belongs in a media playlist, not a multivariant playlist",
-                        hint: "move the tag to the media playlists or remove it")
+                        hint: "move the tag to the media playlists or remove it"
+                    )
                 }
                 if tag == .streamInformation {
                     if pendingVariant >= 0 {
-                        sink.report(.error, .variantWithoutURI, line: pendingVariant, column: 0,
+                        sink.report(
+                            .error,
+                            .variantWithoutURI,
+                            line: pendingVariant,
+                            column: 0,
                             "#EXT-X-STREAM-INF is not followed by a URI",
-                            hint: "put the variant's media playlist URI on the next line")
+                            hint: "put the variant's media playlist URI on the next line"
+                        )
                     }
                     pendingVariant = i
                 }
             case .uri:
                 if pendingVariant < 0 {
-                    sink.report(.error, .variantWithoutURI, line: i, column: 0,
+                    sink.report(
+                        .error,
+                        .variantWithoutURI,
+                        line: i,
+                        column: 0,
                         "a URI without #EXT-X-STREAM-INF before it",
-                        hint: "add #EXT-X-STREAM-INF:BANDWIDTH=… on the line before the URI")
+                        hint: "add #EXT-X-STREAM-INF:BANDWIDTH=… on the line before the URI"
+                    )
                 }
                 pendingVariant = -1
             default:
@@ -193,9 +218,14 @@ public enum PlaylistParser {
             }
         }
         if pendingVariant >= 0 {
-            sink.report(.error, .variantWithoutURI, line: pendingVariant, column: 0,
+            sink.report(
+                .error,
+                .variantWithoutURI,
+                line: pendingVariant,
+                column: 0,
                 "#EXT-X-STREAM-INF is not followed by a URI",
-                hint: "put the variant's media playlist URI on the next line")
+                hint: "put the variant's media playlist URI on the next line"
+            )
         }
     }
 }

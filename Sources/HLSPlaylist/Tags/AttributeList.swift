@@ -63,9 +63,12 @@ public struct AttributeList: Sendable, Hashable, RandomAccessCollection, Mutable
         }
     }
 
+    /// The position of the first attribute.
     public var startIndex: Int { self.attributes.startIndex }
+    /// The position after the last attribute.
     public var endIndex: Int { self.attributes.endIndex }
 
+    /// The attribute at a position, in the order written.
     public subscript(position: Int) -> Attribute {
         get { self.attributes[position] }
         set { self.attributes[position] = newValue }

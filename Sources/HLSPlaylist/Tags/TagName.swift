@@ -192,7 +192,9 @@ enum KnownTag: UInt8, Sendable, CaseIterable {
         // Eight bytes at a time (names are 6–28 bytes), then the tail.
         var k = 0
         while k + 8 <= length {
-            if p.loadUnaligned(fromByteOffset: k, as: UInt64.self) != q.loadUnaligned(fromByteOffset: k, as: UInt64.self) {
+            if p.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                != q.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+            {
                 return false
             }
             k += 8

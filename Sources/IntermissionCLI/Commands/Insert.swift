@@ -50,10 +50,17 @@ struct Insert: AsyncParsableCommand {
     @Option(help: "X-SNAP members: OUT, IN.")
     var snap: String?
 
-    @Option(name: .customLong("attribute"), help: "A client attribute X-NAME=VALUE (repeatable). Quote strings yourself only if you want them quoted: X-A=1.5 stays a number, X-B=text becomes \"text\".")
+    @Option(
+        name: .customLong("attribute"),
+        help:
+            "A client attribute X-NAME=VALUE (repeatable). Quote strings yourself only if you want them quoted: X-A=1.5 stays a number, X-B=text becomes \"text\"."
+    )
     var attributes: [String] = []
 
-    @Option(name: .shortAndLong, help: "Output file (media playlist) or directory (multivariant). Default: standard output / in place.")
+    @Option(
+        name: .shortAndLong,
+        help: "Output file (media playlist) or directory (multivariant). Default: standard output / in place."
+    )
     var output: String?
 
     @OptionGroup var network: NetworkOptions
@@ -82,12 +89,20 @@ struct Insert: AsyncParsableCommand {
         event.assetListURI = self.assetList
         // Decimal seconds within MediaTime.validRange (no exponents, hexadecimal, NaN or infinity);
         // DURATION must not be negative and X-PLAYOUT-LIMIT must be above 0 (Appendix D).
-        func seconds(_ text: String?, _ name: String, minimum: MediaTime? = nil, above: MediaTime? = nil) throws -> MediaTime? {
+        func seconds(
+            _ text: String?,
+            _ name: String,
+            minimum: MediaTime? = nil,
+            above: MediaTime? = nil
+        ) throws -> MediaTime? {
             guard let text else { return nil }
-            guard let value = MediaTime(text), value >= (minimum ?? .minimum), value > (above ?? MediaTime(nanoseconds: .min))
+            guard let value = MediaTime(text), value >= (minimum ?? .minimum),
+                value > (above ?? MediaTime(nanoseconds: .min))
             else {
                 let range = minimum != nil ? " of at least 0" : above != nil ? " above 0" : ""
-                throw ValidationError("\(name) takes decimal seconds\(range) (at most \(MediaTime.maximum)), not '\(text.prefix(40))'")
+                throw ValidationError(
+                    "\(name) takes decimal seconds\(range) (at most \(MediaTime.maximum)), not '\(text.prefix(40))'"
+                )
             }
             return value
         }
@@ -167,7 +182,8 @@ struct Insert: AsyncParsableCommand {
             // Write only after every playlist took the tag, so a failure changes nothing.
             for (path, bytes) in written {
                 try FileManager.default.createDirectory(
-                    atPath: (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent,
+                    atPath: (path as NSString).deletingLastPathComponent.isEmpty
+                        ? "." : (path as NSString).deletingLastPathComponent,
                     withIntermediateDirectories: true
                 )
                 try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -176,7 +192,12 @@ struct Insert: AsyncParsableCommand {
         }
     }
 
-    func insert(_ event: InterstitialEvent, into media: MediaPlaylist, inserter: InterstitialInserter, file: String)
+    func insert(
+        _ event: InterstitialEvent,
+        into media: MediaPlaylist,
+        inserter: InterstitialInserter,
+        file: String
+    )
         throws -> MediaPlaylist
     {
         do {

@@ -35,7 +35,10 @@ struct ScheduleCommand: AsyncParsableCommand {
     @Option(name: .customLong("asset-duration"), help: "A known asset duration: ID=SECONDS[,SECONDS...] (repeatable).")
     var assetDurations: [String] = []
 
-    @Option(name: .customLong("played"), help: "An event already played in this session (repeatable): ONCE events do not play again.")
+    @Option(
+        name: .customLong("played"),
+        help: "An event already played in this session (repeatable): ONCE events do not play again."
+    )
     var played: [String] = []
 
     @Flag(help: "Schedule the primary alone (AVFoundation automaticallyHandlesInterstitialEvents = false).")

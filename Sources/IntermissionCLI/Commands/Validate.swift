@@ -55,7 +55,11 @@ struct Validate: AsyncParsableCommand {
                     )
                 }
             }
-            diagnostics += validator.validate(multivariant: multivariant, file: input.name, mediaPlaylists: mediaPlaylists)
+            diagnostics += validator.validate(
+                multivariant: multivariant,
+                file: input.name,
+                mediaPlaylists: mediaPlaylists
+            )
         }
         if self.json {
             let array = JSONValue.array(diagnostics.map(\.json))

@@ -63,8 +63,10 @@ private struct SVGTimeline {
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(self.width))\" height=\"\(n(self.height))\" "
         out += "viewBox=\"0 0 \(n(self.width)) \(n(self.height))\" font-family=\"Helvetica, Arial, sans-serif\">\n"
         out += "<title>\(escape(self.title))</title>\n"
-        out += "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
-        out += "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"\(self.resumeColor)\"/></marker></defs>\n"
+        out +=
+            "<defs><marker id=\"arrow\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" "
+        out +=
+            "orient=\"auto-start-reverse\"><path d=\"M0,0 L10,5 L0,10 z\" fill=\"\(self.resumeColor)\"/></marker></defs>\n"
         out += "<rect x=\"0\" y=\"0\" width=\"\(n(self.width))\" height=\"\(n(self.height))\" fill=\"#ffffff\"/>\n"
         out += text(12, 22, self.title, size: 15, weight: "bold")
         out += self.legend()
@@ -104,7 +106,8 @@ private struct SVGTimeline {
             out += text(x + 16, y + 10, label, size: 11)
             x += 24 + Double(label.count) * 6.5
         }
-        out += "<line x1=\"\(n(x))\" y1=\"\(n(y + 6))\" x2=\"\(n(x + 22))\" y2=\"\(n(y + 6))\" stroke=\"\(self.resumeColor)\" "
+        out +=
+            "<line x1=\"\(n(x))\" y1=\"\(n(y + 6))\" x2=\"\(n(x + 22))\" y2=\"\(n(y + 6))\" stroke=\"\(self.resumeColor)\" "
         out += "stroke-width=\"2\" marker-end=\"url(#arrow)\"/>\n"
         out += text(x + 28, y + 10, "resume point", size: 11)
         x += 112
@@ -123,7 +126,8 @@ private struct SVGTimeline {
     }
 
     func laneLabel(_ label: String, y: Double) -> String {
-        var out = "<rect x=\"\(n(self.x(self.minimum)))\" y=\"\(n(y))\" width=\"\(n(self.x(self.span) - self.x(self.minimum)))\" "
+        var out =
+            "<rect x=\"\(n(self.x(self.minimum)))\" y=\"\(n(y))\" width=\"\(n(self.x(self.span) - self.x(self.minimum)))\" "
         out += "height=\"\(n(self.laneHeight))\" fill=\"#f3f4f6\"/>\n"
         out += text(self.left - 10, y + self.laneHeight / 2 + 4, label, size: 12, anchor: "end", color: "#374151")
         return out
@@ -144,7 +148,8 @@ private struct SVGTimeline {
         out += "y2=\"\(n(self.axisY))\" stroke=\"#374151\" stroke-width=\"1\"/>\n"
         for tick in self.ticks() {
             let x = self.x(tick)
-            out += "<line x1=\"\(n(x))\" y1=\"\(n(self.axisY))\" x2=\"\(n(x))\" y2=\"\(n(self.axisY + 5))\" stroke=\"#374151\"/>\n"
+            out +=
+                "<line x1=\"\(n(x))\" y1=\"\(n(self.axisY))\" x2=\"\(n(x))\" y2=\"\(n(self.axisY + 5))\" stroke=\"#374151\"/>\n"
             out += text(x, self.axisY + 18, seconds(tick), size: 11, anchor: "middle", color: "#374151")
         }
         return out
@@ -176,14 +181,27 @@ private struct SVGTimeline {
         var out = ""
         let y = self.primaryLaneY
         for item in self.schedule.items where !item.isInterstitial {
-            out += self.bar(from: item.primary.start.seconds, to: item.primary.end.seconds, y: y, color: self.primaryColor,
-                label: nil)
+            out += self.bar(
+                from: item.primary.start.seconds,
+                to: item.primary.end.seconds,
+                y: y,
+                color: self.primaryColor,
+                label: nil
+            )
         }
         if let start = self.schedule.start {
             let x = self.x(start.primaryTime.seconds)
             out += "<line x1=\"\(n(x))\" y1=\"\(n(y - 4))\" x2=\"\(n(x))\" y2=\"\(n(y + self.laneHeight + 14))\" "
             out += "stroke=\"#111827\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\"/>\n"
-            out += text(x, y + self.laneHeight + 26, "start", size: 10.5, anchor: "middle", color: "#111827", weight: "bold")
+            out += text(
+                x,
+                y + self.laneHeight + 26,
+                "start",
+                size: 10.5,
+                anchor: "middle",
+                color: "#111827",
+                weight: "bold"
+            )
         }
         var labelSlots: [(x: Double, row: Int)] = []
         let interstitials = self.schedule.items.filter(\.isInterstitial)
@@ -197,7 +215,8 @@ private struct SVGTimeline {
                 let end = start + (event?.playoutDuration.seconds ?? 0)
                 out += "<rect x=\"\(n(x))\" y=\"\(n(y + 3))\" width=\"\(n(max(2, self.x(end) - x)))\" "
                 out += "height=\"\(n(self.laneHeight - 6))\" fill=\"\(self.interstitialColor)\" fill-opacity=\"0.55\" "
-                out += "stroke=\"\(self.interstitialColor)\" stroke-width=\"1.5\"><title>\(escape(eventID)) (RANGE)</title></rect>\n"
+                out +=
+                    "stroke=\"\(self.interstitialColor)\" stroke-width=\"1.5\"><title>\(escape(eventID)) (RANGE)</title></rect>\n"
             }
             // One marker, label and set of badges per start (a pod shares them).
             let isFirstOfPod = k == 0 || interstitials[k - 1].primary.start != item.primary.start
@@ -209,10 +228,13 @@ private struct SVGTimeline {
                 out += "<line x1=\"\(n(x))\" y1=\"\(n(y - 6))\" x2=\"\(n(x))\" y2=\"\(n(y + self.laneHeight))\" "
                 out += "stroke=\"\(self.interstitialColor)\" stroke-width=\"2.5\"/>\n"
                 out += "<path d=\"M\(n(x)),\(n(y - 13)) l6,7 l-6,7 l-6,-7 z\" fill=\"\(self.interstitialColor)\" "
-                out += "stroke=\"#ffffff\" stroke-width=\"1\"><title>\(escape(label)) at \(seconds(start))</title></path>\n"
+                out +=
+                    "stroke=\"#ffffff\" stroke-width=\"1\"><title>\(escape(label)) at \(seconds(start))</title></path>\n"
                 var row = 0
                 let halfWidth = Double(label.count) * 3.2 + 6
-                while row < 2, labelSlots.contains(where: { $0.row == row && abs($0.x - x) < halfWidth * 2 }) { row += 1 }
+                while row < 2, labelSlots.contains(where: { $0.row == row && abs($0.x - x) < halfWidth * 2 }) {
+                    row += 1
+                }
                 labelSlots.append((x, row))
                 out += text(x, y - 18 - Double(row) * 12, label, size: 10.5, anchor: "middle", color: "#92400e")
                 var badgeX = x - (restrictions == [.skip, .jump] ? 31.5 : 15)
@@ -234,7 +256,8 @@ private struct SVGTimeline {
                 out += "stroke-width=\"2\" marker-end=\"url(#arrow)\"><title>\(escape(eventID)) resumes at "
                 out += "\(seconds(resume))</title></path>\n"
             } else {
-                out += "<circle cx=\"\(n(x))\" cy=\"\(n(y + self.laneHeight / 2))\" r=\"3.5\" fill=\"\(self.resumeColor)\">"
+                out +=
+                    "<circle cx=\"\(n(x))\" cy=\"\(n(y + self.laneHeight / 2))\" r=\"3.5\" fill=\"\(self.resumeColor)\">"
                 out += "<title>\(escape(eventID)) resumes where it started</title></circle>\n"
             }
         }
@@ -249,12 +272,19 @@ private struct SVGTimeline {
             if item.isInterstitial {
                 if s.duration == .zero {
                     let x = self.x(s.start.seconds)
-                    out += "<line x1=\"\(n(x))\" y1=\"\(n(y - 4))\" x2=\"\(n(x))\" y2=\"\(n(y + self.laneHeight + 4))\" "
-                    out += "stroke=\"\(self.interstitialColor)\" stroke-width=\"3\"><title>\(escape(item.eventID ?? ""))"
+                    out +=
+                        "<line x1=\"\(n(x))\" y1=\"\(n(y - 4))\" x2=\"\(n(x))\" y2=\"\(n(y + self.laneHeight + 4))\" "
+                    out +=
+                        "stroke=\"\(self.interstitialColor)\" stroke-width=\"3\"><title>\(escape(item.eventID ?? ""))"
                     out += "</title></line>\n"
                 } else {
-                    out += self.bar(from: s.start.seconds, to: s.end.seconds, y: y, color: self.interstitialColor,
-                        label: item.eventID)
+                    out += self.bar(
+                        from: s.start.seconds,
+                        to: s.end.seconds,
+                        y: y,
+                        color: self.interstitialColor,
+                        label: item.eventID
+                    )
                 }
             } else {
                 out += self.bar(from: s.start.seconds, to: s.end.seconds, y: y, color: self.primaryColor, label: nil)
@@ -266,12 +296,20 @@ private struct SVGTimeline {
     func bar(from start: Double, to end: Double, y: Double, color: String, label: String?) -> String {
         let x0 = self.x(start)
         let w = max(1, self.x(end) - x0)
-        var out = "<rect x=\"\(n(x0))\" y=\"\(n(y + 2))\" width=\"\(n(w))\" height=\"\(n(self.laneHeight - 4))\" rx=\"3\" "
+        var out =
+            "<rect x=\"\(n(x0))\" y=\"\(n(y + 2))\" width=\"\(n(w))\" height=\"\(n(self.laneHeight - 4))\" rx=\"3\" "
         out += "fill=\"\(color)\" stroke=\"#ffffff\" stroke-width=\"1\"><title>\(escape(label ?? "primary")) "
         out += "\(seconds(start))–\(seconds(end))</title></rect>\n"
         if let label, w > Double(label.count) * 6.2 + 6 {
-            out += text(x0 + w / 2, y + self.laneHeight / 2 + 4, label, size: 10.5, anchor: "middle", color: "#ffffff",
-                weight: "bold")
+            out += text(
+                x0 + w / 2,
+                y + self.laneHeight / 2 + 4,
+                label,
+                size: 10.5,
+                anchor: "middle",
+                color: "#ffffff",
+                weight: "bold"
+            )
         }
         return out
     }

@@ -16,7 +16,9 @@ extension Schedule {
         for (k, item) in self.items.enumerated() {
             var row = [String(k), item.kind.description, item.eventID ?? "-"]
             if item.isInterstitial {
-                row.append(item.startOffset == .zero ? "\(item.primary.start)" : "\(item.primary.start) +\(item.startOffset)")
+                row.append(
+                    item.startOffset == .zero ? "\(item.primary.start)" : "\(item.primary.start) +\(item.startOffset)"
+                )
             } else {
                 row.append(item.primary.description)
             }
@@ -31,10 +33,13 @@ extension Schedule {
             for (c, cell) in row.enumerated() { widths[c] = max(widths[c], cell.count) }
         }
         var out = (self.isLive ? "live" : "VOD")
-        out += ", primary \(self.primaryDuration) s, playout \(self.playoutDuration) s, integrated \(self.integratedDuration) s"
+        out +=
+            ", primary \(self.primaryDuration) s, playout \(self.playoutDuration) s, integrated \(self.integratedDuration) s"
         if let start = self.start {
             out += ", starts at \(start.primaryTime)"
-            if let event = start.eventID, let offset = start.offsetIntoEvent { out += " inside \(event) (+\(offset) s)" }
+            if let event = start.eventID, let offset = start.offsetIntoEvent {
+                out += " inside \(event) (+\(offset) s)"
+            }
         }
         out += "\n"
         for row in rows {
