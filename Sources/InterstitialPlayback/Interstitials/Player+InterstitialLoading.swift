@@ -108,25 +108,16 @@ extension Player {
     /// The events whose assets buffer now: the current break's, else the next break's once the
     /// primary is buffered to its marker.
     func bufferingBreak() -> [String]? {
-        if let run = self.interstitials.current {
-            return [run.eventID] + (self.interstitials.currentBreak?.queue ?? [])
-        }
-        guard let primary = self.primary else { return nil }
-        let buffered = primary.bufferedEnd(from: self.primaryPosition)
-        if let next = self.nextBreak() {
-            guard buffered >= next.start - BufferedRanges.tolerance else { return nil }
-            return next.ids
-        }
-        // No mid-roll left: the post-rolls buffer once the primary is buffered to its end, like a
-        // mid-roll's assets, so a slow ad server does not stall the transition.
-        guard !self.interstitials.postrollsStarted, let duration = primary.duration, buffered >= duration - BufferedRanges.tolerance else { return nil }
-        let ids = self.postrollIDs()
-        return ids.isEmpty ? nil : ids
-    }
-
-    /// The post-rolls the schedule plays when the primary ends, in order.
-    func postrollIDs() -> [String] {
-        self.interstitials.schedule?.events.filter { $0.event.cue == .leave && $0.isScheduled }.map(\.identifier) ?? []
+        guard let context = self.breakContext else { return nil }
+        let playing = self.interstitials.current.map { [$0.eventID] + (self.interstitials.currentBreak?.queue ?? []) }
+        return self.interstitials.coordinator.breakToBuffer(
+            in: context,
+            playing: playing,
+            position: self.primaryPosition,
+            bufferedEnd: self.primary?.bufferedEnd(from: self.primaryPosition),
+            primaryDuration: self.primary?.duration,
+            postrollsStarted: self.interstitials.postrollsStarted
+        )
     }
 
     /// Loads for interstitials: asset lists (late binding), then each asset in order, one at a time.
@@ -135,7 +126,10 @@ extension Player {
         var loads: [PendingLoad] = []
         var interstitialSettings = settings
         interstitialSettings.playlistTimeout = self.configuration.interstitialRequestTimeout
-        let followed = FollowedRenditions(audio: self.primary?.audioLanguage, subtitles: self.primary?.subtitleLanguage)
+        let followed = self.interstitials.coordinator.followedRenditions(
+            primaryAudio: self.primary?.audioLanguage,
+            primarySubtitles: self.primary?.subtitleLanguage
+        )
         for eventID in ids {
             self.prepareEventAssets(eventID)
             guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else {
@@ -169,16 +163,10 @@ extension Player {
     }
 
     func predictedResume(start: MediaTime, ids: [String]) -> MediaTime {
-        var total = MediaTime.zero
-        for id in ids where !self.interstitials.cancelled.contains(id) {
-            let scheduled = self.interstitials.schedule?.event(id)
-            if scheduled?.resumeOffsetSource == .unknown, let loaded = self.loadedDuration(of: id) {
-                total = total + loaded
-            } else {
-                total = total + (scheduled?.resumeOffset ?? .zero)
-            }
-        }
-        return start + total
+        guard let context = self.breakContext else { return start }
+        var loaded: [String: MediaTime] = [:]
+        for id in ids { loaded[id] = self.loadedDuration(of: id) }
+        return self.interstitials.coordinator.predictedResume(in: context, start: start, ids: ids, loaded: loaded)
     }
 
     /// The duration of an event's assets (capped by its playout limit) once every one is loaded.

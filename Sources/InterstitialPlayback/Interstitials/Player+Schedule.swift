@@ -14,10 +14,12 @@ extension Player {
     /// move the primary. Each is logged once as `eventIgnored` (event ID, rule, message).
     func effectiveEvents() -> [InterstitialEvent] {
         let automatic = self.currentItem?.automaticallyHandlesInterstitialEvents ?? true
-        let playlist = automatic ? self.usablePlaylistEvents() : []
-        guard let controller = self.interstitials.controllerEvents else { return playlist }
-        let ids = Set(controller.map(\.identifier))
-        return controller + playlist.filter { !ids.contains($0.identifier) && !self.interstitials.suppressedPlaylistIDs.contains($0.identifier) }
+        return self.interstitials.coordinator.effectiveEvents(
+            playlist: automatic ? self.usablePlaylistEvents() : [],
+            controller: self.interstitials.controllerEvents,
+            suppressed: self.interstitials.suppressedPlaylistIDs,
+            automatic: automatic
+        )
     }
 
     /// The tracker's events that can play; logs the others (once per identifier and defects).
@@ -86,8 +88,8 @@ extension Player {
         }
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
-        if var run = self.interstitials.current, self.interstitials.controllerEvents?.contains(where: { $0.identifier == run.eventID }) != true,
-            let updated = events.first(where: { $0.identifier == run.eventID }), updated != run.event
+        if var run = self.interstitials.current,
+            let updated = self.interstitials.coordinator.updatedCurrentEvent(run.event, events: events, controller: self.interstitials.controllerEvents)
         {
             run.event = updated
             self.interstitials.current = run
@@ -129,8 +131,7 @@ extension Player {
     /// The events the schedule places: all but those cancelled (D.5: a failed asset list or asset
     /// URI cancels its event with resume offset 0), so an event inside a cancelled one's span plays.
     func schedulableEvents(_ events: [InterstitialEvent]) -> [InterstitialEvent] {
-        guard !self.interstitials.cancelled.isEmpty else { return events }
-        return events.filter { !self.interstitials.cancelled.contains($0.identifier) }
+        self.interstitials.coordinator.schedulable(events, cancelled: self.interstitials.cancelled)
     }
 
     /// Cancels an event that cannot play (D.5) and places the others again without it.
@@ -142,64 +143,22 @@ extension Player {
     /// Where playback starts (the schedule's start position) and the pre-rolls or the break a
     /// live join lands in.
     func resolveStart(now: MediaTime) {
-        guard let schedule = self.interstitials.schedule else { return }
-        let offset = self.interstitials.offset
-        guard let start = schedule.start else { return }
-        let requested = start.requestedTime + offset
-        self.primaryPosition = requested
-        self.primary?.reposition(to: requested)
-        let prerolls = start.prerollEventIDs
-        if !prerolls.isEmpty {
-            self.interstitials.passed.formUnion(prerolls)
-            // Resumes where resumeTime(of:) says: the pre-rolls' offsets, as after any break.
-            self.beginBreak(BreakRun(queue: prerolls, start: requested, startedAt: now), now: now)
-            return
-        }
-        if let eventID = start.eventID, let scheduled = schedule.event(eventID), let eventStart = scheduled.startTime {
-            let pod = schedule.events.filter { $0.startTime == eventStart && $0.isScheduled && $0.event.cue == .none }.map(\.identifier)
-            let queue = Array(pod.drop { $0 != eventID })
-            self.interstitials.passed.formUnion(pod)
-            var run = BreakRun(queue: queue, start: eventStart + offset, startedAt: now)
-            run.joinOffset = start.startOffset ?? .zero
-            // Events of the pod before the one joined were skipped: their share of the primary
-            // (their resume offsets) still counts when the primary resumes.
-            let coinciding = schedule.events.filter { $0.startTime == eventStart && $0.event.cue == .none }
-            for skipped in coinciding.prefix(while: { $0.identifier != eventID }) {
-                run.skippedSpan = run.skippedSpan + skipped.resumeOffset
-            }
-            if !schedule.isLive { run.fixedResume = nil }
-            self.primaryPosition = eventStart + offset
-            self.beginBreak(run, now: now)
-            return
-        }
-        if start.primaryTime + offset != requested {
-            self.primaryPosition = start.primaryTime + offset
-            self.primary?.reposition(to: self.primaryPosition)
-        }
+        guard let context = self.breakContext, let plan = self.interstitials.coordinator.start(in: context, now: now) else { return }
+        self.primaryPosition = plan.position
+        self.primary?.reposition(to: plan.requested)
+        if plan.reposition != plan.requested { self.primary?.reposition(to: plan.reposition) }
+        if let breakPlan = plan.breakPlan { self.beginBreak(breakPlan, now: now) }
     }
 
-    /// The stable primary time of a scheduled event's start.
-    func stableStart(_ eventID: String) -> MediaTime? {
-        self.interstitials.schedule?.event(eventID)?.startTime.map { $0 + self.interstitials.offset }
+    /// What the coordinator reads of the bookkeeping; `nil` before the schedule exists.
+    var breakContext: BreakContext? {
+        guard let schedule = self.interstitials.schedule else { return nil }
+        return BreakContext(schedule: schedule, offset: self.interstitials.offset, passed: self.interstitials.passed, cancelled: self.interstitials.cancelled)
     }
 
     /// The next break on the primary at or after the playhead: its start and its events in order.
     func nextBreak() -> (start: MediaTime, ids: [String])? {
-        guard let schedule = self.interstitials.schedule else { return nil }
-        let offset = self.interstitials.offset
-        var best: (start: MediaTime, ids: [String])?
-        for scheduled in schedule.events where scheduled.isScheduled && scheduled.event.cue == .none {
-            let id = scheduled.identifier
-            guard let time = scheduled.startTime, !self.interstitials.passed.contains(id), !self.interstitials.cancelled.contains(id) else { continue }
-            let start = time + offset
-            guard start >= self.primaryPosition - BufferedRanges.tolerance else { continue }
-            if let current = best, start >= current.start {
-                if start == current.start { best = (start, current.ids + [id]) }
-            } else {
-                best = (start, [id])
-            }
-        }
-        return best
+        self.breakContext.flatMap { self.interstitials.coordinator.nextBreak(in: $0, at: self.primaryPosition) }
     }
 
     /// Where primary playback must stop for the next break.
@@ -209,27 +168,30 @@ extension Player {
 
     /// Starts the next break when the playhead reached it; returns whether it did.
     func checkPrimaryBoundary(now: MediaTime) -> Bool {
-        guard let next = self.nextBreak(), self.primaryPosition >= next.start - BufferedRanges.tolerance else { return false }
-        self.interstitials.passed.formUnion(next.ids)
-        self.primaryPosition = next.start
-        self.beginBreak(BreakRun(queue: next.ids, start: next.start, startedAt: now), now: now)
+        guard let context = self.breakContext,
+            let plan = self.interstitials.coordinator.breakDue(in: context, at: self.primaryPosition, now: now)
+        else { return false }
+        self.beginBreak(plan, now: now)
         return true
     }
 
     /// Plays the post-rolls when the primary ends; returns whether any started.
     func startPostRolls(now: MediaTime) -> Bool {
-        guard !self.interstitials.postrollsStarted, self.interstitials.schedule != nil else { return false }
+        guard !self.interstitials.postrollsStarted, let context = self.breakContext else { return false }
         self.interstitials.postrollsStarted = true
-        let ids = self.postrollIDs()
-        guard !ids.isEmpty else { return false }
-        self.interstitials.passed.formUnion(ids)
-        var run = BreakRun(queue: ids, start: self.primaryPosition, startedAt: now)
-        run.fixedResume = self.primaryPosition
-        self.beginBreak(run, now: now)
+        guard let plan = self.interstitials.coordinator.postrollBreak(in: context, at: self.primaryPosition, now: now) else { return false }
+        self.beginBreak(plan, now: now)
         return true
     }
 
     // MARK: Breaks
+
+    /// Begins a break the coordinator planned: its events are handled at this point.
+    func beginBreak(_ plan: BreakPlan, now: MediaTime) {
+        self.interstitials.passed.formUnion(plan.passed)
+        self.primaryPosition = plan.position
+        self.beginBreak(plan.run, now: now)
+    }
 
     func beginBreak(_ run: BreakRun, now: MediaTime) {
         var run = run
@@ -359,22 +321,10 @@ extension Player {
     /// A resume point inside another interstitial's span enters it partway, as a live join does
     /// (its asset list is asked for with `_HLS_start_offset` on live); returns whether it did.
     func enterInterstitial(spanning time: MediaTime, now: MediaTime) -> Bool {
-        guard let schedule = self.interstitials.schedule else { return false }
-        let offset = self.interstitials.offset
-        let candidates = schedule.events.compactMap { scheduled -> InterstitialCoordinator.SpanCandidate? in
-            let id = scheduled.identifier
-            guard scheduled.event.cue == .none, scheduled.status == .scheduled || scheduled.status == .skippedByResumption,
-                let start = scheduled.startTime, !self.interstitials.passed.contains(id), !self.interstitials.cancelled.contains(id)
-            else { return nil }
-            return InterstitialCoordinator.SpanCandidate(id: id, start: start + offset, span: scheduled.duration ?? scheduled.resumeOffset)
-        }
-        guard let entry = self.interstitials.coordinator.interstitial(containing: time, among: candidates) else { return false }
-        let pod = candidates.filter { $0.start == entry.start }.map(\.id)
-        self.interstitials.passed.formUnion(pod)
-        var run = BreakRun(queue: Array(pod.drop { $0 != entry.id }), start: entry.start, startedAt: now)
-        run.joinOffset = entry.offset
-        self.primaryPosition = entry.start
-        self.beginBreak(run, now: now)
+        guard let context = self.breakContext,
+            let plan = self.interstitials.coordinator.entry(in: context, resumingAt: time, now: now)
+        else { return false }
+        self.beginBreak(plan, now: now)
         return true
     }
 
