@@ -23,7 +23,8 @@ struct BreakContext: Sendable {
 struct BreakPlan: Sendable {
     /// The break.
     var run: BreakRun
-    /// The events marked handled at this point (a whole pod, even the events a join lands after).
+    /// The events marked handled at this point (the pod's scheduled events; those a live join
+    /// lands after are before the start, which the schedule never plays).
     var passed: [String]
     /// The primary playhead while the break plays (its start).
     var position: MediaTime

@@ -1,0 +1,362 @@
+import HLSInterstitials
+import HLSPlaylist
+import Testing
+
+@testable import InterstitialPlayback
+
+/// The coordinator's break decisions as tables over real schedules: no player, no network.
+///
+/// Every primary is six 10 s segments from 00:00:00 (0–60 s); an event's `START-DATE` second is
+/// its primary time.
+@Suite struct CoordinatorBreakTests {
+    static func daterange(_ id: String, at second: Int, _ attributes: String) -> String {
+        let start = second < 10 ? "0\(second)" : "\(second)"
+        return "#EXT-X-DATERANGE:ID=\"\(id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:\(start).000Z\","
+            + "X-ASSET-URI=\"/ads/\(id).m3u8\"" + (attributes.isEmpty ? "" : "," + attributes)
+    }
+
+    static func playlist(_ dateranges: [String], live: Bool = false) throws -> MediaPlaylist {
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:10", "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z"]
+        lines += dateranges
+        for index in 0..<6 { lines += ["#EXTINF:10,", "s\(index).ts"] }
+        if !live { lines.append("#EXT-X-ENDLIST") }
+        return try MediaPlaylist(parsing: lines.joined(separator: "\n") + "\n")
+    }
+
+    static func context(
+        _ dateranges: [String],
+        live: Bool = false,
+        start: Schedule.StartRequest? = .time(0),
+        played: Set<String> = [],
+        passed: Set<String> = [],
+        cancelled: Set<String> = []
+    ) throws -> BreakContext {
+        let playlist = try Self.playlist(dateranges, live: live)
+        let configuration = Schedule.Configuration(playedEventIDs: played, start: start)
+        let events = InterstitialCoordinator().schedulable(Schedule(primary: playlist).events.map(\.event), cancelled: cancelled)
+        let schedule = Schedule(primary: playlist, events: events, configuration: configuration)
+        return BreakContext(schedule: schedule, passed: passed, cancelled: cancelled)
+    }
+
+    let coordinator = InterstitialCoordinator()
+
+    // MARK: PRE / POST / ONCE
+
+    @Test func prerollsPlayFirstAndResumeAtTheirOffsets() throws {
+        let context = try Self.context([Self.daterange("pre", at: 30, "CUE=\"PRE\",X-RESUME-OFFSET=0"), Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0")])
+        let plan = try #require(self.coordinator.start(in: context, now: 0))
+        let preroll = try #require(plan.breakPlan)
+        #expect(preroll.run.queue == ["pre"])
+        #expect(preroll.passed == ["pre"])
+        #expect(preroll.run.start == 0 && preroll.position == 0)
+        #expect(preroll.run.fixedResume == nil)
+    }
+
+    @Test func preAndPostRollsAreNotBreaksOnThePrimary() throws {
+        let context = try Self.context([
+            Self.daterange("pre", at: 5, "CUE=\"PRE\",X-RESUME-OFFSET=0"),
+            Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0"),
+            Self.daterange("post", at: 40, "CUE=\"POST\",X-RESUME-OFFSET=0"),
+        ])
+        let next = try #require(self.coordinator.nextBreak(in: context, at: 0))
+        #expect(next.start == 20 && next.ids == ["mid"])
+        var after = context
+        after.passed = ["mid"]
+        #expect(self.coordinator.nextBreak(in: after, at: 21) == nil)
+        let post = try #require(self.coordinator.postrollBreak(in: after, at: 60, now: 70))
+        #expect(post.run.queue == ["post"] && post.run.fixedResume == 60 && post.run.startedAt == 70)
+        #expect(self.coordinator.postrolls(in: context.schedule) == ["post"])
+    }
+
+    @Test func onceEventsDoNotPlayAgainAfterASeekBack() throws {
+        let ranges = [Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0"), Self.daterange("once", at: 30, "CUE=\"ONCE\",X-RESUME-OFFSET=0")]
+        let context = try Self.context(ranges, played: ["mid", "once"], passed: ["mid", "once"])
+        let seek = try self.coordinator.seek(to: 0, from: .primary(50), in: context, position: 50, now: 0).get()
+        #expect(seek.passed.isEmpty)
+        #expect(seek.breakPlan == nil && seek.granted == 0)
+        var after = context
+        after.passed = seek.passed
+        let next = try #require(self.coordinator.nextBreak(in: after, at: 0))
+        #expect(next.ids == ["mid"])
+        after.passed = ["mid"]
+        #expect(self.coordinator.nextBreak(in: after, at: 21) == nil)
+    }
+
+    // MARK: Breaks and pods
+
+    @Test func aBreakIsDueAtItsMarkerAndPodsPlayInOrder() throws {
+        let context = try Self.context([Self.daterange("a", at: 20, "X-RESUME-OFFSET=0"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=0")])
+        #expect(self.coordinator.breakDue(in: context, at: 19, now: 0) == nil)
+        let plan = try #require(self.coordinator.breakDue(in: context, at: 20, now: 5))
+        #expect(plan.run.queue == ["a", "b"] && plan.passed == ["a", "b"])
+        #expect(plan.run.start == 20 && plan.position == 20 && plan.run.startedAt == 5)
+    }
+
+    // MARK: JUMP
+
+    struct SeekRow: Sendable, CustomTestStringConvertible {
+        var name: String
+        var from: MediaTime
+        var target: MediaTime
+        var expectedBreak: [String]
+        var expectedBreakStart: MediaTime?
+        var testDescription: String { self.name }
+    }
+
+    static let jumpRanges = [
+        daterange("j1", at: 10, "X-RESUME-OFFSET=0,X-RESTRICT=\"JUMP\""),
+        daterange("j2", at: 30, "X-RESUME-OFFSET=0,X-RESTRICT=\"JUMP\""),
+    ]
+
+    static let seekRows: [SeekRow] = [
+        SeekRow(name: "across one JUMP break: it plays, then the target", from: 0, target: 20, expectedBreak: ["j1"], expectedBreakStart: 10),
+        SeekRow(name: "across two: the one nearest the target plays, then the target", from: 0, target: 50, expectedBreak: ["j2"], expectedBreakStart: 30),
+        SeekRow(name: "back across a JUMP break: nothing to play", from: 50, target: 5, expectedBreak: [], expectedBreakStart: nil),
+        SeekRow(name: "forward, no break crossed", from: 31, target: 45, expectedBreak: [], expectedBreakStart: nil),
+    ]
+
+    @Test(arguments: seekRows)
+    func jump(_ row: SeekRow) throws {
+        let context = try Self.context(Self.jumpRanges, passed: row.from > 30 ? ["j1", "j2"] : [])
+        let decision = try self.coordinator.seek(to: row.target, from: .primary(row.from), in: context, position: row.from, now: 3).get()
+        #expect(decision.granted == row.target)
+        #expect(decision.breakPlan?.run.queue ?? [] == row.expectedBreak)
+        #expect(decision.breakPlan?.run.start == row.expectedBreakStart)
+        if let plan = decision.breakPlan {
+            #expect(plan.run.fixedResume == row.target)
+            #expect(plan.position == row.expectedBreakStart)
+            #expect(decision.passed.isSuperset(of: row.expectedBreak))
+        }
+    }
+
+    // MARK: Plans A, B, C
+
+    @Test func planAAppEventsReplaceTheServersAndLaterOnesJoin() throws {
+        let server = try Self.context([Self.daterange("s1", at: 20, ""), Self.daterange("s2", at: 30, "")]).schedule.events.map(\.event)
+        var app = InterstitialEvent(identifier: "app", time: 15)
+        app.assetURIs = ["/ads/app.m3u8"]
+        var late = InterstitialEvent(identifier: "s3", time: 40)
+        late.assetURIs = ["/ads/s3.m3u8"]
+        let events = self.coordinator.effectiveEvents(playlist: server + [late], controller: [app], suppressed: ["s1", "s2"], automatic: true)
+        #expect(events.map(\.identifier) == ["app", "s3"])
+    }
+
+    @Test func planBNoAutomaticHandlingKeepsOnlyTheAppsEvents() throws {
+        let server = try Self.context([Self.daterange("s1", at: 20, "")]).schedule.events.map(\.event)
+        var app = InterstitialEvent(identifier: "app", time: 15)
+        app.assetURIs = ["/ads/app.m3u8"]
+        #expect(self.coordinator.effectiveEvents(playlist: server, controller: nil, suppressed: [], automatic: false).isEmpty)
+        #expect(self.coordinator.effectiveEvents(playlist: server, controller: [app], suppressed: [], automatic: false).map(\.identifier) == ["app"])
+        #expect(self.coordinator.effectiveEvents(playlist: server, controller: nil, suppressed: [], automatic: true).map(\.identifier) == ["s1"])
+    }
+
+    @Test func planCRestrictionsLiftedLetSeeksAndSkipsThrough() throws {
+        let restricted = try Self.context(Self.jumpRanges)
+        let lifted = restricted.schedule.events.map(\.event).map { event -> InterstitialEvent in
+            var copy = event
+            copy.restrictions = []
+            return copy
+        }
+        let events = self.coordinator.effectiveEvents(playlist: [], controller: lifted, suppressed: ["j1", "j2"], automatic: true)
+        let playlist = try Self.playlist(Self.jumpRanges)
+        let context = BreakContext(schedule: Schedule(primary: playlist, events: events))
+        let decision = try self.coordinator.seek(to: 50, from: .primary(0), in: context, position: 0, now: 0).get()
+        #expect(decision.breakPlan == nil && decision.granted == 50)
+        var event = InterstitialEvent(identifier: "r", time: 0)
+        event.restrictions = [.skip]
+        let request = InterstitialCoordinator.SkipRequest(event: event, report: nil, overridesPolicy: true)
+        #expect(self.coordinator.skip(request) == [.emit(.currentEventSkipped(event)), .finishCurrentEvent])
+    }
+
+    // MARK: Live joins into pods
+
+    @Test func liveJoinIntoAPodsSecondEvent() throws {
+        let context = try Self.context(
+            [Self.daterange("a", at: 20, "DURATION=10"), Self.daterange("b", at: 20, "DURATION=10")],
+            live: true,
+            start: .time(35)
+        )
+        let plan = try #require(self.coordinator.start(in: context, now: 0))
+        let join = try #require(plan.breakPlan)
+        #expect(join.run.queue == ["b"])
+        // The event joined past is before the start: the schedule never plays it, so it needs no mark.
+        #expect(join.passed == ["b"])
+        #expect(context.schedule.event("a")?.status == .beforeStart)
+        #expect(join.run.start == 20 && plan.position == 20)
+        #expect(join.run.skippedSpan == 10)
+        #expect(join.run.joinOffset == 5)
+    }
+
+    @Test func resumePointInsideAPodEntersItPartway() throws {
+        let context = try Self.context([Self.daterange("a", at: 20, "DURATION=10"), Self.daterange("b", at: 20, "DURATION=10")])
+        let plan = try #require(self.coordinator.entry(in: context, resumingAt: 24, now: 9))
+        #expect(plan.run.queue == ["a", "b"] && plan.passed == ["a", "b"])
+        #expect(plan.run.joinOffset == 4 && plan.position == 20 && plan.run.startedAt == 9)
+        #expect(self.coordinator.entry(in: context, resumingAt: 12, now: 9) == nil)
+    }
+
+    // MARK: Early return
+
+    @Test func earlyReturnByReloadUpdatesTheEventPlaying() throws {
+        var playing = InterstitialEvent(identifier: "live", time: 20)
+        playing.assetURIs = ["/ads/live.m3u8"]
+        var reloaded = playing
+        reloaded.playoutLimit = 5
+        #expect(self.coordinator.updatedCurrentEvent(playing, events: [reloaded], controller: nil) == reloaded)
+        #expect(self.coordinator.updatedCurrentEvent(playing, events: [playing], controller: nil) == nil)
+        #expect(self.coordinator.updatedCurrentEvent(playing, events: [reloaded], controller: [playing]) == nil)
+        #expect(self.coordinator.updatedCurrentEvent(nil, events: [reloaded], controller: nil) == nil)
+
+        var run = EventRun(event: reloaded, startedAt: 0)
+        run.assetStarted = true
+        run.assetPosition = 5
+        let slots = [AssetSlot(url: "/ads/live.m3u8", duration: 10)]
+        #expect(self.coordinator.assetStep(run, slots: slots, assetDuration: 10, assetReady: true) == .finishEvent(entire: false, endAsset: true))
+        run.assetPosition = 4
+        #expect(self.coordinator.assetStep(run, slots: slots, assetDuration: 10, assetReady: true) == .play)
+    }
+
+    // MARK: Failures (Appendix D.5)
+
+    @Test func aFailedListLetsAnEventInsideItsSpanPlay() throws {
+        let ranges = [Self.daterange("outer", at: 10, "DURATION=20"), Self.daterange("inner", at: 20, "X-RESUME-OFFSET=0")]
+        let intact = try Self.context(ranges, passed: ["outer"])
+        #expect(self.coordinator.nextBreak(in: intact, at: 10) == nil)
+        let failed = try Self.context(ranges, passed: ["outer"], cancelled: ["outer"])
+        let next = try #require(self.coordinator.nextBreak(in: failed, at: 10))
+        #expect(next.start == 20 && next.ids == ["inner"])
+    }
+
+    struct AssetRow: Sendable, CustomTestStringConvertible {
+        var name: String
+        var listURI: Bool
+        var slots: [AssetSlot]
+        var index: Int
+        var position: MediaTime = .zero
+        var started = false
+        var playedBefore: MediaTime = .zero
+        var duration: MediaTime?
+        var ready = true
+        var expected: AssetStep
+        var testDescription: String { self.name }
+    }
+
+    static let assetRows: [AssetRow] = [
+        AssetRow(
+            name: "D.5: a failed first asset of a list is skipped, the event goes on",
+            listURI: true,
+            slots: [AssetSlot(url: "a", duration: 5, failed: true), AssetSlot(url: "b", duration: 5)],
+            index: 0,
+            expected: .skipFailedAsset(cancelEvent: false)
+        ),
+        AssetRow(
+            name: "then the next asset starts",
+            listURI: true,
+            slots: [AssetSlot(url: "a", duration: 5, failed: true), AssetSlot(url: "b", duration: 5)],
+            index: 1,
+            duration: 5,
+            expected: .startAsset
+        ),
+        AssetRow(
+            name: "D.5: a failed X-ASSET-URI cancels its event (resume offset 0)",
+            listURI: false,
+            slots: [AssetSlot(url: "a", duration: nil, failed: true)],
+            index: 0,
+            expected: .skipFailedAsset(cancelEvent: true)
+        ),
+        AssetRow(
+            name: "every asset failed: the event ends, not entire",
+            listURI: true,
+            slots: [AssetSlot(url: "a", duration: 5, failed: true), AssetSlot(url: "b", duration: 5, failed: true)],
+            index: 2,
+            expected: .finishEvent(entire: false, endAsset: false)
+        ),
+        AssetRow(
+            name: "the last asset ended: the event ends entire",
+            listURI: true,
+            slots: [AssetSlot(url: "a", duration: 5), AssetSlot(url: "b", duration: 5)],
+            index: 2,
+            playedBefore: 10,
+            expected: .finishEvent(entire: true, endAsset: false)
+        ),
+        AssetRow(
+            name: "an asset at its end: the next one",
+            listURI: true,
+            slots: [AssetSlot(url: "a", duration: 5), AssetSlot(url: "b", duration: 5)],
+            index: 0,
+            position: 5,
+            started: true,
+            duration: 5,
+            expected: .nextAsset
+        ),
+        AssetRow(
+            name: "an asset not ready: wait",
+            listURI: true,
+            slots: [AssetSlot(url: "a", duration: 5)],
+            index: 0,
+            ready: false,
+            expected: .awaitAsset
+        ),
+    ]
+
+    @Test(arguments: assetRows)
+    func assetStep(_ row: AssetRow) {
+        var event = InterstitialEvent(identifier: "ev", time: 10)
+        if row.listURI { event.assetListURI = "/list.json" } else { event.assetURIs = ["/a.m3u8"] }
+        var run = EventRun(event: event, startedAt: 0)
+        run.assetIndex = row.index
+        run.assetPosition = row.position
+        run.assetStarted = row.started
+        run.playedBefore = row.playedBefore
+        #expect(self.coordinator.assetStep(run, slots: row.slots, assetDuration: row.duration, assetReady: row.ready) == row.expected)
+    }
+
+    // MARK: Subtitles
+
+    @Test func interstitialRenditionsFollowThePrimarysChoice() {
+        let off = self.coordinator.followedRenditions(primaryAudio: "en", primarySubtitles: nil)
+        #expect(off == FollowedRenditions(audio: "en", subtitles: nil))
+        let french = self.coordinator.followedRenditions(primaryAudio: "en", primarySubtitles: "fr")
+        #expect(french == FollowedRenditions(audio: "en", subtitles: "fr"))
+    }
+
+    // MARK: Loading ahead
+
+    @Test func postRollsBufferAheadOnceThePrimaryIsBufferedToItsEnd() throws {
+        let context = try Self.context([Self.daterange("post", at: 40, "CUE=\"POST\""), Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0")])
+        func buffer(_ position: MediaTime, _ end: MediaTime, passed: Set<String> = [], started: Bool = false) -> [String]? {
+            var context = context
+            context.passed = passed
+            return self.coordinator.breakToBuffer(
+                in: context,
+                playing: nil,
+                position: position,
+                bufferedEnd: end,
+                primaryDuration: 60,
+                postrollsStarted: started
+            )
+        }
+        #expect(buffer(0, 15) == nil)
+        #expect(buffer(0, 20) == ["mid"])
+        #expect(buffer(25, 50, passed: ["mid"]) == nil)
+        #expect(buffer(25, 60, passed: ["mid"]) == ["post"])
+        #expect(buffer(60, 60, passed: ["mid", "post"], started: true) == nil)
+        let playing = self.coordinator.breakToBuffer(
+            in: context,
+            playing: ["x", "y"],
+            position: 0,
+            bufferedEnd: nil,
+            primaryDuration: nil,
+            postrollsStarted: false
+        )
+        #expect(playing == ["x", "y"])
+    }
+
+    @Test func predictedResumeCountsOffsetsLoadedDurationsAndCancels() throws {
+        let ranges = [Self.daterange("a", at: 20, "X-RESUME-OFFSET=7"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=3")]
+        let context = try Self.context(ranges)
+        #expect(self.coordinator.predictedResume(in: context, start: 20, ids: ["a", "b"], loaded: [:]) == 30)
+        let cancelled = try Self.context(ranges, cancelled: ["a"])
+        #expect(self.coordinator.predictedResume(in: cancelled, start: 20, ids: ["a", "b"], loaded: [:]) == 23)
+    }
+}
