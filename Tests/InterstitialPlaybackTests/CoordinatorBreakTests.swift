@@ -359,4 +359,71 @@ import Testing
         let cancelled = try Self.context(ranges, cancelled: ["a"])
         #expect(self.coordinator.predictedResume(in: cancelled, start: 20, ids: ["a", "b"], loaded: [:]) == 23)
     }
+
+    // MARK: Entering partway, cancels, D.5 actions
+
+    @Test func aJoinLandsInTheAssetItsOffsetReaches() {
+        let slots = [AssetSlot(url: "a", duration: 5), AssetSlot(url: "b", duration: 10), AssetSlot(url: "c", duration: nil)]
+        #expect(self.coordinator.joinPoint(offset: 0, slots: slots) == JoinPoint(assetIndex: 0, playedBefore: 0, assetPosition: 0))
+        #expect(self.coordinator.joinPoint(offset: 6, slots: slots) == JoinPoint(assetIndex: 1, playedBefore: 5, assetPosition: 1))
+        #expect(self.coordinator.joinPoint(offset: 15, slots: slots) == JoinPoint(assetIndex: 2, playedBefore: 15, assetPosition: 0))
+        #expect(self.coordinator.joinPoint(offset: 40, slots: slots) == JoinPoint(assetIndex: 2, playedBefore: 15, assetPosition: 25))
+        #expect(self.coordinator.joinPoint(offset: 3, slots: []) == JoinPoint(assetIndex: 0, playedBefore: 0, assetPosition: 3))
+    }
+
+    @Test func liveJoinsAskTheListWithTheirStartOffset() {
+        var brk = BreakRun(queue: [], start: 20, startedAt: 0)
+        brk.joinOffset = 6
+        #expect(self.coordinator.assetListStartOffset(for: "a", playing: "a", in: brk, isLive: true) == 6)
+        #expect(self.coordinator.assetListStartOffset(for: "a", playing: "a", in: brk, isLive: false) == nil)
+        #expect(self.coordinator.assetListStartOffset(for: "b", playing: "a", in: brk, isLive: true) == nil)
+        brk.joinOffset = 0
+        #expect(self.coordinator.assetListStartOffset(for: "a", playing: "a", in: brk, isLive: true) == nil)
+    }
+
+    @Test func cancelResumesAtTheOffsetOrByTheTimeSpent() {
+        var brk = BreakRun(queue: ["b", "c"], start: 20, startedAt: 100)
+        let fixed = self.coordinator.cancel(brk, resumptionOffset: 3)
+        #expect(fixed.queue.isEmpty)
+        #expect(self.coordinator.resumePoint(of: fixed, now: 130, isLive: false, segmentEdges: []) == 23)
+        brk.joinOffset = 2
+        let elapsed = self.coordinator.cancel(brk, resumptionOffset: nil)
+        #expect(self.coordinator.resumePoint(of: elapsed, now: 107, isLive: true, segmentEdges: []) == 29)
+    }
+
+    @Test func aFailedListCancelsItsEventAndUnschedulesItWhenNotPlaying() {
+        var event = InterstitialEvent(identifier: "ev", time: 10)
+        event.assetListURI = "/list.json"
+        let error = PlaybackError(code: .invalidAssetList, message: "bad")
+        #expect(
+            self.coordinator.assetListDidFail("ev", event: event, error: error, playing: false) == [
+                .cancelEvent("ev"), .emit(.assetListFailed(eventID: "ev", event: event, error: error)), .emit(.eventWasUnscheduled(event, error)),
+            ]
+        )
+        #expect(
+            self.coordinator.assetListDidFail("ev", event: event, error: error, playing: true) == [
+                .cancelEvent("ev"), .emit(.assetListFailed(eventID: "ev", event: event, error: error)),
+            ]
+        )
+    }
+
+    @Test func aFailedAssetURICancelsItsEventAListsAssetIsSkippedLater() {
+        var single = InterstitialEvent(identifier: "uri", time: 10)
+        single.assetURIs = ["/a.m3u8"]
+        var listed = InterstitialEvent(identifier: "list", time: 10)
+        listed.assetListURI = "/list.json"
+        let error = PlaybackError(code: .invalidAssetList, message: "404")
+        let failed = InterstitialCoordinator.Action.emit(.interstitialAssetFailed(eventID: "uri", index: 0, error: error))
+        #expect(
+            self.coordinator.assetDidFail("uri", index: 0, event: single, error: error, playing: false) == [
+                failed, .cancelEvent("uri"), .emit(.eventWasUnscheduled(single, error)),
+            ]
+        )
+        #expect(self.coordinator.assetDidFail("uri", index: 0, event: single, error: error, playing: true) == [failed])
+        #expect(
+            self.coordinator.assetDidFail("list", index: 1, event: listed, error: error, playing: false) == [
+                .emit(.interstitialAssetFailed(eventID: "list", index: 1, error: error))
+            ]
+        )
+    }
 }

@@ -56,6 +56,8 @@ struct InterstitialCoordinator: Sendable {
         case finishCurrentEvent
         /// A request is refused, with why.
         case refuse(String)
+        /// Cancel an event that cannot play (D.5): resume offset 0, the schedule placed without it.
+        case cancelEvent(String)
     }
 
     /// What is known of the event playing when a skip is asked for.

@@ -20,12 +20,12 @@ extension Player {
             return
         }
         guard let listURI = event.assetListURI else { return }
-        var startOffset: MediaTime?
-        if let brk = self.interstitials.currentBreak, brk.joinOffset > .zero, self.interstitials.current?.eventID == eventID,
-            self.interstitials.schedule?.isLive == true
-        {
-            startOffset = brk.joinOffset
-        }
+        let startOffset = self.interstitials.coordinator.assetListStartOffset(
+            for: eventID,
+            playing: self.interstitials.current?.eventID,
+            in: self.interstitials.currentBreak,
+            isLive: self.interstitials.schedule?.isLive == true
+        )
         let url = InterstitialRequestURL.assetList(self.resolveAgainstPrimary(listURI), primaryID: self.sessionID, liveStartOffset: startOffset)
         self.interstitials.lists[eventID] = .loading
         self.pendingLoads.append(
@@ -81,11 +81,8 @@ extension Player {
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
             self.interstitials.lists[eventID] = .failed(error)
-            self.cancelEvent(eventID, now: now)
-            self.emit(.assetListFailed(eventID: eventID, event: event, error: error))
-            if let event, self.interstitials.current?.eventID != eventID {
-                self.emit(.eventWasUnscheduled(event, error))
-            }
+            let playing = self.interstitials.current?.eventID == eventID
+            self.perform(self.interstitials.coordinator.assetListDidFail(eventID, event: event, error: error, playing: playing), now: now)
         }
         self.checkTransitions(now: now)
     }
@@ -95,13 +92,10 @@ extension Player {
         guard let eventID = id.eventID, case .loaded(var slots, let skip)? = self.interstitials.lists[eventID], slots.indices.contains(id.assetIndex) else { return }
         slots[id.assetIndex].failed = true
         self.interstitials.lists[eventID] = .loaded(slots, skip)
-        self.emit(.interstitialAssetFailed(eventID: eventID, index: id.assetIndex, error: error))
         let event = self.interstitials.events.first { $0.identifier == eventID }
-        if event?.assetListURI == nil, self.interstitials.current?.eventID != eventID {
-            // D.5: a failed X-ASSET-URI request cancels the event with resume offset 0.
-            self.cancelEvent(eventID, now: now)
-            if let event { self.emit(.eventWasUnscheduled(event, error)) }
-        }
+        let playing = self.interstitials.current?.eventID == eventID
+        let actions = self.interstitials.coordinator.assetDidFail(eventID, index: id.assetIndex, event: event, error: error, playing: playing)
+        self.perform(actions, now: now)
         self.checkTransitions(now: now)
     }
 

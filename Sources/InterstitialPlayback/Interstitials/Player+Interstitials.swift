@@ -36,6 +36,7 @@ extension Player {
                 self.updateStatus()
             case .finishCurrentEvent: self.finishEvent(entire: false, now: now)
             case .refuse(let reason): refusal = reason
+            case .cancelEvent(let eventID): self.cancelEvent(eventID, now: now)
             }
         }
         return refusal
@@ -56,16 +57,10 @@ extension Player {
 
     /// Abandons the current event and the rest of its break.
     func cancelCurrentEvent(resumptionOffset offset: MediaTime?) {
-        guard var run = self.interstitials.currentBreak, self.interstitials.current != nil else { return }
+        guard let run = self.interstitials.currentBreak, self.interstitials.current != nil else { return }
         let now = self.clock.now
         self.advancePlayback(to: now)
-        run.queue.removeAll()
-        if let offset {
-            run.fixedResume = run.start + offset
-        } else {
-            run.resumeByElapsed = true
-        }
-        self.interstitials.currentBreak = run
+        self.interstitials.currentBreak = self.interstitials.coordinator.cancel(run, resumptionOffset: offset)
         if let current = self.interstitials.current { self.emit(.eventCancelled(current.event)) }
         self.finishEvent(entire: false, now: now)
         self.wake()

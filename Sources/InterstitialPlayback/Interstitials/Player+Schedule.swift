@@ -242,20 +242,15 @@ extension Player {
             var run = self.interstitials.current, run.eventTime == .zero,
             case .loaded(let slots, _)? = self.interstitials.lists[run.eventID]
         else { return }
-        var remaining = brk.joinOffset
-        var index = 0
-        while index < slots.count, let duration = slots[index].duration, remaining >= duration {
-            remaining = remaining - duration
-            index += 1
-        }
-        run.assetIndex = index
-        run.playedBefore = brk.joinOffset - remaining
-        run.assetPosition = remaining
+        let join = self.interstitials.coordinator.joinPoint(offset: brk.joinOffset, slots: slots)
+        run.assetIndex = join.assetIndex
+        run.playedBefore = join.playedBefore
+        run.assetPosition = join.assetPosition
         run.joinedAt = brk.joinOffset
         self.interstitials.current = run
-        let id = PresentationID.asset(run.eventID, index)
-        if self.assets[id] == nil, index < slots.count {
-            self.assets[id] = Presentation(id: id, url: slots[index].url, startTime: remaining)
+        let id = PresentationID.asset(run.eventID, join.assetIndex)
+        if self.assets[id] == nil, slots.indices.contains(join.assetIndex) {
+            self.assets[id] = Presentation(id: id, url: slots[join.assetIndex].url, startTime: join.assetPosition)
         }
     }
 
@@ -331,18 +326,14 @@ extension Player {
     /// Where the primary resumes after `brk` (§6 resumption, D.2, D.5 failures): a fixed point, the
     /// time spent (`cancelCurrentEvent(resumptionOffset: nil)`), or the coordinator's resumption.
     func resumeTime(of brk: BreakRun, now: MediaTime) -> MediaTime {
-        if let fixed = brk.fixedResume { return fixed }
-        if brk.resumeByElapsed { return brk.start + brk.skippedSpan + brk.joinOffset + (now - brk.startedAt) }
         // X-SNAP=IN: the boundaries of every audio and video playlist (subtitles do not count).
         var edges: [[MediaTime]] = []
         if brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true, let tracks = self.primary?.tracks {
             edges = tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
         }
-        return self.interstitials.coordinator.resumption(
-            start: brk.start,
-            finished: brk.finished,
-            skippedSpan: brk.skippedSpan,
-            joinOffset: brk.joinOffset,
+        return self.interstitials.coordinator.resumePoint(
+            of: brk,
+            now: now,
             isLive: self.interstitials.schedule?.isLive ?? false,
             segmentEdges: edges
         )
