@@ -426,4 +426,87 @@ import Testing
             ]
         )
     }
+
+    // MARK: A break's events and its end
+
+    @Test func aPodsEventsFollowInOrderThenTheBreakEnds() {
+        let brk = BreakRun(queue: ["b", "c"], start: 20, startedAt: 0)
+        let record = InterstitialCoordinatorTests.finished(InterstitialCoordinatorTests.event("a"), playout: 5, elapsed: 5)
+        let first = self.coordinator.eventDidFinish(record, in: brk)
+        #expect(first.next == "b" && first.run.queue == ["c"] && first.run.finished.count == 1)
+        let second = self.coordinator.eventDidFinish(record, in: first.run)
+        let third = self.coordinator.eventDidFinish(record, in: second.run)
+        #expect(second.next == "c" && third.next == nil && third.run.finished.count == 3)
+    }
+
+    @Test func anEventsStartReportsTheJoinPointAndTheOffsetIntoIt() {
+        #expect(self.coordinator.eventStartReport(in: nil) == (nil, nil))
+        var brk = BreakRun(queue: [], start: 20, startedAt: 0)
+        #expect(self.coordinator.eventStartReport(in: brk) == (20, nil))
+        brk.joinOffset = 6
+        #expect(self.coordinator.eventStartReport(in: brk) == (26, 6))
+        brk.finished = [InterstitialCoordinatorTests.finished(InterstitialCoordinatorTests.event("a"), playout: 5, elapsed: 5)]
+        #expect(self.coordinator.eventStartReport(in: brk) == (20, nil))
+    }
+
+    @Test func afterABreakThePrimaryEndsResumesOrEntersTheNextSpan() throws {
+        let preroll = InterstitialCoordinatorTests.event("pre", resume: 25)
+        var brk = BreakRun(queue: [], start: 0, startedAt: 0)
+        brk.finished = [InterstitialCoordinatorTests.finished(preroll, scheduled: 25, source: .given, playout: 5, elapsed: 5)]
+        let spanned = try Self.context([Self.daterange("b", at: 20, "DURATION=10")])
+        func after(_ context: BreakContext?, position: MediaTime = 0, postrolls: Bool = false) -> BreakEnd {
+            self.coordinator.afterBreak(
+                brk,
+                in: context,
+                now: 5,
+                position: position,
+                primaryDuration: 60,
+                postrollsStarted: postrolls,
+                segmentEdges: []
+            )
+        }
+        guard case .enter(let plan) = after(spanned) else {
+            Issue.record("a resume point at 25 inside b (20-30) enters b")
+            return
+        }
+        #expect(plan.run.queue == ["b"] && plan.run.joinOffset == 5 && plan.position == 20)
+        let plain = try Self.context([Self.daterange("b", at: 40, "DURATION=10")])
+        guard case .resume(let time) = after(plain) else {
+            Issue.record("nothing spans 25: the primary resumes")
+            return
+        }
+        #expect(time == 25)
+        guard case .primaryEnded = after(plain, position: 60, postrolls: true) else {
+            Issue.record("post-rolls at the end: playback ends")
+            return
+        }
+    }
+
+    @Test func changedEventsDropWhatWasPreparedForThem() {
+        func event(_ id: String, list: String) -> InterstitialEvent {
+            var event = InterstitialEvent(identifier: id, time: 10)
+            event.assetListURI = list
+            return event
+        }
+        let previous = [event("a", list: "/x"), event("b", list: "/b"), event("c", list: "/y")]
+        let events = [event("b", list: "/b"), event("c", list: "/z")]
+        let stale = self.coordinator.staleEvents(previous: previous, events: events, playing: nil, prepared: ["a", "c"], passed: [])
+        #expect(stale == StaleEvents(unscheduled: [previous[0]], replaced: [previous[2]]))
+        let playing = self.coordinator.staleEvents(previous: previous, events: events, playing: "c", prepared: ["a", "c"], passed: ["a"])
+        #expect(playing == StaleEvents())
+        let unprepared = self.coordinator.staleEvents(previous: previous, events: events, playing: nil, prepared: [], passed: [])
+        #expect(unprepared == StaleEvents())
+    }
+
+    @Test func assetsBufferUpToThePlayoutLimitSkippingFailedOnes() {
+        var event = InterstitialEvent(identifier: "ev", time: 10)
+        event.playoutLimit = 7
+        let slots = [AssetSlot(url: "a", duration: 5), AssetSlot(url: "b", duration: 5), AssetSlot(url: "c", duration: 5)]
+        #expect(self.coordinator.assetsToBuffer(slots, of: event, from: 0) == [0, 1])
+        #expect(self.coordinator.assetsToBuffer(slots, of: event, from: 1) == [1])
+        #expect(self.coordinator.assetsToBuffer(slots, of: nil, from: 1) == [1, 2])
+        var failed = slots
+        failed[1].failed = true
+        #expect(self.coordinator.assetsToBuffer(failed, of: nil, from: 0) == [0, 2])
+    }
 }

@@ -85,3 +85,100 @@ extension InterstitialCoordinator {
         return actions
     }
 }
+
+/// What follows a break.
+enum BreakEnd: Sendable {
+    /// The break was the post-rolls at the primary's end: playback ends.
+    case primaryEnded
+    /// The resume point lands inside another interstitial: it begins partway.
+    case enter(BreakPlan)
+    /// The primary resumes at this time.
+    case resume(MediaTime)
+}
+
+/// Events whose prepared assets no longer apply after the events changed.
+struct StaleEvents: Sendable, Equatable {
+    /// Removed before they played: their assets are dropped and they are reported unscheduled.
+    var unscheduled: [InterstitialEvent] = []
+    /// Replaced under the same identifier with other assets: what was loaded for the old one goes.
+    var replaced: [InterstitialEvent] = []
+}
+
+extension InterstitialCoordinator {
+    // MARK: Events of a break
+
+    /// An event of `brk` finished as `record`: the break with it recorded, and the next event to
+    /// play (`nil`: the break ends).
+    func eventDidFinish(_ record: FinishedEvent, in brk: BreakRun) -> (run: BreakRun, next: String?) {
+        var brk = brk
+        brk.finished.append(record)
+        let next = brk.queue.isEmpty ? nil : brk.queue.removeFirst()
+        return (brk, next)
+    }
+
+    /// What an event's start reports: where the primary paused for the break, or for a live join
+    /// (its first event), where the viewer joined and how far into the event that is.
+    func eventStartReport(in brk: BreakRun?) -> (primaryTime: MediaTime?, joinedAt: MediaTime?) {
+        guard let brk else { return (nil, nil) }
+        guard brk.joinOffset > .zero, brk.finished.isEmpty else { return (brk.start, nil) }
+        return (brk.start + brk.joinOffset, brk.joinOffset)
+    }
+
+    /// What follows `brk` when its last event ended at clock time `now` with the primary at
+    /// `position`: the end of playback after the post-rolls, another interstitial the resume point
+    /// lands in, or the primary at the resume point.
+    func afterBreak(
+        _ brk: BreakRun,
+        in context: BreakContext?,
+        now: MediaTime,
+        position: MediaTime,
+        primaryDuration: MediaTime?,
+        postrollsStarted: Bool,
+        segmentEdges: [[MediaTime]]
+    ) -> BreakEnd {
+        if postrollsStarted, let duration = primaryDuration, position >= duration - BufferedRanges.tolerance { return .primaryEnded }
+        let resume = self.resumePoint(of: brk, now: now, isLive: context?.schedule.isLive ?? false, segmentEdges: segmentEdges)
+        if let context, let plan = self.entry(in: context, resumingAt: resume, now: now) { return .enter(plan) }
+        return .resume(resume)
+    }
+
+    // MARK: Events changed
+
+    /// The events changed from `previous` to `events`: those removed before they played (not in
+    /// `passed`) and those replaced with other assets (not the one `playing`), among the events
+    /// with something `prepared` (a list requested or assets loaded).
+    func staleEvents(
+        previous: [InterstitialEvent],
+        events: [InterstitialEvent],
+        playing: String?,
+        prepared: Set<String>,
+        passed: Set<String>
+    ) -> StaleEvents {
+        var stale = StaleEvents()
+        for old in previous where prepared.contains(old.identifier) && !passed.contains(old.identifier) {
+            if !events.contains(where: { $0.identifier == old.identifier }) { stale.unscheduled.append(old) }
+        }
+        for event in events where event.identifier != playing && prepared.contains(event.identifier) {
+            guard let old = previous.first(where: { $0.identifier == event.identifier }),
+                old.assetURIs != event.assetURIs || old.assetListURI != event.assetListURI
+            else { continue }
+            stale.replaced.append(old)
+        }
+        return stale
+    }
+
+    // MARK: Loading ahead
+
+    /// The assets of an event to buffer, in order from `first`: not failed, and not starting at or
+    /// past its playout limit (counted over the listed durations from the event's first asset).
+    func assetsToBuffer(_ slots: [AssetSlot], of event: InterstitialEvent?, from first: Int) -> [Int] {
+        var indices: [Int] = []
+        var before = MediaTime.zero
+        for (index, slot) in slots.enumerated() {
+            if let limit = event?.playoutLimit, before >= limit { break }
+            before = before + (slot.duration ?? .zero)
+            if index >= first, !slot.failed { indices.append(index) }
+        }
+        return indices
+    }
+}

@@ -131,14 +131,10 @@ extension Player {
                 continue
             }
             let event = self.interstitials.events.first { $0.identifier == eventID }
-            var before = MediaTime.zero
             let first = self.interstitials.current.flatMap { $0.eventID == eventID ? $0.assetIndex : nil } ?? 0
-            for (index, slot) in slots.enumerated() where index >= first {
-                if let limit = event?.playoutLimit, before >= limit { break }
-                before = before + (slot.duration ?? .zero)
-                guard !slot.failed else { continue }
+            for index in self.interstitials.coordinator.assetsToBuffer(slots, of: event, from: first) {
                 let id = PresentationID.asset(eventID, index)
-                var presentation = self.assets[id] ?? Presentation(id: id, url: slot.url)
+                var presentation = self.assets[id] ?? Presentation(id: id, url: slots[index].url)
                 presentation.followedChoice = followed
                 let start = presentation.startTime
                 loads += presentation.nextLoads(now: now, limit: start + self.configuration.forwardBufferDuration, settings: interstitialSettings)

@@ -101,23 +101,22 @@ extension Player {
             }
         }
         if events != self.interstitials.events {
-            let previous = self.interstitials.events
-            let removed = previous.filter { old in !events.contains { $0.identifier == old.identifier } }
+            let stale = self.interstitials.coordinator.staleEvents(
+                previous: self.interstitials.events,
+                events: events,
+                playing: self.interstitials.current?.eventID,
+                prepared: Set(self.interstitials.lists.keys),
+                passed: self.interstitials.passed
+            )
             self.interstitials.events = events
             self.emit(.eventsDidChange(events))
-            for event in removed where self.interstitials.lists[event.identifier] != nil && !self.interstitials.passed.contains(event.identifier) {
+            for event in stale.unscheduled {
                 self.dropPreparedAssets(of: event)
                 self.emit(.eventWasUnscheduled(event, nil))
             }
             // An event replaced under the same identifier with other assets (an app's event over
             // the playlist's): what was loaded ahead for the old one must not play for the new one.
-            for event in events where event.identifier != self.interstitials.current?.eventID {
-                guard let old = previous.first(where: { $0.identifier == event.identifier }),
-                    old.assetURIs != event.assetURIs || old.assetListURI != event.assetListURI,
-                    self.interstitials.lists[event.identifier] != nil
-                else { continue }
-                self.dropPreparedAssets(of: old)
-            }
+            for old in stale.replaced { self.dropPreparedAssets(of: old) }
         }
     }
 
@@ -214,22 +213,10 @@ extension Player {
         run.scheduledOffset = scheduled?.resumeOffset
         run.offsetSource = scheduled?.resumeOffsetSource
         run.duration = scheduled?.duration
-        if let join = self.interstitials.currentBreak?.joinOffset, join > .zero, self.interstitials.currentBreak?.finished.isEmpty == true {
-            run.assetPosition = .zero
-            run.playedBefore = .zero
-            self.interstitials.currentBreak?.joinOffset = join
-        }
         self.interstitials.current = run
         _ = self.interstitials.schedule?.markPlayed(eventID)
-        // Where the primary paused for the break; for a live join, where the viewer joined and how
-        // far into the event that is.
-        var primaryTime = self.interstitials.currentBreak?.start
-        var joinedAt: MediaTime?
-        if let brk = self.interstitials.currentBreak, brk.joinOffset > .zero, brk.finished.isEmpty {
-            primaryTime = brk.start + brk.joinOffset
-            joinedAt = brk.joinOffset
-        }
-        self.emit(.currentEventDidChange(event, primaryTime: primaryTime, joinedAt: joinedAt))
+        let report = self.interstitials.coordinator.eventStartReport(in: self.interstitials.currentBreak)
+        self.emit(.currentEventDidChange(event, primaryTime: report.primaryTime, joinedAt: report.joinedAt))
         self.perform(self.interstitials.coordinator.eventWillStart(event, rate: self.rate), now: now)
         self.updateStatus()
         self.prepareEventAssets(eventID)
@@ -269,13 +256,12 @@ extension Player {
                 playedSomething: playedSomething,
                 cancelled: self.interstitials.cancelled.contains(run.eventID)
         )
-        self.interstitials.currentBreak?.finished.append(record)
+        let step = self.interstitials.currentBreak.map { self.interstitials.coordinator.eventDidFinish(record, in: $0) }
+        self.interstitials.currentBreak = step?.run
         self.interstitials.current = nil
         self.setSkipState(.notSkippable, event: run.event)
         self.dropAssetPresentations(of: run.eventID)
-        if var brk = self.interstitials.currentBreak, !brk.queue.isEmpty {
-            let next = brk.queue.removeFirst()
-            self.interstitials.currentBreak = brk
+        if let next = step?.next {
             self.beginEvent(next, now: now)
             return
         }
@@ -297,15 +283,29 @@ extension Player {
         self.interstitials.currentBreak = nil
         self.interstitials.current = nil
         self.interstitials.repositionedFor = nil
-        let resume = self.resumeTime(of: brk, now: now)
+        let outcome = self.interstitials.coordinator.afterBreak(
+            brk,
+            in: self.breakContext,
+            now: now,
+            position: self.primaryPosition,
+            primaryDuration: self.primary?.duration,
+            postrollsStarted: self.interstitials.postrollsStarted,
+            segmentEdges: self.resumeEdges(of: brk)
+        )
         self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
         self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
-        if self.interstitials.postrollsStarted, self.primary?.duration.map({ self.primaryPosition >= $0 - BufferedRanges.tolerance }) ?? false {
+        let resume: MediaTime
+        switch outcome {
+        case .primaryEnded:
             self.updateStatus()
             self.primaryDidEnd(now: now)
             return
+        case .enter(let plan):
+            self.beginBreak(plan, now: now)
+            return
+        case .resume(let time):
+            resume = time
         }
-        if self.enterInterstitial(spanning: resume, now: now) { return }
         self.emit(.primaryResumed(primaryTime: resume))
         self.isStalled = false
         self.jumpPrimary(to: resume, now: now)
@@ -313,29 +313,12 @@ extension Player {
         self.checkTransitions(now: now)
     }
 
-    /// A resume point inside another interstitial's span enters it partway, as a live join does
-    /// (its asset list is asked for with `_HLS_start_offset` on live); returns whether it did.
-    func enterInterstitial(spanning time: MediaTime, now: MediaTime) -> Bool {
-        guard let context = self.breakContext,
-            let plan = self.interstitials.coordinator.entry(in: context, resumingAt: time, now: now)
-        else { return false }
-        self.beginBreak(plan, now: now)
-        return true
-    }
-
-    /// Where the primary resumes after `brk` (§6 resumption, D.2, D.5 failures): a fixed point, the
-    /// time spent (`cancelCurrentEvent(resumptionOffset: nil)`), or the coordinator's resumption.
-    func resumeTime(of brk: BreakRun, now: MediaTime) -> MediaTime {
-        // X-SNAP=IN: the boundaries of every audio and video playlist (subtitles do not count).
-        var edges: [[MediaTime]] = []
-        if brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true, let tracks = self.primary?.tracks {
-            edges = tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
-        }
-        return self.interstitials.coordinator.resumePoint(
-            of: brk,
-            now: now,
-            isLive: self.interstitials.schedule?.isLive ?? false,
-            segmentEdges: edges
-        )
+    /// The segment boundaries `X-SNAP=IN` counts after `brk`: those of every audio and video
+    /// playlist (subtitles do not count); none when its last event does not snap.
+    func resumeEdges(of brk: BreakRun) -> [[MediaTime]] {
+        guard brk.fixedResume == nil, brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true,
+            let tracks = self.primary?.tracks
+        else { return [] }
+        return tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
     }
 }
