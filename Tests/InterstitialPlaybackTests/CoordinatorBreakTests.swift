@@ -509,4 +509,43 @@ import Testing
         failed[1].failed = true
         #expect(self.coordinator.assetsToBuffer(failed, of: nil, from: 0) == [0, 2])
     }
+
+    // MARK: Start request and primary buffering
+
+    @Test func theStartRequestIsTheItemsTimeOrTheDefault() {
+        #expect(self.coordinator.startRequest(isLive: false, startTime: nil) == .time(0))
+        #expect(self.coordinator.startRequest(isLive: false, startTime: 12) == .time(12))
+        #expect(self.coordinator.startRequest(isLive: true, startTime: nil) == nil)
+        #expect(self.coordinator.startRequest(isLive: true, startTime: 7) == .time(7))
+    }
+
+    @Test func anEarlyReturnMovesTheExpectedResumePoint() throws {
+        let context = try Self.context([Self.daterange("a", at: 20, "X-RESUME-OFFSET=7"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=3")])
+        var brk = BreakRun(queue: ["b"], start: 20, startedAt: 0)
+        #expect(self.coordinator.expectedResume(of: brk, playing: "a", in: context, loaded: [:]) == 30)
+        brk.queue = []
+        #expect(self.coordinator.expectedResume(of: brk, playing: "a", in: context, loaded: [:]) == 27)
+        brk.fixedResume = 50
+        #expect(self.coordinator.expectedResume(of: brk, playing: "a", in: context, loaded: [:]) == 50)
+    }
+
+    @Test func thePrimaryBuffersToTheMarkerThenFromTheResumePoint() {
+        let buffering = PrimaryBuffering(forward: 30, resume: 2)
+        func limit(_ next: (start: MediaTime, ids: [String])?, buffered: Bool = false, resume: MediaTime? = nil, playing: MediaTime? = nil) -> MediaTime {
+            self.coordinator.primaryBufferLimit(
+                position: 10,
+                buffering: buffering,
+                next: next,
+                nextBuffered: buffered,
+                nextResume: resume,
+                playingBreakStart: playing
+            )
+        }
+        #expect(limit(nil) == 40)
+        #expect(limit(nil, playing: 25) == 55)
+        #expect(limit((20, ["a"])) == 20)
+        #expect(limit((60, ["a"])) == 40)
+        #expect(limit((20, ["a"]), buffered: true, resume: 35) == 55)
+        #expect(limit((38, ["a"]), buffered: true, resume: 50) == 54)
+    }
 }

@@ -182,3 +182,49 @@ extension InterstitialCoordinator {
         return indices
     }
 }
+
+/// How far ahead the primary may buffer around breaks.
+struct PrimaryBuffering: Sendable {
+    /// The forward buffer duration.
+    var forward: MediaTime
+    /// How much must be buffered to resume after a stall.
+    var resume: MediaTime
+}
+
+extension InterstitialCoordinator {
+    // MARK: Start and primary buffering
+
+    /// Where the schedule starts playback: on live, the item's start time or the live join point
+    /// (`nil`); on VOD, the item's start time or 0.
+    func startRequest(isLive: Bool, startTime: MediaTime?) -> Schedule.StartRequest? {
+        isLive ? startTime.map { .time($0) } : .time(startTime ?? .zero)
+    }
+
+    /// Where the primary is expected to resume after the break playing, `playing` being its
+    /// current event: a fixed point, or the offsets of all its events.
+    func expectedResume(of brk: BreakRun, playing: String, in context: BreakContext, loaded: [String: MediaTime]) -> MediaTime {
+        if let fixed = brk.fixedResume { return fixed }
+        let ids = brk.finished.map(\.event.identifier) + [playing] + brk.queue
+        return self.predictedResume(in: context, start: brk.start, ids: ids, loaded: loaded)
+    }
+
+    /// How far the primary may buffer from `position`: the forward buffer, but not past the next
+    /// break's marker until that break's assets are buffered (`nextBuffered`); then from its
+    /// expected resume point (`nextResume`). During a break with nothing after it
+    /// (`playingBreakStart`), from the break's start.
+    func primaryBufferLimit(
+        position: MediaTime,
+        buffering: PrimaryBuffering,
+        next: (start: MediaTime, ids: [String])?,
+        nextBuffered: Bool,
+        nextResume: MediaTime?,
+        playingBreakStart: MediaTime?
+    ) -> MediaTime {
+        guard let next else { return (playingBreakStart ?? position) + buffering.forward }
+        if nextBuffered, let resume = nextResume {
+            let left = buffering.forward - (next.start - position)
+            return resume + MediaTime.max(left, buffering.resume * 2)
+        }
+        return MediaTime.min(position + buffering.forward, next.start)
+    }
+}

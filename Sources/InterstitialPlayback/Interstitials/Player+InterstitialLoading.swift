@@ -154,9 +154,14 @@ extension Player {
 
     func predictedResume(start: MediaTime, ids: [String]) -> MediaTime {
         guard let context = self.breakContext else { return start }
+        return self.interstitials.coordinator.predictedResume(in: context, start: start, ids: ids, loaded: self.loadedDurations(of: ids))
+    }
+
+    /// The loaded durations of those of `ids` whose assets are all loaded.
+    func loadedDurations(of ids: [String]) -> [String: MediaTime] {
         var loaded: [String: MediaTime] = [:]
         for id in ids { loaded[id] = self.loadedDuration(of: id) }
-        return self.interstitials.coordinator.predictedResume(in: context, start: start, ids: ids, loaded: loaded)
+        return loaded
     }
 
     /// The duration of an event's assets (capped by its playout limit) once every one is loaded.
@@ -174,21 +179,16 @@ extension Player {
     /// How far the primary may buffer: the forward buffer, but not past the next break's marker
     /// until that break's assets are buffered; then from its resume point.
     func primaryBufferLimit() -> MediaTime {
-        let end = self.primaryPosition + self.configuration.forwardBufferDuration
-        guard let next = self.nextBreak() else {
-            if let brk = self.interstitials.currentBreak, self.interstitials.current != nil {
-                // During a break with nothing after it: buffer from the resume point.
-                let resume = self.predictedResume(start: brk.start, ids: [])
-                return resume + self.configuration.forwardBufferDuration
-            }
-            return end
-        }
-        if self.interstitials.current == nil, self.interstitials.repositionedFor == next.ids.first {
-            let resume = self.predictedResume(start: next.start, ids: next.ids)
-            let left = self.configuration.forwardBufferDuration - (next.start - self.primaryPosition)
-            return resume + MediaTime.max(left, self.configuration.resumeBufferDuration * 2)
-        }
-        return MediaTime.min(end, next.start)
+        let next = self.nextBreak()
+        let nextBuffered = self.interstitials.current == nil && next != nil && self.interstitials.repositionedFor == next?.ids.first
+        return self.interstitials.coordinator.primaryBufferLimit(
+            position: self.primaryPosition,
+            buffering: PrimaryBuffering(forward: self.configuration.forwardBufferDuration, resume: self.configuration.resumeBufferDuration),
+            next: next,
+            nextBuffered: nextBuffered,
+            nextResume: next.map { self.predictedResume(start: $0.start, ids: $0.ids) },
+            playingBreakStart: self.interstitials.current == nil ? nil : self.interstitials.currentBreak?.start
+        )
     }
 
     func assetStartPosition(_ id: PresentationID) -> MediaTime {

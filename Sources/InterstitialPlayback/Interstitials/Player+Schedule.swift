@@ -79,11 +79,7 @@ extension Player {
             self.interstitials.schedule = schedule
         } else {
             var configuration = Schedule.Configuration()
-            if playlist.isLive {
-                configuration.start = self.currentItem?.startTime.map { .time($0) }
-            } else {
-                configuration.start = .time(self.currentItem?.startTime ?? .zero)
-            }
+            configuration.start = self.interstitials.coordinator.startRequest(isLive: playlist.isLive, startTime: self.currentItem?.startTime)
             self.interstitials.schedule = Schedule(primary: self.snapPlaylists(main: playlist), events: self.schedulableEvents(events), configuration: configuration)
         }
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
@@ -95,9 +91,10 @@ extension Player {
             self.interstitials.current = run
             self.emit(.currentEventUpdated(updated))
             // The resume point may have moved (an early return): buffer the primary from there.
-            if let brk = self.interstitials.currentBreak {
-                let resume = brk.fixedResume ?? self.predictedResume(start: brk.start, ids: brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue)
-                self.primary?.reposition(to: resume)
+            if let brk = self.interstitials.currentBreak, let context = self.breakContext {
+                let ids = brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue
+                let loaded = self.loadedDurations(of: ids)
+                self.primary?.reposition(to: self.interstitials.coordinator.expectedResume(of: brk, playing: run.eventID, in: context, loaded: loaded))
             }
         }
         if events != self.interstitials.events {
