@@ -548,4 +548,49 @@ import Testing
         #expect(limit((20, ["a"]), buffered: true, resume: 35) == 55)
         #expect(limit((38, ["a"]), buffered: true, resume: 50) == 54)
     }
+
+    // MARK: Playing an event
+
+    @Test func theListDecidesWhetherTheEventWaitsPlaysOrEnds() {
+        guard case .prepare = self.coordinator.listStep(nil), case .wait = self.coordinator.listStep(.loading),
+            case .finish = self.coordinator.listStep(.failed(PlaybackError(code: .invalidAssetList, message: "x")))
+        else {
+            Issue.record("no list: prepare; loading: wait; failed (D.5): finish")
+            return
+        }
+        guard case .play(let slots) = self.coordinator.listStep(.loaded([AssetSlot(url: "a", duration: 5)], nil)) else {
+            Issue.record("a loaded list plays")
+            return
+        }
+        #expect(slots.map(\.url) == ["a"])
+    }
+
+    @Test func anAssetPlaysToItsBufferItsEndOrThePlayoutLimit() {
+        var event = InterstitialEvent(identifier: "ev", time: 10)
+        event.playoutLimit = 12
+        var run = EventRun(event: event, startedAt: 0)
+        run.playedBefore = 10
+        #expect(self.coordinator.assetLimit(run, bufferedEnd: 8, duration: 10) == 2)
+        run.event.playoutLimit = nil
+        #expect(self.coordinator.assetLimit(run, bufferedEnd: 8, duration: 10) == 8)
+        #expect(self.coordinator.assetLimit(run, bufferedEnd: 12, duration: 10) == 10)
+        #expect(self.coordinator.assetLimit(run, bufferedEnd: 12, duration: nil) == 12)
+    }
+
+    @Test func theNextSkipChangeIsTheWindowsNextEdge() {
+        let report = SkipStateReport(state: .notYetEligible, eligibleFrom: 5, eligibleUntil: 15, reason: "")
+        #expect(self.coordinator.nextSkipChange(report, after: 0) == 5)
+        #expect(self.coordinator.nextSkipChange(report, after: 5) == 15)
+        #expect(self.coordinator.nextSkipChange(report, after: 15) == nil)
+        #expect(self.coordinator.nextSkipChange(SkipStateReport(state: .notSkippable, reason: ""), after: 0) == nil)
+    }
+
+    @Test func settingTheAppsEventsSuppressesThePlaylistsKnownNow() {
+        var app = InterstitialEvent(identifier: "app", time: 15)
+        app.assetURIs = ["/ads/app.m3u8"]
+        let set = self.coordinator.controllerEvents([app], playlistIDs: ["s1", "s2"])
+        #expect(set.events == [app] && set.suppressed == ["s1", "s2"])
+        let cleared = self.coordinator.controllerEvents([], playlistIDs: ["s1"])
+        #expect(cleared.events == nil && cleared.suppressed.isEmpty)
+    }
 }

@@ -228,3 +228,50 @@ extension InterstitialCoordinator {
         return MediaTime.min(position + buffering.forward, next.start)
     }
 }
+
+/// What the event playing does with its asset list as it stands.
+enum ListStep: Sendable {
+    /// Nothing asked yet: prepare its assets (an asset list request, or its `X-ASSET-URI`).
+    case prepare
+    /// The list is loading: the event stalls.
+    case wait
+    /// The list failed (D.5): the event ends, not played entire.
+    case finish
+    /// The assets are known: play them.
+    case play([AssetSlot])
+}
+
+extension InterstitialCoordinator {
+    // MARK: Playing an event
+
+    /// What the event playing does with its asset list `list`.
+    func listStep(_ list: AssetListState?) -> ListStep {
+        switch list {
+        case nil: .prepare
+        case .loading?: .wait
+        case .failed?: .finish
+        case .loaded(let slots, _)?: .play(slots)
+        }
+    }
+
+    /// How far the current asset may play: its buffer, its end, and the event's playout limit
+    /// (counted from the event's start across its assets).
+    func assetLimit(_ run: EventRun, bufferedEnd: MediaTime, duration: MediaTime?) -> MediaTime {
+        var limit = bufferedEnd
+        if let duration { limit = MediaTime.min(limit, duration) }
+        if let playout = run.event.playoutLimit { limit = MediaTime.min(limit, playout - run.playedBefore) }
+        return limit
+    }
+
+    /// The event time of the next skip-control change after the playhead (the window opening or
+    /// closing), or `nil`.
+    func nextSkipChange(_ report: SkipStateReport, after eventTime: MediaTime) -> MediaTime? {
+        [report.eligibleFrom, report.eligibleUntil].compactMap { $0 }.filter { $0 > eventTime }.min()
+    }
+
+    /// The app set `events` (plan A/B): an empty list gives the playlist's events back; otherwise
+    /// the playlist's events known now (`playlistIDs`) are suppressed, and later ones join.
+    func controllerEvents(_ events: [InterstitialEvent], playlistIDs: Set<String>) -> (events: [InterstitialEvent]?, suppressed: Set<String>) {
+        events.isEmpty ? (nil, []) : (events, playlistIDs)
+    }
+}

@@ -13,10 +13,8 @@ extension Player {
     /// How far the current asset may play: its buffer, its end, the playout limit.
     func currentAssetLimit() -> MediaTime? {
         guard let run = self.interstitials.current, let id = self.currentAssetID, let presentation = self.assets[id], presentation.isReady else { return nil }
-        var limit = presentation.bufferedEnd(from: run.assetPosition)
-        if let duration = presentation.duration { limit = MediaTime.min(limit, duration) }
-        if let playout = run.event.playoutLimit { limit = MediaTime.min(limit, playout - run.playedBefore) }
-        return limit
+        let buffered = presentation.bufferedEnd(from: run.assetPosition)
+        return self.interstitials.coordinator.assetLimit(run, bufferedEnd: buffered, duration: presentation.duration)
     }
 
     func advanceInterstitial(by distance: MediaTime) {
@@ -34,8 +32,7 @@ extension Player {
     /// Skip-control changes are due at their offsets.
     func interstitialDeadline(now: MediaTime) -> MediaTime? {
         guard let run = self.interstitials.current, !run.stalled, self.rate > 0, let report = self.skipReport() else { return nil }
-        let times = [report.eligibleFrom, report.eligibleUntil].compactMap { $0 }.filter { $0 > run.eventTime }
-        guard let next = times.min() else { return nil }
+        guard let next = self.interstitials.coordinator.nextSkipChange(report, after: run.eventTime) else { return nil }
         return now + MediaTime(seconds: (next - run.eventTime).seconds / self.rate)
     }
 
@@ -59,22 +56,21 @@ extension Player {
     func checkInterstitialTransitions(now: MediaTime) {
         while var run = self.interstitials.current {
             let eventID = run.eventID
-            guard let list = self.interstitials.lists[eventID] else {
+            switch self.interstitials.coordinator.listStep(self.interstitials.lists[eventID]) {
+            case .prepare:
                 self.prepareEventAssets(eventID)
                 if self.interstitials.lists[eventID] == nil {
                     self.finishEvent(entire: false, now: now)
                     continue
                 }
                 return
-            }
-            switch list {
-            case .loading:
+            case .wait:
                 self.setEventStalled(true)
                 return
-            case .failed:
+            case .finish:
                 self.finishEvent(entire: false, now: now)
                 continue
-            case .loaded(let slots, _):
+            case .play(let slots):
                 if let report = self.skipReport() { self.setSkipState(report.state, event: run.event) }
                 let id = PresentationID.asset(eventID, run.assetIndex)
                 if slots.indices.contains(run.assetIndex), !slots[run.assetIndex].failed, self.assets[id] == nil {

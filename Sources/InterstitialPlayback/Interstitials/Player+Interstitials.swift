@@ -44,13 +44,9 @@ extension Player {
 
     /// Sets client events (``InterstitialEventController/setEvents(_:)``).
     func setControllerEvents(_ events: [InterstitialEvent]) {
-        if events.isEmpty {
-            self.interstitials.controllerEvents = nil
-            self.interstitials.suppressedPlaylistIDs = []
-        } else {
-            self.interstitials.controllerEvents = events
-            self.interstitials.suppressedPlaylistIDs = Set(self.interstitials.tracker.ids)
-        }
+        let set = self.interstitials.coordinator.controllerEvents(events, playlistIDs: Set(self.interstitials.tracker.ids))
+        self.interstitials.controllerEvents = set.events
+        self.interstitials.suppressedPlaylistIDs = set.suppressed
         self.refreshSchedule(playlist: nil, now: self.clock.now)
         self.wake()
     }
