@@ -593,4 +593,42 @@ import Testing
         let cleared = self.coordinator.controllerEvents([], playlistIDs: ["s1"])
         #expect(cleared.events == nil && cleared.suppressed.isEmpty)
     }
+
+    // MARK: Asset lists and records
+
+    @Test func aLoadedListGivesSlotsAndItsSkipControlOverTheTags() throws {
+        var event = InterstitialEvent(identifier: "ev", time: 10)
+        event.assetListURI = "/list.json"
+        event.skipControl = SkipControl(offset: 2, duration: 3, labelID: "TAG")
+        let json = #"{"ASSETS":[{"URI":"https://ads.example/a.m3u8","DURATION":6},{"URI":"https://ads.example/b.m3u8","DURATION":4}],"#
+            + #""SKIP-CONTROL":{"OFFSET":1,"DURATION":9,"LABEL-ID":"LIST"}}"#
+        let list = try AssetList.decode(json)
+        guard case .loaded(let slots, let skip) = self.coordinator.assetListDidLoad(list, for: event, primaryID: "P1") else {
+            Issue.record("a loaded list")
+            return
+        }
+        #expect(slots.map(\.duration) == [6, 4])
+        #expect(slots.allSatisfy { $0.url.contains("_HLS_primary_id=P1") })
+        #expect(skip?.labelID == "LIST" && skip?.offset == 1 && skip?.duration == 9)
+    }
+
+    @Test func loadedDurationWaitsForEveryAssetAndHonoursTheLimit() {
+        #expect(self.coordinator.loadedDuration([6, 4], playoutLimit: nil) == 10)
+        #expect(self.coordinator.loadedDuration([6, 4], playoutLimit: 7) == 7)
+        #expect(self.coordinator.loadedDuration([6, nil], playoutLimit: nil) == nil)
+        #expect(self.coordinator.loadedDuration([], playoutLimit: nil) == 0)
+    }
+
+    @Test func aRecordCopiesTheEventAndWhetherAnyOfItPlayed() {
+        var run = EventRun(event: InterstitialCoordinatorTests.event("ad", resume: 0), startedAt: 100)
+        run.scheduledOffset = 0
+        run.duration = 20
+        run.playedBefore = 6
+        run.joinedAt = 6
+        let joinedOnly = self.coordinator.record(of: run, now: 103, cancelled: false)
+        #expect(joinedOnly.playout == 6 && joinedOnly.elapsed == 3 && !joinedOnly.playedSomething)
+        run.assetPosition = 2
+        let played = self.coordinator.record(of: run, now: 110, cancelled: true)
+        #expect(played.playout == 8 && played.playedSomething && played.cancelled && played.duration == 20)
+    }
 }

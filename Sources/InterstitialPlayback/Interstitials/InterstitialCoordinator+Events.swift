@@ -275,3 +275,42 @@ extension InterstitialCoordinator {
         events.isEmpty ? (nil, []) : (events, playlistIDs)
     }
 }
+
+extension InterstitialCoordinator {
+    // MARK: Asset lists and records
+
+    /// An asset list loaded for `event`: its slots (each URL with `_HLS_primary_id`) and the skip
+    /// control in force (the list's `SKIP-CONTROL` over the tag's attributes, label included).
+    func assetListDidLoad(_ list: AssetList, for event: InterstitialEvent?, primaryID: String) -> AssetListState {
+        let slots = list.assets.map { asset in
+            AssetSlot(url: InterstitialRequestURL.asset(asset.uri, primaryID: primaryID), duration: asset.mediaDuration)
+        }
+        return .loaded(slots, event.flatMap { list.effectiveSkipControl(for: $0) })
+    }
+
+    /// The duration of an event's assets once every one not failed is loaded (`nil` in
+    /// `durations`: not loaded yet), capped by its playout limit.
+    func loadedDuration(_ durations: [MediaTime?], playoutLimit: MediaTime?) -> MediaTime? {
+        var total = MediaTime.zero
+        for duration in durations {
+            guard let duration else { return nil }
+            total = total + duration
+        }
+        return playoutLimit.map { MediaTime.min(total, $0) } ?? total
+    }
+
+    /// The record of an event that ended at clock time `now`: a copy of its attributes and of
+    /// what the schedule said of it, so how its break ends does not depend on later changes.
+    func record(of run: EventRun, now: MediaTime, cancelled: Bool) -> FinishedEvent {
+        FinishedEvent(
+            event: run.event,
+            scheduledOffset: run.scheduledOffset,
+            offsetSource: run.offsetSource,
+            duration: run.duration,
+            playout: run.eventTime,
+            elapsed: now - run.startedAt,
+            playedSomething: run.playedTime > .zero,
+            cancelled: cancelled
+        )
+    }
+}

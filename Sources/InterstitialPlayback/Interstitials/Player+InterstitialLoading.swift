@@ -63,11 +63,8 @@ extension Player {
         }
         switch decoded {
         case .success(let list):
-            let slots = list.assets.map { asset in
-                AssetSlot(url: InterstitialRequestURL.asset(asset.uri, primaryID: self.sessionID), duration: asset.mediaDuration)
-            }
-            let skip = event.flatMap { list.effectiveSkipControl(for: $0) }
-            self.interstitials.lists[eventID] = .loaded(slots, skip)
+            let loaded = self.interstitials.coordinator.assetListDidLoad(list, for: event, primaryID: self.sessionID)
+            self.interstitials.lists[eventID] = loaded
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
             if var run = self.interstitials.current, run.eventID == eventID, let scheduled = self.interstitials.schedule?.event(eventID) {
                 // The list told the event's duration: how it ends (D.2) counts it.
@@ -76,7 +73,7 @@ extension Player {
                 run.offsetSource = scheduled.resumeOffsetSource
                 self.interstitials.current = run
             }
-            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: slots.count, duration: list.totalDuration))
+            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: list.assets.count, duration: list.totalDuration))
             self.applyJoinOffset(now: now)
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
@@ -167,13 +164,8 @@ extension Player {
     /// The duration of an event's assets (capped by its playout limit) once every one is loaded.
     func loadedDuration(of eventID: String) -> MediaTime? {
         guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else { return nil }
-        var total = MediaTime.zero
-        for index in slots.indices where !slots[index].failed {
-            guard let duration = self.assets[.asset(eventID, index)]?.duration else { return nil }
-            total = total + duration
-        }
-        if let limit = self.event(eventID)?.playoutLimit { total = MediaTime.min(total, limit) }
-        return total
+        let durations = slots.indices.filter { !slots[$0].failed }.map { self.assets[.asset(eventID, $0)]?.duration }
+        return self.interstitials.coordinator.loadedDuration(durations, playoutLimit: self.event(eventID)?.playoutLimit)
     }
 
     /// How far the primary may buffer: the forward buffer, but not past the next break's marker

@@ -241,18 +241,8 @@ extension Player {
     /// Ends the current event and moves to the next event of the break, or resumes the primary.
     func finishEvent(entire: Bool, now: MediaTime) {
         guard let run = self.interstitials.current else { return }
-        let playedSomething = run.playedTime > .zero
         self.reportEventDidFinish(run, entire: entire)
-        let record = FinishedEvent(
-                event: run.event,
-                scheduledOffset: run.scheduledOffset,
-                offsetSource: run.offsetSource,
-                duration: run.duration,
-                playout: run.eventTime,
-                elapsed: now - run.startedAt,
-                playedSomething: playedSomething,
-                cancelled: self.interstitials.cancelled.contains(run.eventID)
-        )
+        let record = self.interstitials.coordinator.record(of: run, now: now, cancelled: self.interstitials.cancelled.contains(run.eventID))
         let step = self.interstitials.currentBreak.map { self.interstitials.coordinator.eventDidFinish(record, in: $0) }
         self.interstitials.currentBreak = step?.run
         self.interstitials.current = nil
