@@ -41,8 +41,9 @@ struct FinishedEvent: Sendable, Hashable {
 
 /// The pure part of the interstitial engine.
 ///
-/// It takes what happened (an event starts, a break ends, a skip is asked for, the skip state
-/// moves) and returns what the player must do, with no I/O, clock or actor, after
+/// It takes what happened (the schedule or the events changed, a list loaded or failed, an asset
+/// ended or failed, the clock reached a boundary, a seek, rate or skip request, a cancel) and
+/// returns what the player must do, with no I/O, clock or actor, after
 /// `Presentation` and AsyncHTTPClient's `HTTPRequestStateMachine`.
 /// The ``Player`` actor performs the actions. Its tests are tables, with no network.
 struct InterstitialCoordinator: Sendable {
