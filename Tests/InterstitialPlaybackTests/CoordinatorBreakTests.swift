@@ -631,4 +631,35 @@ import Testing
         let played = self.coordinator.record(of: run, now: 110, cancelled: true)
         #expect(played.playout == 8 && played.playedSomething && played.cancelled && played.duration == 20)
     }
+
+    // MARK: Assets without a list, stalls
+
+    @Test func anAssetURIEventHasOneResolvedSlotAndTheTagsSkipControl() {
+        var event = InterstitialEvent(identifier: "ev", time: 10)
+        event.assetURIs = ["../ads/red.m3u8"]
+        event.skipControl = SkipControl(offset: 3, labelID: "TAG")
+        guard case .loaded(let slots, let skip)? = self.coordinator.assetURIList(of: event, base: "https://cdn.example/vod/main/prog.m3u8", primaryID: "P9")
+        else {
+            Issue.record("an X-ASSET-URI event's assets are known at once")
+            return
+        }
+        #expect(slots.count == 1 && slots[0].duration == nil)
+        #expect(slots[0].url.hasPrefix("https://cdn.example/vod/ads/red.m3u8") && slots[0].url.contains("_HLS_primary_id=P9"))
+        #expect(skip?.labelID == "TAG")
+        event.assetListURI = "/list.json"
+        #expect(self.coordinator.assetURIList(of: event, base: "https://cdn.example/", primaryID: "P9") == nil)
+    }
+
+    @Test func anEventStallsWhenItsBufferRunsOutAndResumesWithEnoughBuffered() {
+        var run = EventRun(event: InterstitialEvent(identifier: "ev", time: 10), startedAt: 0)
+        run.assetPosition = 4
+        run.stalled = false
+        #expect(!self.coordinator.isStalled(run, bufferedEnd: 6, assetDuration: 10, resumeBuffer: 2))
+        #expect(self.coordinator.isStalled(run, bufferedEnd: 4, assetDuration: 10, resumeBuffer: 2))
+        run.stalled = true
+        #expect(self.coordinator.isStalled(run, bufferedEnd: 5, assetDuration: 10, resumeBuffer: 2))
+        #expect(!self.coordinator.isStalled(run, bufferedEnd: 6, assetDuration: 10, resumeBuffer: 2))
+        // Less than the resume buffer is left in the asset: what is left is enough.
+        #expect(!self.coordinator.isStalled(run, bufferedEnd: 5, assetDuration: 5, resumeBuffer: 2))
+    }
 }

@@ -314,3 +314,28 @@ extension InterstitialCoordinator {
         )
     }
 }
+
+extension InterstitialCoordinator {
+    // MARK: Assets without a list, stalls
+
+    /// The assets of an `X-ASSET-URI` event (`nil` for an asset-list event): each URI resolved
+    /// against the primary's playlist `base`, with `_HLS_primary_id`, its duration unknown until
+    /// it loads; the tag's skip control applies.
+    func assetURIList(of event: InterstitialEvent, base: String, primaryID: String) -> AssetListState? {
+        guard event.assetListURI == nil else { return nil }
+        let slots = event.assetURIs.map { uri in
+            AssetSlot(url: InterstitialRequestURL.asset(URIReference.resolve(uri, against: base), primaryID: primaryID), duration: nil)
+        }
+        return .loaded(slots, event.skipControl)
+    }
+
+    /// Whether the event playing is stalled after this check: a stalled event resumes once
+    /// `resumeBuffer` (or the rest of its asset, when shorter) is buffered past the playhead; a
+    /// playing one stalls when its buffer ran out.
+    func isStalled(_ run: EventRun, bufferedEnd: MediaTime, assetDuration: MediaTime?, resumeBuffer: MediaTime) -> Bool {
+        guard run.stalled else { return bufferedEnd <= run.assetPosition }
+        var needed = resumeBuffer
+        if let duration = assetDuration { needed = MediaTime.min(needed, duration - run.assetPosition) }
+        return bufferedEnd - run.assetPosition < needed
+    }
+}

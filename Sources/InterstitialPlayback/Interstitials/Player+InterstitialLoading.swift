@@ -11,12 +11,9 @@ extension Player {
         guard self.interstitials.lists[eventID] == nil, !self.interstitials.cancelled.contains(eventID),
             let event = self.interstitials.events.first(where: { $0.identifier == eventID }) ?? self.interstitials.schedule?.event(eventID)?.event
         else { return }
-        if event.assetListURI == nil {
-            let slots = event.assetURIs.map { uri in
-                AssetSlot(url: InterstitialRequestURL.asset(self.resolveAgainstPrimary(uri), primaryID: self.sessionID), duration: nil)
-            }
-            self.interstitials.lists[eventID] = .loaded(slots, event.skipControl)
-            if slots.isEmpty { self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0)) }
+        if let assets = self.interstitials.coordinator.assetURIList(of: event, base: self.primaryBase, primaryID: self.sessionID) {
+            self.interstitials.lists[eventID] = assets
+            if event.assetURIs.isEmpty { self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0)) }
             return
         }
         guard let listURI = event.assetListURI else { return }
@@ -42,9 +39,11 @@ extension Player {
         )
     }
 
+    /// What interstitial URIs resolve against: the primary's playlist, or the item's URL.
+    var primaryBase: String { self.primary?.mainTrack?.playlistURL ?? self.currentItem?.url ?? "" }
+
     func resolveAgainstPrimary(_ uri: String) -> String {
-        let base = self.primary?.mainTrack?.playlistURL ?? self.currentItem?.url ?? ""
-        return URIReference.resolve(uri, against: base)
+        URIReference.resolve(uri, against: self.primaryBase)
     }
 
     /// An asset list answered.

@@ -121,14 +121,13 @@ extension Player {
 
     /// Stalls the event when its asset's buffer ran out, and resumes it once enough is buffered.
     func updateEventStall(_ run: EventRun, presentation: Presentation) {
-        let end = presentation.bufferedEnd(from: run.assetPosition)
-        if run.stalled {
-            var needed = self.configuration.resumeBufferDuration
-            if let duration = presentation.duration { needed = MediaTime.min(needed, duration - run.assetPosition) }
-            if end - run.assetPosition >= needed { self.setEventStalled(false) }
-        } else if end <= run.assetPosition {
-            self.setEventStalled(true)
-        }
+        let stalled = self.interstitials.coordinator.isStalled(
+            run,
+            bufferedEnd: presentation.bufferedEnd(from: run.assetPosition),
+            assetDuration: presentation.duration,
+            resumeBuffer: self.configuration.resumeBufferDuration
+        )
+        self.setEventStalled(stalled)
     }
 
     func event(_ id: String) -> InterstitialEvent? {
