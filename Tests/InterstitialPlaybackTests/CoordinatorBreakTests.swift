@@ -11,12 +11,16 @@ import Testing
 @Suite struct CoordinatorBreakTests {
     static func daterange(_ id: String, at second: Int, _ attributes: String) -> String {
         let start = second < 10 ? "0\(second)" : "\(second)"
-        return "#EXT-X-DATERANGE:ID=\"\(id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:\(start).000Z\","
+        return
+            "#EXT-X-DATERANGE:ID=\"\(id)\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:\(start).000Z\","
             + "X-ASSET-URI=\"/ads/\(id).m3u8\"" + (attributes.isEmpty ? "" : "," + attributes)
     }
 
     static func playlist(_ dateranges: [String], live: Bool = false) throws -> MediaPlaylist {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:10", "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z"]
+        var lines = [
+            "#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:10",
+            "#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z",
+        ]
         lines += dateranges
         for index in 0..<6 { lines += ["#EXTINF:10,", "s\(index).ts"] }
         if !live { lines.append("#EXT-X-ENDLIST") }
@@ -33,7 +37,10 @@ import Testing
     ) throws -> BreakContext {
         let playlist = try Self.playlist(dateranges, live: live)
         let configuration = Schedule.Configuration(playedEventIDs: played, start: start)
-        let events = InterstitialCoordinator().schedulable(Schedule(primary: playlist).events.map(\.event), cancelled: cancelled)
+        let events = InterstitialCoordinator().schedulable(
+            Schedule(primary: playlist).events.map(\.event),
+            cancelled: cancelled
+        )
         let schedule = Schedule(primary: playlist, events: events, configuration: configuration)
         return BreakContext(schedule: schedule, passed: passed, cancelled: cancelled)
     }
@@ -43,7 +50,10 @@ import Testing
     // MARK: PRE / POST / ONCE
 
     @Test func prerollsPlayFirstAndResumeAtTheirOffsets() throws {
-        let context = try Self.context([Self.daterange("pre", at: 30, "CUE=\"PRE\",X-RESUME-OFFSET=0"), Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0")])
+        let context = try Self.context([
+            Self.daterange("pre", at: 30, "CUE=\"PRE\",X-RESUME-OFFSET=0"),
+            Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0"),
+        ])
         let plan = try #require(self.coordinator.start(in: context, now: 0))
         let preroll = try #require(plan.breakPlan)
         #expect(preroll.run.queue == ["pre"])
@@ -69,7 +79,10 @@ import Testing
     }
 
     @Test func onceEventsDoNotPlayAgainAfterASeekBack() throws {
-        let ranges = [Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0"), Self.daterange("once", at: 30, "CUE=\"ONCE\",X-RESUME-OFFSET=0")]
+        let ranges = [
+            Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0"),
+            Self.daterange("once", at: 30, "CUE=\"ONCE\",X-RESUME-OFFSET=0"),
+        ]
         let context = try Self.context(ranges, played: ["mid", "once"], passed: ["mid", "once"])
         let seek = try self.coordinator.seek(to: 0, from: .primary(50), in: context, position: 50, now: 0).get()
         #expect(seek.passed.isEmpty)
@@ -85,7 +98,9 @@ import Testing
     // MARK: Breaks and pods
 
     @Test func aBreakIsDueAtItsMarkerAndPodsPlayInOrder() throws {
-        let context = try Self.context([Self.daterange("a", at: 20, "X-RESUME-OFFSET=0"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=0")])
+        let context = try Self.context([
+            Self.daterange("a", at: 20, "X-RESUME-OFFSET=0"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=0"),
+        ])
         #expect(self.coordinator.breakDue(in: context, at: 19, now: 0) == nil)
         let plan = try #require(self.coordinator.breakDue(in: context, at: 20, now: 5))
         #expect(plan.run.queue == ["a", "b"] && plan.passed == ["a", "b"])
@@ -109,16 +124,40 @@ import Testing
     ]
 
     static let seekRows: [SeekRow] = [
-        SeekRow(name: "across one JUMP break: it plays, then the target", from: 0, target: 20, expectedBreak: ["j1"], expectedBreakStart: 10),
-        SeekRow(name: "across two: the one nearest the target plays, then the target", from: 0, target: 50, expectedBreak: ["j2"], expectedBreakStart: 30),
-        SeekRow(name: "back across a JUMP break: nothing to play", from: 50, target: 5, expectedBreak: [], expectedBreakStart: nil),
+        SeekRow(
+            name: "across one JUMP break: it plays, then the target",
+            from: 0,
+            target: 20,
+            expectedBreak: ["j1"],
+            expectedBreakStart: 10
+        ),
+        SeekRow(
+            name: "across two: the one nearest the target plays, then the target",
+            from: 0,
+            target: 50,
+            expectedBreak: ["j2"],
+            expectedBreakStart: 30
+        ),
+        SeekRow(
+            name: "back across a JUMP break: nothing to play",
+            from: 50,
+            target: 5,
+            expectedBreak: [],
+            expectedBreakStart: nil
+        ),
         SeekRow(name: "forward, no break crossed", from: 31, target: 45, expectedBreak: [], expectedBreakStart: nil),
     ]
 
     @Test(arguments: seekRows)
     func jump(_ row: SeekRow) throws {
         let context = try Self.context(Self.jumpRanges, passed: row.from > 30 ? ["j1", "j2"] : [])
-        let decision = try self.coordinator.seek(to: row.target, from: .primary(row.from), in: context, position: row.from, now: 3).get()
+        let decision = try self.coordinator.seek(
+            to: row.target,
+            from: .primary(row.from),
+            in: context,
+            position: row.from,
+            now: 3
+        ).get()
         #expect(decision.granted == row.target)
         #expect(decision.breakPlan?.run.queue ?? [] == row.expectedBreak)
         #expect(decision.breakPlan?.run.start == row.expectedBreakStart)
@@ -132,12 +171,18 @@ import Testing
     // MARK: Plans A, B, C
 
     @Test func planAAppEventsReplaceTheServersAndLaterOnesJoin() throws {
-        let server = try Self.context([Self.daterange("s1", at: 20, ""), Self.daterange("s2", at: 30, "")]).schedule.events.map(\.event)
+        let server = try Self.context([Self.daterange("s1", at: 20, ""), Self.daterange("s2", at: 30, "")]).schedule
+            .events.map(\.event)
         var app = InterstitialEvent(identifier: "app", time: 15)
         app.assetURIs = ["/ads/app.m3u8"]
         var late = InterstitialEvent(identifier: "s3", time: 40)
         late.assetURIs = ["/ads/s3.m3u8"]
-        let events = self.coordinator.effectiveEvents(playlist: server + [late], controller: [app], suppressed: ["s1", "s2"], automatic: true)
+        let events = self.coordinator.effectiveEvents(
+            playlist: server + [late],
+            controller: [app],
+            suppressed: ["s1", "s2"],
+            automatic: true
+        )
         #expect(events.map(\.identifier) == ["app", "s3"])
     }
 
@@ -145,9 +190,20 @@ import Testing
         let server = try Self.context([Self.daterange("s1", at: 20, "")]).schedule.events.map(\.event)
         var app = InterstitialEvent(identifier: "app", time: 15)
         app.assetURIs = ["/ads/app.m3u8"]
-        #expect(self.coordinator.effectiveEvents(playlist: server, controller: nil, suppressed: [], automatic: false).isEmpty)
-        #expect(self.coordinator.effectiveEvents(playlist: server, controller: [app], suppressed: [], automatic: false).map(\.identifier) == ["app"])
-        #expect(self.coordinator.effectiveEvents(playlist: server, controller: nil, suppressed: [], automatic: true).map(\.identifier) == ["s1"])
+        #expect(
+            self.coordinator.effectiveEvents(playlist: server, controller: nil, suppressed: [], automatic: false)
+                .isEmpty
+        )
+        #expect(
+            self.coordinator.effectiveEvents(playlist: server, controller: [app], suppressed: [], automatic: false).map(
+                \.identifier
+            ) == ["app"]
+        )
+        #expect(
+            self.coordinator.effectiveEvents(playlist: server, controller: nil, suppressed: [], automatic: true).map(
+                \.identifier
+            ) == ["s1"]
+        )
     }
 
     @Test func planCRestrictionsLiftedLetSeeksAndSkipsThrough() throws {
@@ -157,7 +213,12 @@ import Testing
             copy.restrictions = []
             return copy
         }
-        let events = self.coordinator.effectiveEvents(playlist: [], controller: lifted, suppressed: ["j1", "j2"], automatic: true)
+        let events = self.coordinator.effectiveEvents(
+            playlist: [],
+            controller: lifted,
+            suppressed: ["j1", "j2"],
+            automatic: true
+        )
         let playlist = try Self.playlist(Self.jumpRanges)
         let context = BreakContext(schedule: Schedule(primary: playlist, events: events))
         let decision = try self.coordinator.seek(to: 50, from: .primary(0), in: context, position: 0, now: 0).get()
@@ -188,7 +249,9 @@ import Testing
     }
 
     @Test func resumePointInsideAPodEntersItPartway() throws {
-        let context = try Self.context([Self.daterange("a", at: 20, "DURATION=10"), Self.daterange("b", at: 20, "DURATION=10")])
+        let context = try Self.context([
+            Self.daterange("a", at: 20, "DURATION=10"), Self.daterange("b", at: 20, "DURATION=10"),
+        ])
         let plan = try #require(self.coordinator.entry(in: context, resumingAt: 24, now: 9))
         #expect(plan.run.queue == ["a", "b"] && plan.passed == ["a", "b"])
         #expect(plan.run.joinOffset == 4 && plan.position == 20 && plan.run.startedAt == 9)
@@ -211,7 +274,10 @@ import Testing
         run.assetStarted = true
         run.assetPosition = 5
         let slots = [AssetSlot(url: "/ads/live.m3u8", duration: 10)]
-        #expect(self.coordinator.assetStep(run, slots: slots, assetDuration: 10, assetReady: true) == .finishEvent(entire: false, endAsset: true))
+        #expect(
+            self.coordinator.assetStep(run, slots: slots, assetDuration: 10, assetReady: true)
+                == .finishEvent(entire: false, endAsset: true)
+        )
         run.assetPosition = 4
         #expect(self.coordinator.assetStep(run, slots: slots, assetDuration: 10, assetReady: true) == .play)
     }
@@ -219,7 +285,9 @@ import Testing
     // MARK: Failures (Appendix D.5)
 
     @Test func aFailedListLetsAnEventInsideItsSpanPlay() throws {
-        let ranges = [Self.daterange("outer", at: 10, "DURATION=20"), Self.daterange("inner", at: 20, "X-RESUME-OFFSET=0")]
+        let ranges = [
+            Self.daterange("outer", at: 10, "DURATION=20"), Self.daterange("inner", at: 20, "X-RESUME-OFFSET=0"),
+        ]
         let intact = try Self.context(ranges, passed: ["outer"])
         #expect(self.coordinator.nextBreak(in: intact, at: 10) == nil)
         let failed = try Self.context(ranges, passed: ["outer"], cancelled: ["outer"])
@@ -308,7 +376,10 @@ import Testing
         run.assetPosition = row.position
         run.assetStarted = row.started
         run.playedBefore = row.playedBefore
-        #expect(self.coordinator.assetStep(run, slots: row.slots, assetDuration: row.duration, assetReady: row.ready) == row.expected)
+        #expect(
+            self.coordinator.assetStep(run, slots: row.slots, assetDuration: row.duration, assetReady: row.ready)
+                == row.expected
+        )
     }
 
     // MARK: Subtitles
@@ -323,8 +394,15 @@ import Testing
     // MARK: Loading ahead
 
     @Test func postRollsBufferAheadOnceThePrimaryIsBufferedToItsEnd() throws {
-        let context = try Self.context([Self.daterange("post", at: 40, "CUE=\"POST\""), Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0")])
-        func buffer(_ position: MediaTime, _ end: MediaTime, passed: Set<String> = [], started: Bool = false) -> [String]? {
+        let context = try Self.context([
+            Self.daterange("post", at: 40, "CUE=\"POST\""), Self.daterange("mid", at: 20, "X-RESUME-OFFSET=0"),
+        ])
+        func buffer(
+            _ position: MediaTime,
+            _ end: MediaTime,
+            passed: Set<String> = [],
+            started: Bool = false
+        ) -> [String]? {
             var context = context
             context.passed = passed
             return self.coordinator.breakToBuffer(
@@ -353,7 +431,9 @@ import Testing
     }
 
     @Test func predictedResumeCountsOffsetsLoadedDurationsAndCancels() throws {
-        let ranges = [Self.daterange("a", at: 20, "X-RESUME-OFFSET=7"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=3")]
+        let ranges = [
+            Self.daterange("a", at: 20, "X-RESUME-OFFSET=7"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=3"),
+        ]
         let context = try Self.context(ranges)
         #expect(self.coordinator.predictedResume(in: context, start: 20, ids: ["a", "b"], loaded: [:]) == 30)
         let cancelled = try Self.context(ranges, cancelled: ["a"])
@@ -363,12 +443,20 @@ import Testing
     // MARK: Entering partway, cancels, D.5 actions
 
     @Test func aJoinLandsInTheAssetItsOffsetReaches() {
-        let slots = [AssetSlot(url: "a", duration: 5), AssetSlot(url: "b", duration: 10), AssetSlot(url: "c", duration: nil)]
-        #expect(self.coordinator.joinPoint(offset: 0, slots: slots) == JoinPoint(assetIndex: 0, playedBefore: 0, assetPosition: 0))
-        #expect(self.coordinator.joinPoint(offset: 6, slots: slots) == JoinPoint(assetIndex: 1, playedBefore: 5, assetPosition: 1))
-        #expect(self.coordinator.joinPoint(offset: 15, slots: slots) == JoinPoint(assetIndex: 2, playedBefore: 15, assetPosition: 0))
-        #expect(self.coordinator.joinPoint(offset: 40, slots: slots) == JoinPoint(assetIndex: 2, playedBefore: 15, assetPosition: 25))
-        #expect(self.coordinator.joinPoint(offset: 3, slots: []) == JoinPoint(assetIndex: 0, playedBefore: 0, assetPosition: 3))
+        let slots = [
+            AssetSlot(url: "a", duration: 5), AssetSlot(url: "b", duration: 10), AssetSlot(url: "c", duration: nil),
+        ]
+        let expected: [(offset: MediaTime, index: Int, before: MediaTime, position: MediaTime)] = [
+            (0, 0, 0, 0), (6, 1, 5, 1), (15, 2, 15, 0), (40, 2, 15, 25),
+        ]
+        for row in expected {
+            let join = self.coordinator.joinPoint(offset: row.offset, slots: slots)
+            #expect(join == JoinPoint(assetIndex: row.index, playedBefore: row.before, assetPosition: row.position))
+        }
+        #expect(
+            self.coordinator.joinPoint(offset: 3, slots: [])
+                == JoinPoint(assetIndex: 0, playedBefore: 0, assetPosition: 3)
+        )
     }
 
     @Test func liveJoinsAskTheListWithTheirStartOffset() {
@@ -397,7 +485,8 @@ import Testing
         let error = PlaybackError(code: .invalidAssetList, message: "bad")
         #expect(
             self.coordinator.assetListDidFail("ev", event: event, error: error, playing: false) == [
-                .cancelEvent("ev"), .emit(.assetListFailed(eventID: "ev", event: event, error: error)), .emit(.eventWasUnscheduled(event, error)),
+                .cancelEvent("ev"), .emit(.assetListFailed(eventID: "ev", event: event, error: error)),
+                .emit(.eventWasUnscheduled(event, error)),
             ]
         )
         #expect(
@@ -413,7 +502,9 @@ import Testing
         var listed = InterstitialEvent(identifier: "list", time: 10)
         listed.assetListURI = "/list.json"
         let error = PlaybackError(code: .invalidAssetList, message: "404")
-        let failed = InterstitialCoordinator.Action.emit(.interstitialAssetFailed(eventID: "uri", index: 0, error: error))
+        let failed = InterstitialCoordinator.Action.emit(
+            .interstitialAssetFailed(eventID: "uri", index: 0, error: error)
+        )
         #expect(
             self.coordinator.assetDidFail("uri", index: 0, event: single, error: error, playing: false) == [
                 failed, .cancelEvent("uri"), .emit(.eventWasUnscheduled(single, error)),
@@ -431,7 +522,11 @@ import Testing
 
     @Test func aPodsEventsFollowInOrderThenTheBreakEnds() {
         let brk = BreakRun(queue: ["b", "c"], start: 20, startedAt: 0)
-        let record = InterstitialCoordinatorTests.finished(InterstitialCoordinatorTests.event("a"), playout: 5, elapsed: 5)
+        let record = InterstitialCoordinatorTests.finished(
+            InterstitialCoordinatorTests.event("a"),
+            playout: 5,
+            elapsed: 5
+        )
         let first = self.coordinator.eventDidFinish(record, in: brk)
         #expect(first.next == "b" && first.run.queue == ["c"] && first.run.finished.count == 1)
         let second = self.coordinator.eventDidFinish(record, in: first.run)
@@ -445,14 +540,18 @@ import Testing
         #expect(self.coordinator.eventStartReport(in: brk) == (20, nil))
         brk.joinOffset = 6
         #expect(self.coordinator.eventStartReport(in: brk) == (26, 6))
-        brk.finished = [InterstitialCoordinatorTests.finished(InterstitialCoordinatorTests.event("a"), playout: 5, elapsed: 5)]
+        brk.finished = [
+            InterstitialCoordinatorTests.finished(InterstitialCoordinatorTests.event("a"), playout: 5, elapsed: 5)
+        ]
         #expect(self.coordinator.eventStartReport(in: brk) == (20, nil))
     }
 
     @Test func afterABreakThePrimaryEndsResumesOrEntersTheNextSpan() throws {
         let preroll = InterstitialCoordinatorTests.event("pre", resume: 25)
         var brk = BreakRun(queue: [], start: 0, startedAt: 0)
-        brk.finished = [InterstitialCoordinatorTests.finished(preroll, scheduled: 25, source: .given, playout: 5, elapsed: 5)]
+        brk.finished = [
+            InterstitialCoordinatorTests.finished(preroll, scheduled: 25, source: .given, playout: 5, elapsed: 5)
+        ]
         let spanned = try Self.context([Self.daterange("b", at: 20, "DURATION=10")])
         func after(_ context: BreakContext?, position: MediaTime = 0, postrolls: Bool = false) -> BreakEnd {
             self.coordinator.afterBreak(
@@ -490,18 +589,38 @@ import Testing
         }
         let previous = [event("a", list: "/x"), event("b", list: "/b"), event("c", list: "/y")]
         let events = [event("b", list: "/b"), event("c", list: "/z")]
-        let stale = self.coordinator.staleEvents(previous: previous, events: events, playing: nil, prepared: ["a", "c"], passed: [])
+        let stale = self.coordinator.staleEvents(
+            previous: previous,
+            events: events,
+            playing: nil,
+            prepared: ["a", "c"],
+            passed: []
+        )
         #expect(stale == StaleEvents(unscheduled: [previous[0]], replaced: [previous[2]]))
-        let playing = self.coordinator.staleEvents(previous: previous, events: events, playing: "c", prepared: ["a", "c"], passed: ["a"])
+        let playing = self.coordinator.staleEvents(
+            previous: previous,
+            events: events,
+            playing: "c",
+            prepared: ["a", "c"],
+            passed: ["a"]
+        )
         #expect(playing == StaleEvents())
-        let unprepared = self.coordinator.staleEvents(previous: previous, events: events, playing: nil, prepared: [], passed: [])
+        let unprepared = self.coordinator.staleEvents(
+            previous: previous,
+            events: events,
+            playing: nil,
+            prepared: [],
+            passed: []
+        )
         #expect(unprepared == StaleEvents())
     }
 
     @Test func assetsBufferUpToThePlayoutLimitSkippingFailedOnes() {
         var event = InterstitialEvent(identifier: "ev", time: 10)
         event.playoutLimit = 7
-        let slots = [AssetSlot(url: "a", duration: 5), AssetSlot(url: "b", duration: 5), AssetSlot(url: "c", duration: 5)]
+        let slots = [
+            AssetSlot(url: "a", duration: 5), AssetSlot(url: "b", duration: 5), AssetSlot(url: "c", duration: 5),
+        ]
         #expect(self.coordinator.assetsToBuffer(slots, of: event, from: 0) == [0, 1])
         #expect(self.coordinator.assetsToBuffer(slots, of: event, from: 1) == [1])
         #expect(self.coordinator.assetsToBuffer(slots, of: nil, from: 1) == [1, 2])
@@ -520,7 +639,9 @@ import Testing
     }
 
     @Test func anEarlyReturnMovesTheExpectedResumePoint() throws {
-        let context = try Self.context([Self.daterange("a", at: 20, "X-RESUME-OFFSET=7"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=3")])
+        let context = try Self.context([
+            Self.daterange("a", at: 20, "X-RESUME-OFFSET=7"), Self.daterange("b", at: 20, "X-RESUME-OFFSET=3"),
+        ])
         var brk = BreakRun(queue: ["b"], start: 20, startedAt: 0)
         #expect(self.coordinator.expectedResume(of: brk, playing: "a", in: context, loaded: [:]) == 30)
         brk.queue = []
@@ -531,7 +652,12 @@ import Testing
 
     @Test func thePrimaryBuffersToTheMarkerThenFromTheResumePoint() {
         let buffering = PrimaryBuffering(forward: 30, resume: 2)
-        func limit(_ next: (start: MediaTime, ids: [String])?, buffered: Bool = false, resume: MediaTime? = nil, playing: MediaTime? = nil) -> MediaTime {
+        func limit(
+            _ next: (start: MediaTime, ids: [String])?,
+            buffered: Bool = false,
+            resume: MediaTime? = nil,
+            playing: MediaTime? = nil
+        ) -> MediaTime {
             self.coordinator.primaryBufferLimit(
                 position: 10,
                 buffering: buffering,
@@ -600,10 +726,12 @@ import Testing
         var event = InterstitialEvent(identifier: "ev", time: 10)
         event.assetListURI = "/list.json"
         event.skipControl = SkipControl(offset: 2, duration: 3, labelID: "TAG")
-        let json = #"{"ASSETS":[{"URI":"https://ads.example/a.m3u8","DURATION":6},{"URI":"https://ads.example/b.m3u8","DURATION":4}],"#
+        let json =
+            #"{"ASSETS":[{"URI":"https://ads.example/a.m3u8","DURATION":6},{"URI":"https://ads.example/b.m3u8","DURATION":4}],"#
             + #""SKIP-CONTROL":{"OFFSET":1,"DURATION":9,"LABEL-ID":"LIST"}}"#
         let list = try AssetList.decode(json)
-        guard case .loaded(let slots, let skip) = self.coordinator.assetListDidLoad(list, for: event, primaryID: "P1") else {
+        guard case .loaded(let slots, let skip) = self.coordinator.assetListDidLoad(list, for: event, primaryID: "P1")
+        else {
             Issue.record("a loaded list")
             return
         }
@@ -638,13 +766,21 @@ import Testing
         var event = InterstitialEvent(identifier: "ev", time: 10)
         event.assetURIs = ["../ads/red.m3u8"]
         event.skipControl = SkipControl(offset: 3, labelID: "TAG")
-        guard case .loaded(let slots, let skip)? = self.coordinator.assetURIList(of: event, base: "https://cdn.example/vod/main/prog.m3u8", primaryID: "P9")
+        guard
+            case .loaded(let slots, let skip)? = self.coordinator.assetURIList(
+                of: event,
+                base: "https://cdn.example/vod/main/prog.m3u8",
+                primaryID: "P9"
+            )
         else {
             Issue.record("an X-ASSET-URI event's assets are known at once")
             return
         }
         #expect(slots.count == 1 && slots[0].duration == nil)
-        #expect(slots[0].url.hasPrefix("https://cdn.example/vod/ads/red.m3u8") && slots[0].url.contains("_HLS_primary_id=P9"))
+        #expect(
+            slots[0].url.hasPrefix("https://cdn.example/vod/ads/red.m3u8")
+                && slots[0].url.contains("_HLS_primary_id=P9")
+        )
         #expect(skip?.labelID == "TAG")
         event.assetListURI = "/list.json"
         #expect(self.coordinator.assetURIList(of: event, base: "https://cdn.example/", primaryID: "P9") == nil)

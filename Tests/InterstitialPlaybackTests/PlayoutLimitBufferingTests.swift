@@ -12,9 +12,9 @@ struct PlayoutLimitBufferingTests {
     /// event's first asset, not from the asset playing).
     @Test func anAssetPastThePlayoutLimitIsNotRequested() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: [
-                Fixtures.interstitial("pod", at: 4, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,X-PLAYOUT-LIMIT=15")
-            ])))
+            let pod = "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,X-PLAYOUT-LIMIT=15"
+            let primary = Fixtures.vodPrimary(seconds: 20, dateRanges: [Fixtures.interstitial("pod", at: 4, pod)])
+            site.serve("/vod/prog.m3u8", .text(primary))
             site.serve("/lists/pod.json", .json(assetList(base, ["red", "green", "blue"])))
             let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
             await player.play()

@@ -98,8 +98,10 @@ extension InterstitialCoordinator {
         cancelled.isEmpty ? events : events.filter { !cancelled.contains($0.identifier) }
     }
 
-    /// A reload changed the attributes of the event playing (an early return's `X-PLAYOUT-LIMIT`):
-    /// the new event, which the run takes. The app's events never change the one playing.
+    /// The new attributes of the event playing, when a reload changed them.
+    ///
+    /// An early return's `X-PLAYOUT-LIMIT` arrives this way; the run takes the new event. The
+    /// app's events never change the one playing.
     func updatedCurrentEvent(
         _ current: InterstitialEvent?,
         events: [InterstitialEvent],
@@ -125,7 +127,9 @@ extension InterstitialCoordinator {
         var best: (start: MediaTime, ids: [String])?
         for scheduled in context.schedule.events where scheduled.isScheduled && scheduled.event.cue == .none {
             let id = scheduled.identifier
-            guard let time = scheduled.startTime, !context.passed.contains(id), !context.cancelled.contains(id) else { continue }
+            guard let time = scheduled.startTime, !context.passed.contains(id), !context.cancelled.contains(id) else {
+                continue
+            }
             let start = time + context.offset
             guard start >= position - BufferedRanges.tolerance else { continue }
             if let current = best, start >= current.start {
@@ -139,8 +143,13 @@ extension InterstitialCoordinator {
 
     /// The clock brought the primary to `position`: the break that begins there, if any.
     func breakDue(in context: BreakContext, at position: MediaTime, now: MediaTime) -> BreakPlan? {
-        guard let next = self.nextBreak(in: context, at: position), position >= next.start - BufferedRanges.tolerance else { return nil }
-        return BreakPlan(run: BreakRun(queue: next.ids, start: next.start, startedAt: now), passed: next.ids, position: next.start)
+        guard let next = self.nextBreak(in: context, at: position), position >= next.start - BufferedRanges.tolerance
+        else { return nil }
+        return BreakPlan(
+            run: BreakRun(queue: next.ids, start: next.start, startedAt: now),
+            passed: next.ids,
+            position: next.start
+        )
     }
 
     /// The post-rolls the schedule plays when the primary ends, in order.
@@ -172,7 +181,11 @@ extension InterstitialCoordinator {
         if let eventID = start.eventID, let eventStart = schedule.event(eventID)?.startTime {
             let coinciding = schedule.events.filter { $0.startTime == eventStart && $0.event.cue == .none }
             let pod = coinciding.filter(\.isScheduled).map(\.identifier)
-            var run = BreakRun(queue: Array(pod.drop { $0 != eventID }), start: eventStart + context.offset, startedAt: now)
+            var run = BreakRun(
+                queue: Array(pod.drop { $0 != eventID }),
+                start: eventStart + context.offset,
+                startedAt: now
+            )
             run.joinOffset = start.startOffset ?? .zero
             for skipped in coinciding.prefix(while: { $0.identifier != eventID }) {
                 run.skippedSpan = run.skippedSpan + skipped.resumeOffset
@@ -191,10 +204,15 @@ extension InterstitialCoordinator {
     func entry(in context: BreakContext, resumingAt time: MediaTime, now: MediaTime) -> BreakPlan? {
         let candidates = context.schedule.events.compactMap { scheduled -> SpanCandidate? in
             let id = scheduled.identifier
-            guard scheduled.event.cue == .none, scheduled.status == .scheduled || scheduled.status == .skippedByResumption,
+            guard scheduled.event.cue == .none,
+                scheduled.status == .scheduled || scheduled.status == .skippedByResumption,
                 let start = scheduled.startTime, !context.passed.contains(id), !context.cancelled.contains(id)
             else { return nil }
-            return SpanCandidate(id: id, start: start + context.offset, span: scheduled.duration ?? scheduled.resumeOffset)
+            return SpanCandidate(
+                id: id,
+                start: start + context.offset,
+                span: scheduled.duration ?? scheduled.resumeOffset
+            )
         }
         guard let entry = self.interstitial(containing: time, among: candidates) else { return nil }
         let pod = candidates.filter { $0.start == entry.start }.map(\.id)
@@ -210,9 +228,11 @@ extension InterstitialCoordinator {
         return .interstitial(current.eventID, at: current.eventTime, primaryTime: (breakStart ?? position) - offset)
     }
 
-    /// A seek to `time` (stable primary timeline) from `playhead`: refused with the policy's reason,
-    /// or where the primary goes and the break to play first (JUMP: the restricted event nearest
-    /// the target, then the target). Events at or after the target may play again.
+    /// A seek to `time` (stable primary timeline) from `playhead`.
+    ///
+    /// Refused with the policy's reason, or where the primary goes and the break to play first
+    /// (JUMP: the restricted event nearest the target, then the target). Events at or after the
+    /// target may play again.
     func seek(
         to time: MediaTime,
         from playhead: Playhead,
@@ -220,7 +240,10 @@ extension InterstitialCoordinator {
         position: MediaTime,
         now: MediaTime
     ) -> Result<SeekDecision, NavigationRefusal> {
-        let plan = NavigationPolicy(schedule: context.schedule).resolveSeek(to: .primary(time - context.offset), from: playhead)
+        let plan = NavigationPolicy(schedule: context.schedule).resolveSeek(
+            to: .primary(time - context.offset),
+            from: playhead
+        )
         guard plan.isAllowed else { return .failure(NavigationRefusal(reason: plan.reason)) }
         let granted = (plan.primaryTime ?? (time - context.offset)) + context.offset
         var passed = context.passed.filter { id in
@@ -257,7 +280,9 @@ extension InterstitialCoordinator {
         if let next = self.nextBreak(in: context, at: position) {
             return buffered >= next.start - BufferedRanges.tolerance ? next.ids : nil
         }
-        guard !postrollsStarted, let duration = primaryDuration, buffered >= duration - BufferedRanges.tolerance else { return nil }
+        guard !postrollsStarted, let duration = primaryDuration, buffered >= duration - BufferedRanges.tolerance else {
+            return nil
+        }
         let ids = self.postrolls(in: context.schedule)
         return ids.isEmpty ? nil : ids
     }
@@ -265,7 +290,12 @@ extension InterstitialCoordinator {
     /// Where the primary is expected to resume after the break of `ids` starting at `start`, to
     /// buffer it ahead: each event's resume offset, or what its loaded assets last when the
     /// playlist tells nothing; cancelled events count 0.
-    func predictedResume(in context: BreakContext, start: MediaTime, ids: [String], loaded: [String: MediaTime]) -> MediaTime {
+    func predictedResume(
+        in context: BreakContext,
+        start: MediaTime,
+        ids: [String],
+        loaded: [String: MediaTime]
+    ) -> MediaTime {
         var total = MediaTime.zero
         for id in ids where !context.cancelled.contains(id) {
             let scheduled = context.schedule.event(id)
@@ -284,7 +314,9 @@ extension InterstitialCoordinator {
     /// asset's presentation (its duration, and whether it is ready to play).
     func assetStep(_ run: EventRun, slots: [AssetSlot], assetDuration: MediaTime?, assetReady: Bool) -> AssetStep {
         let tolerance = BufferedRanges.tolerance
-        if let limit = run.event.playoutLimit, run.eventTime >= limit - tolerance, run.eventTime > .zero || limit == .zero {
+        if let limit = run.event.playoutLimit, run.eventTime >= limit - tolerance,
+            run.eventTime > .zero || limit == .zero
+        {
             // The limit cut the event short when asset material is left (an early return).
             var left = run.assetIndex < slots.count - 1
             if run.assetIndex < slots.count, let duration = assetDuration ?? slots[run.assetIndex].duration,

@@ -68,16 +68,27 @@ extension InterstitialCoordinator {
 
     /// An event's asset list failed: the event is cancelled with resume offset 0 (the schedule is
     /// placed again without it), and, when it was not playing yet, unscheduled.
-    func assetListDidFail(_ eventID: String, event: InterstitialEvent?, error: PlaybackError, playing: Bool) -> [Action] {
-        var actions: [Action] = [.cancelEvent(eventID), .emit(.assetListFailed(eventID: eventID, event: event, error: error))]
+    func assetListDidFail(_ eventID: String, event: InterstitialEvent?, error: PlaybackError, playing: Bool) -> [Action]
+    {
+        var actions: [Action] = [
+            .cancelEvent(eventID), .emit(.assetListFailed(eventID: eventID, event: event, error: error)),
+        ]
         if let event, !playing { actions.append(.emit(.eventWasUnscheduled(event, error))) }
         return actions
     }
 
-    /// An asset failed: reported; an `X-ASSET-URI` event not playing yet is cancelled with resume
-    /// offset 0 and unscheduled. An asset list's failed asset is skipped when its turn comes
+    /// An asset failed: it is reported.
+    ///
+    /// An `X-ASSET-URI` event not playing yet is cancelled with resume offset 0 and unscheduled.
+    /// An asset list's failed asset is skipped when its turn comes
     /// (``assetStep(_:slots:assetDuration:assetReady:)``).
-    func assetDidFail(_ eventID: String, index: Int, event: InterstitialEvent?, error: PlaybackError, playing: Bool) -> [Action] {
+    func assetDidFail(
+        _ eventID: String,
+        index: Int,
+        event: InterstitialEvent?,
+        error: PlaybackError,
+        playing: Bool
+    ) -> [Action] {
         var actions: [Action] = [.emit(.interstitialAssetFailed(eventID: eventID, index: index, error: error))]
         guard event?.assetListURI == nil, !playing else { return actions }
         actions.append(.cancelEvent(eventID))
@@ -136,8 +147,15 @@ extension InterstitialCoordinator {
         postrollsStarted: Bool,
         segmentEdges: [[MediaTime]]
     ) -> BreakEnd {
-        if postrollsStarted, let duration = primaryDuration, position >= duration - BufferedRanges.tolerance { return .primaryEnded }
-        let resume = self.resumePoint(of: brk, now: now, isLive: context?.schedule.isLive ?? false, segmentEdges: segmentEdges)
+        if postrollsStarted, let duration = primaryDuration, position >= duration - BufferedRanges.tolerance {
+            return .primaryEnded
+        }
+        let resume = self.resumePoint(
+            of: brk,
+            now: now,
+            isLive: context?.schedule.isLive ?? false,
+            segmentEdges: segmentEdges
+        )
         if let context, let plan = self.entry(in: context, resumingAt: resume, now: now) { return .enter(plan) }
         return .resume(resume)
     }
@@ -202,16 +220,22 @@ extension InterstitialCoordinator {
 
     /// Where the primary is expected to resume after the break playing, `playing` being its
     /// current event: a fixed point, or the offsets of all its events.
-    func expectedResume(of brk: BreakRun, playing: String, in context: BreakContext, loaded: [String: MediaTime]) -> MediaTime {
+    func expectedResume(
+        of brk: BreakRun,
+        playing: String,
+        in context: BreakContext,
+        loaded: [String: MediaTime]
+    ) -> MediaTime {
         if let fixed = brk.fixedResume { return fixed }
         let ids = brk.finished.map(\.event.identifier) + [playing] + brk.queue
         return self.predictedResume(in: context, start: brk.start, ids: ids, loaded: loaded)
     }
 
-    /// How far the primary may buffer from `position`: the forward buffer, but not past the next
-    /// break's marker until that break's assets are buffered (`nextBuffered`); then from its
-    /// expected resume point (`nextResume`). During a break with nothing after it
-    /// (`playingBreakStart`), from the break's start.
+    /// How far the primary may buffer from `position`.
+    ///
+    /// The forward buffer, but not past the next break's marker until that break's assets are
+    /// buffered (`nextBuffered`); then from its expected resume point (`nextResume`). During a
+    /// break with nothing after it (`playingBreakStart`), from the break's start.
     func primaryBufferLimit(
         position: MediaTime,
         buffering: PrimaryBuffering,
@@ -271,7 +295,10 @@ extension InterstitialCoordinator {
 
     /// The app set `events` (plan A/B): an empty list gives the playlist's events back; otherwise
     /// the playlist's events known now (`playlistIDs`) are suppressed, and later ones join.
-    func controllerEvents(_ events: [InterstitialEvent], playlistIDs: Set<String>) -> (events: [InterstitialEvent]?, suppressed: Set<String>) {
+    func controllerEvents(
+        _ events: [InterstitialEvent],
+        playlistIDs: Set<String>
+    ) -> (events: [InterstitialEvent]?, suppressed: Set<String>) {
         events.isEmpty ? (nil, []) : (events, playlistIDs)
     }
 }
@@ -324,7 +351,10 @@ extension InterstitialCoordinator {
     func assetURIList(of event: InterstitialEvent, base: String, primaryID: String) -> AssetListState? {
         guard event.assetListURI == nil else { return nil }
         let slots = event.assetURIs.map { uri in
-            AssetSlot(url: InterstitialRequestURL.asset(URIReference.resolve(uri, against: base), primaryID: primaryID), duration: nil)
+            AssetSlot(
+                url: InterstitialRequestURL.asset(URIReference.resolve(uri, against: base), primaryID: primaryID),
+                duration: nil
+            )
         }
         return .loaded(slots, event.skipControl)
     }
@@ -332,7 +362,8 @@ extension InterstitialCoordinator {
     /// Whether the event playing is stalled after this check: a stalled event resumes once
     /// `resumeBuffer` (or the rest of its asset, when shorter) is buffered past the playhead; a
     /// playing one stalls when its buffer ran out.
-    func isStalled(_ run: EventRun, bufferedEnd: MediaTime, assetDuration: MediaTime?, resumeBuffer: MediaTime) -> Bool {
+    func isStalled(_ run: EventRun, bufferedEnd: MediaTime, assetDuration: MediaTime?, resumeBuffer: MediaTime) -> Bool
+    {
         guard run.stalled else { return bufferedEnd <= run.assetPosition }
         var needed = resumeBuffer
         if let duration = assetDuration { needed = MediaTime.min(needed, duration - run.assetPosition) }
