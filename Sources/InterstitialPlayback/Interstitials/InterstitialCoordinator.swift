@@ -41,8 +41,9 @@ struct FinishedEvent: Sendable, Hashable {
 
 /// The pure part of the interstitial engine.
 ///
-/// It takes what happened (an event starts, a break ends, a skip is asked for, the skip state
-/// moves) and returns what the player must do, with no I/O, clock or actor, after
+/// It takes what happened (the schedule or the events changed, a list loaded or failed, an asset
+/// ended or failed, the clock reached a boundary, a seek, rate or skip request, a cancel) and
+/// returns what the player must do, with no I/O, clock or actor, after
 /// `Presentation` and AsyncHTTPClient's `HTTPRequestStateMachine`.
 /// The ``Player`` actor performs the actions. Its tests are tables, with no network.
 struct InterstitialCoordinator: Sendable {
@@ -56,6 +57,8 @@ struct InterstitialCoordinator: Sendable {
         case finishCurrentEvent
         /// A request is refused, with why.
         case refuse(String)
+        /// Cancel an event that cannot play (D.5): resume offset 0, the schedule placed without it.
+        case cancelEvent(String)
     }
 
     /// What is known of the event playing when a skip is asked for.

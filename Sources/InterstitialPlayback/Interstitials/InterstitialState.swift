@@ -88,7 +88,7 @@ struct InterstitialState: Sendable {
     var postrollsStarted = false
     var startResolved = false
     var skipState: SkippableEventState = .notSkippable
-    /// The pure decisions: skipping, the rate around restricted events, resumption.
+    /// The pure decisions: breaks, assets, loading ahead, skipping, the rate, resumption.
     var coordinator = InterstitialCoordinator()
     /// Breaks whose primary buffering already moved to the resume point.
     var repositionedFor: String?

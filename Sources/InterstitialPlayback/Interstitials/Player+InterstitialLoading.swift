@@ -11,21 +11,18 @@ extension Player {
         guard self.interstitials.lists[eventID] == nil, !self.interstitials.cancelled.contains(eventID),
             let event = self.interstitials.events.first(where: { $0.identifier == eventID }) ?? self.interstitials.schedule?.event(eventID)?.event
         else { return }
-        if event.assetListURI == nil {
-            let slots = event.assetURIs.map { uri in
-                AssetSlot(url: InterstitialRequestURL.asset(self.resolveAgainstPrimary(uri), primaryID: self.sessionID), duration: nil)
-            }
-            self.interstitials.lists[eventID] = .loaded(slots, event.skipControl)
-            if slots.isEmpty { self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0)) }
+        if let assets = self.interstitials.coordinator.assetURIList(of: event, base: self.primaryBase, primaryID: self.sessionID) {
+            self.interstitials.lists[eventID] = assets
+            if event.assetURIs.isEmpty { self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0)) }
             return
         }
         guard let listURI = event.assetListURI else { return }
-        var startOffset: MediaTime?
-        if let brk = self.interstitials.currentBreak, brk.joinOffset > .zero, self.interstitials.current?.eventID == eventID,
-            self.interstitials.schedule?.isLive == true
-        {
-            startOffset = brk.joinOffset
-        }
+        let startOffset = self.interstitials.coordinator.assetListStartOffset(
+            for: eventID,
+            playing: self.interstitials.current?.eventID,
+            in: self.interstitials.currentBreak,
+            isLive: self.interstitials.schedule?.isLive == true
+        )
         let url = InterstitialRequestURL.assetList(self.resolveAgainstPrimary(listURI), primaryID: self.sessionID, liveStartOffset: startOffset)
         self.interstitials.lists[eventID] = .loading
         self.pendingLoads.append(
@@ -42,9 +39,11 @@ extension Player {
         )
     }
 
+    /// What interstitial URIs resolve against: the primary's playlist, or the item's URL.
+    var primaryBase: String { self.primary?.mainTrack?.playlistURL ?? self.currentItem?.url ?? "" }
+
     func resolveAgainstPrimary(_ uri: String) -> String {
-        let base = self.primary?.mainTrack?.playlistURL ?? self.currentItem?.url ?? ""
-        return URIReference.resolve(uri, against: base)
+        URIReference.resolve(uri, against: self.primaryBase)
     }
 
     /// An asset list answered.
@@ -63,11 +62,8 @@ extension Player {
         }
         switch decoded {
         case .success(let list):
-            let slots = list.assets.map { asset in
-                AssetSlot(url: InterstitialRequestURL.asset(asset.uri, primaryID: self.sessionID), duration: asset.mediaDuration)
-            }
-            let skip = event.flatMap { list.effectiveSkipControl(for: $0) }
-            self.interstitials.lists[eventID] = .loaded(slots, skip)
+            let loaded = self.interstitials.coordinator.assetListDidLoad(list, for: event, primaryID: self.sessionID)
+            self.interstitials.lists[eventID] = loaded
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
             if var run = self.interstitials.current, run.eventID == eventID, let scheduled = self.interstitials.schedule?.event(eventID) {
                 // The list told the event's duration: how it ends (D.2) counts it.
@@ -76,16 +72,13 @@ extension Player {
                 run.offsetSource = scheduled.resumeOffsetSource
                 self.interstitials.current = run
             }
-            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: slots.count, duration: list.totalDuration.seconds))
+            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: list.assets.count, duration: list.totalDuration.seconds))
             self.applyJoinOffset(now: now)
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
             self.interstitials.lists[eventID] = .failed(error)
-            self.cancelEvent(eventID, now: now)
-            self.emit(.assetListFailed(eventID: eventID, event: event, error: error))
-            if let event, self.interstitials.current?.eventID != eventID {
-                self.emit(.eventWasUnscheduled(event, error))
-            }
+            let playing = self.interstitials.current?.eventID == eventID
+            self.perform(self.interstitials.coordinator.assetListDidFail(eventID, event: event, error: error, playing: playing), now: now)
         }
         self.checkTransitions(now: now)
     }
@@ -95,38 +88,26 @@ extension Player {
         guard let eventID = id.eventID, case .loaded(var slots, let skip)? = self.interstitials.lists[eventID], slots.indices.contains(id.assetIndex) else { return }
         slots[id.assetIndex].failed = true
         self.interstitials.lists[eventID] = .loaded(slots, skip)
-        self.emit(.interstitialAssetFailed(eventID: eventID, index: id.assetIndex, error: error))
         let event = self.interstitials.events.first { $0.identifier == eventID }
-        if event?.assetListURI == nil, self.interstitials.current?.eventID != eventID {
-            // D.5: a failed X-ASSET-URI request cancels the event with resume offset 0.
-            self.cancelEvent(eventID, now: now)
-            if let event { self.emit(.eventWasUnscheduled(event, error)) }
-        }
+        let playing = self.interstitials.current?.eventID == eventID
+        let actions = self.interstitials.coordinator.assetDidFail(eventID, index: id.assetIndex, event: event, error: error, playing: playing)
+        self.perform(actions, now: now)
         self.checkTransitions(now: now)
     }
 
     /// The events whose assets buffer now: the current break's, else the next break's once the
     /// primary is buffered to its marker.
     func bufferingBreak() -> [String]? {
-        if let run = self.interstitials.current {
-            return [run.eventID] + (self.interstitials.currentBreak?.queue ?? [])
-        }
-        guard let primary = self.primary else { return nil }
-        let buffered = primary.bufferedEnd(from: self.primaryPosition)
-        if let next = self.nextBreak() {
-            guard buffered >= next.start - BufferedRanges.tolerance else { return nil }
-            return next.ids
-        }
-        // No mid-roll left: the post-rolls buffer once the primary is buffered to its end, like a
-        // mid-roll's assets, so a slow ad server does not stall the transition.
-        guard !self.interstitials.postrollsStarted, let duration = primary.duration, buffered >= duration - BufferedRanges.tolerance else { return nil }
-        let ids = self.postrollIDs()
-        return ids.isEmpty ? nil : ids
-    }
-
-    /// The post-rolls the schedule plays when the primary ends, in order.
-    func postrollIDs() -> [String] {
-        self.interstitials.schedule?.events.filter { $0.event.cue == .leave && $0.isScheduled }.map(\.identifier) ?? []
+        guard let context = self.breakContext else { return nil }
+        let playing = self.interstitials.current.map { [$0.eventID] + (self.interstitials.currentBreak?.queue ?? []) }
+        return self.interstitials.coordinator.breakToBuffer(
+            in: context,
+            playing: playing,
+            position: self.primaryPosition,
+            bufferedEnd: self.primary?.bufferedEnd(from: self.primaryPosition),
+            primaryDuration: self.primary?.duration,
+            postrollsStarted: self.interstitials.postrollsStarted
+        )
     }
 
     /// Loads for interstitials: asset lists (late binding), then each asset in order, one at a time.
@@ -135,7 +116,10 @@ extension Player {
         var loads: [PendingLoad] = []
         var interstitialSettings = settings
         interstitialSettings.playlistTimeout = self.configuration.interstitialRequestTimeout
-        let followed = FollowedRenditions(audio: self.primary?.audioLanguage, subtitles: self.primary?.subtitleLanguage)
+        let followed = self.interstitials.coordinator.followedRenditions(
+            primaryAudio: self.primary?.audioLanguage,
+            primarySubtitles: self.primary?.subtitleLanguage
+        )
         for eventID in ids {
             self.prepareEventAssets(eventID)
             guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else {
@@ -143,14 +127,10 @@ extension Player {
                 continue
             }
             let event = self.interstitials.events.first { $0.identifier == eventID }
-            var before = MediaTime.zero
             let first = self.interstitials.current.flatMap { $0.eventID == eventID ? $0.assetIndex : nil } ?? 0
-            for (index, slot) in slots.enumerated() where index >= first {
-                if let limit = event?.playoutLimit, before >= limit { break }
-                before = before + (slot.duration ?? .zero)
-                guard !slot.failed else { continue }
+            for index in self.interstitials.coordinator.assetsToBuffer(slots, of: event, from: first) {
                 let id = PresentationID.asset(eventID, index)
-                var presentation = self.assets[id] ?? Presentation(id: id, url: slot.url)
+                var presentation = self.assets[id] ?? Presentation(id: id, url: slots[index].url)
                 presentation.followedChoice = followed
                 let start = presentation.startTime
                 loads += presentation.nextLoads(now: now, limit: start + self.configuration.forwardBufferDuration, settings: interstitialSettings)
@@ -169,48 +149,37 @@ extension Player {
     }
 
     func predictedResume(start: MediaTime, ids: [String]) -> MediaTime {
-        var total = MediaTime.zero
-        for id in ids where !self.interstitials.cancelled.contains(id) {
-            let scheduled = self.interstitials.schedule?.event(id)
-            if scheduled?.resumeOffsetSource == .unknown, let loaded = self.loadedDuration(of: id) {
-                total = total + loaded
-            } else {
-                total = total + (scheduled?.resumeOffset ?? .zero)
-            }
-        }
-        return start + total
+        guard let context = self.breakContext else { return start }
+        return self.interstitials.coordinator.predictedResume(in: context, start: start, ids: ids, loaded: self.loadedDurations(of: ids))
+    }
+
+    /// The loaded durations of those of `ids` whose assets are all loaded.
+    func loadedDurations(of ids: [String]) -> [String: MediaTime] {
+        var loaded: [String: MediaTime] = [:]
+        for id in ids { loaded[id] = self.loadedDuration(of: id) }
+        return loaded
     }
 
     /// The duration of an event's assets (capped by its playout limit) once every one is loaded.
     func loadedDuration(of eventID: String) -> MediaTime? {
         guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else { return nil }
-        var total = MediaTime.zero
-        for index in slots.indices where !slots[index].failed {
-            guard let duration = self.assets[.asset(eventID, index)]?.duration else { return nil }
-            total = total + duration
-        }
-        if let limit = self.event(eventID)?.playoutLimit { total = MediaTime.min(total, limit) }
-        return total
+        let durations = slots.indices.filter { !slots[$0].failed }.map { self.assets[.asset(eventID, $0)]?.duration }
+        return self.interstitials.coordinator.loadedDuration(durations, playoutLimit: self.event(eventID)?.playoutLimit)
     }
 
     /// How far the primary may buffer: the forward buffer, but not past the next break's marker
     /// until that break's assets are buffered; then from its resume point.
     func primaryBufferLimit() -> MediaTime {
-        let end = self.primaryPosition + self.configuration.forwardBufferDuration
-        guard let next = self.nextBreak() else {
-            if let brk = self.interstitials.currentBreak, self.interstitials.current != nil {
-                // During a break with nothing after it: buffer from the resume point.
-                let resume = self.predictedResume(start: brk.start, ids: [])
-                return resume + self.configuration.forwardBufferDuration
-            }
-            return end
-        }
-        if self.interstitials.current == nil, self.interstitials.repositionedFor == next.ids.first {
-            let resume = self.predictedResume(start: next.start, ids: next.ids)
-            let left = self.configuration.forwardBufferDuration - (next.start - self.primaryPosition)
-            return resume + MediaTime.max(left, self.configuration.resumeBufferDuration * 2)
-        }
-        return MediaTime.min(end, next.start)
+        let next = self.nextBreak()
+        let nextBuffered = self.interstitials.current == nil && next != nil && self.interstitials.repositionedFor == next?.ids.first
+        return self.interstitials.coordinator.primaryBufferLimit(
+            position: self.primaryPosition,
+            buffering: PrimaryBuffering(forward: self.configuration.forwardBufferDuration, resume: self.configuration.resumeBufferDuration),
+            next: next,
+            nextBuffered: nextBuffered,
+            nextResume: next.map { self.predictedResume(start: $0.start, ids: $0.ids) },
+            playingBreakStart: self.interstitials.current == nil ? nil : self.interstitials.currentBreak?.start
+        )
     }
 
     func assetStartPosition(_ id: PresentationID) -> MediaTime {

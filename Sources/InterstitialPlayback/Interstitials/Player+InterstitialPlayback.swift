@@ -13,10 +13,8 @@ extension Player {
     /// How far the current asset may play: its buffer, its end, the playout limit.
     func currentAssetLimit() -> MediaTime? {
         guard let run = self.interstitials.current, let id = self.currentAssetID, let presentation = self.assets[id], presentation.isReady else { return nil }
-        var limit = presentation.bufferedEnd(from: run.assetPosition)
-        if let duration = presentation.duration { limit = MediaTime.min(limit, duration) }
-        if let playout = run.event.playoutLimit { limit = MediaTime.min(limit, playout - run.playedBefore) }
-        return limit
+        let buffered = presentation.bufferedEnd(from: run.assetPosition)
+        return self.interstitials.coordinator.assetLimit(run, bufferedEnd: buffered, duration: presentation.duration)
     }
 
     func advanceInterstitial(by distance: MediaTime) {
@@ -34,8 +32,7 @@ extension Player {
     /// Skip-control changes are due at their offsets.
     func interstitialDeadline(now: MediaTime) -> MediaTime? {
         guard let run = self.interstitials.current, !run.stalled, self.rate > 0, let report = self.skipReport() else { return nil }
-        let times = [report.eligibleFrom, report.eligibleUntil].compactMap { $0 }.filter { $0 > run.eventTime }
-        guard let next = times.min() else { return nil }
+        guard let next = self.interstitials.coordinator.nextSkipChange(report, after: run.eventTime) else { return nil }
         return now + MediaTime(seconds: (next - run.eventTime).seconds / self.rate)
     }
 
@@ -43,9 +40,7 @@ extension Player {
         guard let run = self.interstitials.current, let schedule = self.interstitials.schedule else { return nil }
         var control: SkipControl?
         if case .loaded(_, let skip)? = self.interstitials.lists[run.eventID] { control = skip }
-        let policy = NavigationPolicy(schedule: schedule)
-        let start = (self.interstitials.currentBreak?.start ?? self.primaryPosition) - self.interstitials.offset
-        return policy.skipState(at: .interstitial(run.eventID, at: run.eventTime, primaryTime: start), skipControl: control ?? run.event.skipControl)
+        return NavigationPolicy(schedule: schedule).skipState(at: self.playhead, skipControl: control ?? run.event.skipControl)
     }
 
     func setSkipState(_ state: SkippableEventState, event: InterstitialEvent) {
@@ -61,63 +56,53 @@ extension Player {
     func checkInterstitialTransitions(now: MediaTime) {
         while var run = self.interstitials.current {
             let eventID = run.eventID
-            guard let list = self.interstitials.lists[eventID] else {
+            switch self.interstitials.coordinator.listStep(self.interstitials.lists[eventID]) {
+            case .prepare:
                 self.prepareEventAssets(eventID)
                 if self.interstitials.lists[eventID] == nil {
                     self.finishEvent(entire: false, now: now)
                     continue
                 }
                 return
-            }
-            switch list {
-            case .loading:
+            case .wait:
                 self.setEventStalled(true)
                 return
-            case .failed:
+            case .finish:
                 self.finishEvent(entire: false, now: now)
                 continue
-            case .loaded(let slots, _):
+            case .play(let slots):
                 if let report = self.skipReport() { self.setSkipState(report.state, event: run.event) }
-                if let limit = run.event.playoutLimit, run.eventTime >= limit - BufferedRanges.tolerance, run.eventTime > .zero || limit == .zero {
-                    if run.assetStarted {
+                let id = PresentationID.asset(eventID, run.assetIndex)
+                if slots.indices.contains(run.assetIndex), !slots[run.assetIndex].failed, self.assets[id] == nil {
+                    self.assets[id] = Presentation(id: id, url: slots[run.assetIndex].url, startTime: run.assetPosition)
+                }
+                let presentation = self.assets[id]
+                let step = self.interstitials.coordinator.assetStep(
+                    run,
+                    slots: slots,
+                    assetDuration: presentation?.duration,
+                    assetReady: presentation?.isReady ?? false
+                )
+                switch step {
+                case .finishEvent(let entire, let endAsset):
+                    if endAsset {
                         self.emit(.interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition))
                     }
-                    // The limit cut the event short when asset material is left (an early return).
-                    var left = run.assetIndex < slots.count - 1
-                    if run.assetIndex < slots.count {
-                        let duration = self.assets[.asset(eventID, run.assetIndex)]?.duration ?? slots[run.assetIndex].duration
-                        if let duration, run.assetPosition < duration - BufferedRanges.tolerance { left = true }
-                    }
-                    self.finishEvent(entire: !left, now: now)
-                    continue
-                }
-                if run.assetIndex >= slots.count {
-                    let anyPlayed = run.eventTime > .zero
-                    self.finishEvent(entire: anyPlayed || slots.isEmpty || slots.allSatisfy { !$0.failed }, now: now)
-                    continue
-                }
-                if slots[run.assetIndex].failed {
+                    self.finishEvent(entire: entire, now: now)
+                case .skipFailedAsset(let cancelEvent):
                     run.assetIndex += 1
                     run.assetPosition = .zero
                     run.assetStarted = false
                     self.interstitials.current = run
-                    if slots[(run.assetIndex - 1)...].allSatisfy(\.failed), event(eventID)?.assetListURI == nil {
-                        self.cancelEvent(eventID, now: now)
-                    }
-                    continue
-                }
-                let id = PresentationID.asset(eventID, run.assetIndex)
-                if self.assets[id] == nil { self.assets[id] = Presentation(id: id, url: slots[run.assetIndex].url, startTime: run.assetPosition) }
-                guard let presentation = self.assets[id], presentation.isReady else {
+                    if cancelEvent { self.cancelEvent(eventID, now: now) }
+                case .awaitAsset:
                     self.setEventStalled(true)
                     return
-                }
-                if !run.assetStarted {
+                case .startAsset:
                     run.assetStarted = true
                     self.interstitials.current = run
                     self.emit(.interstitialAssetStarted(eventID: eventID, index: run.assetIndex, url: slots[run.assetIndex].url))
-                }
-                if let duration = presentation.duration, run.assetPosition >= duration - BufferedRanges.tolerance {
+                case .nextAsset:
                     self.emit(.interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition))
                     run.playedBefore = run.playedBefore + run.assetPosition
                     run.assetIndex += 1
@@ -125,19 +110,24 @@ extension Player {
                     run.assetStarted = false
                     self.interstitials.current = run
                     self.assets[id] = nil
-                    continue
+                case .play:
+                    guard let presentation else { return }
+                    self.updateEventStall(run, presentation: presentation)
+                    return
                 }
-                let end = presentation.bufferedEnd(from: run.assetPosition)
-                if run.stalled {
-                    var needed = self.configuration.resumeBufferDuration
-                    if let duration = presentation.duration { needed = MediaTime.min(needed, duration - run.assetPosition) }
-                    if end - run.assetPosition >= needed { self.setEventStalled(false) }
-                } else if end <= run.assetPosition {
-                    self.setEventStalled(true)
-                }
-                return
             }
         }
+    }
+
+    /// Stalls the event when its asset's buffer ran out, and resumes it once enough is buffered.
+    func updateEventStall(_ run: EventRun, presentation: Presentation) {
+        let stalled = self.interstitials.coordinator.isStalled(
+            run,
+            bufferedEnd: presentation.bufferedEnd(from: run.assetPosition),
+            assetDuration: presentation.duration,
+            resumeBuffer: self.configuration.resumeBufferDuration
+        )
+        self.setEventStalled(stalled)
     }
 
     func event(_ id: String) -> InterstitialEvent? {
@@ -153,30 +143,35 @@ extension Player {
     // MARK: Navigation policy
 
     func decideRate(_ rate: Double) -> RateResult {
-        guard let run = self.interstitials.current, let schedule = self.interstitials.schedule else {
+        guard self.interstitials.current != nil, let schedule = self.interstitials.schedule else {
             return RateResult(isAllowed: true, rate: rate, reason: "primary content has no rate restriction")
         }
-        let start = (self.interstitials.currentBreak?.start ?? self.primaryPosition) - self.interstitials.offset
-        let decision = NavigationPolicy(schedule: schedule).resolveRate(rate, at: .interstitial(run.eventID, at: run.eventTime, primaryTime: start))
+        let decision = NavigationPolicy(schedule: schedule).resolveRate(rate, at: self.playhead)
         return RateResult(isAllowed: decision.isAllowed, rate: rate, reason: decision.reason)
+    }
+
+    /// The playhead as the navigation policy sees it.
+    var playhead: Playhead {
+        self.interstitials.coordinator.playhead(
+            current: self.interstitials.current,
+            breakStart: self.interstitials.currentBreak?.start,
+            position: self.primaryPosition,
+            offset: self.interstitials.offset
+        )
     }
 
     func performSeek(to time: MediaTime) -> SeekResult {
         let now = self.clock.now
-        guard let schedule = self.interstitials.schedule else {
+        guard let context = self.breakContext else {
             self.jumpPrimary(to: time, now: now)
             return SeekResult(isAllowed: true, requestedTime: time, grantedTime: time, reason: "no schedule yet")
         }
-        let offset = self.interstitials.offset
-        let playhead: Playhead
-        if let run = self.interstitials.current {
-            playhead = .interstitial(run.eventID, at: run.eventTime, primaryTime: (self.interstitials.currentBreak?.start ?? self.primaryPosition) - offset)
-        } else {
-            playhead = .primary(self.primaryPosition - offset)
-        }
-        let plan = NavigationPolicy(schedule: schedule).resolveSeek(to: .primary(time - offset), from: playhead)
-        guard plan.isAllowed else {
-            return SeekResult(isAllowed: false, requestedTime: time, grantedTime: nil, reason: plan.reason)
+        let decision: SeekDecision
+        switch self.interstitials.coordinator.seek(to: time, from: self.playhead, in: context, position: self.primaryPosition, now: now) {
+        case .failure(let refusal):
+            return SeekResult(isAllowed: false, requestedTime: time, grantedTime: nil, reason: refusal.reason)
+        case .success(let granted):
+            decision = granted
         }
         if let run = self.interstitials.current {
             // Leave the break without resuming the primary: the seek decides where it goes.
@@ -189,25 +184,17 @@ extension Player {
             self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
             self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
         }
-        let granted = (plan.primaryTime ?? (time - offset)) + offset
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).
-        self.interstitials.passed = self.interstitials.passed.filter { id in
-            guard let start = self.stableStart(id) else { return true }
-            return start < time
-        }
+        self.interstitials.passed = decision.passed
         self.interstitials.repositionedFor = nil
-        if let first = plan.interstitials.first {
-            let start = self.stableStart(first) ?? self.primaryPosition
-            self.interstitials.passed.formUnion(plan.interstitials)
-            self.primaryPosition = start
-            self.primary?.reposition(to: granted)
-            var run = BreakRun(queue: plan.interstitials, start: start, startedAt: now)
-            run.fixedResume = granted
-            self.beginBreak(run, now: now)
+        if let plan = decision.breakPlan {
+            self.primary?.reposition(to: decision.granted)
+            self.beginBreak(plan, now: now)
         } else {
-            self.jumpPrimary(to: granted, now: now)
+            self.jumpPrimary(to: decision.granted, now: now)
             self.updateStatus()
         }
-        return SeekResult(isAllowed: true, requestedTime: time, grantedTime: granted, interstitials: plan.interstitials, reason: plan.reason)
+        let plan = decision.plan
+        return SeekResult(isAllowed: true, requestedTime: time, grantedTime: decision.granted, interstitials: plan.interstitials, reason: plan.reason)
     }
 }

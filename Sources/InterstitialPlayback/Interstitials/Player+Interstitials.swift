@@ -36,6 +36,7 @@ extension Player {
                 self.updateStatus()
             case .finishCurrentEvent: self.finishEvent(entire: false, now: now)
             case .refuse(let reason): refusal = reason
+            case .cancelEvent(let eventID): self.cancelEvent(eventID, now: now)
             }
         }
         return refusal
@@ -43,29 +44,19 @@ extension Player {
 
     /// Sets client events (``InterstitialEventController/setEvents(_:)``).
     func setControllerEvents(_ events: [InterstitialEvent]) {
-        if events.isEmpty {
-            self.interstitials.controllerEvents = nil
-            self.interstitials.suppressedPlaylistIDs = []
-        } else {
-            self.interstitials.controllerEvents = events
-            self.interstitials.suppressedPlaylistIDs = Set(self.interstitials.tracker.ids)
-        }
+        let set = self.interstitials.coordinator.controllerEvents(events, playlistIDs: Set(self.interstitials.tracker.ids))
+        self.interstitials.controllerEvents = set.events
+        self.interstitials.suppressedPlaylistIDs = set.suppressed
         self.refreshSchedule(playlist: nil, now: self.clock.now)
         self.wake()
     }
 
     /// Abandons the current event and the rest of its break.
     func cancelCurrentEvent(resumptionOffset offset: MediaTime?) {
-        guard var run = self.interstitials.currentBreak, self.interstitials.current != nil else { return }
+        guard let run = self.interstitials.currentBreak, self.interstitials.current != nil else { return }
         let now = self.clock.now
         self.advancePlayback(to: now)
-        run.queue.removeAll()
-        if let offset {
-            run.fixedResume = run.start + offset
-        } else {
-            run.resumeByElapsed = true
-        }
-        self.interstitials.currentBreak = run
+        self.interstitials.currentBreak = self.interstitials.coordinator.cancel(run, resumptionOffset: offset)
         if let current = self.interstitials.current { self.emit(.eventCancelled(current.event)) }
         self.finishEvent(entire: false, now: now)
         self.wake()

@@ -14,10 +14,12 @@ extension Player {
     /// move the primary. Each is logged once as `eventIgnored` (event ID, rule, message).
     func effectiveEvents() -> [InterstitialEvent] {
         let automatic = self.currentItem?.automaticallyHandlesInterstitialEvents ?? true
-        let playlist = automatic ? self.usablePlaylistEvents() : []
-        guard let controller = self.interstitials.controllerEvents else { return playlist }
-        let ids = Set(controller.map(\.identifier))
-        return controller + playlist.filter { !ids.contains($0.identifier) && !self.interstitials.suppressedPlaylistIDs.contains($0.identifier) }
+        return self.interstitials.coordinator.effectiveEvents(
+            playlist: automatic ? self.usablePlaylistEvents() : [],
+            controller: self.interstitials.controllerEvents,
+            suppressed: self.interstitials.suppressedPlaylistIDs,
+            automatic: automatic
+        )
     }
 
     /// The tracker's events that can play; logs the others (once per identifier and defects).
@@ -77,45 +79,41 @@ extension Player {
             self.interstitials.schedule = schedule
         } else {
             var configuration = Schedule.Configuration()
-            if playlist.isLive {
-                configuration.start = self.currentItem?.startTime.map { .time($0) }
-            } else {
-                configuration.start = .time(self.currentItem?.startTime ?? .zero)
-            }
+            configuration.start = self.interstitials.coordinator.startRequest(isLive: playlist.isLive, startTime: self.currentItem?.startTime)
             self.interstitials.schedule = Schedule(primary: self.snapPlaylists(main: playlist), events: self.schedulableEvents(events), configuration: configuration)
         }
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
-        if var run = self.interstitials.current, self.interstitials.controllerEvents?.contains(where: { $0.identifier == run.eventID }) != true,
-            let updated = events.first(where: { $0.identifier == run.eventID }), updated != run.event
+        if var run = self.interstitials.current,
+            let updated = self.interstitials.coordinator.updatedCurrentEvent(run.event, events: events, controller: self.interstitials.controllerEvents)
         {
             run.event = updated
             self.interstitials.current = run
             self.emit(.currentEventUpdated(updated))
             // The resume point may have moved (an early return): buffer the primary from there.
-            if let brk = self.interstitials.currentBreak {
-                let resume = brk.fixedResume ?? self.predictedResume(start: brk.start, ids: brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue)
-                self.primary?.reposition(to: resume)
+            if let brk = self.interstitials.currentBreak, let context = self.breakContext {
+                let ids = brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue
+                let loaded = self.loadedDurations(of: ids)
+                self.primary?.reposition(to: self.interstitials.coordinator.expectedResume(of: brk, playing: run.eventID, in: context, loaded: loaded))
             }
         }
         if events != self.interstitials.events {
-            let previous = self.interstitials.events
-            let removed = previous.filter { old in !events.contains { $0.identifier == old.identifier } }
+            let stale = self.interstitials.coordinator.staleEvents(
+                previous: self.interstitials.events,
+                events: events,
+                playing: self.interstitials.current?.eventID,
+                prepared: Set(self.interstitials.lists.keys),
+                passed: self.interstitials.passed
+            )
             self.interstitials.events = events
             self.emit(.eventsDidChange(events))
-            for event in removed where self.interstitials.lists[event.identifier] != nil && !self.interstitials.passed.contains(event.identifier) {
+            for event in stale.unscheduled {
                 self.dropPreparedAssets(of: event)
                 self.emit(.eventWasUnscheduled(event, nil))
             }
             // An event replaced under the same identifier with other assets (an app's event over
             // the playlist's): what was loaded ahead for the old one must not play for the new one.
-            for event in events where event.identifier != self.interstitials.current?.eventID {
-                guard let old = previous.first(where: { $0.identifier == event.identifier }),
-                    old.assetURIs != event.assetURIs || old.assetListURI != event.assetListURI,
-                    self.interstitials.lists[event.identifier] != nil
-                else { continue }
-                self.dropPreparedAssets(of: old)
-            }
+            for old in stale.replaced { self.dropPreparedAssets(of: old) }
         }
     }
 
@@ -129,8 +127,7 @@ extension Player {
     /// The events the schedule places: all but those cancelled (D.5: a failed asset list or asset
     /// URI cancels its event with resume offset 0), so an event inside a cancelled one's span plays.
     func schedulableEvents(_ events: [InterstitialEvent]) -> [InterstitialEvent] {
-        guard !self.interstitials.cancelled.isEmpty else { return events }
-        return events.filter { !self.interstitials.cancelled.contains($0.identifier) }
+        self.interstitials.coordinator.schedulable(events, cancelled: self.interstitials.cancelled)
     }
 
     /// Cancels an event that cannot play (D.5) and places the others again without it.
@@ -142,64 +139,22 @@ extension Player {
     /// Where playback starts (the schedule's start position) and the pre-rolls or the break a
     /// live join lands in.
     func resolveStart(now: MediaTime) {
-        guard let schedule = self.interstitials.schedule else { return }
-        let offset = self.interstitials.offset
-        guard let start = schedule.start else { return }
-        let requested = start.requestedTime + offset
-        self.primaryPosition = requested
-        self.primary?.reposition(to: requested)
-        let prerolls = start.prerollEventIDs
-        if !prerolls.isEmpty {
-            self.interstitials.passed.formUnion(prerolls)
-            // Resumes where resumeTime(of:) says: the pre-rolls' offsets, as after any break.
-            self.beginBreak(BreakRun(queue: prerolls, start: requested, startedAt: now), now: now)
-            return
-        }
-        if let eventID = start.eventID, let scheduled = schedule.event(eventID), let eventStart = scheduled.startTime {
-            let pod = schedule.events.filter { $0.startTime == eventStart && $0.isScheduled && $0.event.cue == .none }.map(\.identifier)
-            let queue = Array(pod.drop { $0 != eventID })
-            self.interstitials.passed.formUnion(pod)
-            var run = BreakRun(queue: queue, start: eventStart + offset, startedAt: now)
-            run.joinOffset = start.startOffset ?? .zero
-            // Events of the pod before the one joined were skipped: their share of the primary
-            // (their resume offsets) still counts when the primary resumes.
-            let coinciding = schedule.events.filter { $0.startTime == eventStart && $0.event.cue == .none }
-            for skipped in coinciding.prefix(while: { $0.identifier != eventID }) {
-                run.skippedSpan = run.skippedSpan + skipped.resumeOffset
-            }
-            if !schedule.isLive { run.fixedResume = nil }
-            self.primaryPosition = eventStart + offset
-            self.beginBreak(run, now: now)
-            return
-        }
-        if start.primaryTime + offset != requested {
-            self.primaryPosition = start.primaryTime + offset
-            self.primary?.reposition(to: self.primaryPosition)
-        }
+        guard let context = self.breakContext, let plan = self.interstitials.coordinator.start(in: context, now: now) else { return }
+        self.primaryPosition = plan.position
+        self.primary?.reposition(to: plan.requested)
+        if plan.reposition != plan.requested { self.primary?.reposition(to: plan.reposition) }
+        if let breakPlan = plan.breakPlan { self.beginBreak(breakPlan, now: now) }
     }
 
-    /// The stable primary time of a scheduled event's start.
-    func stableStart(_ eventID: String) -> MediaTime? {
-        self.interstitials.schedule?.event(eventID)?.startTime.map { $0 + self.interstitials.offset }
+    /// What the coordinator reads of the bookkeeping; `nil` before the schedule exists.
+    var breakContext: BreakContext? {
+        guard let schedule = self.interstitials.schedule else { return nil }
+        return BreakContext(schedule: schedule, offset: self.interstitials.offset, passed: self.interstitials.passed, cancelled: self.interstitials.cancelled)
     }
 
     /// The next break on the primary at or after the playhead: its start and its events in order.
     func nextBreak() -> (start: MediaTime, ids: [String])? {
-        guard let schedule = self.interstitials.schedule else { return nil }
-        let offset = self.interstitials.offset
-        var best: (start: MediaTime, ids: [String])?
-        for scheduled in schedule.events where scheduled.isScheduled && scheduled.event.cue == .none {
-            let id = scheduled.identifier
-            guard let time = scheduled.startTime, !self.interstitials.passed.contains(id), !self.interstitials.cancelled.contains(id) else { continue }
-            let start = time + offset
-            guard start >= self.primaryPosition - BufferedRanges.tolerance else { continue }
-            if let current = best, start >= current.start {
-                if start == current.start { best = (start, current.ids + [id]) }
-            } else {
-                best = (start, [id])
-            }
-        }
-        return best
+        self.breakContext.flatMap { self.interstitials.coordinator.nextBreak(in: $0, at: self.primaryPosition) }
     }
 
     /// Where primary playback must stop for the next break.
@@ -209,27 +164,30 @@ extension Player {
 
     /// Starts the next break when the playhead reached it; returns whether it did.
     func checkPrimaryBoundary(now: MediaTime) -> Bool {
-        guard let next = self.nextBreak(), self.primaryPosition >= next.start - BufferedRanges.tolerance else { return false }
-        self.interstitials.passed.formUnion(next.ids)
-        self.primaryPosition = next.start
-        self.beginBreak(BreakRun(queue: next.ids, start: next.start, startedAt: now), now: now)
+        guard let context = self.breakContext,
+            let plan = self.interstitials.coordinator.breakDue(in: context, at: self.primaryPosition, now: now)
+        else { return false }
+        self.beginBreak(plan, now: now)
         return true
     }
 
     /// Plays the post-rolls when the primary ends; returns whether any started.
     func startPostRolls(now: MediaTime) -> Bool {
-        guard !self.interstitials.postrollsStarted, self.interstitials.schedule != nil else { return false }
+        guard !self.interstitials.postrollsStarted, let context = self.breakContext else { return false }
         self.interstitials.postrollsStarted = true
-        let ids = self.postrollIDs()
-        guard !ids.isEmpty else { return false }
-        self.interstitials.passed.formUnion(ids)
-        var run = BreakRun(queue: ids, start: self.primaryPosition, startedAt: now)
-        run.fixedResume = self.primaryPosition
-        self.beginBreak(run, now: now)
+        guard let plan = self.interstitials.coordinator.postrollBreak(in: context, at: self.primaryPosition, now: now) else { return false }
+        self.beginBreak(plan, now: now)
         return true
     }
 
     // MARK: Breaks
+
+    /// Begins a break the coordinator planned: its events are handled at this point.
+    func beginBreak(_ plan: BreakPlan, now: MediaTime) {
+        self.interstitials.passed.formUnion(plan.passed)
+        self.primaryPosition = plan.position
+        self.beginBreak(plan.run, now: now)
+    }
 
     func beginBreak(_ run: BreakRun, now: MediaTime) {
         var run = run
@@ -252,22 +210,10 @@ extension Player {
         run.scheduledOffset = scheduled?.resumeOffset
         run.offsetSource = scheduled?.resumeOffsetSource
         run.duration = scheduled?.duration
-        if let join = self.interstitials.currentBreak?.joinOffset, join > .zero, self.interstitials.currentBreak?.finished.isEmpty == true {
-            run.assetPosition = .zero
-            run.playedBefore = .zero
-            self.interstitials.currentBreak?.joinOffset = join
-        }
         self.interstitials.current = run
         _ = self.interstitials.schedule?.markPlayed(eventID)
-        // Where the primary paused for the break; for a live join, where the viewer joined and how
-        // far into the event that is.
-        var primaryTime = self.interstitials.currentBreak?.start
-        var joinedAt: MediaTime?
-        if let brk = self.interstitials.currentBreak, brk.joinOffset > .zero, brk.finished.isEmpty {
-            primaryTime = brk.start + brk.joinOffset
-            joinedAt = brk.joinOffset
-        }
-        self.emit(.currentEventDidChange(event, primaryTime: primaryTime, joinedAt: joinedAt))
+        let report = self.interstitials.coordinator.eventStartReport(in: self.interstitials.currentBreak)
+        self.emit(.currentEventDidChange(event, primaryTime: report.primaryTime, joinedAt: report.joinedAt))
         self.perform(self.interstitials.coordinator.eventWillStart(event, rate: self.rate), now: now)
         self.updateStatus()
         self.prepareEventAssets(eventID)
@@ -280,45 +226,29 @@ extension Player {
             var run = self.interstitials.current, run.eventTime == .zero,
             case .loaded(let slots, _)? = self.interstitials.lists[run.eventID]
         else { return }
-        var remaining = brk.joinOffset
-        var index = 0
-        while index < slots.count, let duration = slots[index].duration, remaining >= duration {
-            remaining = remaining - duration
-            index += 1
-        }
-        run.assetIndex = index
-        run.playedBefore = brk.joinOffset - remaining
-        run.assetPosition = remaining
+        let join = self.interstitials.coordinator.joinPoint(offset: brk.joinOffset, slots: slots)
+        run.assetIndex = join.assetIndex
+        run.playedBefore = join.playedBefore
+        run.assetPosition = join.assetPosition
         run.joinedAt = brk.joinOffset
         self.interstitials.current = run
-        let id = PresentationID.asset(run.eventID, index)
-        if self.assets[id] == nil, index < slots.count {
-            self.assets[id] = Presentation(id: id, url: slots[index].url, startTime: remaining)
+        let id = PresentationID.asset(run.eventID, join.assetIndex)
+        if self.assets[id] == nil, slots.indices.contains(join.assetIndex) {
+            self.assets[id] = Presentation(id: id, url: slots[join.assetIndex].url, startTime: join.assetPosition)
         }
     }
 
     /// Ends the current event and moves to the next event of the break, or resumes the primary.
     func finishEvent(entire: Bool, now: MediaTime) {
         guard let run = self.interstitials.current else { return }
-        let playedSomething = run.playedTime > .zero
         self.reportEventDidFinish(run, entire: entire)
-        let record = FinishedEvent(
-                event: run.event,
-                scheduledOffset: run.scheduledOffset,
-                offsetSource: run.offsetSource,
-                duration: run.duration,
-                playout: run.eventTime,
-                elapsed: now - run.startedAt,
-                playedSomething: playedSomething,
-                cancelled: self.interstitials.cancelled.contains(run.eventID)
-        )
-        self.interstitials.currentBreak?.finished.append(record)
+        let record = self.interstitials.coordinator.record(of: run, now: now, cancelled: self.interstitials.cancelled.contains(run.eventID))
+        let step = self.interstitials.currentBreak.map { self.interstitials.coordinator.eventDidFinish(record, in: $0) }
+        self.interstitials.currentBreak = step?.run
         self.interstitials.current = nil
         self.setSkipState(.notSkippable, event: run.event)
         self.dropAssetPresentations(of: run.eventID)
-        if var brk = self.interstitials.currentBreak, !brk.queue.isEmpty {
-            let next = brk.queue.removeFirst()
-            self.interstitials.currentBreak = brk
+        if let next = step?.next {
             self.beginEvent(next, now: now)
             return
         }
@@ -340,15 +270,29 @@ extension Player {
         self.interstitials.currentBreak = nil
         self.interstitials.current = nil
         self.interstitials.repositionedFor = nil
-        let resume = self.resumeTime(of: brk, now: now)
+        let outcome = self.interstitials.coordinator.afterBreak(
+            brk,
+            in: self.breakContext,
+            now: now,
+            position: self.primaryPosition,
+            primaryDuration: self.primary?.duration,
+            postrollsStarted: self.interstitials.postrollsStarted,
+            segmentEdges: self.resumeEdges(of: brk)
+        )
         self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
         self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
-        if self.interstitials.postrollsStarted, self.primary?.duration.map({ self.primaryPosition >= $0 - BufferedRanges.tolerance }) ?? false {
+        let resume: MediaTime
+        switch outcome {
+        case .primaryEnded:
             self.updateStatus()
             self.primaryDidEnd(now: now)
             return
+        case .enter(let plan):
+            self.beginBreak(plan, now: now)
+            return
+        case .resume(let time):
+            resume = time
         }
-        if self.enterInterstitial(spanning: resume, now: now) { return }
         self.emit(.primaryResumed(primaryTime: resume))
         self.isStalled = false
         self.jumpPrimary(to: resume, now: now)
@@ -356,45 +300,12 @@ extension Player {
         self.checkTransitions(now: now)
     }
 
-    /// A resume point inside another interstitial's span enters it partway, as a live join does
-    /// (its asset list is asked for with `_HLS_start_offset` on live); returns whether it did.
-    func enterInterstitial(spanning time: MediaTime, now: MediaTime) -> Bool {
-        guard let schedule = self.interstitials.schedule else { return false }
-        let offset = self.interstitials.offset
-        let candidates = schedule.events.compactMap { scheduled -> InterstitialCoordinator.SpanCandidate? in
-            let id = scheduled.identifier
-            guard scheduled.event.cue == .none, scheduled.status == .scheduled || scheduled.status == .skippedByResumption,
-                let start = scheduled.startTime, !self.interstitials.passed.contains(id), !self.interstitials.cancelled.contains(id)
-            else { return nil }
-            return InterstitialCoordinator.SpanCandidate(id: id, start: start + offset, span: scheduled.duration ?? scheduled.resumeOffset)
-        }
-        guard let entry = self.interstitials.coordinator.interstitial(containing: time, among: candidates) else { return false }
-        let pod = candidates.filter { $0.start == entry.start }.map(\.id)
-        self.interstitials.passed.formUnion(pod)
-        var run = BreakRun(queue: Array(pod.drop { $0 != entry.id }), start: entry.start, startedAt: now)
-        run.joinOffset = entry.offset
-        self.primaryPosition = entry.start
-        self.beginBreak(run, now: now)
-        return true
-    }
-
-    /// Where the primary resumes after `brk` (§6 resumption, D.2, D.5 failures): a fixed point, the
-    /// time spent (`cancelCurrentEvent(resumptionOffset: nil)`), or the coordinator's resumption.
-    func resumeTime(of brk: BreakRun, now: MediaTime) -> MediaTime {
-        if let fixed = brk.fixedResume { return fixed }
-        if brk.resumeByElapsed { return brk.start + brk.skippedSpan + brk.joinOffset + (now - brk.startedAt) }
-        // X-SNAP=IN: the boundaries of every audio and video playlist (subtitles do not count).
-        var edges: [[MediaTime]] = []
-        if brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true, let tracks = self.primary?.tracks {
-            edges = tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
-        }
-        return self.interstitials.coordinator.resumption(
-            start: brk.start,
-            finished: brk.finished,
-            skippedSpan: brk.skippedSpan,
-            joinOffset: brk.joinOffset,
-            isLive: self.interstitials.schedule?.isLive ?? false,
-            segmentEdges: edges
-        )
+    /// The segment boundaries `X-SNAP=IN` counts after `brk`: those of every audio and video
+    /// playlist (subtitles do not count); none when its last event does not snap.
+    func resumeEdges(of brk: BreakRun) -> [[MediaTime]] {
+        guard brk.fixedResume == nil, brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true,
+            let tracks = self.primary?.tracks
+        else { return [] }
+        return tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
     }
 }
