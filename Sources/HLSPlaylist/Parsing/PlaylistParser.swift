@@ -16,11 +16,7 @@ public enum Playlist: Sendable, Hashable {
     ///
     /// - Throws: ``PlaylistParsingError``.
     public init(bytes: [UInt8], file: String? = nil) throws {
-        let result = PlaylistParser.parse(bytes, options: .init(mode: .strict, file: file))
-        if let error = result.diagnostics.first(where: { $0.severity == .error }) {
-            throw PlaylistParsingError(error)
-        }
-        self = result.playlist
+        self = try PlaylistParser.parseStrictly(bytes, file: file)
     }
 
     /// The playlist's bytes: the input byte for byte where nothing was edited.
@@ -132,6 +128,17 @@ public enum PlaylistParser {
     /// Parses text.
     public static func parse(_ text: String, options: Options = Options()) -> ParsedPlaylist {
         parse(Array(text.utf8), options: options)
+    }
+
+    /// Parses bytes strictly: the playlist, or its first error thrown.
+    ///
+    /// - Throws: ``PlaylistParsingError``.
+    static func parseStrictly(_ bytes: [UInt8], file: String?) throws -> Playlist {
+        let result = parse(bytes, options: Options(mode: .strict, file: file))
+        if let error = result.diagnostics.first(where: { $0.severity == .error }) {
+            throw PlaylistParsingError(error)
+        }
+        return result.playlist
     }
 
     static func classify(_ store: LineStore, sink: inout DiagnosticSink) -> Playlist {
