@@ -176,14 +176,7 @@ public enum PlaylistParser {
                 let tag = record.tag
                 if tag == .unknown { continue }
                 if tag.isUnique, !seen.insert(tag).inserted {
-                    sink.report(
-                        .error,
-                        .duplicateTag,
-                        line: i,
-                        column: 0,
-                        "#\(tag.name.rawValue) appears more than once",
-                        hint: "keep a single #\(tag.name.rawValue) tag"
-                    )
+                    sink.reportDuplicateTag(tag, line: i)
                 }
                 if tag.isMediaPlaylistTag {
                     sink.report(
@@ -197,14 +190,7 @@ public enum PlaylistParser {
                 }
                 if tag == .streamInformation {
                     if pendingVariant >= 0 {
-                        sink.report(
-                            .error,
-                            .variantWithoutURI,
-                            line: pendingVariant,
-                            column: 0,
-                            "#EXT-X-STREAM-INF is not followed by a URI",
-                            hint: "put the variant's media playlist URI on the next line"
-                        )
+                        sink.reportVariantWithoutURI(line: pendingVariant)
                     }
                     pendingVariant = i
                 }
@@ -225,14 +211,7 @@ public enum PlaylistParser {
             }
         }
         if pendingVariant >= 0 {
-            sink.report(
-                .error,
-                .variantWithoutURI,
-                line: pendingVariant,
-                column: 0,
-                "#EXT-X-STREAM-INF is not followed by a URI",
-                hint: "put the variant's media playlist URI on the next line"
-            )
+            sink.reportVariantWithoutURI(line: pendingVariant)
         }
     }
 }
