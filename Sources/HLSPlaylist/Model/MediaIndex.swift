@@ -147,14 +147,7 @@ extension MediaIndex {
         }
 
         if count == 0 || records[0].kind != .tag || records[0].tag != .m3u {
-            sink.report(
-                .error,
-                .missingHeader,
-                line: 0,
-                column: 0,
-                "the playlist does not start with #EXTM3U",
-                hint: "make #EXTM3U the first line"
-            )
+            sink.reportMissingHeader()
         }
 
         let targetDuration: Int64? =

@@ -2,6 +2,18 @@
 ///
 /// They run only on the error path, so the passes' loops stay as tight as before.
 extension DiagnosticSink {
+    /// The first line is not `EXTM3U`.
+    mutating func reportMissingHeader() {
+        self.report(
+            .error,
+            .missingHeader,
+            line: 0,
+            column: 0,
+            "the playlist does not start with #EXTM3U",
+            hint: "make #EXTM3U the first line"
+        )
+    }
+
     /// A tag that may appear once appears again on `line` (0-based).
     mutating func reportDuplicateTag(_ tag: KnownTag, line: Int) {
         self.report(

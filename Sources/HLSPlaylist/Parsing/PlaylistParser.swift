@@ -159,14 +159,7 @@ public enum PlaylistParser {
     static func checkMultivariant(_ store: LineStore, sink: inout DiagnosticSink) {
         let records = store.records
         if records.isEmpty || records[0].kind != .tag || records[0].tag != .m3u {
-            sink.report(
-                .error,
-                .missingHeader,
-                line: 0,
-                column: 0,
-                "the playlist does not start with #EXTM3U",
-                hint: "make #EXTM3U the first line"
-            )
+            sink.reportMissingHeader()
         }
         var seen = Set<KnownTag>()
         var pendingVariant = -1
