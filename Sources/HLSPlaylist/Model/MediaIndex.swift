@@ -75,14 +75,7 @@ extension MediaIndex {
             if tag == .unknown { continue }
             if tag.isUnique {
                 if seenUnique[Int(tag.rawValue)] {
-                    sink.report(
-                        .error,
-                        .duplicateTag,
-                        line: i,
-                        column: 0,
-                        "#\(tag.name.rawValue) appears more than once",
-                        hint: "keep a single #\(tag.name.rawValue) tag"
-                    )
+                    sink.reportDuplicateTag(tag, line: i)
                 }
                 seenUnique[Int(tag.rawValue)] = true
             }
@@ -154,14 +147,7 @@ extension MediaIndex {
         }
 
         if count == 0 || records[0].kind != .tag || records[0].tag != .m3u {
-            sink.report(
-                .error,
-                .missingHeader,
-                line: 0,
-                column: 0,
-                "the playlist does not start with #EXTM3U",
-                hint: "make #EXTM3U the first line"
-            )
+            sink.reportMissingHeader()
         }
 
         let targetDuration: Int64? =
@@ -195,14 +181,7 @@ extension MediaIndex {
                 switch tag {
                 case .segmentInformation:
                     if infLine >= 0 {
-                        sink.report(
-                            .error,
-                            .danglingSegmentTags,
-                            line: Int(infLine),
-                            column: 0,
-                            "#EXTINF is not followed by a segment URI",
-                            hint: "add the segment URI on the line after #EXTINF, or remove the tag"
-                        )
+                        sink.reportDanglingSegmentInformation(line: Int(infLine), atEnd: false)
                     }
                     infLine = Int32(i)
                     duration = record.valid ? record.value : 0
@@ -320,14 +299,7 @@ extension MediaIndex {
         index.trailingPartLines = pendingParts
         index.trailingFirstLine = segmentFirst >= 0 ? segmentFirst : count
         if infLine >= 0 {
-            sink.report(
-                .error,
-                .danglingSegmentTags,
-                line: Int(infLine),
-                column: 0,
-                "#EXTINF is not followed by a segment URI",
-                hint: "add the segment URI after #EXTINF, or remove the tag"
-            )
+            sink.reportDanglingSegmentInformation(line: Int(infLine), atEnd: true)
         }
         if index.targetDurationLine < 0 {
             sink.report(

@@ -50,11 +50,7 @@ public struct MediaPlaylist: Sendable {
 
     /// Parses a media playlist from bytes strictly: throws at the first error.
     public init(bytes: [UInt8], file: String? = nil) throws {
-        let result = PlaylistParser.parse(bytes, options: .init(mode: .strict, file: file))
-        if let error = result.diagnostics.first(where: { $0.severity == .error }) {
-            throw PlaylistParsingError(error)
-        }
-        guard case .media(let playlist) = result.playlist else {
+        guard case .media(let playlist) = try PlaylistParser.parseStrictly(bytes, file: file) else {
             throw PlaylistParsingError(
                 code: .mixedPlaylist,
                 message: "this is a multivariant playlist, not a media playlist",

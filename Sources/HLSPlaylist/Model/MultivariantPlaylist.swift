@@ -14,11 +14,8 @@ public struct MultivariantPlaylist: Sendable {
 
     /// Parses a multivariant playlist strictly: throws at the first error.
     public init(parsing text: String, file: String? = nil) throws {
-        let result = PlaylistParser.parse(Array(text.utf8), options: .init(mode: .strict, file: file))
-        if let error = result.diagnostics.first(where: { $0.severity == .error }) {
-            throw PlaylistParsingError(error)
-        }
-        guard case .multivariant(let playlist) = result.playlist else {
+        guard case .multivariant(let playlist) = try PlaylistParser.parseStrictly(Array(text.utf8), file: file)
+        else {
             throw PlaylistParsingError(
                 code: .mixedPlaylist,
                 message: "this is a media playlist, not a multivariant playlist",

@@ -213,6 +213,25 @@ enum VariableSubstitution {
         return result.text == text ? nil : result.text
     }
 
+    /// The definitions in `store` resolved against `context`, with their diagnostics dropped.
+    static func definitions(_ store: LineStore, context: VariableContext) -> [String: String] {
+        var sink = DiagnosticSink(file: nil)
+        return Self.definitions(store, context: context, sink: &sink)
+    }
+
+    /// `store` with every `{$name}` reference replaced by the definitions it holds.
+    ///
+    /// - Throws: ``PlaylistParsingError`` for the first error the definitions or the references
+    ///   report (an undefined variable, an IMPORT or QUERYPARAM without a value, a duplicate).
+    static func substituted(_ store: LineStore, context: VariableContext) throws -> LineStore {
+        var sink = DiagnosticSink(file: nil)
+        let values = Self.definitions(store, context: context, sink: &sink)
+        var copy = store
+        Self.apply(&copy, values: values, sink: &sink)
+        if let error = sink.firstError { throw PlaylistParsingError(error) }
+        return copy
+    }
+
     /// Substitutes in URI lines and in the quoted-string and hexadecimal values of tag attributes.
     static func apply(_ store: inout LineStore, values: [String: String], sink: inout DiagnosticSink) {
         for i in store.records.indices {
@@ -250,8 +269,7 @@ enum VariableSubstitution {
 extension MediaPlaylist {
     /// The variables this playlist defines, resolved against `context`.
     public func variables(context: VariableContext = VariableContext()) -> [String: String] {
-        var sink = DiagnosticSink(file: nil)
-        return VariableSubstitution.definitions(self.store, context: context, sink: &sink)
+        VariableSubstitution.definitions(self.store, context: context)
     }
 
     /// A copy with every `{$name}` reference replaced (§4.4.2.3); this playlist keeps its raw text.
@@ -263,11 +281,8 @@ extension MediaPlaylist {
     ///   for a reference to an undefined variable, an IMPORT or QUERYPARAM without a value, or a
     ///   variable defined twice.
     public func substitutingVariables(_ context: VariableContext = VariableContext()) throws -> MediaPlaylist {
-        var sink = DiagnosticSink(file: nil)
-        let values = VariableSubstitution.definitions(self.store, context: context, sink: &sink)
         var copy = self
-        VariableSubstitution.apply(&copy.store, values: values, sink: &sink)
-        if let error = sink.firstError { throw PlaylistParsingError(error) }
+        copy.store = try VariableSubstitution.substituted(self.store, context: context)
         copy.reindex()
         return copy
     }
@@ -276,17 +291,13 @@ extension MediaPlaylist {
 extension MultivariantPlaylist {
     /// The variables this playlist defines, resolved against `context` (for media playlists' IMPORT).
     public func variables(context: VariableContext = VariableContext()) -> [String: String] {
-        var sink = DiagnosticSink(file: nil)
-        return VariableSubstitution.definitions(self.store, context: context, sink: &sink)
+        VariableSubstitution.definitions(self.store, context: context)
     }
 
     /// A copy with every `{$name}` reference replaced; see ``MediaPlaylist/substitutingVariables(_:)``.
     public func substitutingVariables(_ context: VariableContext = VariableContext()) throws -> MultivariantPlaylist {
-        var sink = DiagnosticSink(file: nil)
-        let values = VariableSubstitution.definitions(self.store, context: context, sink: &sink)
         var copy = self
-        VariableSubstitution.apply(&copy.store, values: values, sink: &sink)
-        if let error = sink.firstError { throw PlaylistParsingError(error) }
+        copy.store = try VariableSubstitution.substituted(self.store, context: context)
         return copy
     }
 }

@@ -16,11 +16,7 @@ public enum Playlist: Sendable, Hashable {
     ///
     /// - Throws: ``PlaylistParsingError``.
     public init(bytes: [UInt8], file: String? = nil) throws {
-        let result = PlaylistParser.parse(bytes, options: .init(mode: .strict, file: file))
-        if let error = result.diagnostics.first(where: { $0.severity == .error }) {
-            throw PlaylistParsingError(error)
-        }
-        self = result.playlist
+        self = try PlaylistParser.parseStrictly(bytes, file: file)
     }
 
     /// The playlist's bytes: the input byte for byte where nothing was edited.
@@ -134,6 +130,17 @@ public enum PlaylistParser {
         parse(Array(text.utf8), options: options)
     }
 
+    /// Parses bytes strictly: the playlist, or its first error thrown.
+    ///
+    /// - Throws: ``PlaylistParsingError``.
+    static func parseStrictly(_ bytes: [UInt8], file: String?) throws -> Playlist {
+        let result = parse(bytes, options: Options(mode: .strict, file: file))
+        if let error = result.diagnostics.first(where: { $0.severity == .error }) {
+            throw PlaylistParsingError(error)
+        }
+        return result.playlist
+    }
+
     static func classify(_ store: LineStore, sink: inout DiagnosticSink) -> Playlist {
         var mediaTags = 0
         var multivariantTags = 0
@@ -152,14 +159,7 @@ public enum PlaylistParser {
     static func checkMultivariant(_ store: LineStore, sink: inout DiagnosticSink) {
         let records = store.records
         if records.isEmpty || records[0].kind != .tag || records[0].tag != .m3u {
-            sink.report(
-                .error,
-                .missingHeader,
-                line: 0,
-                column: 0,
-                "the playlist does not start with #EXTM3U",
-                hint: "make #EXTM3U the first line"
-            )
+            sink.reportMissingHeader()
         }
         var seen = Set<KnownTag>()
         var pendingVariant = -1
@@ -169,14 +169,7 @@ public enum PlaylistParser {
                 let tag = record.tag
                 if tag == .unknown { continue }
                 if tag.isUnique, !seen.insert(tag).inserted {
-                    sink.report(
-                        .error,
-                        .duplicateTag,
-                        line: i,
-                        column: 0,
-                        "#\(tag.name.rawValue) appears more than once",
-                        hint: "keep a single #\(tag.name.rawValue) tag"
-                    )
+                    sink.reportDuplicateTag(tag, line: i)
                 }
                 if tag.isMediaPlaylistTag {
                     sink.report(
@@ -190,14 +183,7 @@ public enum PlaylistParser {
                 }
                 if tag == .streamInformation {
                     if pendingVariant >= 0 {
-                        sink.report(
-                            .error,
-                            .variantWithoutURI,
-                            line: pendingVariant,
-                            column: 0,
-                            "#EXT-X-STREAM-INF is not followed by a URI",
-                            hint: "put the variant's media playlist URI on the next line"
-                        )
+                        sink.reportVariantWithoutURI(line: pendingVariant)
                     }
                     pendingVariant = i
                 }
@@ -218,14 +204,7 @@ public enum PlaylistParser {
             }
         }
         if pendingVariant >= 0 {
-            sink.report(
-                .error,
-                .variantWithoutURI,
-                line: pendingVariant,
-                column: 0,
-                "#EXT-X-STREAM-INF is not followed by a URI",
-                hint: "put the variant's media playlist URI on the next line"
-            )
+            sink.reportVariantWithoutURI(line: pendingVariant)
         }
     }
 }

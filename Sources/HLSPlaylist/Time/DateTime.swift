@@ -20,8 +20,7 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
     /// Creates a date from milliseconds since the Unix epoch, clamped to the `Int64` nanosecond range.
     @inlinable
     public init(millisecondsSince1970: Int64) {
-        let (value, overflow) = millisecondsSince1970.multipliedReportingOverflow(by: 1_000_000)
-        self.nanosecondsSince1970 = overflow ? (millisecondsSince1970 < 0 ? -.max : .max) : value
+        self.nanosecondsSince1970 = MediaTime(milliseconds: millisecondsSince1970).nanoseconds
     }
 
     /// Creates a date from floating-point seconds since the Unix epoch (rounded to the microsecond).
@@ -122,23 +121,19 @@ public struct DateTime: Sendable, Hashable, Comparable, Codable {
         let second = secondOfDay % 60
         var out = ""
         out.reserveCapacity(30)
-        func pad(_ v: Int64, _ width: Int) {
+        // `v` in at least `width` digits (zeros in front), then `separator`.
+        func pad(_ v: Int64, _ width: Int, _ separator: String = "") {
             let s = String(v)
             if s.count < width { out += String(repeating: "0", count: width - s.count) }
             out += s
+            out += separator
         }
-        pad(y, 4)
-        out += "-"
-        pad(m, 2)
-        out += "-"
-        pad(d, 2)
-        out += "T"
-        pad(hour, 2)
-        out += ":"
-        pad(minute, 2)
-        out += ":"
-        pad(second, 2)
-        out += "."
+        pad(y, 4, "-")
+        pad(m, 2, "-")
+        pad(d, 2, "T")
+        pad(hour, 2, ":")
+        pad(minute, 2, ":")
+        pad(second, 2, ".")
         if fraction % 1_000_000 == 0 {
             pad(fraction / 1_000_000, 3)
         } else if fraction % 1000 == 0 {
