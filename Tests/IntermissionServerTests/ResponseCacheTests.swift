@@ -422,3 +422,44 @@ final class ManagedCounter: Sendable {
     func add() { self.count.withLock { $0 += 1 } }
     var value: Int { self.count.withLock { $0 } }
 }
+
+@Suite struct UpstreamCacheTests {
+    /// An upstream is read again after half its target duration; the same bytes keep their ETag and
+    /// Last-Modified (so CDNs revalidate with 304), a change gets new ones.
+    @Test(.timeLimit(.minutes(1))) func anUnchangedUpstreamKeepsItsValidators() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let live =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-MEDIA-SEQUENCE:10\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n"
+            + "#EXTINF:4.0,\ns10.ts\n"
+        try write(live, to: folder + "/up/live.m3u8")
+        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        defer { origin.stop() }
+        let clock = ManualWallClock(t0 + 4)
+        var configuration = try demoConfiguration(clock: clock)
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
+        try await withServer(configuration) { client in
+            let first = try await client.get("/live/up/live.m3u8")
+            #expect(first.status == .ok)
+            #expect(first.headers[.cacheControl] == "max-age=2")  // half of 4 s
+            clock.advance(by: 3)  // past the 2 s the entry lives: read again, unchanged
+            let again = try await client.get("/live/up/live.m3u8")
+            #expect(again.headers[.eTag] == first.headers[.eTag])
+            #expect(again.headers[.lastModified] == first.headers[.lastModified])
+            #expect(
+                try await client.get("/live/up/live.m3u8", headers: [.ifNoneMatch: first.headers[.eTag]!]).status
+                    == .notModified
+            )
+            try write(live + "#EXTINF:4.0,\ns11.ts\n", to: folder + "/up/live.m3u8")
+            // Still the entry until it is 2 s old.
+            #expect(try await client.get("/live/up/live.m3u8").text.contains("s11.ts") == false)
+            clock.advance(by: 2)
+            let changed = try await client.get("/live/up/live.m3u8")
+            #expect(changed.text.contains("s11.ts"))
+            #expect(changed.headers[.eTag] != first.headers[.eTag])
+            #expect(changed.headers[.lastModified] == httpDate(t0.nanosecondsSince1970 / 1_000_000_000 + 9))
+        }
+    }
+}

@@ -72,7 +72,7 @@ struct CachedResponse: Sendable {
     }
 
     /// Prepares the answer for `rendered`, modified at `lastModified` (seconds since 1970).
-    init(_ rendered: RenderedPlaylist, lastModified: Int64) {
+    init(_ rendered: RenderedPlaylist, tag: String, lastModified: Int64) {
         let body = ByteBuffer(bytes: rendered.bytes)
         var gzip: ByteBuffer?
         var input = body
@@ -81,7 +81,6 @@ struct CachedResponse: Sendable {
         {
             gzip = compressed
         }
-        let tag = ContentDigest.hex(rendered.bytes)
         self.etag = "\"" + tag + "\""
         self.gzipETag = "\"" + tag + "-gz\""
         self.lastModified = lastModified
@@ -174,8 +173,9 @@ final class ResponseCache: Sendable {
         var bytes = 0
         var rendering: [String: [CheckedContinuation<CachedResponse?, Never>]] = [:]
         var generations: [String: Int] = [:]
-        /// The last `Last-Modified` given per key, so a changed answer always gets a later one.
-        var lastModified: [String: Int64] = [:]
+        /// The last tag and `Last-Modified` given per key: the same bytes keep their date, and a
+        /// changed answer always gets a later one.
+        var validators: [String: (tag: String, lastModified: Int64)] = [:]
     }
 
     private let state = Mutex(State())
@@ -259,10 +259,17 @@ final class ResponseCache: Sendable {
         let now = self.clock.now()
         let second = now.nanosecondsSince1970 / 1_000_000_000 - (now.nanosecondsSince1970 % 1_000_000_000 < 0 ? 1 : 0)
         let name = key.map(String.init)
-        let previous = name.flatMap { name in self.state.withLock { $0.lastModified[name] } }
+        let previous = name.flatMap { name in self.state.withLock { $0.validators[name] } }
+        let tag = ContentDigest.hex(rendered.bytes)
         var modified = second
-        if let previous, modified <= previous { modified = previous + 1 }
-        let response = CachedResponse(rendered, lastModified: modified)
+        if let previous {
+            if previous.tag == tag {
+                modified = previous.lastModified
+            } else if modified <= previous.lastModified {
+                modified = previous.lastModified + 1
+            }
+        }
+        let response = CachedResponse(rendered, tag: tag, lastModified: modified)
         guard let name, rendered.cacheable, response.validUntil.map({ now < $0 }) ?? true else { return response }
         self.state.withLock { state in
             guard state.generations[scope, default: 0] == generation else { return }
@@ -284,8 +291,8 @@ final class ResponseCache: Sendable {
             guard response.weight <= Self.byteCapacity else { return }
             state.entries[name] = Stored(response: response, scope: scope)
             state.bytes += response.weight
-            if state.lastModified.count >= 4 * Self.entryCapacity { state.lastModified.removeAll() }
-            state.lastModified[name] = modified
+            if state.validators.count >= 4 * Self.entryCapacity { state.validators.removeAll() }
+            state.validators[name] = (tag, modified)
         }
         return response
     }

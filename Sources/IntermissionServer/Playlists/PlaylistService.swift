@@ -38,8 +38,20 @@ actor PlaylistService {
     /// The last playlist each upstream URL answered, decorated, with when it was read and how long it
     /// may stand in for a failing upstream. Only URLs that answered are here, at most
     /// ``lastGoodCapacity`` of them and ``lastGoodByteCapacity`` bytes in all.
-    private var lastGood:
-        [String: (bytes: [UInt8], date: DateTime, limit: MediaTime, targetDuration: Int, isMultivariant: Bool)] = [:]
+    private var lastGood: [String: LastGood] = [:]
+
+    /// The last playlist an upstream URL answered: what it sent (to tell whether it changed), what
+    /// was served for it, and the break revision it was decorated with.
+    private struct LastGood {
+        var bytes: [UInt8]
+        var date: DateTime
+        var limit: MediaTime
+        var targetDuration: Int
+        var isMultivariant: Bool
+        var raw: [UInt8]
+        var revision: Int
+        var weight: Int { self.bytes.count + self.raw.count }
+    }
     /// The most upstream playlists remembered for ``lastGood``.
     static let lastGoodCapacity = 256
     /// The most bytes ``lastGood`` holds in all (requests for many renditions cannot grow it past this).
@@ -207,9 +219,23 @@ actor PlaylistService {
 
     private func upstreamPlaylist(channel: LiveChannel, url: String) async throws -> RenderedPlaylist {
         let now = self.clock.now()
+        let key = channel.id + " " + url
         let playlist: Playlist
+        let raw: [UInt8]
         do {
-            playlist = try await self.origin.playlist(at: url)
+            raw = try await self.origin.bytes(at: url)
+            // The same bytes as last time and no break change since: decorated already.
+            let revision = self.revisions[channel.id, default: 0]
+            if var known = self.lastGood[key], known.raw == raw, known.revision == revision {
+                known.date = now
+                self.lastGood[key] = known
+                if !known.isMultivariant {
+                    self.health[channel.id, default: UpstreamHealth()].lastFetch = now
+                    self.health[channel.id, default: UpstreamHealth()].lastError = nil
+                }
+                return Self.rendered(known, now: now)
+            }
+            playlist = try await Self.parsed(raw, url: url)
         } catch let error as AdInsertionError {
             // A stand-in is not kept: each request checks that it is still young enough.
             var standIn = try self.upstreamFailed(channel: channel, url: url, error: error, now: now)
@@ -266,24 +292,51 @@ actor PlaylistService {
                 locator: self.locator
             )
         }
-        let key = channel.id + " " + url
-        if let previous = self.lastGood.removeValue(forKey: key) { self.lastGoodBytes -= previous.bytes.count }
+        let revision = self.revisions[channel.id, default: 0]
+        if let previous = self.lastGood.removeValue(forKey: key) { self.lastGoodBytes -= previous.weight }
         // Full (in entries or bytes): forget the oldest.
         while !self.lastGood.isEmpty
             && (self.lastGood.count >= Self.lastGoodCapacity
-                || self.lastGoodBytes + bytes.count > Self.lastGoodByteCapacity),
+                || self.lastGoodBytes + bytes.count + raw.count > Self.lastGoodByteCapacity),
             let oldest = self.lastGood.min(by: { $0.value.date < $1.value.date })
         {
             self.lastGood[oldest.key] = nil
-            self.lastGoodBytes -= oldest.value.bytes.count
+            self.lastGoodBytes -= oldest.value.weight
         }
-        self.lastGood[key] = (bytes, now, limit, targetDuration, kind == .liveMultivariant)
-        self.lastGoodBytes += bytes.count
-        // Read again after half a target duration (the multivariant playlist: a minute), as a
-        // player would reload it.
-        let validFor =
-            kind == .liveMultivariant ? MediaTime(seconds: 60) : MediaTime(milliseconds: Int64(targetDuration) * 500)
-        return RenderedPlaylist(bytes: bytes, kind: kind, validUntil: now + validFor)
+        let good = LastGood(
+            bytes: bytes,
+            date: now,
+            limit: limit,
+            targetDuration: targetDuration,
+            isMultivariant: kind == .liveMultivariant,
+            raw: raw,
+            revision: revision
+        )
+        self.lastGood[key] = good
+        self.lastGoodBytes += good.weight
+        return Self.rendered(good, now: now)
+    }
+
+    /// The answer of an upstream playlist read at `now`: kept until it is read again, after half a
+    /// target duration (the multivariant playlist: a minute), as a player would reload it.
+    private static func rendered(_ good: LastGood, now: DateTime) -> RenderedPlaylist {
+        if good.isMultivariant {
+            return RenderedPlaylist(
+                bytes: good.bytes,
+                kind: .liveMultivariant,
+                validUntil: now + MediaTime(seconds: 60)
+            )
+        }
+        return RenderedPlaylist(
+            bytes: good.bytes,
+            kind: .liveMedia(targetDuration: good.targetDuration),
+            validUntil: now + MediaTime(milliseconds: Int64(good.targetDuration) * 500)
+        )
+    }
+
+    /// Upstream bytes parsed, away from the actor.
+    private nonisolated static func parsed(_ raw: [UInt8], url: String) async throws -> Playlist {
+        try OriginClient.parse(raw, url: url)
     }
 
     /// An upstream media playlist decorated and serialized, away from the actor.
