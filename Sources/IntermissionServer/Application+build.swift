@@ -51,8 +51,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
             logger.info(
                 "intermission serve is running",
                 metadata: [
-                    "address": "http://\(host):\(port)", "assets": "\(assetCount)", "channels": "\(channelCount)",
-                    "database": "\(database)",
+                    "address": "http://\(host):\(port)", "assets": "\(assetCount)", "channels": "\(channelCount)", "database": "\(database)",
                 ]
             )
             for id in vodIDs { logger.notice("VOD:  http://\(host):\(port)/vod/\(id)/main.m3u8") }
@@ -79,10 +78,7 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     }
     if url == "memory:" || url == ":memory:" { return InMemoryAdStore() }
     if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-        throw ConfigurationError(
-            message:
-                "database '\(URLRedaction.redact(url))': PostgreSQL is not supported yet; use a file path or sqlite:PATH"
-        )
+        throw ConfigurationError(message: "database '\(URLRedaction.redact(url))': PostgreSQL is not supported yet; use a file path or sqlite:PATH")
     }
     var path = url
     if path.hasPrefix("sqlite://") {

@@ -98,10 +98,7 @@ struct ServerMetrics: Sendable {
     /// `code` is the SQLite result code (`13` full, `8` read-only, …) or `file` (the database file
     /// is no longer the one opened).
     func storageFailure(operation: String, code: String) {
-        self.registry.makeCounter(
-            name: "intermission_storage_failures_total",
-            labels: [("operation", operation), ("code", code)]
-        ).increment()
+        self.registry.makeCounter(name: "intermission_storage_failures_total", labels: [("operation", operation), ("code", code)]).increment()
     }
 
     /// Counts a live break created or changed.
