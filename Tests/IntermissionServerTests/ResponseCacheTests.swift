@@ -424,7 +424,8 @@ final class ManagedCounter: Sendable {
 }
 
 @Suite struct UpstreamCacheTests {
-    /// An upstream is read again after half its target duration; the same bytes keep their ETag and
+    /// An upstream is read again after half its target duration (by the first request after that,
+    /// in the background, for up to another target duration); the same bytes keep their ETag and
     /// Last-Modified (so CDNs revalidate with 304), a change gets new ones.
     @Test(.timeLimit(.minutes(1))) func anUnchangedUpstreamKeepsItsValidators() async throws {
         let folder = try makeScratchFolder()
@@ -444,7 +445,9 @@ final class ManagedCounter: Sendable {
             let first = try await client.get("/live/up/live.m3u8")
             #expect(first.status == .ok)
             #expect(first.headers[.cacheControl] == "max-age=2")  // half of 4 s
-            clock.advance(by: 3)  // past the 2 s the entry lives: read again, unchanged
+            // Past the 2 s the entry lives and the 4 s it may stand in after that: read again at
+            // once, unchanged.
+            clock.advance(by: 6)
             let again = try await client.get("/live/up/live.m3u8")
             #expect(again.headers[.eTag] == first.headers[.eTag])
             #expect(again.headers[.lastModified] == first.headers[.lastModified])
@@ -456,10 +459,23 @@ final class ManagedCounter: Sendable {
             // Still the entry until it is 2 s old.
             #expect(try await client.get("/live/up/live.m3u8").text.contains("s11.ts") == false)
             clock.advance(by: 2)
-            let changed = try await client.get("/live/up/live.m3u8")
+            // Due (t0 + 12 s) but within a target duration: the old answer at once, while this
+            // request has the upstream read again in the background.
+            let stale = try await client.get("/live/up/live.m3u8")
+            #expect(stale.text.contains("s11.ts") == false)
+            #expect(stale.headers[.eTag] == first.headers[.eTag])
+            var changed = stale
+            for _ in 0..<100 where !changed.text.contains("s11.ts") {
+                try await Task.sleep(for: .milliseconds(50))
+                changed = try await client.get("/live/up/live.m3u8")
+            }
             #expect(changed.text.contains("s11.ts"))
             #expect(changed.headers[.eTag] != first.headers[.eTag])
-            #expect(changed.headers[.lastModified] == httpDate(t0.nanosecondsSince1970 / 1_000_000_000 + 9))
+            #expect(changed.headers[.lastModified] == httpDate(t0.nanosecondsSince1970 / 1_000_000_000 + 12))
+            // Past the extra target duration, nothing stale is served: the request waits for the read.
+            try write(live + "#EXTINF:4.0,\ns11.ts\n#EXTINF:4.0,\ns12.ts\n", to: folder + "/up/live.m3u8")
+            clock.advance(by: 7)
+            #expect(try await client.get("/live/up/live.m3u8").text.contains("s12.ts"))
         }
     }
 }

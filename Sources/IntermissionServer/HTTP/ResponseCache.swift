@@ -14,6 +14,9 @@ struct RenderedPlaylist: Sendable {
     /// The date until which these bytes are the answer (the next segment boundary of a live
     /// channel), or `nil` when they stay right until the server restarts (local VOD).
     var validUntil: DateTime?
+    /// How long after ``validUntil`` the answer may still be served while one request reads the
+    /// source again in the background (stale while revalidate), or `nil` for not at all.
+    var staleFor: MediaTime?
     /// Whether the answer may be kept at all: a stand-in for a failing upstream may not (it is
     /// served only while it is young enough, which each request checks).
     var cacheable = true
@@ -62,6 +65,9 @@ struct CachedResponse: Sendable {
     let lastModified: Int64
     /// Until when the entry answers (`nil`: until the server restarts).
     let validUntil: DateTime?
+    /// Until when the entry may be served while it is being rendered again (see
+    /// ``RenderedPlaylist/staleFor``).
+    let staleUntil: DateTime?
     /// The bytes the entry holds (both bodies).
     var weight: Int { self.body.readableBytes + (self.gzipBody?.readableBytes ?? 0) }
 
@@ -85,6 +91,7 @@ struct CachedResponse: Sendable {
         self.gzipETag = "\"" + tag + "-gz\""
         self.lastModified = lastModified
         self.validUntil = rendered.validUntil
+        self.staleUntil = rendered.validUntil.flatMap { until in rendered.staleFor.map { until + $0 } }
         self.body = body
         self.gzipBody = gzip
         var common: HTTPFields = [:]
@@ -155,8 +162,11 @@ final class ResponseCache: Sendable {
 
     /// What a lookup found.
     enum Lookup {
-        /// A fresh entry.
+        /// A fresh entry, or a stale one another request is rendering again.
         case hit(CachedResponse)
+        /// A stale entry the caller serves, then renders again (in the background), then calls
+        /// ``finish(_:)``.
+        case refresh(CachedResponse)
         /// No entry and nobody rendering it: the caller renders it, then calls ``finish(_:)``.
         case render
         /// Another request is rendering it: wait with ``wait(_:)``.
@@ -202,6 +212,11 @@ final class ResponseCache: Sendable {
             let name = String(key)
             if let stored = state.entries[name] {
                 if stored.response.validUntil.map({ now < $0 }) ?? true { return .hit(stored.response) }
+                if let staleUntil = stored.response.staleUntil, now < staleUntil {
+                    if state.rendering[name] != nil { return .hit(stored.response) }
+                    state.rendering[name] = []
+                    return .refresh(stored.response)
+                }
                 state.entries[name] = nil
                 state.bytes -= stored.response.weight
             }
@@ -319,6 +334,17 @@ struct CachingResponder<Next: HTTPResponder>: HTTPResponder where Next.Context =
         let start = ContinuousClock.now
         switch self.cache.lookup(key) {
         case .hit(let entry):
+            return self.answer(entry, request, key, start)
+        case .refresh(let entry):
+            // Stale while revalidate: this answer at once, the new one rendered in the background
+            // (through the router, as a request of its own), for the next requests.
+            let next = self.next
+            let cache = self.cache
+            let owned = String(key)
+            Task {
+                _ = try? await next.respond(to: request, context: context)
+                cache.finish(owned[...])
+            }
             return self.answer(entry, request, key, start)
         case .wait:
             if let entry = await self.cache.wait(key) { return self.answer(entry, request, key, start) }

@@ -318,19 +318,24 @@ actor PlaylistService {
     }
 
     /// The answer of an upstream playlist read at `now`: kept until it is read again, after half a
-    /// target duration (the multivariant playlist: a minute), as a player would reload it.
+    /// target duration (the multivariant playlist: a minute), as a player would reload it. The
+    /// read is made by the first request after that, in the background (see ``ResponseCache``).
     private static func rendered(_ good: LastGood, now: DateTime) -> RenderedPlaylist {
         if good.isMultivariant {
             return RenderedPlaylist(
                 bytes: good.bytes,
                 kind: .liveMultivariant,
-                validUntil: now + MediaTime(seconds: 60)
+                validUntil: now + MediaTime(seconds: 60),
+                staleFor: MediaTime(seconds: 60)
             )
         }
+        // Once due, it stands for up to another target duration while one request reads the
+        // upstream again in the background; the others are not held up by the upstream.
         return RenderedPlaylist(
             bytes: good.bytes,
             kind: .liveMedia(targetDuration: good.targetDuration),
-            validUntil: now + MediaTime(milliseconds: Int64(good.targetDuration) * 500)
+            validUntil: now + MediaTime(milliseconds: Int64(good.targetDuration) * 500),
+            staleFor: MediaTime(seconds: good.targetDuration)
         )
     }
 
