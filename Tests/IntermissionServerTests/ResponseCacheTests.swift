@@ -479,3 +479,31 @@ final class ManagedCounter: Sendable {
         }
     }
 }
+
+@Suite struct CachedMetricsTests {
+    /// Answers from the cache are counted like the others: by route, method and status.
+    @Test(.timeLimit(.minutes(1))) func cachedAnswersAreCounted() async throws {
+        let clock = ManualWallClock(t0 + 100)
+        try await withServer(try demoConfiguration(clock: clock)) { client in
+            let first = try await client.get(liveMedia)  // rendered (through the router)
+            for _ in 0..<3 { _ = try await client.get(liveMedia) }  // cached
+            _ = try await client.get(liveMedia, headers: [.ifNoneMatch: first.headers[.eTag]!])
+            _ = try await client.head(liveMedia)
+            _ = try await client.get("/vod/demo/prog.m3u8")
+            _ = try await client.get("/vod/demo/prog.m3u8")
+            let text = try await client.get("/metrics").text
+            func count(_ labels: String) -> String? {
+                text.split(separator: "\n").first { $0.hasPrefix("intermission_http_requests_total{\(labels)}") }
+                    .flatMap { $0.split(separator: " ").last.map(String.init) }
+            }
+            #expect(count(#"route="/live/{channel}/**",method="GET",status="200""#) == "4", "\(text)")
+            #expect(count(#"route="/live/{channel}/**",method="GET",status="304""#) == "1")
+            #expect(count(#"route="/live/{channel}/**",method="HEAD",status="200""#) == "1")
+            #expect(count(#"route="/vod/{asset}/**",method="GET",status="200""#) == "2")
+            let histogram = text.split(separator: "\n").first {
+                $0.hasPrefix(#"intermission_http_request_duration_seconds_count{route="/live/{channel}/**"}"#)
+            }
+            #expect(histogram?.hasSuffix(" 6") == true, "\(String(describing: histogram))")
+        }
+    }
+}
