@@ -82,7 +82,11 @@ struct CachedResponse: Sendable {
         let body = ByteBuffer(bytes: rendered.bytes)
         var gzip: ByteBuffer?
         var input = body
-        if let compressed = try? input.compress(with: .gzip(configuration: .init(compressionLevel: .bestCompression))),
+        // Level 9 for the usual playlist; zlib's default (6) past 1 MiB, where 9 takes four times
+        // as long for 10% less (a 3.9 MB DVR playlist: 17 ms for 261 KB against 74 ms for 232 KB).
+        let level: ZlibConfiguration.CompressionLevel =
+            body.readableBytes > 1_048_576 ? .defaultCompressionLevel : .bestCompression
+        if let compressed = try? input.compress(with: .gzip(configuration: .init(compressionLevel: level))),
             compressed.readableBytes < body.readableBytes
         {
             gzip = compressed
