@@ -355,18 +355,29 @@ private func httpDate(_ seconds: Int64) -> String {
     }
 
     /// A 24-hour upstream (43,200 segments) read and decorated over and over beside the small demo
-    /// channel: the demo channel's p99 stays within twice its p99 alone (or 100 ms, the floor on a
-    /// loaded machine), because the heavy channel is decorated away from the shared actor and the
-    /// demo channel is answered from the cache.
+    /// channel: the demo channel's p99 stays within twice its p99 alone, because the heavy channel is
+    /// decorated away from the shared actor and the demo channel is answered from the cache. The
+    /// bound has a floor of 250 ms: the suites run in parallel on two shared cores, which alone puts
+    /// a few samples past 100 ms; decorating the heavy channel on the actor (as before) holds every
+    /// fourth request (a new window) for 0.5 to 1 s in a debug build.
     @Test(.timeLimit(.minutes(2))) func aHeavyUpstreamDoesNotStallASmallChannel() async throws {
-        let folder = try makeScratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:1\n"
-        text += "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n"
-        text.reserveCapacity(1_400_000)
-        for k in 1...43_200 { text += "#EXTINF:2.000,\n1080p/seg-\(k).ts\n" }
-        try write(text, to: folder + "/dvr/live.m3u8")
-        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        // A sliding 24-hour window: every read is one segment further on, so every read is a change
+        // to parse and decorate.
+        let origin = try #require(
+            scriptedOrigin(
+                handler: """
+                    n = getattr(type(self), "reads", 0) + 1
+                    type(self).reads = n
+                    head = "#EXTM3U\\n#EXT-X-VERSION:3\\n#EXT-X-TARGETDURATION:2\\n#EXT-X-MEDIA-SEQUENCE:%d\\n" % n
+                    head += "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:%02d.000Z\\n" % (2 * n % 60)
+                    body = (head + "".join("#EXTINF:2.000,\\n1080p/seg-%d.ts\\n" % k for k in range(n, n + 43200))).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    """
+            )
+        )
         defer { origin.stop() }
         let clock = ManualWallClock(t0 + 100)
         var configuration = try demoConfiguration(clock: clock)
@@ -389,7 +400,9 @@ private func httpDate(_ seconds: Int64) -> String {
             #expect(Array(try compressed.decompress(with: .gzip()).readableBytesView) == first.bytes)
             _ = try await Self.sample(client, clock: clock, count: 20)  // warm
             let alone = try await Self.sample(client, clock: clock, count: 200)
-            let heavyReads = ManagedCounter()
+            // The highest media sequence the heavy channel answered: each step is one more upstream
+            // read parsed and decorated (the first answer was sequence 1).
+            let heavySequence = ManagedCounter()
             let loaded = try await withThrowingTaskGroup(of: [Duration]?.self) { group in
                 group.addTask {
                     // The heavy channel, on connections of its own (the test client sends one
@@ -401,22 +414,29 @@ private func httpDate(_ seconds: Int64) -> String {
                             "GET /live/dvr/live.m3u8 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
                         )
                         #expect(response.status == 200 || Task.isCancelled)
-                        heavyReads.add()
+                        let head = String(decoding: response.body.prefix(200), as: UTF8.self)
+                        if let line = head.split(separator: "\n").first(where: {
+                            $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:")
+                        }),
+                            let sequence = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count))
+                        {
+                            heavySequence.raise(to: sequence)
+                        }
                     }
                     return nil
                 }
                 try await Task.sleep(for: .milliseconds(50))
-                // Until the heavy channel has been read three times over (or 4,000 samples).
-                let samples = try await Self.sample(client, clock: clock, count: 200) { heavyReads.value >= 3 }
+                // Until the heavy channel has been decorated three times over (or 4,000 samples).
+                let samples = try await Self.sample(client, clock: clock, count: 200) { heavySequence.value >= 4 }
                 group.cancelAll()
                 return samples
             }
             let samples = try #require(loaded)
             let loadedP99 = samples[samples.count * 99 / 100 - 1]
             let aloneP99 = alone[197]
-            #expect(heavyReads.value >= 3)
+            #expect(heavySequence.value >= 4)
             #expect(
-                loadedP99 <= max(aloneP99 * 2, .milliseconds(100)),
+                loadedP99 <= max(aloneP99 * 2, .milliseconds(250)),
                 "p99 alone \(aloneP99), beside the heavy channel \(loadedP99)"
             )
         }
@@ -427,6 +447,7 @@ private func httpDate(_ seconds: Int64) -> String {
 final class ManagedCounter: Sendable {
     private let count = Mutex(0)
     func add() { self.count.withLock { $0 += 1 } }
+    func raise(to value: Int) { self.count.withLock { $0 = max($0, value) } }
     var value: Int { self.count.withLock { $0 } }
 }
 
