@@ -28,7 +28,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let parts = ServerApplicationParts(configuration: configuration, store: store, logger: logger)
     // Inventory changes the admin API acknowledged in earlier runs.
     await parts.inventory.apply(try await store.inventoryChanges())
-    let router = parts.makeRouter()
+    let responder = parts.makeResponder()
     let hostname = configuration.hostname
     let assetCount = configuration.adInsertion.assets.count
     let channelCount = configuration.adInsertion.channels.count
@@ -37,7 +37,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let database = URLRedaction.redact(configuration.database)
     let listening = parts.listening
     return Application(
-        router: router,
+        responder: responder,
         server: .guardedHTTP1(),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.hostname, port: configuration.port),
@@ -162,6 +162,8 @@ struct ServerApplicationParts: Sendable {
     let store: any AdStore
     let inventory: InventoryRegistry
     let metrics: ServerMetrics
+    /// Complete playlist answers, served before routing.
+    let responses: ResponseCache
     let clock: any WallClock
     let adminToken: String?
     let publicBaseURL: String?
@@ -177,6 +179,7 @@ struct ServerApplicationParts: Sendable {
 
     init(configuration: ServerConfiguration, store: any AdStore, logger: Logger) {
         let metrics = ServerMetrics()
+        let responses = ResponseCache(clock: configuration.clock)
         let origin = OriginClient(
             mounts: configuration.mounts,
             httpClient: OriginClient.originHTTPClient,
@@ -194,12 +197,14 @@ struct ServerApplicationParts: Sendable {
             clock: configuration.clock,
             defaultStartDate: configuration.defaultLiveStartDate ?? midnight,
             logger: logger,
-            metrics: metrics
+            metrics: metrics,
+            responses: responses
         )
         self.decisions = configuration.adInsertion.policy
         self.store = store
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
         self.metrics = metrics
+        self.responses = responses
         self.clock = configuration.clock
         self.adminToken = configuration.adminToken
         self.publicBaseURL = configuration.publicBaseURL
@@ -232,6 +237,16 @@ struct ServerApplicationParts: Sendable {
         TimeAmount(min(max(duration, .zero), .seconds(86_400)))
     }
 
+    /// The router behind the cache of complete playlist answers (see ``CachingResponder``).
+    func makeResponder() -> CachingResponder<RouterResponder<ServerRequestContext>> {
+        CachingResponder(
+            cache: self.responses,
+            next: self.makeRouter().buildResponder(),
+            vodMetrics: self.metrics.bind(route: "/vod/{asset}/**"),
+            liveMetrics: self.metrics.bind(route: "/live/{channel}/**")
+        )
+    }
+
     /// The router: the middleware every request passes (metrics, CORS outside the admin API, JSON
     /// errors, path and method guards), the media mounts, and one controller per area.
     func makeRouter() -> Router<ServerRequestContext> {
@@ -251,7 +266,7 @@ struct ServerApplicationParts: Sendable {
             clock: self.clock,
             adminToken: self.adminToken
         ).addRoutes(to: router)
-        PlaylistController(playlists: self.playlists).addRoutes(to: router)
+        PlaylistController(playlists: self.playlists, responses: self.responses).addRoutes(to: router)
         AssetListController(
             playlists: self.playlists,
             inventory: self.inventory,

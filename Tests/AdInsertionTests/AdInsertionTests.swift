@@ -281,3 +281,46 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         #expect(updated.count == 1 && updated[0].playoutLimit == 12 && updated[0].duration == 30)
     }
 }
+
+@Suite struct PlainRelativeURITests {
+    /// The fast path gives what the full RFC 3986 resolution gives, wherever it is taken, and is
+    /// not taken for anything that needs parsing.
+    @Test func theFastPathAgreesWithFullResolution() {
+        let bases = [
+            "http://h/live/main.m3u8", "https://cdn.example.com:8443/a/b/prog.m3u8?token=x#f",
+            "HTTPS://H/a/", "http://h/a/../b/p.m3u8", "http://h/./p.m3u8", "http://h", "http://h?x/y/",
+            "/media/demo/prog.m3u8", "ftp://h/a/p.m3u8", "http:///p.m3u8",
+        ]
+        let references = [
+            "seg-1.ts", "1080p/seg-00001.ts", "a.b/c~d_e-f.ts", "...", "a/.../b.ts", "./seg.ts", "../seg.ts",
+            "a/../b.ts", "a/./b.ts", "a//b.ts", "/abs.ts", "//other/x.ts", "http://o/x.ts", "seg.ts?x=1",
+            "seg.ts#t", "s%20g.ts", "s g.ts", "a:b.ts", ".", "..", "", "a/", String(repeating: "a", count: 3000),
+        ]
+        for base in bases {
+            for reference in references {
+                let full = URIReference.resolve(reference, against: base)
+                if let folder = PlainRelativeURI.base(of: base), PlainRelativeURI.isPlain(reference) {
+                    #expect(folder + reference == full, "\(reference) against \(base)")
+                }
+            }
+        }
+        #expect(PlainRelativeURI.base(of: "http://h/live/main.m3u8") == "http://h/live/")
+        #expect(
+            PlainRelativeURI.base(of: "https://cdn.example.com:8443/a/b/prog.m3u8?token=x/y")
+                == "https://cdn.example.com:8443/a/b/"
+        )
+        for notPlain in ["http://h", "http://h/a/../p.m3u8", "/media/demo/prog.m3u8", "ftp://h/p", "http:///p.m3u8"] {
+            #expect(PlainRelativeURI.base(of: notPlain) == nil, "\(notPlain)")
+        }
+        for plain in ["seg-1.ts", "1080p/seg-00001.ts", "...", "a/.../b.ts", ".x", "x."] {
+            #expect(PlainRelativeURI.isPlain(plain), "\(plain)")
+        }
+        for notPlain in [
+            "./seg.ts", "../seg.ts", "a/../b.ts", "a//b", "/abs.ts", "a/", ".", "..", "", "a:b", "s%20g", "s\u{0}g",
+            "é.ts",
+        ] {
+            #expect(!PlainRelativeURI.isPlain(notPlain), "\(notPlain)")
+        }
+        #expect(!PlainRelativeURI.isPlain(String(repeating: "a", count: 100_000)))
+    }
+}

@@ -23,7 +23,11 @@ public enum LiveDecorator {
         locator: AssetListLocator
     ) -> MediaPlaylist {
         var result = playlist
-        result.rewriteURIs { URIReference.resolve($0, against: playlistURL) }
+        let plainBase = PlainRelativeURI.base(of: playlistURL)
+        result.rewriteURIs { uri in
+            if let plainBase, PlainRelativeURI.isPlain(uri) { return plainBase + uri }
+            return URIReference.resolve(uri, against: playlistURL)
+        }
         let timings = result.timings
         guard let firstDate = timings.first?.date, let last = timings.last, let lastDate = last.date else {
             return result
@@ -108,5 +112,59 @@ public enum SCTE35Translator {
                 OriginPath.isSafeName(String(c)) ? c : "_"
             }
         )
+    }
+}
+
+/// The fast path for the common segment URI, a plain relative path (`1080p/seg-123.ts`) against an
+/// `http(s)` playlist URL without dot segments: resolving it (RFC 3986 §5.2) is appending it to the
+/// base's folder, with no parsing. Anything else takes ``URIReference/resolve(_:against:)``.
+public enum PlainRelativeURI {
+    /// The folder of `url` (up to and including its last `/`, without query or fragment) when it
+    /// is an `http(s)` URL with a host and a path free of `.` and `..` segments; `nil` otherwise.
+    public static func base(of url: String) -> String? {
+        let bytes = url.utf8
+        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
+        let plain = url[..<end]
+        let lower = plain.prefix(8).lowercased()
+        let schemeLength = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+        guard schemeLength > 0 else { return nil }
+        let rest = plain.dropFirst(schemeLength)
+        guard let slash = rest.firstIndex(of: "/"), slash != rest.startIndex, let last = rest.lastIndex(of: "/") else {
+            return nil
+        }
+        let folder = rest[slash...last]
+        for segment in folder.split(separator: "/", omittingEmptySubsequences: false)
+        where segment == "." || segment == ".." {
+            return nil
+        }
+        return String(plain[...last])
+    }
+
+    /// Whether `uri` is a relative path of letters, digits, `-`, `_`, `.`, `~` and single `/`
+    /// between segments, none of them `.` or `..`, and not starting with `/` (so no scheme, no
+    /// authority, no query, no fragment, no percent-encoding), at most 2 KiB.
+    public static func isPlain(_ uri: String) -> Bool {
+        let bytes = uri.utf8
+        guard !bytes.isEmpty, bytes.count <= 2048 else { return false }
+        var segmentLength = 0
+        var dots = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "/"):
+                // Empty, `.` and `..` segments are not plain.
+                if segmentLength == 0 || dots == segmentLength && dots <= 2 { return false }
+                segmentLength = 0
+                dots = 0
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                segmentLength += 1
+            case UInt8(ascii: "."):
+                segmentLength += 1
+                dots += 1
+            default:
+                return false
+            }
+        }
+        return segmentLength > 0 && !(dots == segmentLength && dots <= 2)
     }
 }

@@ -21,7 +21,6 @@ struct MediaController: Sendable {
                 middleware: FileMiddleware(
                     folder,
                     urlBasePath: "/media/\(name)",
-                    cacheControl: .init([(MediaType(type: .any), [.maxAge(60)])]),
                     logger: self.logger
                 )
             )

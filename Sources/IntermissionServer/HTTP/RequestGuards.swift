@@ -137,6 +137,17 @@ enum MediaFileTypes {
         "webp": "image/webp",
     ]
 
+    /// `Cache-Control` of a `/media/` file by extension: playlists (creatives' and origins') and
+    /// keys `max-age=300`; segments, init sections, WebVTT and images a year and `immutable` (a
+    /// media file under a given name never changes: packagers write new names).
+    static func cacheControl(of name: String) -> String {
+        let dot = name.lastIndex(of: ".").map { name.index(after: $0) } ?? name.endIndex
+        switch name[dot...].lowercased() {
+        case "m3u8", "key": return "max-age=300"
+        default: return "max-age=31536000, immutable"
+        }
+    }
+
     /// The content type a `/media/` file name gets, or `nil` when it is not served.
     static func contentType(of name: String) -> String? {
         guard !name.hasPrefix("."), let dot = name.lastIndex(of: ".") else { return nil }
@@ -169,6 +180,7 @@ struct MediaFilesMiddleware<Context: RequestContext>: RouterMiddleware {
         var response = try await next(request, context)
         if [.ok, .partialContent, .notModified].contains(response.status) {
             response.headers[.contentType] = type
+            response.headers[.cacheControl] = MediaFileTypes.cacheControl(of: name)
         }
         return response
     }

@@ -1,9 +1,55 @@
+import HTTPTypes
 import Prometheus
+import Synchronization
 
 /// The server's Prometheus metrics, in a registry of its own (so several applications can run in one
 /// process, as tests do).
 struct ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
+    /// Counters and histograms already made, by route, method and status: the registry builds a
+    /// counter's identity from its labels on every `makeCounter`, so each is made once.
+    private let bound = BoundMetrics()
+
+    /// The metrics of one route, made once and kept (see ``bind(route:)``).
+    struct BoundRoute: Sendable {
+        let histogram: DurationHistogram
+        /// Counters of the statuses and methods cached answers give: GET and HEAD, `200` and `304`.
+        let getOK: Counter
+        let getNotModified: Counter
+        let headOK: Counter
+        let headNotModified: Counter
+
+        /// Counts an answer and records its latency.
+        func record(method: HTTPRequest.Method, status: HTTPResponse.Status, duration: Duration) {
+            let head = method == .head
+            switch status.code {
+            case 304: (head ? self.headNotModified : self.getNotModified).increment()
+            default: (head ? self.headOK : self.getOK).increment()
+            }
+            self.histogram.record(duration)
+        }
+    }
+
+    /// The metrics of a route, made now, for a caller that keeps them.
+    func bind(route: String) -> BoundRoute {
+        func counter(_ method: String, _ status: String) -> Counter {
+            self.registry.makeCounter(
+                descriptor: Self.requests,
+                labels: [("route", route), ("method", method), ("status", status)]
+            )
+        }
+        return BoundRoute(
+            histogram: self.registry.makeDurationHistogram(
+                descriptor: Self.requestDuration,
+                labels: [("route", route)],
+                buckets: Self.buckets
+            ),
+            getOK: counter("GET", "200"),
+            getNotModified: counter("GET", "304"),
+            headOK: counter("HEAD", "200"),
+            headNotModified: counter("HEAD", "304")
+        )
+    }
 
     static let buckets: [Duration] = [
         .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
@@ -39,15 +85,21 @@ struct ServerMetrics: Sendable {
 
     /// Counts a request and records its latency.
     func request(route: String, method: String, status: Int, duration: Duration) {
-        self.registry.makeCounter(
-            descriptor: Self.requests,
-            labels: [("route", route), ("method", method), ("status", String(status))]
-        ).increment()
-        self.registry.makeDurationHistogram(
-            descriptor: Self.requestDuration,
-            labels: [("route", route)],
-            buckets: Self.buckets
-        ).record(duration)
+        let (counter, histogram) = self.bound.metrics(route: route, method: method, status: status) {
+            (
+                self.registry.makeCounter(
+                    descriptor: Self.requests,
+                    labels: [("route", route), ("method", method), ("status", String(status))]
+                ),
+                self.registry.makeDurationHistogram(
+                    descriptor: Self.requestDuration,
+                    labels: [("route", route)],
+                    buckets: Self.buckets
+                )
+            )
+        }
+        counter.increment()
+        histogram.record(duration)
     }
 
     /// Counts an ad decision.
@@ -95,5 +147,34 @@ struct ServerMetrics: Sendable {
         buffer.reserveCapacity(8192)
         self.registry.emit(into: &buffer)
         return buffer
+    }
+}
+
+/// Counters and histograms by route, method and status, made once each. Routes are patterns and
+/// methods are checked before routing, so the keys stay few; past ``capacity`` they are made per
+/// request again (the registry keeps them anyway).
+final class BoundMetrics: Sendable {
+    private struct Key: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
+    /// The most combinations kept.
+    static let capacity = 1024
+    private let made = Mutex<[Key: (Counter, DurationHistogram)]>([:])
+
+    /// The metrics of a combination: kept ones, or `make()`'s, kept from now on.
+    func metrics(
+        route: String,
+        method: String,
+        status: Int,
+        make: () -> (Counter, DurationHistogram)
+    ) -> (Counter, DurationHistogram) {
+        let key = Key(route: route, method: method, status: status)
+        if let found = self.made.withLock({ $0[key] }) { return found }
+        let metrics = make()
+        self.made.withLock { if $0.count < Self.capacity { $0[key] = metrics } }
+        return metrics
     }
 }

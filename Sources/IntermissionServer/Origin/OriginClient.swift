@@ -46,7 +46,12 @@ struct OriginClient: Sendable {
 
     /// The playlist at `url`, parsed.
     func playlist(at url: String) async throws -> Playlist {
-        let bytes = try await self.bytes(at: url)
+        try Self.parse(try await self.bytes(at: url), url: url)
+    }
+
+    /// The bytes read from `url`, parsed: ``AdInsertionError/Code/upstream`` when they are not a
+    /// playlist or not a valid one.
+    static func parse(_ bytes: [UInt8], url: String) throws -> Playlist {
         var view = bytes[...]
         if view.starts(with: [0xEF, 0xBB, 0xBF]) { view = view.dropFirst(3) }
         guard view.starts(with: Array("#EXTM3U".utf8)) else {

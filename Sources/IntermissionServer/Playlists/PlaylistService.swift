@@ -25,6 +25,8 @@ actor PlaylistService {
     let defaultStartDate: DateTime
     let logger: Logger
     let metrics: ServerMetrics
+    /// The cache of complete answers: a break change forgets the channel's entries.
+    let responses: ResponseCache
 
     private var vodDecorators: [String: VODDecorator] = [:]
     private var vodPlaylists: [String: [UInt8]] = [:]
@@ -38,7 +40,20 @@ actor PlaylistService {
     ///
     /// Only URLs that answered are here, at most
     /// ``lastGoodCapacity`` of them and ``lastGoodByteCapacity`` bytes in all.
-    private var lastGood: [String: (bytes: [UInt8], date: DateTime, limit: MediaTime, targetDuration: Int)] = [:]
+    private var lastGood: [String: LastGood] = [:]
+
+    /// The last playlist an upstream URL answered: what it sent (to tell whether it changed), what
+    /// was served for it, and the break revision it was decorated with.
+    private struct LastGood {
+        var bytes: [UInt8]
+        var date: DateTime
+        var limit: MediaTime
+        var targetDuration: Int
+        var isMultivariant: Bool
+        var raw: [UInt8]
+        var revision: Int
+        var weight: Int { self.bytes.count + self.raw.count }
+    }
     /// The most upstream playlists remembered for `lastGood`.
     static let lastGoodCapacity = 256
     /// The most bytes `lastGood` holds in all (requests for many renditions cannot grow it past this).
@@ -57,7 +72,8 @@ actor PlaylistService {
         clock: any WallClock,
         defaultStartDate: DateTime,
         logger: Logger,
-        metrics: ServerMetrics
+        metrics: ServerMetrics,
+        responses: ResponseCache
     ) {
         self.configuration = configuration
         self.origin = origin
@@ -67,17 +83,18 @@ actor PlaylistService {
         self.defaultStartDate = defaultStartDate
         self.logger = logger
         self.metrics = metrics
+        self.responses = responses
     }
 
     // MARK: - VOD
 
     /// A decorated playlist of a VOD asset: `path` is relative to the asset's origin folder.
-    func vodPlaylist(asset id: String, path: String) async throws -> [UInt8] {
+    func vodPlaylist(asset id: String, path: String) async throws -> RenderedPlaylist {
         guard let asset = self.configuration.asset(id) else {
             throw AdInsertionError(code: .notFound, message: "no VOD asset '\(id)'")
         }
         let cacheKey = id + "/" + path
-        if let cached = self.vodPlaylists[cacheKey] { return cached }
+        if let cached = self.vodPlaylists[cacheKey] { return RenderedPlaylist(bytes: cached, kind: .vod) }
         let url = OriginPath.resolve(path, against: asset.origin)
         let playlist = try await self.origin.playlist(at: url)
         let bytes: [UInt8]
@@ -90,7 +107,7 @@ actor PlaylistService {
         }
         // Local origins do not change while the server runs; remote ones are re-read after a restart.
         self.vodPlaylists[cacheKey] = bytes
-        return bytes
+        return RenderedPlaylist(bytes: bytes, kind: .vod)
     }
 
     /// The decorator of an asset, planned from its first variant (or its main playlist when that is a
@@ -139,7 +156,7 @@ actor PlaylistService {
     }
 
     /// A decorated live playlist: `path` is relative to the channel's source folder.
-    func livePlaylist(channel id: String, path: String) async throws -> [UInt8] {
+    func livePlaylist(channel id: String, path: String) async throws -> RenderedPlaylist {
         let channel = try self.channel(id)
         switch channel.source {
         case .loop(let origin, _):
@@ -149,7 +166,11 @@ actor PlaylistService {
             }
             switch try await self.origin.playlist(at: url) {
             case .multivariant(let multivariant):
-                return VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
+                // A local folder: it does not change while the server runs.
+                return RenderedPlaylist(
+                    bytes: VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized(),
+                    kind: .liveMultivariant
+                )
             case .media(let media):
                 let loop = try LiveLoop(
                     source: media,
@@ -169,17 +190,20 @@ actor PlaylistService {
         }
     }
 
-    private func render(_ loop: LiveLoop, channel: LiveChannel, key: String) async throws -> [UInt8] {
+    private func render(_ loop: LiveLoop, channel: LiveChannel, key: String) async throws -> RenderedPlaylist {
         let now = self.clock.now()
         let completed = loop.completedSegments(at: now)
+        // The window changes when the next segment completes: until then this answer stands.
+        let next = loop.date(ofSegment: completed) + loop.segments[completed % loop.segments.count].duration
+        let kind = PlaylistKind.liveMedia(targetDuration: loop.targetDuration)
         let breaks = try await self.breaks(of: channel, around: loop.window(at: now))
         let revision = self.revisions[channel.id, default: 0]
         if let cached = self.rendered[key], cached.completed == completed, cached.revision == revision {
-            return cached.bytes
+            return RenderedPlaylist(bytes: cached.bytes, kind: kind, validUntil: next)
         }
         let bytes = loop.render(at: now, breaks: breaks, lookahead: channel.lookahead, locator: self.locator)
         self.rendered[key] = (completed, revision, bytes)
-        return bytes
+        return RenderedPlaylist(bytes: bytes, kind: kind, validUntil: next)
     }
 
     /// The channel's breaks near a window: planned ones, overridden and completed by stored ones.
@@ -195,21 +219,40 @@ actor PlaylistService {
         return LiveBreakSelection.merge(planned: planned, stored: Array(stored.values))
     }
 
-    private func upstreamPlaylist(channel: LiveChannel, url: String) async throws -> [UInt8] {
+    private func upstreamPlaylist(channel: LiveChannel, url: String) async throws -> RenderedPlaylist {
         let now = self.clock.now()
+        let key = channel.id + " " + url
         let playlist: Playlist
+        let raw: [UInt8]
         do {
-            playlist = try await self.origin.playlist(at: url)
+            raw = try await self.origin.bytes(at: url)
+            // The same bytes as last time and no break change since: decorated already.
+            let revision = self.revisions[channel.id, default: 0]
+            if var known = self.lastGood[key], known.raw == raw, known.revision == revision {
+                known.date = now
+                self.lastGood[key] = known
+                if !known.isMultivariant {
+                    self.health[channel.id, default: UpstreamHealth()].lastFetch = now
+                    self.health[channel.id, default: UpstreamHealth()].lastError = nil
+                }
+                return Self.rendered(known, now: now)
+            }
+            playlist = try await Self.parsed(raw, url: url)
         } catch let error as AdInsertionError {
-            return try self.upstreamFailed(channel: channel, url: url, error: error, now: now)
+            // A stand-in is not kept: each request checks that it is still young enough.
+            var standIn = try self.upstreamFailed(channel: channel, url: url, error: error, now: now)
+            standIn.cacheable = false
+            return standIn
         }
         let bytes: [UInt8]
         let limit: MediaTime
         var targetDuration = 6
+        let kind: PlaylistKind
         switch playlist {
         case .multivariant(let multivariant):
-            bytes = VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
+            bytes = await Self.decorated(multivariant: multivariant, url: url)
             limit = channel.lastGoodLimit ?? channel.staleAfter
+            kind = .liveMultivariant
         case .media(let media):
             self.noteUpstream(channel: channel.id, media: media, now: now)
             // From outside: kept to 1 s ... 1 h so that three of them cannot overflow.
@@ -241,27 +284,83 @@ actor PlaylistService {
                     stored: breaks
                 )
             }
-            bytes = LiveDecorator.decorate(
+            kind = .liveMedia(targetDuration: targetDuration)
+            // Off the actor: a large upstream takes a while, and other channels need the actor.
+            bytes = await Self.decorated(
                 media,
-                playlistURL: url,
+                url: url,
                 breaks: breaks,
                 lookahead: channel.lookahead,
                 locator: self.locator
-            ).serialized()
+            )
         }
-        let key = channel.id + " " + url
-        if let previous = self.lastGood.removeValue(forKey: key) { self.lastGoodBytes -= previous.bytes.count }
+        let revision = self.revisions[channel.id, default: 0]
+        if let previous = self.lastGood.removeValue(forKey: key) { self.lastGoodBytes -= previous.weight }
         // Full (in entries or bytes): forget the oldest.
         while !self.lastGood.isEmpty
-            && (self.lastGood.count >= Self.lastGoodCapacity || self.lastGoodBytes + bytes.count > Self.lastGoodByteCapacity),
+            && (self.lastGood.count >= Self.lastGoodCapacity
+                || self.lastGoodBytes + bytes.count + raw.count > Self.lastGoodByteCapacity),
             let oldest = self.lastGood.min(by: { $0.value.date < $1.value.date })
         {
             self.lastGood[oldest.key] = nil
-            self.lastGoodBytes -= oldest.value.bytes.count
+            self.lastGoodBytes -= oldest.value.weight
         }
-        self.lastGood[key] = (bytes, now, limit, targetDuration)
-        self.lastGoodBytes += bytes.count
-        return bytes
+        let good = LastGood(
+            bytes: bytes,
+            date: now,
+            limit: limit,
+            targetDuration: targetDuration,
+            isMultivariant: kind == .liveMultivariant,
+            raw: raw,
+            revision: revision
+        )
+        self.lastGood[key] = good
+        self.lastGoodBytes += good.weight
+        return Self.rendered(good, now: now)
+    }
+
+    /// The answer of an upstream playlist read at `now`: kept until it is read again, after half a
+    /// target duration (the multivariant playlist: a minute), as a player would reload it. The
+    /// read is made by the first request after that, in the background (see ``ResponseCache``).
+    private static func rendered(_ good: LastGood, now: DateTime) -> RenderedPlaylist {
+        if good.isMultivariant {
+            return RenderedPlaylist(
+                bytes: good.bytes,
+                kind: .liveMultivariant,
+                validUntil: now + MediaTime(seconds: 60),
+                staleFor: MediaTime(seconds: 60)
+            )
+        }
+        // Once due, it stands for up to another target duration while one request reads the
+        // upstream again in the background; the others are not held up by the upstream.
+        return RenderedPlaylist(
+            bytes: good.bytes,
+            kind: .liveMedia(targetDuration: good.targetDuration),
+            validUntil: now + MediaTime(milliseconds: Int64(good.targetDuration) * 500),
+            staleFor: MediaTime(seconds: good.targetDuration)
+        )
+    }
+
+    /// Upstream bytes parsed, away from the actor.
+    private nonisolated static func parsed(_ raw: [UInt8], url: String) async throws -> Playlist {
+        try OriginClient.parse(raw, url: url)
+    }
+
+    /// An upstream media playlist decorated and serialized, away from the actor.
+    private nonisolated static func decorated(
+        _ media: MediaPlaylist,
+        url: String,
+        breaks: [LiveBreak],
+        lookahead: MediaTime,
+        locator: AssetListLocator
+    ) async -> [UInt8] {
+        LiveDecorator.decorate(media, playlistURL: url, breaks: breaks, lookahead: lookahead, locator: locator)
+            .serialized()
+    }
+
+    /// An upstream multivariant playlist decorated and serialized, away from the actor.
+    private nonisolated static func decorated(multivariant: MultivariantPlaylist, url: String) async -> [UInt8] {
+        VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
     }
 
     /// A failed upstream read: the last good playlist while it is young enough, then `503` with
@@ -275,7 +374,7 @@ actor PlaylistService {
         url: String,
         error: AdInsertionError,
         now: DateTime
-    ) throws -> [UInt8] {
+    ) throws -> RenderedPlaylist {
         let known = self.lastGood[channel.id + " " + url]
         if known != nil || url == channel.upstreamURL {
             self.health[channel.id, default: UpstreamHealth()].lastError = error.message
@@ -285,7 +384,12 @@ actor PlaylistService {
         guard let known else { throw error }
         let age = now - known.date
         if age <= known.limit && age >= .zero {
-            return known.bytes
+            return RenderedPlaylist(
+                bytes: known.bytes,
+                kind: known.isMultivariant ? .liveMultivariant : .liveMedia(targetDuration: known.targetDuration),
+                validUntil: now,
+                cacheable: false
+            )
         }
         var unavailable = APIError(
             .serviceUnavailable,
@@ -332,6 +436,7 @@ actor PlaylistService {
         try await self.store.save(liveBreak)
         self.storedBreaks[liveBreak.channel, default: [:]][liveBreak.id] = liveBreak
         self.revisions[liveBreak.channel, default: 0] += 1
+        self.responses.invalidate(scope: "live:" + liveBreak.channel)
         self.metrics.breakChanged(origin: liveBreak.origin.rawValue)
     }
 
