@@ -41,7 +41,14 @@ struct EmptyPodTests {
             ])))
             site.serve("/lists/pod.json", .json(assetList(base, ["green"])))
             site.serve("/lists/empty.json", .json("{\"ASSETS\":[]}"))
-            let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: RealPlaybackClock(speed: 40))
+            // The stall limit is playback-clock time: 60 s at 40x is 1.5 s of wall time, which a
+            // machine busy with every other suite can spend on one request. 600 s (15 s of wall
+            // time) still ends a real hang before the watchdog does.
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: RealPlaybackClock(speed: 40),
+                configuration: Player.Configuration(stallTimeout: 600)
+            )
             await player.play()
             // 30 s of media at 40x: under a second when nothing hangs; the limit turns a hang into a failure.
             let run = Task { try await player.run() }
@@ -58,7 +65,7 @@ struct EmptyPodTests {
             #expect(order.filter { !$0.hasPrefix("list:") } == [
                 "current:mid-1", "asset:mid-1#0", "finished:mid-1", "current:nil", "resumed@4.0",
                 "current:mid-2", "finished:mid-2", "current:nil", "resumed@12.0", "ended",
-            ])
+            ], "\(log.suffix(30))")
             #expect(order.filter { $0.hasPrefix("list:") } == ["list:mid-1", "list:mid-2"])
         }
     }
