@@ -15,7 +15,11 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         .package(name: "Intermission", path: "../"),
-        .package(url: "https://github.com/ordo-one/package-benchmark.git", from: "1.38.1", traits: ["MallocInterposer"]),
+        .package(
+            url: "https://github.com/ordo-one/package-benchmark.git",
+            from: "1.38.1",
+            traits: ["MallocInterposer"]
+        ),
     ],
     targets: [
         .target(

@@ -26,7 +26,8 @@ let benchmarks: @Sendable () -> Void = {
         PlaylistParser.parse(try DVRPlaylist.bytes()).playlist
     }
 
-    Benchmark("Serialize 24h DVR playlist (500 DATERANGE lines re-rendered)") { (benchmark: Benchmark, playlist: MediaPlaylist) in
+    Benchmark("Serialize 24h DVR playlist (500 DATERANGE lines re-rendered)") {
+        (benchmark: Benchmark, playlist: MediaPlaylist) in
         for _ in benchmark.scaledIterations {
             blackHole(playlist.serialized())
         }
@@ -62,7 +63,8 @@ let scheduleBenchmarks: @Sendable () -> Void = {
         try MediaPlaylist(bytes: try DVRPlaylist.bytes())
     }
 
-    Benchmark("Schedule update: live reload adding one segment and one tag") { (benchmark: Benchmark, input: LiveReload) in
+    Benchmark("Schedule update: live reload adding one segment and one tag") {
+        (benchmark: Benchmark, input: LiveReload) in
         var schedule = input.base
         for _ in benchmark.scaledIterations {
             benchmark.startMeasurement()
@@ -76,7 +78,10 @@ let scheduleBenchmarks: @Sendable () -> Void = {
         let liveEvents = InterstitialEvent.events(in: live)
         return LiveReload(
             base: Schedule(primary: live, events: liveEvents, configuration: .init(start: .beginning)),
-            live: live, liveEvents: liveEvents, reload: reload, reloadEvents: InterstitialEvent.events(in: reload)
+            live: live,
+            liveEvents: liveEvents,
+            reload: reload,
+            reloadEvents: InterstitialEvent.events(in: reload)
         )
     }
 }

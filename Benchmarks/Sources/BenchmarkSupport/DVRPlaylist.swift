@@ -19,7 +19,9 @@ public enum DVRPlaylist {
             )
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", repository.appendingPathComponent("scripts/gen-dvr-playlist.py").path, path]
+            process.arguments = [
+                "python3", repository.appendingPathComponent("scripts/gen-dvr-playlist.py").path, path,
+            ]
             process.standardOutput = FileHandle.nullDevice
             try process.run()
             process.waitUntilExit()

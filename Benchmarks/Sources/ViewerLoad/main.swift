@@ -114,7 +114,16 @@ configuration.logHandler = { entry in
 }
 
 // Warm the client (first connection, TLS-free loopback) before the baseline.
-_ = await loader.load(LoadRequest(url: options.url, kind: .multivariantPlaylist, timeout: .seconds(10), maximumBodySize: 1 << 20, keepsBody: true), sessionID: "warm-up")
+_ = await loader.load(
+    LoadRequest(
+        url: options.url,
+        kind: .multivariantPlaylist,
+        timeout: .seconds(10),
+        maximumBodySize: 1 << 20,
+        keepsBody: true
+    ),
+    sessionID: "warm-up"
+)
 let baselineRSS = residentBytes()
 
 let result = try await withThrowingTaskGroup(of: Void.self) { tasks -> [String: Double] in
@@ -128,7 +137,11 @@ let result = try await withThrowingTaskGroup(of: Void.self) { tasks -> [String: 
             if counters.measuring.load(ordering: .relaxed) {
                 var current = counters.lateness.load(ordering: .relaxed)
                 while micros > current {
-                    let (exchanged, original) = counters.lateness.compareExchange(expected: current, desired: micros, ordering: .relaxed)
+                    let (exchanged, original) = counters.lateness.compareExchange(
+                        expected: current,
+                        desired: micros,
+                        ordering: .relaxed
+                    )
                     if exchanged { break }
                     current = original
                 }
@@ -136,7 +149,12 @@ let result = try await withThrowingTaskGroup(of: Void.self) { tasks -> [String: 
         }
     }
     for k in 0..<options.viewers {
-        let player = Player(item: PlayerItem(url: options.url), clock: RealPlaybackClock(), loader: loader, configuration: configuration)
+        let player = Player(
+            item: PlayerItem(url: options.url),
+            clock: RealPlaybackClock(),
+            loader: loader,
+            configuration: configuration
+        )
         await player.play()
         tasks.addTask { try await player.run() }
         // Spread the joins over the ramp, as real audiences arrive.
