@@ -167,6 +167,7 @@ if !coreOnly {
                 "InterstitialPlayback",
                 "HLSInterstitials",
                 "HLSPlaylist",
+                "IntermissionTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

@@ -54,6 +54,25 @@ public enum PlayerNotification: Sendable {
     case timeControlStatusDidChange(TimeControlStatus, WaitingReason?)
 }
 
+/// What ``InterstitialEventMonitor`` and ``InterstitialEventController`` both read from the
+/// player they hold.
+public protocol InterstitialEventObserving: Sendable {
+    /// The player read.
+    var player: Player { get }
+}
+
+extension InterstitialEventObserving {
+    /// The current schedule of events: the playlist's, or the controller's when it set some.
+    public var events: [InterstitialEvent] {
+        get async { await self.player.interstitialEvents }
+    }
+
+    /// The event playing, or `nil` while primary content plays.
+    public var currentEvent: InterstitialEvent? {
+        get async { await self.player.currentInterstitialEvent }
+    }
+}
+
 /// Observes a player's interstitial events (AVFoundation `AVPlayerInterstitialEventMonitor`).
 ///
 /// ```swift
@@ -63,23 +82,13 @@ public enum PlayerNotification: Sendable {
 ///     if case .currentEventDidChange(let event) = note { print(event?.identifier ?? "primary") }
 /// }
 /// ```
-public struct InterstitialEventMonitor: Sendable {
+public struct InterstitialEventMonitor: InterstitialEventObserving {
     /// The player observed.
     public let player: Player
 
     /// Creates a monitor of `player`.
     public init(player: Player) {
         self.player = player
-    }
-
-    /// The current schedule of events: the playlist's, or the controller's when it set some.
-    public var events: [InterstitialEvent] {
-        get async { await self.player.interstitialEvents }
-    }
-
-    /// The event playing, or `nil` while primary content plays.
-    public var currentEvent: InterstitialEvent? {
-        get async { await self.player.currentInterstitialEvent }
     }
 
     /// The skip state of the current event (`notSkippable` when none plays).
@@ -112,23 +121,13 @@ public struct InterstitialEventMonitor: Sendable {
 /// events[1].restrictions = []
 /// await controller.setEvents(events)
 /// ```
-public struct InterstitialEventController: Sendable {
+public struct InterstitialEventController: InterstitialEventObserving {
     /// The player controlled.
     public let player: Player
 
     /// Creates a controller of `player`.
     public init(player: Player) {
         self.player = player
-    }
-
-    /// The current schedule of events.
-    public var events: [InterstitialEvent] {
-        get async { await self.player.interstitialEvents }
-    }
-
-    /// The event playing, or `nil`.
-    public var currentEvent: InterstitialEvent? {
-        get async { await self.player.currentInterstitialEvent }
     }
 
     /// Replaces the future events (an empty array reverts to the playlist's); ``events`` reads
