@@ -27,7 +27,7 @@ public struct AssetListResponseStatus: Sendable, Hashable, CustomStringConvertib
 /// What a player reports to its monitors (AVFoundation's interstitial monitor notifications, plus
 /// the time-control status).
 public enum PlayerNotification: Sendable {
-    /// The schedule of events changed (``InterstitialEventMonitor/events``).
+    /// The schedule of events changed (``InterstitialEventObserving/events``).
     case eventsDidChange([InterstitialEvent])
     /// The current event changed (`nil`: primary content plays).
     case currentEventDidChange(InterstitialEvent?)
@@ -130,9 +130,10 @@ public struct InterstitialEventController: InterstitialEventObserving {
         self.player = player
     }
 
-    /// Replaces the future events (an empty array reverts to the playlist's); ``events`` reads
-    /// them back at once. The event playing keeps playing and ends as it would have: its
-    /// attributes are a copy taken when it began.
+    /// Replaces the future events (an empty array reverts to the playlist's).
+    ///
+    /// ``InterstitialEventObserving/events`` reads them back at once. The event playing keeps
+    /// playing and ends as it would have: its attributes are a copy taken when it began.
     public func setEvents(_ events: [InterstitialEvent]) async {
         await self.player.setControllerEvents(events)
     }
@@ -143,17 +144,20 @@ public struct InterstitialEventController: InterstitialEventObserving {
         await self.player.cancelCurrentEvent(resumptionOffset: offset)
     }
 
-    /// Abandons the current event only through skip control, posting
-    /// ``PlayerNotification/currentEventSkipped(_:)``. Refused, with the reason (also logged as
-    /// `skipRefused`), before `X-SKIP-CONTROL-OFFSET`, after the skip window closes, and on an
-    /// `X-RESTRICT=SKIP` event without skip control.
+    /// Abandons the current event only through skip control.
+    ///
+    /// A granted skip posts ``PlayerNotification/currentEventSkipped(_:)``. Refused, with the
+    /// reason (also logged as `skipRefused`), before `X-SKIP-CONTROL-OFFSET`, after the skip
+    /// window closes, and on an `X-RESTRICT=SKIP` event without skip control.
     @discardableResult
     public func skipCurrentEvent() async -> NavigationDecision {
         await self.player.skipCurrentEvent(overridingPolicy: false)
     }
 
-    /// Abandons the current event whatever its skip control and restrictions say: for apps that
-    /// own the skip policy (plans B and C of the AirPlay talk). Refused only when no event plays.
+    /// Abandons the current event whatever its skip control and restrictions say.
+    ///
+    /// For apps that own the skip policy (plans B and C of the AirPlay talk). Refused only when
+    /// no event plays.
     @discardableResult
     public func skipCurrentEvent(overridingPolicy: Bool) async -> NavigationDecision {
         await self.player.skipCurrentEvent(overridingPolicy: overridingPolicy)

@@ -12,7 +12,9 @@ extension Player {
 
     /// How far the current asset may play: its buffer, its end, the playout limit.
     func currentAssetLimit() -> MediaTime? {
-        guard let run = self.interstitials.current, let id = self.currentAssetID, let presentation = self.assets[id], presentation.isReady else { return nil }
+        guard let run = self.interstitials.current, let id = self.currentAssetID, let presentation = self.assets[id],
+            presentation.isReady
+        else { return nil }
         let buffered = presentation.bufferedEnd(from: run.assetPosition)
         return self.interstitials.coordinator.assetLimit(run, bufferedEnd: buffered, duration: presentation.duration)
     }
@@ -24,14 +26,18 @@ extension Player {
     }
 
     func interstitialPlaybackDeadline(now: MediaTime) -> MediaTime? {
-        guard let run = self.interstitials.current, !run.stalled, let limit = self.currentAssetLimit() else { return nil }
+        guard let run = self.interstitials.current, !run.stalled, let limit = self.currentAssetLimit() else {
+            return nil
+        }
         guard limit > run.assetPosition else { return now }
         return now + MediaTime(seconds: (limit - run.assetPosition).seconds / self.rate)
     }
 
     /// Skip-control changes are due at their offsets.
     func interstitialDeadline(now: MediaTime) -> MediaTime? {
-        guard let run = self.interstitials.current, !run.stalled, self.rate > 0, let report = self.skipReport() else { return nil }
+        guard let run = self.interstitials.current, !run.stalled, self.rate > 0, let report = self.skipReport() else {
+            return nil
+        }
         guard let next = self.interstitials.coordinator.nextSkipChange(report, after: run.eventTime) else { return nil }
         return now + MediaTime(seconds: (next - run.eventTime).seconds / self.rate)
     }
@@ -40,7 +46,10 @@ extension Player {
         guard let run = self.interstitials.current, let schedule = self.interstitials.schedule else { return nil }
         var control: SkipControl?
         if case .loaded(_, let skip)? = self.interstitials.lists[run.eventID] { control = skip }
-        return NavigationPolicy(schedule: schedule).skipState(at: self.playhead, skipControl: control ?? run.event.skipControl)
+        return NavigationPolicy(schedule: schedule).skipState(
+            at: self.playhead,
+            skipControl: control ?? run.event.skipControl
+        )
     }
 
     func setSkipState(_ state: SkippableEventState, event: InterstitialEvent) {
@@ -48,7 +57,10 @@ extension Player {
         if case .loaded(_, let effective)? = self.interstitials.lists[event.identifier] { control = effective }
         let old = self.interstitials.skipState
         self.interstitials.skipState = state
-        self.perform(self.interstitials.coordinator.skipStateChanged(from: old, to: state, event: event, control: control), now: self.clock.now)
+        self.perform(
+            self.interstitials.coordinator.skipStateChanged(from: old, to: state, event: event, control: control),
+            now: self.clock.now
+        )
     }
 
     /// Reacts to where the event's playhead is: assets starting and ending, the playout limit,
@@ -86,7 +98,13 @@ extension Player {
                 switch step {
                 case .finishEvent(let entire, let endAsset):
                     if endAsset {
-                        self.emit(.interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition))
+                        self.emit(
+                            .interstitialAssetEnded(
+                                eventID: eventID,
+                                index: run.assetIndex,
+                                playoutTime: run.assetPosition
+                            )
+                        )
                     }
                     self.finishEvent(entire: entire, now: now)
                 case .skipFailedAsset(let cancelEvent):
@@ -101,9 +119,17 @@ extension Player {
                 case .startAsset:
                     run.assetStarted = true
                     self.interstitials.current = run
-                    self.emit(.interstitialAssetStarted(eventID: eventID, index: run.assetIndex, url: slots[run.assetIndex].url))
+                    self.emit(
+                        .interstitialAssetStarted(
+                            eventID: eventID,
+                            index: run.assetIndex,
+                            url: slots[run.assetIndex].url
+                        )
+                    )
                 case .nextAsset:
-                    self.emit(.interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition))
+                    self.emit(
+                        .interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition)
+                    )
                     run.playedBefore = run.playedBefore + run.assetPosition
                     run.assetIndex += 1
                     run.assetPosition = .zero
@@ -167,7 +193,13 @@ extension Player {
             return SeekResult(isAllowed: true, requestedTime: time, grantedTime: time, reason: "no schedule yet")
         }
         let decision: SeekDecision
-        switch self.interstitials.coordinator.seek(to: time, from: self.playhead, in: context, position: self.primaryPosition, now: now) {
+        switch self.interstitials.coordinator.seek(
+            to: time,
+            from: self.playhead,
+            in: context,
+            position: self.primaryPosition,
+            now: now
+        ) {
         case .failure(let refusal):
             return SeekResult(isAllowed: false, requestedTime: time, grantedTime: nil, reason: refusal.reason)
         case .success(let granted):
@@ -195,6 +227,12 @@ extension Player {
             self.updateStatus()
         }
         let plan = decision.plan
-        return SeekResult(isAllowed: true, requestedTime: time, grantedTime: decision.granted, interstitials: plan.interstitials, reason: plan.reason)
+        return SeekResult(
+            isAllowed: true,
+            requestedTime: time,
+            grantedTime: decision.granted,
+            interstitials: plan.interstitials,
+            reason: plan.reason
+        )
     }
 }

@@ -44,7 +44,10 @@ extension Player {
 
     /// Sets client events (``InterstitialEventController/setEvents(_:)``).
     func setControllerEvents(_ events: [InterstitialEvent]) {
-        let set = self.interstitials.coordinator.controllerEvents(events, playlistIDs: Set(self.interstitials.tracker.ids))
+        let set = self.interstitials.coordinator.controllerEvents(
+            events,
+            playlistIDs: Set(self.interstitials.tracker.ids)
+        )
         self.interstitials.controllerEvents = set.events
         self.interstitials.suppressedPlaylistIDs = set.suppressed
         self.refreshSchedule(playlist: nil, now: self.clock.now)
@@ -74,6 +77,9 @@ extension Player {
         )
         let refusal = self.perform(self.interstitials.coordinator.skip(request), now: now)
         self.wake()
-        return NavigationDecision(isAllowed: refusal == nil, reason: refusal ?? (overridingPolicy ? "skipped: the app's policy" : "skipped"))
+        return NavigationDecision(
+            isAllowed: refusal == nil,
+            reason: refusal ?? (overridingPolicy ? "skipped: the app's policy" : "skipped")
+        )
     }
 }

@@ -33,7 +33,9 @@ extension Player {
             guard self.interstitials.ignored[event.identifier] != event.defects else { continue }
             self.interstitials.ignored[event.identifier] = event.defects
             for defect in event.defects {
-                self.emit(.eventIgnored(eventID: event.identifier, rule: defect.rule.id.rawValue, message: defect.message))
+                self.emit(
+                    .eventIgnored(eventID: event.identifier, rule: defect.rule.id.rawValue, message: defect.message)
+                )
             }
         }
         return usable
@@ -79,13 +81,24 @@ extension Player {
             self.interstitials.schedule = schedule
         } else {
             var configuration = Schedule.Configuration()
-            configuration.start = self.interstitials.coordinator.startRequest(isLive: playlist.isLive, startTime: self.currentItem?.startTime)
-            self.interstitials.schedule = Schedule(primary: self.snapPlaylists(main: playlist), events: self.schedulableEvents(events), configuration: configuration)
+            configuration.start = self.interstitials.coordinator.startRequest(
+                isLive: playlist.isLive,
+                startTime: self.currentItem?.startTime
+            )
+            self.interstitials.schedule = Schedule(
+                primary: self.snapPlaylists(main: playlist),
+                events: self.schedulableEvents(events),
+                configuration: configuration
+            )
         }
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
         if var run = self.interstitials.current,
-            let updated = self.interstitials.coordinator.updatedCurrentEvent(run.event, events: events, controller: self.interstitials.controllerEvents)
+            let updated = self.interstitials.coordinator.updatedCurrentEvent(
+                run.event,
+                events: events,
+                controller: self.interstitials.controllerEvents
+            )
         {
             run.event = updated
             self.interstitials.current = run
@@ -94,7 +107,14 @@ extension Player {
             if let brk = self.interstitials.currentBreak, let context = self.breakContext {
                 let ids = brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue
                 let loaded = self.loadedDurations(of: ids)
-                self.primary?.reposition(to: self.interstitials.coordinator.expectedResume(of: brk, playing: run.eventID, in: context, loaded: loaded))
+                self.primary?.reposition(
+                    to: self.interstitials.coordinator.expectedResume(
+                        of: brk,
+                        playing: run.eventID,
+                        in: context,
+                        loaded: loaded
+                    )
+                )
             }
         }
         if events != self.interstitials.events {
@@ -139,7 +159,8 @@ extension Player {
     /// Where playback starts (the schedule's start position) and the pre-rolls or the break a
     /// live join lands in.
     func resolveStart(now: MediaTime) {
-        guard let context = self.breakContext, let plan = self.interstitials.coordinator.start(in: context, now: now) else { return }
+        guard let context = self.breakContext, let plan = self.interstitials.coordinator.start(in: context, now: now)
+        else { return }
         self.primaryPosition = plan.position
         self.primary?.reposition(to: plan.requested)
         if plan.reposition != plan.requested { self.primary?.reposition(to: plan.reposition) }
@@ -149,7 +170,12 @@ extension Player {
     /// What the coordinator reads of the bookkeeping; `nil` before the schedule exists.
     var breakContext: BreakContext? {
         guard let schedule = self.interstitials.schedule else { return nil }
-        return BreakContext(schedule: schedule, offset: self.interstitials.offset, passed: self.interstitials.passed, cancelled: self.interstitials.cancelled)
+        return BreakContext(
+            schedule: schedule,
+            offset: self.interstitials.offset,
+            passed: self.interstitials.passed,
+            cancelled: self.interstitials.cancelled
+        )
     }
 
     /// The next break on the primary at or after the playhead: its start and its events in order.
@@ -175,7 +201,8 @@ extension Player {
     func startPostRolls(now: MediaTime) -> Bool {
         guard !self.interstitials.postrollsStarted, let context = self.breakContext else { return false }
         self.interstitials.postrollsStarted = true
-        guard let plan = self.interstitials.coordinator.postrollBreak(in: context, at: self.primaryPosition, now: now) else { return false }
+        guard let plan = self.interstitials.coordinator.postrollBreak(in: context, at: self.primaryPosition, now: now)
+        else { return false }
         self.beginBreak(plan, now: now)
         return true
     }
@@ -199,8 +226,9 @@ extension Player {
     }
 
     func beginEvent(_ eventID: String, now: MediaTime) {
-        guard let event = self.interstitials.events.first(where: { $0.identifier == eventID })
-            ?? self.interstitials.schedule?.event(eventID)?.event
+        guard
+            let event = self.interstitials.events.first(where: { $0.identifier == eventID })
+                ?? self.interstitials.schedule?.event(eventID)?.event
         else {
             self.endBreak(now: now)
             return
@@ -242,7 +270,11 @@ extension Player {
     func finishEvent(entire: Bool, now: MediaTime) {
         guard let run = self.interstitials.current else { return }
         self.reportEventDidFinish(run, entire: entire)
-        let record = self.interstitials.coordinator.record(of: run, now: now, cancelled: self.interstitials.cancelled.contains(run.eventID))
+        let record = self.interstitials.coordinator.record(
+            of: run,
+            now: now,
+            cancelled: self.interstitials.cancelled.contains(run.eventID)
+        )
         let step = self.interstitials.currentBreak.map { self.interstitials.coordinator.eventDidFinish(record, in: $0) }
         self.interstitials.currentBreak = step?.run
         self.interstitials.current = nil

@@ -89,7 +89,7 @@ public protocol ResourceLoader: Sendable {
     func load(_ request: LoadRequest, sessionID: String) async -> Result<LoadResponse, PlaybackError>
 }
 
-/// A loader on ``HTTPFetch/BoundedFetch``: per-request deadlines, `Range` headers for byte ranges,
+/// A loader on HTTPFetch's `BoundedFetch`: per-request deadlines, `Range` headers for byte ranges,
 /// bounded bodies, and the `X-PLAYBACK-SESSION-ID` header on every request.
 public struct HTTPResourceLoader: ResourceLoader {
     /// The client requests go through.
