@@ -78,13 +78,11 @@ extension Player {
             let loaded = self.interstitials.coordinator.assetListDidLoad(list, for: event, primaryID: self.sessionID)
             self.interstitials.lists[eventID] = loaded
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
-            if var run = self.interstitials.current, run.eventID == eventID,
-                let scheduled = self.interstitials.schedule?.event(eventID)
-            {
-                // The list told the event's duration: how it ends (D.2) counts it.
-                run.duration = scheduled.duration
-                run.scheduledOffset = scheduled.resumeOffset
-                run.offsetSource = scheduled.resumeOffsetSource
+            if let run = self.interstitials.coordinator.current(
+                self.interstitials.current,
+                afterListOf: eventID,
+                scheduled: self.interstitials.schedule?.event(eventID)
+            ) {
                 self.interstitials.current = run
             }
             self.emit(
@@ -177,12 +175,14 @@ extension Player {
             }
         }
         // The whole break is buffered: buffer the primary from where it will resume.
-        if self.interstitials.current == nil, let next = self.nextBreak(),
-            self.interstitials.repositionedFor != next.ids.first
-        {
-            self.interstitials.repositionedFor = next.ids.first
-            let resume = self.predictedResume(start: next.start, ids: next.ids)
-            if resume != next.start { self.primary?.reposition(to: resume) }
+        if let move = self.interstitials.coordinator.primaryMove(
+            playing: self.interstitials.current != nil,
+            next: self.nextBreak(),
+            repositionedFor: self.interstitials.repositionedFor,
+            resume: { self.predictedResume(start: $0, ids: $1) }
+        ) {
+            self.interstitials.repositionedFor = move.mark
+            if let position = move.position { self.primary?.reposition(to: position) }
         }
         return loads
     }

@@ -24,21 +24,13 @@ extension Player {
 
     /// The tracker's events that can play; logs the others (once per identifier and defects).
     func usablePlaylistEvents() -> [InterstitialEvent] {
-        var usable: [InterstitialEvent] = []
-        for event in self.interstitials.tracker.interstitialEvents {
-            guard !event.isUsable else {
-                usable.append(event)
-                continue
-            }
-            guard self.interstitials.ignored[event.identifier] != event.defects else { continue }
-            self.interstitials.ignored[event.identifier] = event.defects
-            for defect in event.defects {
-                self.emit(
-                    .eventIgnored(eventID: event.identifier, rule: defect.rule.id.rawValue, message: defect.message)
-                )
-            }
-        }
-        return usable
+        let split = self.interstitials.coordinator.usableEvents(
+            self.interstitials.tracker.interstitialEvents,
+            ignored: self.interstitials.ignored
+        )
+        self.interstitials.ignored = split.ignored
+        self.perform(split.actions, now: self.clock.now)
+        return split.usable
     }
 
     /// A primary media playlist (first load or reload) arrived: merge its date ranges, update the

@@ -1,0 +1,75 @@
+import HLSInterstitials
+import HLSPlaylist
+
+// Decisions the actor used to take inline: which playlist events can play, what an asset list
+// arriving mid-event changes, and when the primary moves to the predicted resume point.
+extension InterstitialCoordinator {
+    /// The playlist events that can play, and what to log of the others.
+    struct UsableEvents: Sendable, Equatable {
+        /// The events without defects, in order.
+        var usable: [InterstitialEvent]
+        /// The defects already logged, per identifier (the state to keep for the next call).
+        var ignored: [String: [InterstitialEvent.Defect]]
+        /// One `eventIgnored` per defect of each event not logged before with the same defects.
+        var actions: [Action]
+    }
+
+    /// Splits `events` into those that can play and those that cannot (`InterstitialEvent.defects`).
+    ///
+    /// An unusable event is logged once per identifier and set of defects: again only when its
+    /// defects change.
+    func usableEvents(_ events: [InterstitialEvent], ignored: [String: [InterstitialEvent.Defect]]) -> UsableEvents {
+        var result = UsableEvents(usable: [], ignored: ignored, actions: [])
+        for event in events {
+            guard !event.isUsable else {
+                result.usable.append(event)
+                continue
+            }
+            guard result.ignored[event.identifier] != event.defects else { continue }
+            result.ignored[event.identifier] = event.defects
+            for defect in event.defects {
+                let ignoredEvent = PlayerEvent.eventIgnored(
+                    eventID: event.identifier,
+                    rule: defect.rule.id.rawValue,
+                    message: defect.message
+                )
+                result.actions.append(.emit(ignoredEvent))
+            }
+        }
+        return result
+    }
+
+    /// An asset list arrived for `eventID`: the event playing, when it is that one, takes the
+    /// duration and the resume offset the schedule now knows (its end, D.2, counts them); `nil`
+    /// when nothing playing changes.
+    func current(_ run: EventRun?, afterListOf eventID: String, scheduled: ScheduledEvent?) -> EventRun? {
+        guard var run, run.eventID == eventID, let scheduled else { return nil }
+        run.duration = scheduled.duration
+        run.scheduledOffset = scheduled.resumeOffset
+        run.offsetSource = scheduled.resumeOffsetSource
+        return run
+    }
+
+    /// The whole next break is buffered: whether to buffer the primary from where it will resume.
+    ///
+    /// Once per break (`repositionedFor` is the first event of the break it was done for) and only
+    /// while the primary plays.
+    ///
+    /// - Parameters:
+    ///   - playing: Whether an interstitial plays.
+    ///   - next: The next break's start and events.
+    ///   - repositionedFor: The first event of the break the primary last moved for.
+    ///   - resume: Where the primary resumes after `next` (asked only when the move is due).
+    /// - Returns: `nil` when nothing is due; otherwise the break to remember and the position to
+    ///   move the primary to (`nil` when the break resumes where it starts).
+    func primaryMove(
+        playing: Bool,
+        next: (start: MediaTime, ids: [String])?,
+        repositionedFor: String?,
+        resume: (MediaTime, [String]) -> MediaTime
+    ) -> (mark: String?, position: MediaTime?)? {
+        guard !playing, let next, repositionedFor != next.ids.first else { return nil }
+        let target = resume(next.start, next.ids)
+        return (next.ids.first, target == next.start ? nil : target)
+    }
+}

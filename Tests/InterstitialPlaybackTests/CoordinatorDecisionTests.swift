@@ -1,0 +1,161 @@
+import HLSInterstitials
+import HLSPlaylist
+import Testing
+
+@testable import InterstitialPlayback
+
+/// The decisions moved out of the player actor: which playlist events can play (and what is logged
+/// of the others), what an asset list arriving mid-event changes, and when the primary moves to
+/// the predicted resume point.
+@Suite struct CoordinatorDecisionTests {
+    let coordinator = InterstitialCoordinator()
+
+    static func unusable(_ id: String, _ messages: [String]) -> InterstitialEvent {
+        var event = InterstitialCoordinatorTests.event(id)
+        event.defects = messages.map {
+            InterstitialEvent.Defect(rule: .assetBoth, attribute: nil, message: $0, hint: "keep one")
+        }
+        return event
+    }
+
+    // MARK: Unusable playlist events
+
+    struct UsableRow: Sendable, CustomTestStringConvertible {
+        var name: String
+        var events: [InterstitialEvent]
+        var ignored: [String: [InterstitialEvent.Defect]] = [:]
+        var usable: [String]
+        var logged: [String]
+        var testDescription: String { self.name }
+    }
+
+    static let usableRows: [UsableRow] = [
+        UsableRow(
+            name: "usable events pass, nothing logged",
+            events: [InterstitialCoordinatorTests.event("a"), InterstitialCoordinatorTests.event("b")],
+            usable: ["a", "b"],
+            logged: []
+        ),
+        UsableRow(
+            name: "an unusable event is left out and each defect logged",
+            events: [InterstitialCoordinatorTests.event("a"), unusable("bad", ["one", "two"])],
+            usable: ["a"],
+            logged: ["bad:one", "bad:two"]
+        ),
+        UsableRow(
+            name: "already logged with the same defects: not again",
+            events: [unusable("bad", ["one"])],
+            ignored: ["bad": unusable("bad", ["one"]).defects],
+            usable: [],
+            logged: []
+        ),
+        UsableRow(
+            name: "the defects changed: logged again",
+            events: [unusable("bad", ["two"])],
+            ignored: ["bad": unusable("bad", ["one"]).defects],
+            usable: [],
+            logged: ["bad:two"]
+        ),
+        UsableRow(
+            name: "another identifier with the same defects is its own",
+            events: [unusable("other", ["one"])],
+            ignored: ["bad": unusable("bad", ["one"]).defects],
+            usable: [],
+            logged: ["other:one"]
+        ),
+    ]
+
+    @Test(arguments: usableRows)
+    func unusableEventsAreLoggedOncePerDefectSet(_ row: UsableRow) {
+        let split = self.coordinator.usableEvents(row.events, ignored: row.ignored)
+        #expect(split.usable.map(\.identifier) == row.usable)
+        let logged = split.actions.compactMap { action -> String? in
+            guard case .emit(.eventIgnored(let id, let rule, let message)) = action else { return nil }
+            #expect(rule == InterstitialRule.assetBoth.id.rawValue)
+            return "\(id):\(message)"
+        }
+        #expect(logged == row.logged)
+        #expect(split.actions.count == row.logged.count)
+        for event in row.events where !event.isUsable {
+            #expect(split.ignored[event.identifier] == event.defects)
+        }
+    }
+
+    // MARK: An asset list arriving mid-event
+
+    @Test func aListArrivingForTheEventPlayingUpdatesHowItEnds() throws {
+        let context = try CoordinatorBreakTests.context([
+            CoordinatorBreakTests.daterange("ad", at: 10, "DURATION=15,X-RESUME-OFFSET=7")
+        ])
+        let scheduled = try #require(context.schedule.event("ad"))
+        let run = EventRun(event: scheduled.event, startedAt: 3)
+        let updated = try #require(self.coordinator.current(run, afterListOf: "ad", scheduled: scheduled))
+        #expect(updated.duration == 15)
+        #expect(updated.scheduledOffset == 7)
+        #expect(updated.offsetSource == scheduled.resumeOffsetSource)
+        #expect(updated.startedAt == 3)
+        // Another event's list, no event playing, or an event the schedule no longer has: nothing.
+        #expect(self.coordinator.current(run, afterListOf: "other", scheduled: scheduled) == nil)
+        #expect(self.coordinator.current(nil, afterListOf: "ad", scheduled: scheduled) == nil)
+        #expect(self.coordinator.current(run, afterListOf: "ad", scheduled: nil) == nil)
+    }
+
+    // MARK: Moving the primary once the break is buffered
+
+    struct MoveRow: Sendable, CustomTestStringConvertible {
+        var name: String
+        var playing = false
+        var next: [String]?
+        var repositionedFor: String?
+        var resume: MediaTime = 30
+        var expectedMark: String?
+        var expectedPosition: MediaTime?
+        var testDescription: String { self.name }
+    }
+
+    static let moveRows: [MoveRow] = [
+        MoveRow(
+            name: "break at 20 buffered: remember it, move to 30",
+            next: ["a", "b"],
+            expectedMark: "a",
+            expectedPosition: 30
+        ),
+        MoveRow(
+            name: "resumes where it starts (X-RESUME-OFFSET=0): remember it, no move",
+            next: ["a"],
+            resume: 20,
+            expectedMark: "a",
+            expectedPosition: nil
+        ),
+        MoveRow(name: "already moved for this break: nothing", next: ["a"], repositionedFor: "a"),
+        MoveRow(
+            name: "moved for an earlier break: this one is due",
+            next: ["b"],
+            repositionedFor: "a",
+            expectedMark: "b",
+            expectedPosition: 30
+        ),
+        MoveRow(name: "an interstitial plays: nothing", playing: true, next: ["a"]),
+        MoveRow(name: "no break ahead: nothing"),
+    ]
+
+    @Test(arguments: moveRows)
+    func thePrimaryMovesToTheResumePointOncePerBreak(_ row: MoveRow) {
+        let next = row.next.map { (start: 20 as MediaTime, ids: $0) }
+        let move = self.coordinator.primaryMove(
+            playing: row.playing,
+            next: next,
+            repositionedFor: row.repositionedFor,
+            resume: { start, ids in
+                #expect(start == 20 && ids == row.next)
+                return row.resume
+            }
+        )
+        guard let mark = row.expectedMark else {
+            #expect(move == nil)
+            return
+        }
+        #expect(move?.mark == mark)
+        #expect(move?.position == row.expectedPosition)
+    }
+}
