@@ -158,4 +158,52 @@ import Testing
         #expect(move?.mark == mark)
         #expect(move?.position == row.expectedPosition)
     }
+
+    // MARK: Beginning an event
+
+    @Test func anEventBeginsWithACopyOfWhatTheScheduleSaysOfIt() throws {
+        let context = try CoordinatorBreakTests.context([
+            CoordinatorBreakTests.daterange("ad", at: 10, "DURATION=15,X-RESUME-OFFSET=7")
+        ])
+        var coordinator = self.coordinator
+        let result = coordinator.beginEvent("ad", events: [], schedule: context.schedule, in: nil, rate: 1, now: 4)
+        let begun = try #require(result)
+        #expect(begun.run.eventID == "ad" && begun.run.startedAt == 4)
+        #expect(begun.run.scheduledOffset == 7 && begun.run.duration == 15)
+        let announced = InterstitialCoordinator.Action.emit(
+            .currentEventDidChange(begun.run.event, primaryTime: nil, joinedAt: nil)
+        )
+        #expect(begun.actions == [announced])
+    }
+
+    @Test func theCurrentEventsVersionWinsOverTheSchedules() throws {
+        let context = try CoordinatorBreakTests.context([
+            CoordinatorBreakTests.daterange("ad", at: 10, "DURATION=15,X-RESUME-OFFSET=7")
+        ])
+        var app = InterstitialCoordinatorTests.event("ad", resume: 3, restrict: [.skip])
+        app.assetListURI = "/lists/app.json"
+        var coordinator = self.coordinator
+        var brk = BreakRun(queue: [], start: 10, startedAt: 0)
+        brk.joinOffset = 2
+        let result = coordinator.beginEvent("ad", events: [app], schedule: context.schedule, in: brk, rate: 2, now: 4)
+        let begun = try #require(result)
+        #expect(begun.run.event.assetListURI == "/lists/app.json")
+        // The schedule's numbers are still those it placed the event with.
+        #expect(begun.run.scheduledOffset == 7)
+        // Announced with the join point (10 + 2), then X-RESTRICT=SKIP lowers the rate 2 to 1.
+        #expect(
+            begun.actions.first == .emit(.currentEventDidChange(app, primaryTime: 12, joinedAt: 2))
+        )
+        #expect(begun.actions.dropFirst().first == .setRate(1))
+        #expect(coordinator.rateBeforeRestriction == 2)
+    }
+
+    @Test func anEventNeitherCurrentNorScheduledDoesNotBegin() throws {
+        let context = try CoordinatorBreakTests.context([CoordinatorBreakTests.daterange("ad", at: 10, "DURATION=15")])
+        var coordinator = self.coordinator
+        let unknown = coordinator.beginEvent("gone", events: [], schedule: context.schedule, in: nil, rate: 1, now: 0)
+        #expect(unknown == nil)
+        let noSchedule = coordinator.beginEvent("gone", events: [], schedule: nil, in: nil, rate: 1, now: 0)
+        #expect(noSchedule == nil)
+    }
 }

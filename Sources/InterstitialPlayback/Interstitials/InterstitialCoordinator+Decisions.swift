@@ -72,4 +72,33 @@ extension InterstitialCoordinator {
         let target = resume(next.start, next.ids)
         return (next.ids.first, target == next.start ? nil : target)
     }
+
+    /// The event `eventID` begins at clock time `now` in `brk`, the player at `rate`.
+    ///
+    /// The event is the current events' one (the playlist's or the app's), else the schedule's;
+    /// the run keeps a copy of what the schedule says of it (its resume offset and duration), so
+    /// replacing the events while it plays does not change how it ends. The actions announce it
+    /// (where the primary paused, or the join point) and hold `X-RESTRICT=SKIP` from its first
+    /// frame. `nil` when the event is known to neither (the break ends).
+    mutating func beginEvent(
+        _ eventID: String,
+        events: [InterstitialEvent],
+        schedule: Schedule?,
+        in brk: BreakRun?,
+        rate: Double,
+        now: MediaTime
+    ) -> (run: EventRun, actions: [Action])? {
+        let scheduled = schedule?.event(eventID)
+        guard let event = events.first(where: { $0.identifier == eventID }) ?? scheduled?.event else { return nil }
+        var run = EventRun(event: event, startedAt: now)
+        run.scheduledOffset = scheduled?.resumeOffset
+        run.offsetSource = scheduled?.resumeOffsetSource
+        run.duration = scheduled?.duration
+        let report = self.eventStartReport(in: brk)
+        var actions: [Action] = [
+            .emit(.currentEventDidChange(event, primaryTime: report.primaryTime, joinedAt: report.joinedAt))
+        ]
+        actions += self.eventWillStart(event, rate: rate)
+        return (run, actions)
+    }
 }

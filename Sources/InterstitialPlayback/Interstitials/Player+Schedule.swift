@@ -219,22 +219,21 @@ extension Player {
 
     func beginEvent(_ eventID: String, now: MediaTime) {
         guard
-            let event = self.interstitials.events.first(where: { $0.identifier == eventID })
-                ?? self.interstitials.schedule?.event(eventID)?.event
+            let begun = self.interstitials.coordinator.beginEvent(
+                eventID,
+                events: self.interstitials.events,
+                schedule: self.interstitials.schedule,
+                in: self.interstitials.currentBreak,
+                rate: self.rate,
+                now: now
+            )
         else {
             self.endBreak(now: now)
             return
         }
-        var run = EventRun(event: event, startedAt: now)
-        let scheduled = self.interstitials.schedule?.event(eventID)
-        run.scheduledOffset = scheduled?.resumeOffset
-        run.offsetSource = scheduled?.resumeOffsetSource
-        run.duration = scheduled?.duration
-        self.interstitials.current = run
+        self.interstitials.current = begun.run
         _ = self.interstitials.schedule?.markPlayed(eventID)
-        let report = self.interstitials.coordinator.eventStartReport(in: self.interstitials.currentBreak)
-        self.emit(.currentEventDidChange(event, primaryTime: report.primaryTime, joinedAt: report.joinedAt))
-        self.perform(self.interstitials.coordinator.eventWillStart(event, rate: self.rate), now: now)
+        self.perform(begun.actions, now: now)
         self.updateStatus()
         self.prepareEventAssets(eventID)
         self.applyJoinOffset(now: now)
