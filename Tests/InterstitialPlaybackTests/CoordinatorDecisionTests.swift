@@ -206,4 +206,94 @@ import Testing
         let noSchedule = coordinator.beginEvent("gone", events: [], schedule: nil, in: nil, rate: 1, now: 0)
         #expect(noSchedule == nil)
     }
+
+    // MARK: The schedule and X-SNAP
+
+    @Test func aFirstScheduleStartsWhereTheItemAsks() throws {
+        let vod = try CoordinatorBreakTests.playlist([CoordinatorBreakTests.daterange("ad", at: 10, "")])
+        let events = Schedule(primary: vod).events.map(\.event)
+        let built = self.coordinator.schedule(
+            after: nil,
+            rebuilding: false,
+            primary: [vod],
+            events: events,
+            startTime: nil
+        )
+        #expect(built.configuration.start == .time(0))
+        #expect(built.events.map(\.identifier) == ["ad"])
+        let later = self.coordinator.schedule(
+            after: nil,
+            rebuilding: false,
+            primary: [vod],
+            events: events,
+            startTime: 25
+        )
+        #expect(later.configuration.start == .time(25))
+        // Live without a start time: the schedule picks the live join itself.
+        let live = try CoordinatorBreakTests.playlist([], live: true)
+        let joined = self.coordinator.schedule(
+            after: nil,
+            rebuilding: true,
+            primary: [live],
+            events: [],
+            startTime: nil
+        )
+        #expect(joined.configuration.start == nil)
+    }
+
+    @Test(arguments: [false, true])
+    func laterSchedulesKeepWhatPlayedAndTheStart(rebuilding: Bool) throws {
+        let context = try CoordinatorBreakTests.context(
+            [
+                CoordinatorBreakTests.daterange("a", at: 10, "CUE=\"ONCE\""),
+                CoordinatorBreakTests.daterange("b", at: 30, ""),
+            ],
+            start: .time(5),
+            played: ["a"]
+        )
+        let primary = try CoordinatorBreakTests.playlist([])
+        let only = context.schedule.events.map(\.event).filter { $0.identifier == "b" }
+        let next = self.coordinator.schedule(
+            after: context.schedule,
+            rebuilding: rebuilding,
+            primary: [primary],
+            events: only,
+            startTime: 50
+        )
+        #expect(next.events.map(\.identifier) == ["b"])
+        #expect(next.configuration.playedEventIDs == ["a"])
+        // The item's start time only sets a first schedule's start.
+        #expect(next.configuration.start == .time(5))
+    }
+
+    @Test func xSnapCountsAudioAndVideoNotSubtitles() throws {
+        let main = try CoordinatorBreakTests.playlist([])
+        let audioPlaylist = try CoordinatorBreakTests.playlist([], live: true)
+        var video = Track(kind: .main, playlistURL: "/v.m3u8")
+        video.playlist = main
+        video.segments = [SegmentReference(mediaSequenceNumber: 0, url: "v0.ts", start: 0, duration: 2)]
+        var audio = Track(kind: .audio, playlistURL: "/a.m3u8", language: "en")
+        audio.playlist = audioPlaylist
+        audio.segments = [SegmentReference(mediaSequenceNumber: 0, url: "a0.ts", start: 0, duration: 3)]
+        var subtitles = Track(kind: .subtitles, playlistURL: "/s.m3u8", language: "en")
+        subtitles.playlist = main
+        subtitles.segments = [SegmentReference(mediaSequenceNumber: 0, url: "s0.vtt", start: 0, duration: 5)]
+        let unloaded = Track(kind: .audio, playlistURL: "/fr.m3u8", language: "fr")
+        let tracks = [video, audio, subtitles, unloaded]
+        // OUT: the main playlist, then each audio playlist loaded.
+        #expect(self.coordinator.snapPlaylists(main: main, tracks: tracks) == [main, audioPlaylist])
+        // IN: the boundaries of each audio and video track, after a break whose last event snaps.
+        var snapping = InterstitialCoordinatorTests.event("ad")
+        snapping.alignsResumptionWithPrimarySegmentBoundary = true
+        var brk = BreakRun(queue: [], start: 10, startedAt: 0)
+        brk.finished = [InterstitialCoordinatorTests.finished(snapping, playout: 5, elapsed: 5)]
+        #expect(self.coordinator.resumeEdges(of: brk, tracks: tracks) == [[0, 2], [0, 3], []])
+        brk.fixedResume = 10
+        #expect(self.coordinator.resumeEdges(of: brk, tracks: tracks).isEmpty)
+        brk.fixedResume = nil
+        brk.finished = [
+            InterstitialCoordinatorTests.finished(InterstitialCoordinatorTests.event("ad"), playout: 5, elapsed: 5)
+        ]
+        #expect(self.coordinator.resumeEdges(of: brk, tracks: tracks).isEmpty)
+    }
 }

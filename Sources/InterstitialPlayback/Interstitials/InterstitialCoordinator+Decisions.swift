@@ -101,4 +101,54 @@ extension InterstitialCoordinator {
         actions += self.eventWillStart(event, rate: rate)
         return (run, actions)
     }
+
+    // MARK: The schedule
+
+    /// The schedule after the primary or the events changed.
+    ///
+    /// With none yet, a new one starting where the item asks (``startRequest(isLive:startTime:)``).
+    /// `rebuilding` (the app's events changed, or an event was cancelled) places every event again,
+    /// keeping the configuration (events played, the start); otherwise the schedule is updated
+    /// with the reloaded primary and the events, recomputing only what changed.
+    ///
+    /// - Parameters:
+    ///   - current: The schedule so far.
+    ///   - rebuilding: Whether to place every event again.
+    ///   - primary: The primary's playlists whose boundaries `X-SNAP` counts (``snapPlaylists(main:tracks:)``).
+    ///   - events: The events the schedule places.
+    ///   - startTime: The item's start time, for a new schedule.
+    func schedule(
+        after current: Schedule?,
+        rebuilding: Bool,
+        primary: [MediaPlaylist],
+        events: [InterstitialEvent],
+        startTime: MediaTime?
+    ) -> Schedule {
+        guard var schedule = current else {
+            var configuration = Schedule.Configuration()
+            configuration.start = self.startRequest(isLive: primary.first?.isLive == true, startTime: startTime)
+            return Schedule(primary: primary, events: events, configuration: configuration)
+        }
+        if rebuilding {
+            schedule = Schedule(primary: primary, events: events, configuration: schedule.configuration)
+        }
+        _ = schedule.update(primary: primary, events: events)
+        return schedule
+    }
+
+    /// The primary's playlists whose segment boundaries `X-SNAP` counts for a break's start: the
+    /// main (video) playlist first, then each audio rendition loaded (the earliest boundary wins
+    /// for OUT); subtitles do not count.
+    func snapPlaylists(main: MediaPlaylist, tracks: [Track]) -> [MediaPlaylist] {
+        [main] + tracks.filter { $0.kind == .audio }.compactMap(\.playlist)
+    }
+
+    /// The segment boundaries `X-SNAP=IN` counts after `brk`: those of every audio and video
+    /// track (subtitles do not count); none when the break resumes at a fixed point or its last
+    /// event does not snap.
+    func resumeEdges(of brk: BreakRun, tracks: [Track]) -> [[MediaTime]] {
+        guard brk.fixedResume == nil, brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true
+        else { return [] }
+        return tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
+    }
 }

@@ -58,31 +58,17 @@ extension Player {
 
     func refreshSchedule(playlist given: MediaPlaylist?, now: MediaTime) {
         guard let playlist = given ?? self.primary?.mainTrack?.playlist else { return }
-        if given == nil, let schedule = self.interstitials.schedule {
-            // Controller events: rebuild, keeping the configuration (played events, start).
-            self.interstitials.schedule = Schedule(
-                primary: self.snapPlaylists(main: playlist),
-                events: self.schedulableEvents(self.effectiveEvents()),
-                configuration: schedule.configuration
-            )
-        }
+        // Controller events or a cancel (no playlist given): place every event again.
+        let rebuilding = given == nil && self.interstitials.schedule != nil
         if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) { self.interstitials.offset = offset }
         let events = self.effectiveEvents()
-        if var schedule = self.interstitials.schedule {
-            _ = schedule.update(primary: self.snapPlaylists(main: playlist), events: self.schedulableEvents(events))
-            self.interstitials.schedule = schedule
-        } else {
-            var configuration = Schedule.Configuration()
-            configuration.start = self.interstitials.coordinator.startRequest(
-                isLive: playlist.isLive,
-                startTime: self.currentItem?.startTime
-            )
-            self.interstitials.schedule = Schedule(
-                primary: self.snapPlaylists(main: playlist),
-                events: self.schedulableEvents(events),
-                configuration: configuration
-            )
-        }
+        self.interstitials.schedule = self.interstitials.coordinator.schedule(
+            after: self.interstitials.schedule,
+            rebuilding: rebuilding,
+            primary: self.snapPlaylists(main: playlist),
+            events: self.schedulableEvents(events),
+            startTime: self.currentItem?.startTime
+        )
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
         if var run = self.interstitials.current,
@@ -132,8 +118,7 @@ extension Player {
     /// The primary's playlists whose segment boundaries `X-SNAP` counts: the main (video) playlist
     /// first, then each audio rendition loaded (the earliest boundary for OUT, the latest for IN).
     func snapPlaylists(main: MediaPlaylist) -> [MediaPlaylist] {
-        let audio = self.primary?.tracks.filter { $0.kind == .audio }.compactMap(\.playlist) ?? []
-        return [main] + audio
+        self.interstitials.coordinator.snapPlaylists(main: main, tracks: self.primary?.tracks ?? [])
     }
 
     /// The events the schedule places: all but those cancelled (D.5: a failed asset list or asset
@@ -326,9 +311,6 @@ extension Player {
     /// The segment boundaries `X-SNAP=IN` counts after `brk`: those of every audio and video
     /// playlist (subtitles do not count); none when its last event does not snap.
     func resumeEdges(of brk: BreakRun) -> [[MediaTime]] {
-        guard brk.fixedResume == nil, brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true,
-            let tracks = self.primary?.tracks
-        else { return [] }
-        return tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
+        self.interstitials.coordinator.resumeEdges(of: brk, tracks: self.primary?.tracks ?? [])
     }
 }
