@@ -296,4 +296,54 @@ import Testing
         ]
         #expect(self.coordinator.resumeEdges(of: brk, tracks: tracks).isEmpty)
     }
+
+    // MARK: Rate and skip state
+
+    @Test func theRateIsFreeOnThePrimaryAndHeldToOneInARestrictedEvent() throws {
+        let context = try CoordinatorBreakTests.context([
+            CoordinatorBreakTests.daterange("ad", at: 10, "DURATION=10,X-RESTRICT=\"SKIP\""),
+            CoordinatorBreakTests.daterange("free", at: 30, "DURATION=10"),
+        ])
+        let inAd = Playhead.interstitial("ad", at: 2, primaryTime: 10)
+        let onPrimary = self.coordinator.rateDecision(2, playing: false, schedule: context.schedule, at: .primary(5))
+        #expect(onPrimary.isAllowed && onPrimary.rate == 2)
+        let fast = self.coordinator.rateDecision(2, playing: true, schedule: context.schedule, at: inAd)
+        #expect(!fast.isAllowed && fast.rate == 2)
+        #expect(self.coordinator.rateDecision(1, playing: true, schedule: context.schedule, at: inAd).isAllowed)
+        let inFree = Playhead.interstitial("free", at: 2, primaryTime: 30)
+        #expect(self.coordinator.rateDecision(2, playing: true, schedule: context.schedule, at: inFree).isAllowed)
+        // No schedule yet: nothing restricts the rate.
+        #expect(self.coordinator.rateDecision(2, playing: true, schedule: nil, at: inAd).isAllowed)
+    }
+
+    @Test func theSkipStateUsesTheListsSkipControlOverTheTags() throws {
+        let context = try CoordinatorBreakTests.context([
+            CoordinatorBreakTests.daterange("ad", at: 10, "DURATION=20,X-SKIP-CONTROL-OFFSET=8")
+        ])
+        let scheduled = try #require(context.schedule.event("ad"))
+        var run = EventRun(event: scheduled.event, startedAt: 0)
+        run.assetPosition = 3
+        let at = Playhead.interstitial("ad", at: 3, primaryTime: 10)
+        let slot = AssetSlot(url: "/ads/ad.m3u8", duration: 20)
+        // The tag's window opens at 8: at 3 not yet.
+        let tag = self.coordinator.skipReport(of: run, list: nil, schedule: context.schedule, at: at)
+        #expect(tag?.state == .notYetEligible && tag?.eligibleFrom == 8)
+        let listWithout = self.coordinator.skipReport(
+            of: run,
+            list: .loaded([slot], nil),
+            schedule: context.schedule,
+            at: at
+        )
+        #expect(listWithout?.state == .notYetEligible)
+        // The list's SKIP-CONTROL opens at 1: at 3 eligible.
+        let list = self.coordinator.skipReport(
+            of: run,
+            list: .loaded([slot], SkipControl(offset: 1, duration: nil, labelID: nil)),
+            schedule: context.schedule,
+            at: at
+        )
+        #expect(list?.state == .eligible && list?.eligibleFrom == 1)
+        #expect(self.coordinator.skipReport(of: nil, list: nil, schedule: context.schedule, at: at) == nil)
+        #expect(self.coordinator.skipReport(of: run, list: nil, schedule: nil, at: at) == nil)
+    }
 }

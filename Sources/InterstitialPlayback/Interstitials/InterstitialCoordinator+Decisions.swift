@@ -151,4 +151,31 @@ extension InterstitialCoordinator {
         else { return [] }
         return tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
     }
+
+    // MARK: Rate and skip state
+
+    /// Whether `rate` may be set with the playhead at `playhead`: always on primary content;
+    /// while `playing` an interstitial, as the schedule's ``NavigationPolicy`` says (`X-RESTRICT=SKIP`
+    /// allows no rate above 1).
+    func rateDecision(_ rate: Double, playing: Bool, schedule: Schedule?, at playhead: Playhead) -> RateResult {
+        guard playing, let schedule else {
+            return RateResult(isAllowed: true, rate: rate, reason: "primary content has no rate restriction")
+        }
+        let decision = NavigationPolicy(schedule: schedule).resolveRate(rate, at: playhead)
+        return RateResult(isAllowed: decision.isAllowed, rate: rate, reason: decision.reason)
+    }
+
+    /// The skip state of the event playing at `playhead`, its asset list's `SKIP-CONTROL` over the
+    /// tag's; `nil` when none plays or there is no schedule.
+    func skipReport(
+        of run: EventRun?,
+        list: AssetListState?,
+        schedule: Schedule?,
+        at playhead: Playhead
+    ) -> SkipStateReport? {
+        guard let run, let schedule else { return nil }
+        var control = run.event.skipControl
+        if case .loaded(_, let skip)? = list, let skip { control = skip }
+        return NavigationPolicy(schedule: schedule).skipState(at: playhead, skipControl: control)
+    }
 }

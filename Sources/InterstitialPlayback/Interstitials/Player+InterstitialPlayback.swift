@@ -43,12 +43,11 @@ extension Player {
     }
 
     func skipReport() -> SkipStateReport? {
-        guard let run = self.interstitials.current, let schedule = self.interstitials.schedule else { return nil }
-        var control: SkipControl?
-        if case .loaded(_, let skip)? = self.interstitials.lists[run.eventID] { control = skip }
-        return NavigationPolicy(schedule: schedule).skipState(
-            at: self.playhead,
-            skipControl: control ?? run.event.skipControl
+        self.interstitials.coordinator.skipReport(
+            of: self.interstitials.current,
+            list: self.interstitials.current.flatMap { self.interstitials.lists[$0.eventID] },
+            schedule: self.interstitials.schedule,
+            at: self.playhead
         )
     }
 
@@ -169,11 +168,12 @@ extension Player {
     // MARK: Navigation policy
 
     func decideRate(_ rate: Double) -> RateResult {
-        guard self.interstitials.current != nil, let schedule = self.interstitials.schedule else {
-            return RateResult(isAllowed: true, rate: rate, reason: "primary content has no rate restriction")
-        }
-        let decision = NavigationPolicy(schedule: schedule).resolveRate(rate, at: self.playhead)
-        return RateResult(isAllowed: decision.isAllowed, rate: rate, reason: decision.reason)
+        self.interstitials.coordinator.rateDecision(
+            rate,
+            playing: self.interstitials.current != nil,
+            schedule: self.interstitials.schedule,
+            at: self.playhead
+        )
     }
 
     /// The playhead as the navigation policy sees it.
