@@ -346,4 +346,65 @@ import Testing
         #expect(self.coordinator.skipReport(of: nil, list: nil, schedule: context.schedule, at: at) == nil)
         #expect(self.coordinator.skipReport(of: run, list: nil, schedule: nil, at: at) == nil)
     }
+
+    // MARK: Leaving a break
+
+    @Test func cancellingDropsTheRestOfTheBreakAndAnnouncesIt() {
+        let ad = InterstitialCoordinatorTests.event("ad")
+        let brk = BreakRun(queue: ["next"], start: 20, startedAt: 0)
+        let cancelled = self.coordinator.cancelling(
+            brk,
+            playing: EventRun(event: ad, startedAt: 0),
+            resumptionOffset: 4
+        )
+        #expect(cancelled.run.queue.isEmpty && cancelled.run.fixedResume == 24)
+        #expect(cancelled.actions == [.emit(.eventCancelled(ad))])
+        let byTime = self.coordinator.cancelling(brk, playing: EventRun(event: ad, startedAt: 0), resumptionOffset: nil)
+        #expect(byTime.run.fixedResume == nil && byTime.run.resumeByElapsed)
+    }
+
+    struct FinishRow: Sendable, CustomTestStringConvertible {
+        var name: String
+        var joinedAt: MediaTime = .zero
+        var position: MediaTime
+        var entire: Bool
+        var playout: MediaTime
+        var reportedEntire: Bool
+        var testDescription: String { self.name }
+    }
+
+    static let finishRows: [FinishRow] = [
+        FinishRow(name: "played out from its start", position: 10, entire: true, playout: 10, reportedEntire: true),
+        FinishRow(name: "skipped at 4", position: 4, entire: false, playout: 4, reportedEntire: false),
+        FinishRow(
+            name: "joined 6 s in, played out: 4 s played, not entire",
+            joinedAt: 6,
+            position: 10,
+            entire: true,
+            playout: 4,
+            reportedEntire: false
+        ),
+    ]
+
+    @Test(arguments: finishRows)
+    func anEventsEndReportsWhatThisPlayerPlayed(_ row: FinishRow) {
+        let ad = InterstitialCoordinatorTests.event("ad")
+        var run = EventRun(event: ad, startedAt: 0)
+        run.joinedAt = row.joinedAt
+        run.assetPosition = row.position
+        let action = self.coordinator.eventDidFinish(run, entire: row.entire)
+        #expect(action == .emit(.eventDidFinish(ad, playoutTime: row.playout, didPlayEntireEvent: row.reportedEntire)))
+    }
+
+    @Test func leavingABreakAnnouncesThePrimaryAndGivesTheRateBack() {
+        var coordinator = self.coordinator
+        let restricted = InterstitialCoordinatorTests.event("ad", restrict: [.skip])
+        _ = coordinator.eventWillStart(restricted, rate: 2)
+        let primary = InterstitialCoordinator.Action.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
+        let left = coordinator.leaveBreak(rate: 1)
+        #expect(left.first == primary)
+        #expect(left.contains(.setRate(2)))
+        // Nothing lowered the rate: only the announcement.
+        #expect(coordinator.leaveBreak(rate: 1) == [primary])
+    }
 }

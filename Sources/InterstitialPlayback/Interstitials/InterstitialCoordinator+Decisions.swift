@@ -178,4 +178,32 @@ extension InterstitialCoordinator {
         if case .loaded(_, let skip)? = list, let skip { control = skip }
         return NavigationPolicy(schedule: schedule).skipState(at: playhead, skipControl: control)
     }
+
+    // MARK: Leaving a break
+
+    /// `cancelCurrentEvent(resumptionOffset:)` while `playing` plays in `brk`: the break without
+    /// its other events, resuming at its start + `offset` (or by the time spent when `nil`), and
+    /// the `eventCancelled` announcement.
+    func cancelling(
+        _ brk: BreakRun,
+        playing: EventRun,
+        resumptionOffset offset: MediaTime?
+    ) -> (run: BreakRun, actions: [Action]) {
+        (self.cancel(brk, resumptionOffset: offset), [.emit(.eventCancelled(playing.event))])
+    }
+
+    /// The announcement of an event's end: the playout time is what this player played of it
+    /// (after a live join, not the part it joined past), as AVFoundation's
+    /// `AVPlayerInterstitialEventMonitor` reports it; an event joined partway was not played entire.
+    func eventDidFinish(_ run: EventRun, entire: Bool) -> Action {
+        .emit(
+            .eventDidFinish(run.event, playoutTime: run.playedTime, didPlayEntireEvent: entire && run.joinedAt == .zero)
+        )
+    }
+
+    /// The break is over with the player at `rate` (played out, or left by a seek): primary
+    /// content plays again (announced), and the rate a restricted event lowered comes back.
+    mutating func leaveBreak(rate: Double) -> [Action] {
+        [.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))] + self.breakDidEnd(rate: rate)
+    }
 }

@@ -208,13 +208,12 @@ extension Player {
         if let run = self.interstitials.current {
             // Leave the break without resuming the primary: the seek decides where it goes.
             self.interstitials.currentBreak?.queue.removeAll()
-            self.reportEventDidFinish(run, entire: false)
+            self.perform([self.interstitials.coordinator.eventDidFinish(run, entire: false)], now: now)
             self.dropAssetPresentations(of: run.eventID)
             self.interstitials.current = nil
             self.interstitials.currentBreak = nil
             self.setSkipState(.notSkippable, event: run.event)
-            self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
-            self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
+            self.perform(self.interstitials.coordinator.leaveBreak(rate: self.rate), now: now)
         }
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).
         self.interstitials.passed = decision.passed

@@ -56,11 +56,14 @@ extension Player {
 
     /// Abandons the current event and the rest of its break.
     func cancelCurrentEvent(resumptionOffset offset: MediaTime?) {
-        guard let run = self.interstitials.currentBreak, self.interstitials.current != nil else { return }
+        guard self.interstitials.currentBreak != nil, self.interstitials.current != nil else { return }
         let now = self.clock.now
         self.advancePlayback(to: now)
-        self.interstitials.currentBreak = self.interstitials.coordinator.cancel(run, resumptionOffset: offset)
-        if let current = self.interstitials.current { self.emit(.eventCancelled(current.event)) }
+        // Playing up to now may have ended the event (or the break): cancel what plays now.
+        guard let brk = self.interstitials.currentBreak, let playing = self.interstitials.current else { return }
+        let cancelled = self.interstitials.coordinator.cancelling(brk, playing: playing, resumptionOffset: offset)
+        self.interstitials.currentBreak = cancelled.run
+        self.perform(cancelled.actions, now: now)
         self.finishEvent(entire: false, now: now)
         self.wake()
     }

@@ -245,7 +245,7 @@ extension Player {
     /// Ends the current event and moves to the next event of the break, or resumes the primary.
     func finishEvent(entire: Bool, now: MediaTime) {
         guard let run = self.interstitials.current else { return }
-        self.reportEventDidFinish(run, entire: entire)
+        self.perform([self.interstitials.coordinator.eventDidFinish(run, entire: entire)], now: now)
         let record = self.interstitials.coordinator.record(
             of: run,
             now: now,
@@ -263,15 +263,6 @@ extension Player {
         self.endBreak(now: now)
     }
 
-    /// Logs and posts `eventDidFinish`: the playout time is what this player played of the event
-    /// (after a live join, not the part it joined past), as AVFoundation's
-    /// `AVPlayerInterstitialEventMonitor` reports it; an event joined partway was not played entire.
-    func reportEventDidFinish(_ run: EventRun, entire: Bool) {
-        let played = run.playedTime
-        let entire = entire && run.joinedAt == .zero
-        self.emit(.eventDidFinish(run.event, playoutTime: played, didPlayEntireEvent: entire))
-    }
-
     /// Resumes the primary after a break, where the schedule and the events' offsets say.
     func endBreak(now: MediaTime) {
         guard let brk = self.interstitials.currentBreak else { return }
@@ -287,8 +278,7 @@ extension Player {
             postrollsStarted: self.interstitials.postrollsStarted,
             segmentEdges: self.resumeEdges(of: brk)
         )
-        self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
-        self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
+        self.perform(self.interstitials.coordinator.leaveBreak(rate: self.rate), now: now)
         let resume: MediaTime
         switch outcome {
         case .primaryEnded:
