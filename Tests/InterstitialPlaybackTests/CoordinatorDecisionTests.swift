@@ -407,4 +407,31 @@ import Testing
         // Nothing lowered the rate: only the announcement.
         #expect(coordinator.leaveBreak(rate: 1) == [primary])
     }
+
+    // MARK: Assets of the event playing
+
+    @Test func assetsStartEndAndMoveOnWithAnnouncements() {
+        let ad = InterstitialCoordinatorTests.event("ad")
+        var run = EventRun(event: ad, startedAt: 0)
+        run.playedBefore = 5
+        run.assetIndex = 1
+        let started = self.coordinator.assetStarted(run, url: "/ads/b.m3u8")
+        #expect(started.run.assetStarted)
+        #expect(started.action == .emit(.interstitialAssetStarted(eventID: "ad", index: 1, url: "/ads/b.m3u8")))
+        var playing = started.run
+        playing.assetPosition = 7
+        #expect(
+            self.coordinator.assetEnded(playing)
+                == .emit(.interstitialAssetEnded(eventID: "ad", index: 1, playoutTime: 7))
+        )
+        let next = self.coordinator.nextAsset(playing)
+        #expect(next.action == .emit(.interstitialAssetEnded(eventID: "ad", index: 1, playoutTime: 7)))
+        #expect(next.run.assetIndex == 2 && next.run.assetPosition == 0 && !next.run.assetStarted)
+        // 5 s of the first asset and 7 s of the second.
+        #expect(next.run.playedBefore == 12 && next.run.eventTime == 12)
+        let skipped = self.coordinator.skippingFailedAsset(playing)
+        #expect(skipped.assetIndex == 2 && skipped.assetPosition == 0 && !skipped.assetStarted)
+        // A failed asset adds nothing to what was played.
+        #expect(skipped.playedBefore == 5)
+    }
 }

@@ -206,4 +206,40 @@ extension InterstitialCoordinator {
     mutating func leaveBreak(rate: Double) -> [Action] {
         [.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))] + self.breakDidEnd(rate: rate)
     }
+
+    // MARK: Assets of the event playing
+
+    /// The current asset (at `url`) begins: the run marks it started, and it is announced.
+    func assetStarted(_ run: EventRun, url: String) -> (run: EventRun, action: Action) {
+        var run = run
+        run.assetStarted = true
+        return (run, .emit(.interstitialAssetStarted(eventID: run.eventID, index: run.assetIndex, url: url)))
+    }
+
+    /// The announcement that the current asset ended, at the playhead inside it.
+    func assetEnded(_ run: EventRun) -> Action {
+        .emit(.interstitialAssetEnded(eventID: run.eventID, index: run.assetIndex, playoutTime: run.assetPosition))
+    }
+
+    /// The current asset played to its end: it is announced, and the run moves to the next asset
+    /// from its start, the one ended counted as played.
+    func nextAsset(_ run: EventRun) -> (run: EventRun, action: Action) {
+        let ended = self.assetEnded(run)
+        var run = run
+        run.playedBefore = run.playedBefore + run.assetPosition
+        run.assetIndex += 1
+        run.assetPosition = .zero
+        run.assetStarted = false
+        return (run, ended)
+    }
+
+    /// The current asset failed: the run moves to the next asset from its start (nothing of the
+    /// failed one counts as played).
+    func skippingFailedAsset(_ run: EventRun) -> EventRun {
+        var run = run
+        run.assetIndex += 1
+        run.assetPosition = .zero
+        run.assetStarted = false
+        return run
+    }
 }

@@ -65,7 +65,7 @@ extension Player {
     /// Reacts to where the event's playhead is: assets starting and ending, the playout limit,
     /// failures, stalls.
     func checkInterstitialTransitions(now: MediaTime) {
-        while var run = self.interstitials.current {
+        while let run = self.interstitials.current {
             let eventID = run.eventID
             switch self.interstitials.coordinator.listStep(self.interstitials.lists[eventID]) {
             case .prepare:
@@ -96,44 +96,22 @@ extension Player {
                 )
                 switch step {
                 case .finishEvent(let entire, let endAsset):
-                    if endAsset {
-                        self.emit(
-                            .interstitialAssetEnded(
-                                eventID: eventID,
-                                index: run.assetIndex,
-                                playoutTime: run.assetPosition
-                            )
-                        )
-                    }
+                    if endAsset { self.perform([self.interstitials.coordinator.assetEnded(run)], now: now) }
                     self.finishEvent(entire: entire, now: now)
                 case .skipFailedAsset(let cancelEvent):
-                    run.assetIndex += 1
-                    run.assetPosition = .zero
-                    run.assetStarted = false
-                    self.interstitials.current = run
+                    self.interstitials.current = self.interstitials.coordinator.skippingFailedAsset(run)
                     if cancelEvent { self.cancelEvent(eventID, now: now) }
                 case .awaitAsset:
                     self.setEventStalled(true)
                     return
                 case .startAsset:
-                    run.assetStarted = true
-                    self.interstitials.current = run
-                    self.emit(
-                        .interstitialAssetStarted(
-                            eventID: eventID,
-                            index: run.assetIndex,
-                            url: slots[run.assetIndex].url
-                        )
-                    )
+                    let started = self.interstitials.coordinator.assetStarted(run, url: slots[run.assetIndex].url)
+                    self.interstitials.current = started.run
+                    self.perform([started.action], now: now)
                 case .nextAsset:
-                    self.emit(
-                        .interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition)
-                    )
-                    run.playedBefore = run.playedBefore + run.assetPosition
-                    run.assetIndex += 1
-                    run.assetPosition = .zero
-                    run.assetStarted = false
-                    self.interstitials.current = run
+                    let next = self.interstitials.coordinator.nextAsset(run)
+                    self.perform([next.action], now: now)
+                    self.interstitials.current = next.run
                     self.assets[id] = nil
                 case .play:
                     guard let presentation else { return }
