@@ -434,4 +434,44 @@ import Testing
         // A failed asset adds nothing to what was played.
         #expect(skipped.playedBefore == 5)
     }
+
+    // MARK: Announcements of lists and updates
+
+    @Test func aListArrivingIsAnnouncedAndUpdatesTheEventPlaying() throws {
+        let context = try CoordinatorBreakTests.context([
+            CoordinatorBreakTests.daterange("ad", at: 10, "DURATION=15,X-RESUME-OFFSET=7")
+        ])
+        let scheduled = try #require(context.schedule.event("ad"))
+        let json = #"{"ASSETS":[{"URI":"/a.m3u8","DURATION":10},{"URI":"/b.m3u8","DURATION":5.5}]}"#
+        let list = try AssetList.decode(Array(json.utf8))
+        let run = EventRun(event: scheduled.event, startedAt: 0)
+        let arrived = self.coordinator.listLoaded(
+            list,
+            eventID: "ad",
+            event: scheduled.event,
+            current: run,
+            scheduled: scheduled
+        )
+        #expect(arrived.run?.scheduledOffset == 7)
+        #expect(
+            arrived.action == .emit(.assetListLoaded(eventID: "ad", event: scheduled.event, assets: 2, duration: 15.5))
+        )
+        let ahead = self.coordinator.listLoaded(list, eventID: "ad", event: nil, current: nil, scheduled: scheduled)
+        #expect(ahead.run == nil)
+        #expect(ahead.action == .emit(.assetListLoaded(eventID: "ad", event: nil, assets: 2, duration: 15.5)))
+    }
+
+    @Test func aReloadsNewAttributesReachTheEventPlayingAnnounced() {
+        let ad = InterstitialCoordinatorTests.event("ad")
+        var returned = ad
+        returned.playoutLimit = 4
+        let run = EventRun(event: ad, startedAt: 0)
+        let update = self.coordinator.currentEventUpdate(run, events: [returned], controller: nil)
+        #expect(update?.run.event.playoutLimit == 4)
+        #expect(update?.action == .emit(.currentEventUpdated(returned)))
+        #expect(self.coordinator.currentEventUpdate(run, events: [ad], controller: nil) == nil)
+        #expect(self.coordinator.currentEventUpdate(nil, events: [returned], controller: nil) == nil)
+        // The app's events never change the one playing.
+        #expect(self.coordinator.currentEventUpdate(run, events: [returned], controller: [returned]) == nil)
+    }
 }

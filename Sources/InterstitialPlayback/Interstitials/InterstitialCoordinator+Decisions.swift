@@ -39,6 +39,39 @@ extension InterstitialCoordinator {
         return result
     }
 
+    /// An asset list arrived for `eventID` (`event`, when still known): the event playing, when it
+    /// is that one, takes what the schedule now knows of it (``current(_:afterListOf:scheduled:)``),
+    /// and the list is announced (its asset count and total duration).
+    func listLoaded(
+        _ list: AssetList,
+        eventID: String,
+        event: InterstitialEvent?,
+        current run: EventRun?,
+        scheduled: ScheduledEvent?
+    ) -> (run: EventRun?, action: Action) {
+        let loaded = PlayerEvent.assetListLoaded(
+            eventID: eventID,
+            event: event,
+            assets: list.assets.count,
+            duration: list.totalDuration.seconds
+        )
+        return (self.current(run, afterListOf: eventID, scheduled: scheduled), .emit(loaded))
+    }
+
+    /// The event playing takes the new attributes a reload gave it (an early return's
+    /// `X-PLAYOUT-LIMIT`), announced as `currentEventUpdated`; `nil` when nothing changed, or when
+    /// only the app's events did (``updatedCurrentEvent(_:events:controller:)``).
+    func currentEventUpdate(
+        _ run: EventRun?,
+        events: [InterstitialEvent],
+        controller: [InterstitialEvent]?
+    ) -> (run: EventRun, action: Action)? {
+        guard var run, let updated = self.updatedCurrentEvent(run.event, events: events, controller: controller)
+        else { return nil }
+        run.event = updated
+        return (run, .emit(.currentEventUpdated(updated)))
+    }
+
     /// An asset list arrived for `eventID`: the event playing, when it is that one, takes the
     /// duration and the resume offset the schedule now knows (its end, D.2, counts them); `nil`
     /// when nothing playing changes.

@@ -78,21 +78,15 @@ extension Player {
             let loaded = self.interstitials.coordinator.assetListDidLoad(list, for: event, primaryID: self.sessionID)
             self.interstitials.lists[eventID] = loaded
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
-            if let run = self.interstitials.coordinator.current(
-                self.interstitials.current,
-                afterListOf: eventID,
+            let arrived = self.interstitials.coordinator.listLoaded(
+                list,
+                eventID: eventID,
+                event: event,
+                current: self.interstitials.current,
                 scheduled: self.interstitials.schedule?.event(eventID)
-            ) {
-                self.interstitials.current = run
-            }
-            self.emit(
-                .assetListLoaded(
-                    eventID: eventID,
-                    event: event,
-                    assets: list.assets.count,
-                    duration: list.totalDuration.seconds
-                )
             )
+            if let run = arrived.run { self.interstitials.current = run }
+            self.perform([arrived.action], now: now)
             self.applyJoinOffset(now: now)
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }

@@ -71,16 +71,14 @@ extension Player {
         )
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
-        if var run = self.interstitials.current,
-            let updated = self.interstitials.coordinator.updatedCurrentEvent(
-                run.event,
-                events: events,
-                controller: self.interstitials.controllerEvents
-            )
-        {
-            run.event = updated
+        if let update = self.interstitials.coordinator.currentEventUpdate(
+            self.interstitials.current,
+            events: events,
+            controller: self.interstitials.controllerEvents
+        ) {
+            let run = update.run
             self.interstitials.current = run
-            self.emit(.currentEventUpdated(updated))
+            self.perform([update.action], now: now)
             // The resume point may have moved (an early return): buffer the primary from there.
             if let brk = self.interstitials.currentBreak, let context = self.breakContext {
                 let ids = brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue
