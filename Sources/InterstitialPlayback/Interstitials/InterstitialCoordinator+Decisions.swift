@@ -188,7 +188,7 @@ extension InterstitialCoordinator {
     // MARK: Rate and skip state
 
     /// Whether `rate` may be set with the playhead at `playhead`: always on primary content;
-    /// while `playing` an interstitial, as the schedule's ``NavigationPolicy`` says (`X-RESTRICT=SKIP`
+    /// while `playing` an interstitial, as the schedule's `NavigationPolicy` says (`X-RESTRICT=SKIP`
     /// allows no rate above 1).
     func rateDecision(_ rate: Double, playing: Bool, schedule: Schedule?, at playhead: Playhead) -> RateResult {
         guard playing, let schedule else {
