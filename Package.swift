@@ -107,8 +107,6 @@ if !coreOnly {
                 "HLSPlaylist",
                 "HTTPFetch",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -169,6 +167,7 @@ if !coreOnly {
                 "InterstitialPlayback",
                 "HLSInterstitials",
                 "HLSPlaylist",
+                "IntermissionTestSupport",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

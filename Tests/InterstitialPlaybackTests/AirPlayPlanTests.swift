@@ -1,6 +1,7 @@
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
@@ -13,11 +14,16 @@ struct AirPlayPlanTests {
     /// segments are the demo primary's, and its two ads (`ads.example.com/airplay-demo/ad1` and
     /// `ad2`) are the red and green demo ads on the fixture server.
     static func serveExample(_ site: FixtureSite, base: String) throws -> String {
-        let file = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Examples/airplay-plans.m3u8")
+        let file = Fixture.repository.appendingPathComponent("Examples/airplay-plans.m3u8")
         var text = try String(contentsOf: file, encoding: .utf8)
-        text = text.replacingOccurrences(of: "https://ads.example.com/airplay-demo/ad1/main.m3u8", with: base + "/media/ad-red/main.m3u8")
-        text = text.replacingOccurrences(of: "https://ads.example.com/airplay-demo/ad2/main.m3u8", with: base + "/media/ad-green/main.m3u8")
+        text = text.replacingOccurrences(
+            of: "https://ads.example.com/airplay-demo/ad1/main.m3u8",
+            with: base + "/media/ad-red/main.m3u8"
+        )
+        text = text.replacingOccurrences(
+            of: "https://ads.example.com/airplay-demo/ad2/main.m3u8",
+            with: base + "/media/ad-green/main.m3u8"
+        )
         site.serve("/airplay/airplay-plans.m3u8", .text(text))
         for k in 0..<5 {
             site.serveDemoFile("/airplay/chef-cookies/seg-\(k).ts", from: "/media/primary/seg-00\(k).ts")
@@ -52,10 +58,13 @@ struct AirPlayPlanTests {
             await player.schedule(.seek(to: 8), at: 26)
             try await player.run()
             let log = await player.log
-            #expect(summaries(log) == [
-                "current:ad1", "asset:ad1#0", "finished:ad1", "current:ad2", "asset:ad2#0", "finished:ad2", "current:nil",
-                "resumed@5.0", "ended",
-            ])
+            #expect(
+                summaries(log) == [
+                    "current:ad1", "asset:ad1#0", "finished:ad1", "current:ad2", "asset:ad2#0", "finished:ad2",
+                    "current:nil",
+                    "resumed@5.0", "ended",
+                ]
+            )
             #expect(Self.rateAnswers(log) == ["7.0", "17.0"])
             #expect(Self.seekAnswers(log) == [false, false, true])
             let finished = log.filter { $0.event == "eventDidFinish" }
@@ -81,7 +90,10 @@ struct AirPlayPlanTests {
     @Test func planBTurnsOffServerEventsAndSchedulesItsOwn() async throws {
         try await withFixtureServer { base, site in
             let url = try Self.serveExample(site, base: base)
-            let noAds = Player(item: PlayerItem(url: url, automaticallyHandlesInterstitialEvents: false), clock: VirtualPlaybackClock())
+            let noAds = Player(
+                item: PlayerItem(url: url, automaticallyHandlesInterstitialEvents: false),
+                clock: VirtualPlaybackClock()
+            )
             await noAds.play()
             try await noAds.run()
             let plain = await noAds.log
@@ -90,7 +102,10 @@ struct AirPlayPlanTests {
             #expect(await InterstitialEventMonitor(player: noAds).events.isEmpty)
             #expect(!site.requests.contains { $0.path.hasPrefix("/media/ad-") })
 
-            let player = Player(item: PlayerItem(url: url, automaticallyHandlesInterstitialEvents: false), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: url, automaticallyHandlesInterstitialEvents: false),
+                clock: VirtualPlaybackClock()
+            )
             await player.play()
             try await player.run(until: 1)
             var promo = InterstitialEvent(identifier: "house-promo", time: 8)
@@ -101,7 +116,12 @@ struct AirPlayPlanTests {
             #expect(await controller.events.map(\.identifier) == ["house-promo"])
             try await player.run()
             let log = await player.log
-            #expect(summaries(log) == ["current:house-promo", "asset:house-promo#0", "finished:house-promo", "current:nil", "resumed@8.0", "ended"])
+            #expect(
+                summaries(log) == [
+                    "current:house-promo", "asset:house-promo#0", "finished:house-promo", "current:nil", "resumed@8.0",
+                    "ended",
+                ]
+            )
             #expect(log.last!.time >= 20 && log.last!.time < 21)
             let ads = site.requests.filter { $0.path.hasPrefix("/media/ad-") }.map(\.path)
             #expect(!ads.contains { $0.hasPrefix("/media/ad-red/") || $0.hasPrefix("/media/ad-green/") })
@@ -136,9 +156,12 @@ struct AirPlayPlanTests {
             #expect(Self.seekAnswers(log) == [true])
             let seek = try #require(log.first { $0.event == "seekResolved" })
             #expect(seek["granted"]?.doubleValue == 8)
-            #expect(summaries(log) == [
-                "current:ad1", "asset:ad1#0", "finished:ad1", "current:ad2", "asset:ad2#0", "finished:ad2", "current:nil", "ended",
-            ])
+            #expect(
+                summaries(log) == [
+                    "current:ad1", "asset:ad1#0", "finished:ad1", "current:ad2", "asset:ad2#0", "finished:ad2",
+                    "current:nil", "ended",
+                ]
+            )
             let finished = log.filter { $0.event == "eventDidFinish" }
             #expect(finished.map { $0["playoutTime"]?.doubleValue } == [10, 2])
             #expect(finished.map { $0["didPlayEntireEvent"]?.boolValue } == [true, false])

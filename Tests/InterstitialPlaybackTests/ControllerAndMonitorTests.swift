@@ -25,9 +25,14 @@ func listStatuses(_ notes: [PlayerNotification]) -> [String] {
 struct ControllerAndMonitorTests {
     @Test func cancelCurrentEventResumesAtTheGivenOffset() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [
-                Fixtures.interstitial("pod", at: 10, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=20")
-            ])))
+            let ranges = [
+                Fixtures.interstitial(
+                    "pod",
+                    at: 10,
+                    "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=20"
+                )
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
             site.serve("/lists/pod.json", .json(assetList(base, ["red", "green"])))
             let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
             await player.play()
@@ -38,7 +43,11 @@ struct ControllerAndMonitorTests {
             await controller.cancelCurrentEvent(resumptionOffset: 5)
             try await player.run()
             let log = await player.log
-            #expect(summaries(log) == ["list:pod", "current:pod", "asset:pod#0", "finished:pod", "current:nil", "resumed@15.0", "ended"])
+            #expect(
+                summaries(log) == [
+                    "list:pod", "current:pod", "asset:pod#0", "finished:pod", "current:nil", "resumed@15.0", "ended",
+                ]
+            )
             #expect(log.contains { $0.event == "eventCancelled" && $0["eventID"]?.stringValue == "pod" })
             let finished = try #require(log.first { $0.event == "eventDidFinish" })
             #expect(finished["didPlayEntireEvent"]?.boolValue == false)
@@ -50,10 +59,19 @@ struct ControllerAndMonitorTests {
 
     @Test func controllerEventsReplaceByIdentifierAndEmptyReverts() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [
-                Fixtures.interstitial("ad1", at: 4, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0"),
-                Fixtures.interstitial("ad2", at: 20, "X-ASSET-URI=\"\(base)/media/ad-green/main.m3u8\",X-RESUME-OFFSET=0"),
-            ])))
+            let ranges = [
+                Fixtures.interstitial(
+                    "ad1",
+                    at: 4,
+                    "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0"
+                ),
+                Fixtures.interstitial(
+                    "ad2",
+                    at: 20,
+                    "X-ASSET-URI=\"\(base)/media/ad-green/main.m3u8\",X-RESUME-OFFSET=0"
+                ),
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
             // Same identifier as the playlist's ad1: the app's version (blue, at 8 s) replaces it.
             let replacing = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
             await replacing.play()
@@ -66,7 +84,11 @@ struct ControllerAndMonitorTests {
             await controller.setEvents([mine])
             #expect(await controller.events.map(\.identifier) == ["ad1"])
             try await replacing.run()
-            #expect(summaries(await replacing.log) == ["current:ad1", "asset:ad1#0", "finished:ad1", "current:nil", "resumed@8.0", "ended"])
+            #expect(
+                summaries(await replacing.log) == [
+                    "current:ad1", "asset:ad1#0", "finished:ad1", "current:nil", "resumed@8.0", "ended",
+                ]
+            )
             let urls = (await replacing.entries("interstitialAssetStarted")).compactMap { $0["url"]?.stringValue }
             #expect(urls.count == 1 && urls[0].contains("ad-blue"), "\(urls)")
 
@@ -79,16 +101,19 @@ struct ControllerAndMonitorTests {
             await second.setEvents([])
             #expect(await second.events.map(\.identifier) == ["ad1", "ad2"])
             try await reverting.run()
-            #expect(summaries(await reverting.log).filter { $0.hasPrefix("current:a") } == ["current:ad1", "current:ad2"])
+            #expect(
+                summaries(await reverting.log).filter { $0.hasPrefix("current:a") } == ["current:ad1", "current:ad2"]
+            )
         }
     }
 
     @Test func assetListStatusIsAvailableUnavailableOrCleared() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [
+            let ranges = [
                 Fixtures.interstitial("good", at: 4, "X-ASSET-LIST=\"/lists/good.json\",X-RESUME-OFFSET=0"),
                 Fixtures.interstitial("bad", at: 8, "X-ASSET-LIST=\"/lists/missing.json\",DURATION=10"),
-            ])))
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
             site.serve("/lists/good.json", .json(assetList(base, ["red"])))
             let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
             let stream = await InterstitialEventMonitor(player: player).notifications()
@@ -96,12 +121,32 @@ struct ControllerAndMonitorTests {
             try await player.run()
             let notes = await collect(stream)
             #expect(listStatuses(notes) == ["good:available", "bad:unavailable:httpStatus"])
-            #expect(notes.contains { if case .eventWasUnscheduled(let event, let error) = $0 { event.identifier == "bad" && error != nil } else { false } })
+            #expect(
+                notes.contains {
+                    if case .eventWasUnscheduled(let event, let error) = $0 {
+                        event.identifier == "bad" && error != nil
+                    } else {
+                        false
+                    }
+                }
+            )
 
             // A list loaded ahead for an event the app then removes is cleared.
-            site.serve("/vod/later.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [
-                Fixtures.interstitial("later", at: 14, "X-ASSET-LIST=\"/lists/good.json\",X-RESUME-OFFSET=0")
-            ])))
+            site.serve(
+                "/vod/later.m3u8",
+                .text(
+                    Fixtures.vodPrimary(
+                        seconds: 30,
+                        dateRanges: [
+                            Fixtures.interstitial(
+                                "later",
+                                at: 14,
+                                "X-ASSET-LIST=\"/lists/good.json\",X-RESUME-OFFSET=0"
+                            )
+                        ]
+                    )
+                )
+            )
             let second = Player(item: PlayerItem(url: base + "/vod/later.m3u8"), clock: VirtualPlaybackClock())
             let secondStream = await InterstitialEventMonitor(player: second).notifications()
             await second.play()
@@ -116,9 +161,14 @@ struct ControllerAndMonitorTests {
 
     @Test func timelineSnapshotPlacesThePlayhead() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [
-                Fixtures.interstitial("ad", at: 10, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0,DURATION=10")
-            ])))
+            let ranges = [
+                Fixtures.interstitial(
+                    "ad",
+                    at: 10,
+                    "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0,DURATION=10"
+                )
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
             let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
             await player.play()
             try await player.run(until: 14)
@@ -142,10 +192,11 @@ struct ControllerAndMonitorTests {
     /// Appendix D.5: slow ad servers get time, but not forever.
     @Test func slowAssetListsWaitUpToTheTimeout() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: [
+            let ranges = [
                 Fixtures.interstitial("slow", at: 4, "X-ASSET-LIST=\"/lists/slow.json\",X-RESUME-OFFSET=0"),
                 Fixtures.interstitial("stuck", at: 10, "X-ASSET-LIST=\"/lists/stuck.json\",DURATION=10"),
-            ])))
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: ranges)))
             site.serveWaiting("/lists/slow.json") { _ in
                 try? await Task.sleep(for: .milliseconds(400))
                 return .json(assetList(base, ["red"]))
@@ -159,39 +210,59 @@ struct ControllerAndMonitorTests {
             let player = try await play(base + "/vod/prog.m3u8", configuration: configuration)
             let log = await player.log
             // 0.4 s is within the timeout: the ad plays; 5 s is not: that break is cancelled.
-            #expect(summaries(log) == [
-                "list:slow", "current:slow", "asset:slow#0", "finished:slow", "current:nil", "resumed@4.0", "listFailed:stuck", "ended",
-            ])
+            #expect(
+                summaries(log) == [
+                    "list:slow", "current:slow", "asset:slow#0", "finished:slow", "current:nil", "resumed@4.0",
+                    "listFailed:stuck", "ended",
+                ]
+            )
             let failed = try #require(log.first { $0.event == "assetListFailed" })
-            #expect(failed["error"]?.stringValue?.contains("timeout") == true || failed["code"]?.stringValue == "timeout")
+            #expect(
+                failed["error"]?.stringValue?.contains("timeout") == true || failed["code"]?.stringValue == "timeout"
+            )
         }
     }
 
     @Test func interstitialRenditionsFollowThePrimaryLanguage() async throws {
         try await withFixtureServer { base, site in
             // The primary's default audio is French; no preference is configured.
-            site.serve("/multi.m3u8", .text("""
-                #EXTM3U
-                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Français",LANGUAGE="fr",DEFAULT=YES,URI="/audio-fr.m3u8"
-                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",URI="/audio-en.m3u8"
-                #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
-                /vod/prog.m3u8
+            site.serve(
+                "/multi.m3u8",
+                .text(
+                    """
+                    #EXTM3U
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Français",LANGUAGE="fr",DEFAULT=YES,URI="/audio-fr.m3u8"
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",URI="/audio-en.m3u8"
+                    #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
+                    /vod/prog.m3u8
 
-                """))
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: [
+                    """
+                )
+            )
+            let ranges = [
                 Fixtures.interstitial("ad", at: 4, "X-ASSET-URI=\"/ad/multi.m3u8\",X-RESUME-OFFSET=0")
-            ])))
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: ranges)))
             // The ad offers English first (and as its default) and French.
-            site.serve("/ad/multi.m3u8", .text("""
-                #EXTM3U
-                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/ad/audio-en.m3u8"
-                #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Français",LANGUAGE="fr",URI="/ad/audio-fr.m3u8"
-                #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
-                /media/ad-red/prog.m3u8
+            site.serve(
+                "/ad/multi.m3u8",
+                .text(
+                    """
+                    #EXTM3U
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,URI="/ad/audio-en.m3u8"
+                    #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Français",LANGUAGE="fr",URI="/ad/audio-fr.m3u8"
+                    #EXT-X-STREAM-INF:BANDWIDTH=100000,AUDIO="aud"
+                    /media/ad-red/prog.m3u8
 
-                """))
-            for path in ["/audio-fr.m3u8", "/audio-en.m3u8"] { site.serve(path, .text(Fixtures.vodPrimary(seconds: 20))) }
-            for path in ["/ad/audio-fr.m3u8", "/ad/audio-en.m3u8"] { site.serve(path, .text(Fixtures.vodPrimary(seconds: 10))) }
+                    """
+                )
+            )
+            for path in ["/audio-fr.m3u8", "/audio-en.m3u8"] {
+                site.serve(path, .text(Fixtures.vodPrimary(seconds: 20)))
+            }
+            for path in ["/ad/audio-fr.m3u8", "/ad/audio-en.m3u8"] {
+                site.serve(path, .text(Fixtures.vodPrimary(seconds: 10)))
+            }
             let player = try await play(base + "/multi.m3u8")
             let selected = await player.entries("variantSelected")
             #expect(selected.map { $0["audioLanguage"]?.stringValue } == ["fr", "fr"])

@@ -258,6 +258,21 @@ import Testing
         #expect(self.coordinator.entry(in: context, resumingAt: 12, now: 9) == nil)
     }
 
+    /// A pod's second event covers the primary after the first one's share: a resume point at 26
+    /// (pod at 20, shares 20…24 and 24…34) enters b 2 s in, with a's 4 s counted as passed over.
+    @Test func resumePointInThePodsSecondShareEntersTheSecondEvent() throws {
+        let context = try Self.context([
+            Self.daterange("a", at: 20, "DURATION=4"), Self.daterange("b", at: 20, "DURATION=10"),
+        ])
+        let plan = try #require(self.coordinator.entry(in: context, resumingAt: 26, now: 9))
+        #expect(plan.run.queue == ["b"] && plan.passed == ["a", "b"])
+        #expect(plan.run.joinOffset == 2 && plan.run.skippedSpan == 4 && plan.position == 20)
+        #expect(self.coordinator.eventStartReport(in: plan.run) == (26, 2))
+        let boundary = try #require(self.coordinator.entry(in: context, resumingAt: 24, now: 9))
+        #expect(boundary.run.queue == ["b"] && boundary.run.joinOffset == 0 && boundary.run.skippedSpan == 4)
+        #expect(self.coordinator.entry(in: context, resumingAt: 34, now: 9) == nil)
+    }
+
     // MARK: Early return
 
     @Test func earlyReturnByReloadUpdatesTheEventPlaying() throws {
@@ -540,6 +555,9 @@ import Testing
         #expect(self.coordinator.eventStartReport(in: brk) == (20, nil))
         brk.joinOffset = 6
         #expect(self.coordinator.eventStartReport(in: brk) == (26, 6))
+        brk.skippedSpan = 10
+        #expect(self.coordinator.eventStartReport(in: brk) == (36, 6))
+        brk.skippedSpan = .zero
         brk.finished = [
             InterstitialCoordinatorTests.finished(InterstitialCoordinatorTests.event("a"), playout: 5, elapsed: 5)
         ]

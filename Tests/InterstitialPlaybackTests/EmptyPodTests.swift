@@ -11,21 +11,41 @@ struct EmptyPodTests {
     /// the primary buffers) is empty, then a post-roll.
     @Test func emptyListFetchedAheadDoesNotStallTheBreak() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(dateRanges: [
-                Fixtures.interstitial("mid-1", at: 20, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=20"),
-                Fixtures.interstitial("mid-2", at: 40, "X-ASSET-LIST=\"/lists/empty.json\",X-RESUME-OFFSET=0,DURATION=10"),
-                Fixtures.interstitial("post", at: 0, "X-ASSET-LIST=\"/lists/empty.json\",CUE=\"POST\",DURATION=10"),
-            ])))
+            site.serve(
+                "/vod/prog.m3u8",
+                .text(
+                    Fixtures.vodPrimary(dateRanges: [
+                        Fixtures.interstitial(
+                            "mid-1",
+                            at: 20,
+                            "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=20"
+                        ),
+                        Fixtures.interstitial(
+                            "mid-2",
+                            at: 40,
+                            "X-ASSET-LIST=\"/lists/empty.json\",X-RESUME-OFFSET=0,DURATION=10"
+                        ),
+                        Fixtures.interstitial(
+                            "post",
+                            at: 0,
+                            "X-ASSET-LIST=\"/lists/empty.json\",CUE=\"POST\",DURATION=10"
+                        ),
+                    ])
+                )
+            )
             site.serve("/lists/pod.json", .json(assetList(base, ["green", "blue"])))
             site.serve("/lists/empty.json", .json("{\"ASSETS\":[]}"))
             let player = try await play(base + "/vod/prog.m3u8")
             let log = await player.log
-            #expect(summaries(log) == [
-                "list:mid-1", "current:mid-1", "asset:mid-1#0", "asset:mid-1#1", "finished:mid-1", "current:nil", "resumed@20.0",
-                "list:mid-2", "current:mid-2", "finished:mid-2", "current:nil", "resumed@40.0",
-                // The post-roll's list is fetched ahead too, before the primary ends.
-                "list:post", "current:post", "finished:post", "current:nil", "ended",
-            ])
+            #expect(
+                summaries(log) == [
+                    "list:mid-1", "current:mid-1", "asset:mid-1#0", "asset:mid-1#1", "finished:mid-1", "current:nil",
+                    "resumed@20.0",
+                    "list:mid-2", "current:mid-2", "finished:mid-2", "current:nil", "resumed@40.0",
+                    // The post-roll's list is fetched ahead too, before the primary ends.
+                    "list:post", "current:post", "finished:post", "current:nil", "ended",
+                ]
+            )
             // 60 s of primary and 20 s of ads; the empty breaks take no time.
             #expect(log.last!.time >= 80 && log.last!.time < 81)
         }
@@ -35,10 +55,19 @@ struct EmptyPodTests {
     /// the break's own state can wake the player for an empty break, so it must not wait for a timer.
     @Test func emptyListOnARealClock() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: [
-                Fixtures.interstitial("mid-1", at: 4, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=10"),
-                Fixtures.interstitial("mid-2", at: 12, "X-ASSET-LIST=\"/lists/empty.json\",X-RESUME-OFFSET=0,DURATION=10"),
-            ])))
+            let ranges = [
+                Fixtures.interstitial(
+                    "mid-1",
+                    at: 4,
+                    "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=10"
+                ),
+                Fixtures.interstitial(
+                    "mid-2",
+                    at: 12,
+                    "X-ASSET-LIST=\"/lists/empty.json\",X-RESUME-OFFSET=0,DURATION=10"
+                ),
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: ranges)))
             site.serve("/lists/pod.json", .json(assetList(base, ["green"])))
             site.serve("/lists/empty.json", .json("{\"ASSETS\":[]}"))
             // The stall limit is playback-clock time: 60 s at 40x is 1.5 s of wall time, which a
@@ -62,10 +91,13 @@ struct EmptyPodTests {
             if case .failure(let error) = outcome { Issue.record("the player stopped: \(error)\n\(log.suffix(20))") }
             // On a real clock a list may arrive before or after its marker; the rest is fixed.
             let order = summaries(log)
-            #expect(order.filter { !$0.hasPrefix("list:") } == [
-                "current:mid-1", "asset:mid-1#0", "finished:mid-1", "current:nil", "resumed@4.0",
-                "current:mid-2", "finished:mid-2", "current:nil", "resumed@12.0", "ended",
-            ], "\(log.suffix(30))")
+            #expect(
+                order.filter { !$0.hasPrefix("list:") } == [
+                    "current:mid-1", "asset:mid-1#0", "finished:mid-1", "current:nil", "resumed@4.0",
+                    "current:mid-2", "finished:mid-2", "current:nil", "resumed@12.0", "ended",
+                ],
+                "\(log.suffix(30))"
+            )
             #expect(order.filter { $0.hasPrefix("list:") } == ["list:mid-1", "list:mid-2"])
         }
     }

@@ -328,39 +328,81 @@ struct EngineBehaviourTests {
         #expect(await player.log.last?["code"]?.stringValue == "noItem")
     }
 
+    /// What a live pre-roll resuming inside a mid-roll showed: the requests and the log.
+    struct PrerollEntry: Sendable {
+        var requests: [ServedRequest]
+        var log: [PlayerLogEntry]
+
+        /// The `_HLS_start_offset` of the asset-list request for `eventID`.
+        func startOffset(of eventID: String) -> String? {
+            self.requests.first { $0.path == "/lists/\(eventID).json" }?.parameter("_HLS_start_offset")
+        }
+
+        /// The `currentEventDidChange` line that entered `eventID`.
+        func entered(_ eventID: String) -> PlayerLogEntry? {
+            self.log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == eventID }
+        }
+    }
+
+    /// A live join at 15 (8 segments of 3 s) plays a blue pre-roll with `X-RESUME-OFFSET=resume`,
+    /// then whatever `tags` place: each mid-roll's list is `/lists/<id>.json` with a red ad.
+    func prerollThenEnter(resume: Int, tags: @Sendable (String) -> [String]) async throws -> PrerollEntry {
+        try await withFixtureServer { base, site in
+            let pre = Fixtures.interstitial(
+                "pre",
+                at: 0,
+                "X-ASSET-URI=\"\(base)/media/ad-blue/main.m3u8\",CUE=\"PRE\",X-RESUME-OFFSET=\(resume)"
+            )
+            let mids = tags(base)
+            site.serve("/live/prog.m3u8", .text(LiveInterstitialTests.liveWindow(count: 8, tags: [pre] + mids)))
+            for id in ["mid", "m1", "m2"] { site.serve("/lists/\(id).json", .json(assetList(base, ["red"]))) }
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            await player.play()
+            try await player.run(until: 25)
+            return PrerollEntry(requests: site.requests, log: await player.log)
+        }
+    }
+
     /// A live pre-roll whose resume point (join 15 + X-RESUME-OFFSET 4 = 19) lands inside a
     /// mid-roll (17…27) enters the mid-roll 2 s in, asking its list with `_HLS_start_offset=2`,
     /// instead of playing the mid-roll's primary span.
     @Test func resumePointInsideAnInterstitialEntersIt() async throws {
-        try await withFixtureServer { base, site in
-            let tags = [
-                Fixtures.interstitial(
-                    "pre",
-                    at: 0,
-                    "X-ASSET-URI=\"\(base)/media/ad-blue/main.m3u8\",CUE=\"PRE\",X-RESUME-OFFSET=4"
-                ),
-                Fixtures.interstitial("mid", at: 17, "X-ASSET-LIST=\"/lists/mid.json\",DURATION=10"),
-            ]
-            site.serve("/live/prog.m3u8", .text(LiveInterstitialTests.liveWindow(count: 8, tags: tags)))
-            site.serve("/lists/mid.json", .json(assetList(base, ["red"])))
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
-            await player.play()
-            try await player.run(until: 25)
-            let list = try #require(site.requests.first { $0.path == "/lists/mid.json" })
-            #expect(list.parameter("_HLS_start_offset") == "2")
-            let log = await player.log
-            #expect(
-                liveSummaries(log) == [
-                    "current:pre", "asset:pre#0", "assetEnded:pre#0", "finished:pre", "current:nil",
-                    "current:mid", "asset:mid#0", "assetEnded:mid#0", "finished:mid", "current:nil", "resumed@27.0",
-                ]
-            )
-            let entered = try #require(
-                log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "mid" }
-            )
-            #expect(entered["primaryTime"]?.doubleValue == 19)
-            #expect(entered["joinedAt"]?.doubleValue == 2)
+        let run = try await self.prerollThenEnter(resume: 4) { _ in
+            [Fixtures.interstitial("mid", at: 17, "X-ASSET-LIST=\"/lists/mid.json\",DURATION=10")]
         }
+        #expect(run.startOffset(of: "mid") == "2")
+        #expect(
+            liveSummaries(run.log) == [
+                "current:pre", "asset:pre#0", "assetEnded:pre#0", "finished:pre", "current:nil",
+                "current:mid", "asset:mid#0", "assetEnded:mid#0", "finished:mid", "current:nil", "resumed@27.0",
+            ]
+        )
+        let entered = try #require(run.entered("mid"))
+        #expect(entered["primaryTime"]?.doubleValue == 19)
+        #expect(entered["joinedAt"]?.doubleValue == 2)
+    }
+
+    /// A live pre-roll resuming at 23 (join 15 + X-RESUME-OFFSET 8) lands in a pod at 17 whose
+    /// first event covers 17…21 and whose second covers 21…31: the second is entered 2 s in (its
+    /// list asked with `_HLS_start_offset=2`), the first is never asked for.
+    @Test func resumePointInAPodsSecondShareEntersTheSecondEvent() async throws {
+        let run = try await self.prerollThenEnter(resume: 8) { _ in
+            [
+                Fixtures.interstitial("m1", at: 17, "X-ASSET-LIST=\"/lists/m1.json\",DURATION=4"),
+                Fixtures.interstitial("m2", at: 17, "X-ASSET-LIST=\"/lists/m2.json\",DURATION=10"),
+            ]
+        }
+        #expect(!run.requests.contains { $0.path == "/lists/m1.json" })
+        #expect(run.startOffset(of: "m2") == "2")
+        #expect(
+            Array(liveSummaries(run.log).prefix(7)) == [
+                "current:pre", "asset:pre#0", "assetEnded:pre#0", "finished:pre", "current:nil",
+                "current:m2", "asset:m2#0",
+            ]
+        )
+        let entered = try #require(run.entered("m2"))
+        #expect(entered["primaryTime"]?.doubleValue == 23)
+        #expect(entered["joinedAt"]?.doubleValue == 2)
     }
 
     /// `X-SNAP=OUT` takes the earliest boundary across the audio and video playlists: 9.5 is 10

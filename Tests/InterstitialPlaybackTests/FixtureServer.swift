@@ -3,6 +3,7 @@ import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import IntermissionTestSupport
 import InterstitialPlayback
 import Logging
 import NIOCore
@@ -39,7 +40,9 @@ struct Reply: Sendable {
         Reply(status: 200, body: Array(text.utf8), contentType: type)
     }
     static func json(_ text: String) -> Reply { .text(text, type: "application/json") }
-    static func status(_ code: Int) -> Reply { Reply(status: code, body: Array("error \(code)".utf8), contentType: "text/plain") }
+    static func status(_ code: Int) -> Reply {
+        Reply(status: code, body: Array("error \(code)".utf8), contentType: "text/plain")
+    }
 }
 
 /// The streams a test serves: the demo media (primary 60 s, three 10 s ads) under `/media/…`,
@@ -51,9 +54,7 @@ final class FixtureSite: Sendable {
     private let media: [String: [UInt8]]
 
     /// The demo media directory (Sources/IntermissionServer/Demo), found from this file's path.
-    static let demoDirectory: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources/IntermissionServer/Demo")
+    static let demoDirectory: URL = Fixture.repository.appendingPathComponent("Sources/IntermissionServer/Demo")
 
     /// The demo files, read once.
     static let demoFiles: [String: [UInt8]] = {
@@ -135,7 +136,11 @@ func withFixtureServer<T: Sendable>(_ body: @Sendable (String, FixtureSite) asyn
         let reply = await site.respond(served)
         var headers = HTTPFields()
         headers[.contentType] = reply.contentType
-        return Response(status: .init(code: reply.status), headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: reply.body)))
+        return Response(
+            status: .init(code: reply.status),
+            headers: headers,
+            body: .init(byteBuffer: ByteBuffer(bytes: reply.body))
+        )
     }
     let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
     var logger = Logger(label: "fixture-server")
@@ -168,7 +173,10 @@ func withFixtureServer<T: Sendable>(_ body: @Sendable (String, FixtureSite) asyn
 enum Fixtures {
     /// A VOD media playlist over the demo primary segments, with extra tags after the header.
     static func vodPrimary(seconds: Int = 60, dateRanges: [String] = [], base: String = "/media/primary/") -> String {
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        var lines = [
+            "#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:0",
+            "#EXT-X-PLAYLIST-TYPE:VOD",
+        ]
         lines.append("#EXT-X-PROGRAM-DATE-TIME:2021-01-04T05:00:00.000Z")
         lines += dateRanges
         for k in 0..<(seconds / 2) {
@@ -193,7 +201,14 @@ enum Fixtures {
     /// A sliding-window live playlist at `now` (segment k covers 2k…2k+2 s and exists once the
     /// clock passes its end), `window` segments long, with PDT, plus the date ranges whose start
     /// lies inside the window.
-    static func live(now: MediaTime, window: Int = 6, dateRanges: [(start: Double, tag: String)] = [], ended: Bool = false, serverControl: String? = nil, skip: Bool = false) -> String {
+    static func live(
+        now: MediaTime,
+        window: Int = 6,
+        dateRanges: [(start: Double, tag: String)] = [],
+        ended: Bool = false,
+        serverControl: String? = nil,
+        skip: Bool = false
+    ) -> String {
         let available = max(window, Int(now.seconds / 2))
         let first = available - window
         var lines = ["#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:2", "#EXT-X-MEDIA-SEQUENCE:\(first)"]
@@ -204,7 +219,8 @@ enum Fixtures {
             startIndex = first + window - 4
         }
         lines.append("#EXT-X-PROGRAM-DATE-TIME:\(date(Double(startIndex * 2)))")
-        for range in dateRanges where range.start >= Double(first * 2) - 30 && range.start < Double(available * 2) + 30 {
+        for range in dateRanges where range.start >= Double(first * 2) - 30 && range.start < Double(available * 2) + 30
+        {
             lines.append(range.tag)
         }
         for k in startIndex..<available {
@@ -218,9 +234,19 @@ enum Fixtures {
 
 /// Serves `/vod/prog.m3u8` (a VOD primary of `seconds` with `dateRanges`) and returns a player
 /// of it on a virtual clock, playing (rate set; ``Player/run(until:)`` drives it).
-func vodPlayer(_ base: String, _ site: FixtureSite, seconds: Int, dateRanges: [String], configuration: Player.Configuration = .init()) async -> Player {
+func vodPlayer(
+    _ base: String,
+    _ site: FixtureSite,
+    seconds: Int,
+    dateRanges: [String],
+    configuration: Player.Configuration = .init()
+) async -> Player {
     site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: seconds, dateRanges: dateRanges)))
-    let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock(), configuration: configuration)
+    let player = Player(
+        item: PlayerItem(url: base + "/vod/prog.m3u8"),
+        clock: VirtualPlaybackClock(),
+        configuration: configuration
+    )
     await player.play()
     return player
 }
@@ -237,7 +263,8 @@ extension PlayerLogEntry {
         case "currentEventDidChange": "current:" + (self["eventID"]?.stringValue ?? "nil")
         case "primaryResumed": "resumed@\(self["primaryTime"]?.doubleValue ?? -1)"
         case "eventDidFinish": "finished:\(self["eventID"]?.stringValue ?? "")"
-        case "interstitialAssetStarted": "asset:\(self["eventID"]?.stringValue ?? "")#\(Int(self["index"]?.doubleValue ?? -1))"
+        case "interstitialAssetStarted":
+            "asset:\(self["eventID"]?.stringValue ?? "")#\(Int(self["index"]?.doubleValue ?? -1))"
         case "assetListLoaded": "list:\(self["eventID"]?.stringValue ?? "")"
         case "assetListFailed": "listFailed:\(self["eventID"]?.stringValue ?? "")"
         default: self.event

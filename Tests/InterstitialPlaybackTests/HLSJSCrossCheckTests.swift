@@ -1,6 +1,7 @@
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import InterstitialPlayback
 import Synchronization
 import Testing
@@ -448,8 +449,7 @@ enum CrossCheck {
     /// Our player against the playlist's numbers: exact up to the log's millisecond rounding.
     static let exact = 0.001
 
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Fixture.repository
     static let hlsjs = repository.appendingPathComponent(".build-realclient/www/lib/hls.mjs")
     static let page = repository.appendingPathComponent("scripts/realclient/crosscheck.html")
     static let driver = repository.appendingPathComponent("scripts/realclient/cdp_run.py")

@@ -227,6 +227,7 @@ import Testing
         var candidates: [InterstitialCoordinator.SpanCandidate]
         var expected: String?
         var offset: MediaTime?
+        var skipped: MediaTime?
         var testDescription: String { self.name }
     }
 
@@ -261,6 +262,68 @@ import Testing
             expected: "early",
             offset: 3
         ),
+        SpanRow(
+            name: "pod 20: a point in the first event's share enters the first",
+            time: 23,
+            candidates: [.init(id: "a", start: 20, span: 10), .init(id: "b", start: 20, span: 10)],
+            expected: "a",
+            offset: 3,
+            skipped: 0
+        ),
+        SpanRow(
+            name: "pod 20: a point in the second event's share (30…40) enters the second",
+            time: 35,
+            candidates: [.init(id: "a", start: 20, span: 10), .init(id: "b", start: 20, span: 10)],
+            expected: "b",
+            offset: 5,
+            skipped: 10
+        ),
+        SpanRow(
+            name: "pod 20, a 10 s then b 20 s: 35 is 5 s into b, not 15",
+            time: 35,
+            candidates: [.init(id: "a", start: 20, span: 10), .init(id: "b", start: 20, span: 20)],
+            expected: "b",
+            offset: 5,
+            skipped: 10
+        ),
+        SpanRow(
+            name: "pod 20, a 20 s then b 10 s: 25 is in a's share",
+            time: 25,
+            candidates: [.init(id: "a", start: 20, span: 20), .init(id: "b", start: 20, span: 10)],
+            expected: "a",
+            offset: 5,
+            skipped: 0
+        ),
+        SpanRow(
+            name: "pod 20: the boundary between the shares starts the second event",
+            time: 30,
+            candidates: [.init(id: "a", start: 20, span: 10), .init(id: "b", start: 20, span: 10)],
+            expected: "b",
+            offset: 0,
+            skipped: 10
+        ),
+        SpanRow(
+            name: "pod 17, a before the start (4 s) then b: 23 is 2 s into b",
+            time: 23,
+            candidates: [
+                .init(id: "a", start: 17, span: 4, enterable: false), .init(id: "b", start: 17, span: 10),
+            ],
+            expected: "b",
+            offset: 2,
+            skipped: 4
+        ),
+        SpanRow(
+            name: "pod 17: a point in a share that may not be entered enters nothing",
+            time: 19,
+            candidates: [
+                .init(id: "a", start: 17, span: 4, enterable: false), .init(id: "b", start: 17, span: 10),
+            ]
+        ),
+        SpanRow(
+            name: "pod 20: the pod's end is past it",
+            time: 40,
+            candidates: [.init(id: "a", start: 20, span: 10), .init(id: "b", start: 20, span: 10)]
+        ),
     ]
 
     @Test(arguments: spanRows)
@@ -268,6 +331,7 @@ import Testing
         let entry = InterstitialCoordinator().interstitial(containing: row.time, among: row.candidates)
         #expect(entry?.id == row.expected)
         #expect(entry?.offset == row.offset)
+        if let skipped = row.skipped { #expect(entry?.skippedSpan == skipped) }
     }
 
     // MARK: Skipping

@@ -23,9 +23,14 @@ func serveLive(
 
 /// The log entries a live break is checked with, in order.
 func liveSummaries(_ log: [PlayerLogEntry]) -> [String] {
-    let kept: Set<String> = ["currentEventDidChange", "interstitialAssetStarted", "interstitialAssetEnded", "eventDidFinish", "primaryResumed"]
+    let kept: Set<String> = [
+        "currentEventDidChange", "interstitialAssetStarted", "interstitialAssetEnded", "eventDidFinish",
+        "primaryResumed",
+    ]
     return log.filter { kept.contains($0.event) }.map { entry in
-        entry.event == "interstitialAssetEnded" ? "assetEnded:\(entry["eventID"]?.stringValue ?? "")#\(Int(entry["index"]?.doubleValue ?? -1))" : entry.summary
+        entry.event == "interstitialAssetEnded"
+            ? "assetEnded:\(entry["eventID"]?.stringValue ?? "")#\(Int(entry["index"]?.doubleValue ?? -1))"
+            : entry.summary
     }
 }
 
@@ -45,12 +50,18 @@ struct LiveInterstitialTests {
             await player.play()
             try await player.run(until: 40)
             let log = await player.log
-            #expect(liveSummaries(log) == ["current:ad", "asset:ad#0", "assetEnded:ad#0", "finished:ad", "current:nil", "resumed@32.0"])
+            #expect(
+                liveSummaries(log) == [
+                    "current:ad", "asset:ad#0", "assetEnded:ad#0", "finished:ad", "current:nil", "resumed@32.0",
+                ]
+            )
             let resumed = try #require(log.first { $0.event == "primaryResumed" })
             let primaryTime = try #require(resumed["primaryTime"]?.doubleValue)
             #expect(abs(primaryTime - 32) <= 0.1)
             #expect(abs(resumed.time.seconds - 26) <= 0.1)
-            let started = try #require(log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "ad" })
+            let started = try #require(
+                log.first { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue == "ad" }
+            )
             #expect(abs(started.time.seconds - 16) <= 0.1)
             // Still 6 s behind the live edge at the end: primary = clock + 6.
             #expect(abs(await player.currentTime.seconds - 46) <= 0.1)
@@ -79,7 +90,11 @@ struct LiveInterstitialTests {
         try await withFixtureServer { base, site in
             let clock = VirtualPlaybackClock()
             let plain = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15")
-            let limited = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15,X-PLAYOUT-LIMIT=12")
+            let limited = Fixtures.interstitial(
+                "ad",
+                at: 70,
+                "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15,X-PLAYOUT-LIMIT=12"
+            )
             // The break starts at clock 16; from clock 20 the playlist carries the limit.
             serveLive(site, "/live/prog.m3u8", clock: clock) { now in [(70, now >= 20 ? limited : plain)] }
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green"])))
@@ -88,9 +103,12 @@ struct LiveInterstitialTests {
             try await player.run(until: 40)
             let log = await player.log
             #expect(log.contains { $0.event == "currentEventUpdated" })
-            #expect(liveSummaries(log) == [
-                "current:ad", "asset:ad#0", "assetEnded:ad#0", "asset:ad#1", "assetEnded:ad#1", "finished:ad", "current:nil", "resumed@34.0",
-            ])
+            #expect(
+                liveSummaries(log) == [
+                    "current:ad", "asset:ad#0", "assetEnded:ad#0", "asset:ad#1", "assetEnded:ad#1", "finished:ad",
+                    "current:nil", "resumed@34.0",
+                ]
+            )
             let finished = try #require(log.first { $0.event == "eventDidFinish" })
             let playout = try #require(finished["playoutTime"]?.doubleValue)
             #expect(abs(playout - 12) <= 0.1)
@@ -113,12 +131,20 @@ struct LiveInterstitialTests {
         try await withFixtureServer { base, site in
             let clock = VirtualPlaybackClock()
             let plain = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15")
-            let limited = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15,X-PLAYOUT-LIMIT=2")
+            let limited = Fixtures.interstitial(
+                "ad",
+                at: 70,
+                "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15,X-PLAYOUT-LIMIT=2"
+            )
             serveLive(site, "/live/prog.m3u8", clock: clock) { now in [(70, now >= 20 ? limited : plain)] }
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green"])))
             var configuration = Player.Configuration()
             configuration.liveResumption = resumption
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock, configuration: configuration)
+            let player = Player(
+                item: PlayerItem(url: base + "/live/prog.m3u8"),
+                clock: clock,
+                configuration: configuration
+            )
             await player.play()
             try await player.run(until: 40)
             let log = await player.log
@@ -163,7 +189,11 @@ struct LiveInterstitialTests {
             #expect(list.sessionID == session)
             let log = await player.log
             // Green plays whole (10 s); the live primary rejoins at 5 + 10 (joined) + 10 (played).
-            #expect(liveSummaries(log) == ["current:ad", "asset:ad#1", "assetEnded:ad#1", "finished:ad", "current:nil", "resumed@25.0"])
+            #expect(
+                liveSummaries(log) == [
+                    "current:ad", "asset:ad#1", "assetEnded:ad#1", "finished:ad", "current:nil", "resumed@25.0",
+                ]
+            )
             let resumed = try #require(log.first { $0.event == "primaryResumed" })
             #expect(abs(resumed.time.seconds - 10) <= 0.1)
             #expect(!requests.contains { $0.path.hasPrefix("/media/ad-red/") })
@@ -174,7 +204,9 @@ struct LiveInterstitialTests {
             #expect(finished["didPlayEntireEvent"]?.boolValue == false)
             var reported: [(MediaTime, Bool)] = []
             for await note in notes {
-                if case .eventDidFinish(let event, let playout, let entire) = note, event.identifier == "ad" { reported.append((playout, entire)) }
+                if case .eventDidFinish(let event, let playout, let entire) = note, event.identifier == "ad" {
+                    reported.append((playout, entire))
+                }
                 if case .currentEventDidChange(.none) = note { break }
             }
             #expect(reported.map(\.0) == [10])
@@ -200,10 +232,18 @@ struct LiveInterstitialTests {
     /// rejoins at 4 + 10 + 7 + the 13 s played.
     @Test func liveJoinLandsInTheSecondEventOfAPod() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/live/prog.m3u8", .text(Self.liveWindow(count: 10, tags: [
-                Fixtures.interstitial("ad1", at: 4, "X-ASSET-LIST=\"/lists/ad1.json\",DURATION=10"),
-                Fixtures.interstitial("ad2", at: 4, "X-ASSET-LIST=\"/lists/ad2.json\",DURATION=20"),
-            ])))
+            site.serve(
+                "/live/prog.m3u8",
+                .text(
+                    Self.liveWindow(
+                        count: 10,
+                        tags: [
+                            Fixtures.interstitial("ad1", at: 4, "X-ASSET-LIST=\"/lists/ad1.json\",DURATION=10"),
+                            Fixtures.interstitial("ad2", at: 4, "X-ASSET-LIST=\"/lists/ad2.json\",DURATION=20"),
+                        ]
+                    )
+                )
+            )
             site.serve("/lists/ad1.json", .json(assetList(base, ["red"])))
             site.serve("/lists/ad2.json", .json(assetList(base, ["green", "blue"])))
             let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
@@ -216,15 +256,20 @@ struct LiveInterstitialTests {
             #expect(list.parameter("_HLS_primary_id") == player.sessionID)
             // Green from the segment holding 7 s (6–8 s: seg-003), then blue whole.
             let ads = requests.filter { $0.path.hasPrefix("/media/ad-") && $0.path.hasSuffix(".ts") }.map(\.path)
-            #expect(ads == [
-                "/media/ad-green/seg-003.ts", "/media/ad-green/seg-004.ts",
-                "/media/ad-blue/seg-000.ts", "/media/ad-blue/seg-001.ts", "/media/ad-blue/seg-002.ts",
-                "/media/ad-blue/seg-003.ts", "/media/ad-blue/seg-004.ts",
-            ])
+            #expect(
+                ads == [
+                    "/media/ad-green/seg-003.ts", "/media/ad-green/seg-004.ts",
+                    "/media/ad-blue/seg-000.ts", "/media/ad-blue/seg-001.ts", "/media/ad-blue/seg-002.ts",
+                    "/media/ad-blue/seg-003.ts", "/media/ad-blue/seg-004.ts",
+                ]
+            )
             let log = await player.log
-            #expect(liveSummaries(log) == [
-                "current:ad2", "asset:ad2#0", "assetEnded:ad2#0", "asset:ad2#1", "assetEnded:ad2#1", "finished:ad2", "current:nil", "resumed@34.0",
-            ])
+            #expect(
+                liveSummaries(log) == [
+                    "current:ad2", "asset:ad2#0", "assetEnded:ad2#0", "asset:ad2#1", "assetEnded:ad2#1", "finished:ad2",
+                    "current:nil", "resumed@34.0",
+                ]
+            )
             let finished = try #require(log.first { $0.event == "eventDidFinish" })
             #expect(finished["playoutTime"]?.doubleValue == 13)
             #expect(finished["didPlayEntireEvent"]?.boolValue == false)
@@ -237,9 +282,17 @@ struct LiveInterstitialTests {
     /// 3 s in; the event reports the 17 s played.
     @Test func liveJoinLandsInsideTheRightAssetOfAList() async throws {
         try await withFixtureServer { base, site in
-            site.serve("/live/prog.m3u8", .text(Self.liveWindow(count: 8, tags: [
-                Fixtures.interstitial("ad", at: 2, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=30")
-            ])))
+            site.serve(
+                "/live/prog.m3u8",
+                .text(
+                    Self.liveWindow(
+                        count: 8,
+                        tags: [
+                            Fixtures.interstitial("ad", at: 2, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=30")
+                        ]
+                    )
+                )
+            )
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green", "blue"])))
             let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
             await player.play()
@@ -248,12 +301,17 @@ struct LiveInterstitialTests {
             let list = try #require(requests.first { $0.path == "/lists/ad.json" })
             #expect(list.parameter("_HLS_start_offset") == "13")
             #expect(!requests.contains { $0.path.hasPrefix("/media/ad-red/") })
-            let green = requests.filter { $0.path.hasPrefix("/media/ad-green/") && $0.path.hasSuffix(".ts") }.map(\.path)
+            let green = requests.filter { $0.path.hasPrefix("/media/ad-green/") && $0.path.hasSuffix(".ts") }.map(
+                \.path
+            )
             #expect(green.first == "/media/ad-green/seg-001.ts")
             let log = await player.log
-            #expect(liveSummaries(log) == [
-                "current:ad", "asset:ad#1", "assetEnded:ad#1", "asset:ad#2", "assetEnded:ad#2", "finished:ad", "current:nil", "resumed@32.0",
-            ])
+            #expect(
+                liveSummaries(log) == [
+                    "current:ad", "asset:ad#1", "assetEnded:ad#1", "asset:ad#2", "assetEnded:ad#2", "finished:ad",
+                    "current:nil", "resumed@32.0",
+                ]
+            )
             let finished = try #require(log.first { $0.event == "eventDidFinish" })
             #expect(finished["playoutTime"]?.doubleValue == 17)
             #expect(finished["didPlayEntireEvent"]?.boolValue == false)

@@ -121,7 +121,9 @@ struct LiveReloadTests {
                 let units = Int(now.seconds * 2)  // half seconds
                 let available = units / 4
                 let parts = units % 4
-                var lines = ["#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:2", "#EXT-X-PART-INF:PART-TARGET=0.5"]
+                var lines = [
+                    "#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:2", "#EXT-X-PART-INF:PART-TARGET=0.5",
+                ]
                 lines.append("#EXT-X-SERVER-CONTROL:CAN-BLOCK-RELOAD=YES,PART-HOLD-BACK=1.5")
                 lines.append("#EXT-X-MEDIA-SEQUENCE:\(available - 6)")
                 lines.append("#EXT-X-PROGRAM-DATE-TIME:\(Fixtures.date(Double((available - 6) * 2)))")
@@ -145,10 +147,14 @@ struct LiveReloadTests {
             await player.play()
             try await player.run(until: 104)
             let asked = site.requests.filter { $0.path == "/ll.m3u8" }.dropFirst().map { $0.query ?? "" }
-            #expect(Array(asked.prefix(8)) == [
-                "_HLS_msn=50&_HLS_part=0", "_HLS_msn=50&_HLS_part=1", "_HLS_msn=50&_HLS_part=2", "_HLS_msn=50&_HLS_part=3",
-                "_HLS_msn=51&_HLS_part=0", "_HLS_msn=51&_HLS_part=1", "_HLS_msn=51&_HLS_part=2", "_HLS_msn=51&_HLS_part=3",
-            ])
+            #expect(
+                Array(asked.prefix(8)) == [
+                    "_HLS_msn=50&_HLS_part=0", "_HLS_msn=50&_HLS_part=1", "_HLS_msn=50&_HLS_part=2",
+                    "_HLS_msn=50&_HLS_part=3",
+                    "_HLS_msn=51&_HLS_part=0", "_HLS_msn=51&_HLS_part=1", "_HLS_msn=51&_HLS_part=2",
+                    "_HLS_msn=51&_HLS_part=3",
+                ]
+            )
             #expect(!(await player.log).contains { $0.event == "error" })
         }
     }
@@ -162,11 +168,29 @@ struct LiveReloadTests {
             var channel = DirectiveChannel()
             channel.dateRanges = [
                 // Added long ago: every v2 delta leaves it out, yet it stays in the merged playlist.
-                .init(id: "promo", tag: "#EXT-X-DATERANGE:ID=\"promo\",CLASS=\"com.example.promo\",START-DATE=\"\(Fixtures.date(150))\",DURATION=30", addedAt: 0),
+                .init(
+                    id: "promo",
+                    tag:
+                        "#EXT-X-DATERANGE:ID=\"promo\",CLASS=\"com.example.promo\",START-DATE=\"\(Fixtures.date(150))\",DURATION=30",
+                    addedAt: 0
+                ),
                 // Removed at clock 110: deltas list it in RECENTLY-REMOVED-DATERANGES for 12 s.
-                .init(id: "gone", tag: "#EXT-X-DATERANGE:ID=\"gone\",START-DATE=\"\(Fixtures.date(160))\",DURATION=5", addedAt: 0, removedAt: 110),
+                .init(
+                    id: "gone",
+                    tag: "#EXT-X-DATERANGE:ID=\"gone\",START-DATE=\"\(Fixtures.date(160))\",DURATION=5",
+                    addedAt: 0,
+                    removedAt: 110
+                ),
                 // Added at clock 112 (recent in the deltas that follow): an interstitial to schedule.
-                .init(id: "ad", tag: Fixtures.interstitial("ad", at: 260, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",DURATION=10"), addedAt: 112),
+                .init(
+                    id: "ad",
+                    tag: Fixtures.interstitial(
+                        "ad",
+                        at: 260,
+                        "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",DURATION=10"
+                    ),
+                    addedAt: 112
+                ),
             ]
             let answered = Shared<[MediaTime]>([])
             site.serve("/delta.m3u8") { [channel] request in
@@ -224,9 +248,12 @@ struct LiveReloadTests {
             try await player.run(until: 110)
             let queries = site.requests.filter { $0.path == "/delta.m3u8" }.map { $0.query ?? "" }
             #expect(queries.count >= 5)
-            #expect(Array(queries.prefix(4)) == [
-                "token=abc", "token=abc", "_HLS_msn=50&_HLS_skip=YES&token=abc", "_HLS_msn=51&_HLS_skip=YES&token=abc",
-            ])
+            #expect(
+                Array(queries.prefix(4)) == [
+                    "token=abc", "token=abc", "_HLS_msn=50&_HLS_skip=YES&token=abc",
+                    "_HLS_msn=51&_HLS_skip=YES&token=abc",
+                ]
+            )
             #expect(!(await player.log).contains { $0.event == "error" })
             let merged = try #require(await player.primaryMediaPlaylist)
             #expect(merged.segments.count == 10)

@@ -84,19 +84,21 @@ struct SegmentRequestTests {
             site.serve("/ranges.m3u8", .text(playlist))
             let player = try await play(base + "/ranges.m3u8")
             #expect(await player.hasEnded)
-            #expect(mediaRequests(site.requests) == [
-                "/media/primary/seg-000.ts bytes=0-375",
-                "/media/primary/seg-000.ts bytes=0-\(half - 1)",
-                "/media/primary/seg-000.ts bytes=\(half)-\(primary - 1)",
-                "/media/primary/seg-001.ts bytes=0-\(half1 - 1)",
-                "/media/primary/seg-001.ts bytes=\(half1)-\(primary1 - 1)",
-                "/media/ad-red/seg-000.ts bytes=0-375",
-                "/media/ad-red/seg-000.ts whole",
-                "/media/ad-red/seg-001.ts bytes=0-\(red - 1)",
-                "/media/primary/seg-000.ts bytes=0-375",
-                "/media/primary/seg-002.ts whole",
-                "/media/primary/seg-003.ts whole",
-            ])
+            #expect(
+                mediaRequests(site.requests) == [
+                    "/media/primary/seg-000.ts bytes=0-375",
+                    "/media/primary/seg-000.ts bytes=0-\(half - 1)",
+                    "/media/primary/seg-000.ts bytes=\(half)-\(primary - 1)",
+                    "/media/primary/seg-001.ts bytes=0-\(half1 - 1)",
+                    "/media/primary/seg-001.ts bytes=\(half1)-\(primary1 - 1)",
+                    "/media/ad-red/seg-000.ts bytes=0-375",
+                    "/media/ad-red/seg-000.ts whole",
+                    "/media/ad-red/seg-001.ts bytes=0-\(red - 1)",
+                    "/media/primary/seg-000.ts bytes=0-375",
+                    "/media/primary/seg-002.ts whole",
+                    "/media/primary/seg-003.ts whole",
+                ]
+            )
             let maps = await player.entries("request").filter { $0["kind"]?.stringValue == "map" }
             #expect(maps.count == 3)
             #expect(maps.allSatisfy { $0["status"]?.doubleValue == 206 && $0["bytes"]?.doubleValue == 376 })
@@ -108,10 +110,17 @@ struct SegmentRequestTests {
     /// file without gaps.
     ///
     /// An interstitial asset in fMP4 loads its own map the same way.
-    @Test(.enabled(if: FFmpeg.isAvailable || FFmpeg.required, "needs ffmpeg (set INTERMISSION_REQUIRE_REFEREES=1 to require it)"))
+    @Test(
+        .enabled(
+            if: FFmpeg.isAvailable || FFmpeg.required,
+            "needs ffmpeg (set INTERMISSION_REQUIRE_REFEREES=1 to require it)"
+        )
+    )
     func fragmentedMP4FromFFmpegLoadsItsMapAndRanges() async throws {
         #expect(FFmpeg.isAvailable, "ffmpeg is required but missing")
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("intermission-fmp4-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "intermission-fmp4-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let status = FFmpeg.run(
@@ -135,9 +144,14 @@ struct SegmentRequestTests {
             site.serve("/fmp4/ad.m3u8", .text(playlistText))
             site.serve("/fmp4/" + name) { request in FixtureSite.reply(media, range: request.range, type: "video/mp4") }
             // The primary plays 4 s, then the fMP4 stream as an interstitial, then resumes.
-            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 8, dateRanges: [
-                Fixtures.interstitial("fmp4", at: 4, "X-ASSET-URI=\"\(base)/fmp4/ad.m3u8\",X-RESUME-OFFSET=0")
-            ])))
+            let dateRanges = [
+                Fixtures.interstitial(
+                    "fmp4",
+                    at: 4,
+                    "X-ASSET-URI=\"\(base)/fmp4/ad.m3u8\",X-RESUME-OFFSET=0"
+                )
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 8, dateRanges: dateRanges)))
             for url in ["/fmp4/ad.m3u8", "/vod/prog.m3u8"] {
                 let player = try await play(base + url)
                 #expect(await player.hasEnded)

@@ -24,7 +24,9 @@ func labels(_ requests: [ServedRequest]) -> [String] {
     requests.map { request in
         let path = request.path
         if path.hasPrefix("/media/primary/"), path.hasSuffix(".ts") { return "P" }
-        for ad in ["red", "green", "blue"] where path.hasPrefix("/media/ad-\(ad)/") && path.hasSuffix(".ts") { return ad }
+        for ad in ["red", "green", "blue"] where path.hasPrefix("/media/ad-\(ad)/") && path.hasSuffix(".ts") {
+            return ad
+        }
         if path.hasSuffix(".json") { return "list" }
         return "playlist:" + path
     }

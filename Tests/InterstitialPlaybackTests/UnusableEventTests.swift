@@ -52,22 +52,15 @@ struct UnusableEventTests {
     func unusableEventIsNeitherLoadedNorPlayed(_ family: Family) async throws {
         try await withFixtureServer { base, site in
             // 12 s of primary; the bad event at 4 s would skip 4 s of it; the good one at 8 s plays.
-            site.serve(
-                "/vod/prog.m3u8",
-                .text(
-                    Fixtures.vodPrimary(
-                        seconds: 12,
-                        dateRanges: [
-                            Fixtures.interstitial("bad", at: 4, family.attributes),
-                            Fixtures.interstitial(
-                                "good",
-                                at: 8,
-                                "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=10"
-                            ),
-                        ]
-                    )
-                )
-            )
+            let ranges = [
+                Fixtures.interstitial("bad", at: 4, family.attributes),
+                Fixtures.interstitial(
+                    "good",
+                    at: 8,
+                    "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0,DURATION=10"
+                ),
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 12, dateRanges: ranges)))
             site.serve("/lists/pod.json", .json(assetList(base, ["green"])))
             site.serve("/lists/bad.json", .json(assetList(base, ["red"])))
             let player = try await play(base + "/vod/prog.m3u8")
@@ -97,21 +90,14 @@ struct UnusableEventTests {
     /// and the pre-roll is not triggered again.
     @Test func playedPreRollDoesNotMoveThePrimary() async throws {
         try await withFixtureServer { base, site in
-            site.serve(
-                "/vod/prog.m3u8",
-                .text(
-                    Fixtures.vodPrimary(
-                        seconds: 20,
-                        dateRanges: [
-                            Fixtures.interstitial(
-                                "pre",
-                                at: 0,
-                                "CUE=\"PRE,ONCE\",X-ASSET-LIST=\"/lists/pre.json\",X-RESUME-OFFSET=6,DURATION=10"
-                            )
-                        ]
-                    )
+            let ranges = [
+                Fixtures.interstitial(
+                    "pre",
+                    at: 0,
+                    "CUE=\"PRE,ONCE\",X-ASSET-LIST=\"/lists/pre.json\",X-RESUME-OFFSET=6,DURATION=10"
                 )
-            )
+            ]
+            site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: ranges)))
             site.serve("/lists/pre.json", .json(assetList(base, ["blue"])))
             let player = try await play(base + "/vod/prog.m3u8") { player in
                 // Clock 20 s: 10 s of pre-roll, then the primary from 6 s to 16 s.

@@ -30,7 +30,10 @@ struct Play: AsyncParsableCommand {
     @Option(help: "Set the rate to R when the clock reads AT (R@AT); repeatable.")
     var rate: [String] = []
 
-    @Option(help: "Ask to skip the current interstitial when the clock reads AT; refused outside its skip window (logged with the reason); repeatable.")
+    @Option(
+        help:
+            "Ask to skip the current interstitial when the clock reads AT; refused outside its skip window (logged with the reason); repeatable."
+    )
     var skip: [String] = []
 
     /// The `--skip` clock times: decimal seconds from 0 to 1e9, read with `MediaTime.read` so
@@ -62,7 +65,9 @@ struct Play: AsyncParsableCommand {
     }
 
     func validate() throws {
-        guard self.speed > 0, self.speed <= 1000 else { throw ValidationError("--speed takes a number above 0 and at most 1000") }
+        guard self.speed > 0, self.speed <= 1000 else {
+            throw ValidationError("--speed takes a number above 0 and at most 1000")
+        }
         if let until, !(until >= 0 && until <= 1e9) { throw ValidationError("--until takes seconds from 0 to 1e9") }
         for text in self.skip { _ = try Self.skipTime(text) }
         for text in self.seek + self.rate {
@@ -127,7 +132,13 @@ struct Play: AsyncParsableCommand {
                         let event = await player.currentInterstitialEventID ?? "-"
                         let buffered = await player.primaryBufferedTime
                         let status = await player.timeControlStatus
-                        let line = String(format: "\r%8.2f s  event %@  buffered to %.1f s  %@   ", time.seconds, event, buffered.seconds, status.description)
+                        let line = String(
+                            format: "\r%8.2f s  event %@  buffered to %.1f s  %@   ",
+                            time.seconds,
+                            event,
+                            buffered.seconds,
+                            status.description
+                        )
                         FileHandle.standardError.write(Data(line.utf8))
                         try await Task.sleep(for: .milliseconds(250))
                     }

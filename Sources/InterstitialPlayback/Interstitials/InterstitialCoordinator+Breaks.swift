@@ -204,20 +204,23 @@ extension InterstitialCoordinator {
     func entry(in context: BreakContext, resumingAt time: MediaTime, now: MediaTime) -> BreakPlan? {
         let candidates = context.schedule.events.compactMap { scheduled -> SpanCandidate? in
             let id = scheduled.identifier
-            guard scheduled.event.cue == .none,
-                scheduled.status == .scheduled || scheduled.status == .skippedByResumption,
-                let start = scheduled.startTime, !context.passed.contains(id), !context.cancelled.contains(id)
-            else { return nil }
+            guard scheduled.event.cue == .none, let start = scheduled.startTime else { return nil }
+            let enterable =
+                (scheduled.status == .scheduled || scheduled.status == .skippedByResumption)
+                && !context.passed.contains(id) && !context.cancelled.contains(id)
             return SpanCandidate(
                 id: id,
                 start: start + context.offset,
-                span: scheduled.duration ?? scheduled.resumeOffset
+                // D.5: a cancelled event resumes with offset 0, so it covers none of the primary.
+                span: context.cancelled.contains(id) ? .zero : scheduled.duration ?? scheduled.resumeOffset,
+                enterable: enterable
             )
         }
         guard let entry = self.interstitial(containing: time, among: candidates) else { return nil }
-        let pod = candidates.filter { $0.start == entry.start }.map(\.id)
+        let pod = candidates.filter { $0.start == entry.start && $0.enterable }.map(\.id)
         var run = BreakRun(queue: Array(pod.drop { $0 != entry.id }), start: entry.start, startedAt: now)
         run.joinOffset = entry.offset
+        run.skippedSpan = entry.skippedSpan
         return BreakPlan(run: run, passed: pod, position: entry.start)
     }
 

@@ -128,11 +128,12 @@ extension InterstitialCoordinator {
     }
 
     /// What an event's start reports: where the primary paused for the break, or for a live join
-    /// (its first event), where the viewer joined and how far into the event that is.
+    /// (its first event), where the viewer joined (past the pod's events it landed after) and how
+    /// far into the event that is.
     func eventStartReport(in brk: BreakRun?) -> (primaryTime: MediaTime?, joinedAt: MediaTime?) {
         guard let brk else { return (nil, nil) }
         guard brk.joinOffset > .zero, brk.finished.isEmpty else { return (brk.start, nil) }
-        return (brk.start + brk.joinOffset, brk.joinOffset)
+        return (brk.start + brk.skippedSpan + brk.joinOffset, brk.joinOffset)
     }
 
     /// What follows `brk` when its last event ended at clock time `now` with the primary at

@@ -155,23 +155,38 @@ struct InterstitialCoordinator: Sendable {
         var start: MediaTime
         /// How much of the primary it covers (its duration, or its resume offset).
         var span: MediaTime
+        /// Whether a resume point may enter it; a pod's events that may not (already passed,
+        /// cancelled, or before the start) still take their share of the pod's span.
+        var enterable = true
     }
 
     /// The interstitial whose span a resume point lands inside, and how far into it.
     ///
     /// After a pre-roll, a cancel or a failed list, playback enters it there, asking its asset
-    /// list with `_HLS_start_offset` on live, exactly as a live join does. `nil` when none
-    /// contains the point.
+    /// list with `_HLS_start_offset` on live, exactly as a live join does. The events of a pod
+    /// (candidates with the same start, in pod order) cover consecutive shares of the primary:
+    /// the first from the pod's start, each next one from where the one before it ends. `nil`
+    /// when none contains the point, or when the point is the pod's start (it plays normally).
+    ///
+    /// - Returns: The event, its pod's start, how far into the event the point lies, and the
+    ///   spans of the pod's events before it (``BreakRun/skippedSpan``).
     func interstitial(
         containing time: MediaTime,
         among candidates: [SpanCandidate]
-    ) -> (id: String, start: MediaTime, offset: MediaTime)? {
+    ) -> (id: String, start: MediaTime, offset: MediaTime, skippedSpan: MediaTime)? {
         let tolerance = BufferedRanges.tolerance
-        let inside = candidates.filter {
-            $0.span > .zero && $0.start < time - tolerance && time < $0.start + $0.span - tolerance
+        var shareEnds: [MediaTime: MediaTime] = [:]
+        var best: (id: String, start: MediaTime, offset: MediaTime, skippedSpan: MediaTime)?
+        for candidate in candidates where candidate.span > .zero {
+            let from = shareEnds[candidate.start] ?? candidate.start
+            shareEnds[candidate.start] = from + candidate.span
+            let opens = from == candidate.start ? from < time - tolerance : from - tolerance <= time
+            guard candidate.enterable, opens, time < from + candidate.span - tolerance else { continue }
+            if let best, best.start <= candidate.start { continue }
+            let offset = MediaTime.max(time - from, .zero)
+            best = (candidate.id, candidate.start, offset, from - candidate.start)
         }
-        guard let first = inside.min(by: { $0.start < $1.start }) else { return nil }
-        return (first.id, first.start, time - first.start)
+        return best
     }
 
     /// Where the primary resumes after a break that paused it at `start` (§6 resumption, D.2, D.5).

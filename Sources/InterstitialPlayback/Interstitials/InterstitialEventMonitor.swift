@@ -27,7 +27,7 @@ public struct AssetListResponseStatus: Sendable, Hashable, CustomStringConvertib
 /// What a player reports to its monitors (AVFoundation's interstitial monitor notifications, plus
 /// the time-control status).
 public enum PlayerNotification: Sendable {
-    /// The schedule of events changed (``InterstitialEventMonitor/events``).
+    /// The schedule of events changed (``InterstitialEventObserving/events``).
     case eventsDidChange([InterstitialEvent])
     /// The current event changed (`nil`: primary content plays).
     case currentEventDidChange(InterstitialEvent?)
@@ -54,6 +54,25 @@ public enum PlayerNotification: Sendable {
     case timeControlStatusDidChange(TimeControlStatus, WaitingReason?)
 }
 
+/// What ``InterstitialEventMonitor`` and ``InterstitialEventController`` both read from the
+/// player they hold.
+public protocol InterstitialEventObserving: Sendable {
+    /// The player read.
+    var player: Player { get }
+}
+
+extension InterstitialEventObserving {
+    /// The current schedule of events: the playlist's, or the controller's when it set some.
+    public var events: [InterstitialEvent] {
+        get async { await self.player.interstitialEvents }
+    }
+
+    /// The event playing, or `nil` while primary content plays.
+    public var currentEvent: InterstitialEvent? {
+        get async { await self.player.currentInterstitialEvent }
+    }
+}
+
 /// Observes a player's interstitial events (AVFoundation `AVPlayerInterstitialEventMonitor`).
 ///
 /// ```swift
@@ -63,23 +82,13 @@ public enum PlayerNotification: Sendable {
 ///     if case .currentEventDidChange(let event) = note { print(event?.identifier ?? "primary") }
 /// }
 /// ```
-public struct InterstitialEventMonitor: Sendable {
+public struct InterstitialEventMonitor: InterstitialEventObserving {
     /// The player observed.
     public let player: Player
 
     /// Creates a monitor of `player`.
     public init(player: Player) {
         self.player = player
-    }
-
-    /// The current schedule of events: the playlist's, or the controller's when it set some.
-    public var events: [InterstitialEvent] {
-        get async { await self.player.interstitialEvents }
-    }
-
-    /// The event playing, or `nil` while primary content plays.
-    public var currentEvent: InterstitialEvent? {
-        get async { await self.player.currentInterstitialEvent }
     }
 
     /// The skip state of the current event (`notSkippable` when none plays).
@@ -112,7 +121,7 @@ public struct InterstitialEventMonitor: Sendable {
 /// events[1].restrictions = []
 /// await controller.setEvents(events)
 /// ```
-public struct InterstitialEventController: Sendable {
+public struct InterstitialEventController: InterstitialEventObserving {
     /// The player controlled.
     public let player: Player
 
@@ -121,19 +130,10 @@ public struct InterstitialEventController: Sendable {
         self.player = player
     }
 
-    /// The current schedule of events.
-    public var events: [InterstitialEvent] {
-        get async { await self.player.interstitialEvents }
-    }
-
-    /// The event playing, or `nil`.
-    public var currentEvent: InterstitialEvent? {
-        get async { await self.player.currentInterstitialEvent }
-    }
-
-    /// Replaces the future events (an empty array reverts to the playlist's); ``events`` reads
-    /// them back at once. The event playing keeps playing and ends as it would have: its
-    /// attributes are a copy taken when it began.
+    /// Replaces the future events (an empty array reverts to the playlist's).
+    ///
+    /// ``InterstitialEventObserving/events`` reads them back at once. The event playing keeps
+    /// playing and ends as it would have: its attributes are a copy taken when it began.
     public func setEvents(_ events: [InterstitialEvent]) async {
         await self.player.setControllerEvents(events)
     }
@@ -144,17 +144,20 @@ public struct InterstitialEventController: Sendable {
         await self.player.cancelCurrentEvent(resumptionOffset: offset)
     }
 
-    /// Abandons the current event only through skip control, posting
-    /// ``PlayerNotification/currentEventSkipped(_:)``. Refused, with the reason (also logged as
-    /// `skipRefused`), before `X-SKIP-CONTROL-OFFSET`, after the skip window closes, and on an
-    /// `X-RESTRICT=SKIP` event without skip control.
+    /// Abandons the current event only through skip control.
+    ///
+    /// A granted skip posts ``PlayerNotification/currentEventSkipped(_:)``. Refused, with the
+    /// reason (also logged as `skipRefused`), before `X-SKIP-CONTROL-OFFSET`, after the skip
+    /// window closes, and on an `X-RESTRICT=SKIP` event without skip control.
     @discardableResult
     public func skipCurrentEvent() async -> NavigationDecision {
         await self.player.skipCurrentEvent(overridingPolicy: false)
     }
 
-    /// Abandons the current event whatever its skip control and restrictions say: for apps that
-    /// own the skip policy (plans B and C of the AirPlay talk). Refused only when no event plays.
+    /// Abandons the current event whatever its skip control and restrictions say.
+    ///
+    /// For apps that own the skip policy (plans B and C of the AirPlay talk). Refused only when
+    /// no event plays.
     @discardableResult
     public func skipCurrentEvent(overridingPolicy: Bool) async -> NavigationDecision {
         await self.player.skipCurrentEvent(overridingPolicy: overridingPolicy)

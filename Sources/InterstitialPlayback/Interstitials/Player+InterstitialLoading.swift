@@ -9,11 +9,18 @@ extension Player {
     /// `X-ASSET-LIST` event's list is requested (once the primary is buffered to the marker).
     func prepareEventAssets(_ eventID: String) {
         guard self.interstitials.lists[eventID] == nil, !self.interstitials.cancelled.contains(eventID),
-            let event = self.interstitials.events.first(where: { $0.identifier == eventID }) ?? self.interstitials.schedule?.event(eventID)?.event
+            let event = self.interstitials.events.first(where: { $0.identifier == eventID })
+                ?? self.interstitials.schedule?.event(eventID)?.event
         else { return }
-        if let assets = self.interstitials.coordinator.assetURIList(of: event, base: self.primaryBase, primaryID: self.sessionID) {
+        if let assets = self.interstitials.coordinator.assetURIList(
+            of: event,
+            base: self.primaryBase,
+            primaryID: self.sessionID
+        ) {
             self.interstitials.lists[eventID] = assets
-            if event.assetURIs.isEmpty { self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0)) }
+            if event.assetURIs.isEmpty {
+                self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0))
+            }
             return
         }
         guard let listURI = event.assetListURI else { return }
@@ -23,7 +30,11 @@ extension Player {
             in: self.interstitials.currentBreak,
             isLive: self.interstitials.schedule?.isLive == true
         )
-        let url = InterstitialRequestURL.assetList(self.resolveAgainstPrimary(listURI), primaryID: self.sessionID, liveStartOffset: startOffset)
+        let url = InterstitialRequestURL.assetList(
+            self.resolveAgainstPrimary(listURI),
+            primaryID: self.sessionID,
+            liveStartOffset: startOffset
+        )
         self.interstitials.lists[eventID] = .loading
         self.pendingLoads.append(
             PendingLoad(
@@ -49,7 +60,9 @@ extension Player {
     /// An asset list answered.
     func handleAssetList(eventID: String, _ result: Result<LoadResponse, PlaybackError>, now: MediaTime) {
         guard case .loading? = self.interstitials.lists[eventID] else { return }
-        let event = self.interstitials.events.first { $0.identifier == eventID } ?? self.interstitials.schedule?.event(eventID)?.event
+        let event =
+            self.interstitials.events.first { $0.identifier == eventID }
+            ?? self.interstitials.schedule?.event(eventID)?.event
         let decoded: Result<AssetList, PlaybackError>
         switch Presentation.body(result, url: eventID) {
         case .failure(let error): decoded = .failure(error)
@@ -65,32 +78,44 @@ extension Player {
             let loaded = self.interstitials.coordinator.assetListDidLoad(list, for: event, primaryID: self.sessionID)
             self.interstitials.lists[eventID] = loaded
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
-            if var run = self.interstitials.current, run.eventID == eventID, let scheduled = self.interstitials.schedule?.event(eventID) {
-                // The list told the event's duration: how it ends (D.2) counts it.
-                run.duration = scheduled.duration
-                run.scheduledOffset = scheduled.resumeOffset
-                run.offsetSource = scheduled.resumeOffsetSource
-                self.interstitials.current = run
-            }
-            self.emit(.assetListLoaded(eventID: eventID, event: event, assets: list.assets.count, duration: list.totalDuration.seconds))
+            let arrived = self.interstitials.coordinator.listLoaded(
+                list,
+                eventID: eventID,
+                event: event,
+                current: self.interstitials.current,
+                scheduled: self.interstitials.schedule?.event(eventID)
+            )
+            if let run = arrived.run { self.interstitials.current = run }
+            self.perform([arrived.action], now: now)
             self.applyJoinOffset(now: now)
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
             self.interstitials.lists[eventID] = .failed(error)
             let playing = self.interstitials.current?.eventID == eventID
-            self.perform(self.interstitials.coordinator.assetListDidFail(eventID, event: event, error: error, playing: playing), now: now)
+            self.perform(
+                self.interstitials.coordinator.assetListDidFail(eventID, event: event, error: error, playing: playing),
+                now: now
+            )
         }
         self.checkTransitions(now: now)
     }
 
     /// An asset presentation failed: skip that asset (an `X-ASSET-URI` event is cancelled).
     func assetDidFail(_ id: PresentationID, error: PlaybackError, now: MediaTime) {
-        guard let eventID = id.eventID, case .loaded(var slots, let skip)? = self.interstitials.lists[eventID], slots.indices.contains(id.assetIndex) else { return }
+        guard let eventID = id.eventID, case .loaded(var slots, let skip)? = self.interstitials.lists[eventID],
+            slots.indices.contains(id.assetIndex)
+        else { return }
         slots[id.assetIndex].failed = true
         self.interstitials.lists[eventID] = .loaded(slots, skip)
         let event = self.interstitials.events.first { $0.identifier == eventID }
         let playing = self.interstitials.current?.eventID == eventID
-        let actions = self.interstitials.coordinator.assetDidFail(eventID, index: id.assetIndex, event: event, error: error, playing: playing)
+        let actions = self.interstitials.coordinator.assetDidFail(
+            eventID,
+            index: id.assetIndex,
+            event: event,
+            error: error,
+            playing: playing
+        )
         self.perform(actions, now: now)
         self.checkTransitions(now: now)
     }
@@ -133,24 +158,37 @@ extension Player {
                 var presentation = self.assets[id] ?? Presentation(id: id, url: slots[index].url)
                 presentation.followedChoice = followed
                 let start = presentation.startTime
-                loads += presentation.nextLoads(now: now, limit: start + self.configuration.forwardBufferDuration, settings: interstitialSettings)
+                loads += presentation.nextLoads(
+                    now: now,
+                    limit: start + self.configuration.forwardBufferDuration,
+                    settings: interstitialSettings
+                )
                 let done = presentation.hasFailed || presentation.isFullyBuffered(from: start)
                 self.assets[id] = presentation
                 if !done { return loads }
             }
         }
         // The whole break is buffered: buffer the primary from where it will resume.
-        if self.interstitials.current == nil, let next = self.nextBreak(), self.interstitials.repositionedFor != next.ids.first {
-            self.interstitials.repositionedFor = next.ids.first
-            let resume = self.predictedResume(start: next.start, ids: next.ids)
-            if resume != next.start { self.primary?.reposition(to: resume) }
+        if let move = self.interstitials.coordinator.primaryMove(
+            playing: self.interstitials.current != nil,
+            next: self.nextBreak(),
+            repositionedFor: self.interstitials.repositionedFor,
+            resume: { self.predictedResume(start: $0, ids: $1) }
+        ) {
+            self.interstitials.repositionedFor = move.mark
+            if let position = move.position { self.primary?.reposition(to: position) }
         }
         return loads
     }
 
     func predictedResume(start: MediaTime, ids: [String]) -> MediaTime {
         guard let context = self.breakContext else { return start }
-        return self.interstitials.coordinator.predictedResume(in: context, start: start, ids: ids, loaded: self.loadedDurations(of: ids))
+        return self.interstitials.coordinator.predictedResume(
+            in: context,
+            start: start,
+            ids: ids,
+            loaded: self.loadedDurations(of: ids)
+        )
     }
 
     /// The loaded durations of those of `ids` whose assets are all loaded.
@@ -171,10 +209,14 @@ extension Player {
     /// until that break's assets are buffered; then from its resume point.
     func primaryBufferLimit() -> MediaTime {
         let next = self.nextBreak()
-        let nextBuffered = self.interstitials.current == nil && next != nil && self.interstitials.repositionedFor == next?.ids.first
+        let nextBuffered =
+            self.interstitials.current == nil && next != nil && self.interstitials.repositionedFor == next?.ids.first
         return self.interstitials.coordinator.primaryBufferLimit(
             position: self.primaryPosition,
-            buffering: PrimaryBuffering(forward: self.configuration.forwardBufferDuration, resume: self.configuration.resumeBufferDuration),
+            buffering: PrimaryBuffering(
+                forward: self.configuration.forwardBufferDuration,
+                resume: self.configuration.resumeBufferDuration
+            ),
             next: next,
             nextBuffered: nextBuffered,
             nextResume: next.map { self.predictedResume(start: $0.start, ids: $0.ids) },
@@ -183,7 +225,9 @@ extension Player {
     }
 
     func assetStartPosition(_ id: PresentationID) -> MediaTime {
-        if let run = self.interstitials.current, run.eventID == id.eventID, run.assetIndex == id.assetIndex { return run.assetPosition }
+        if let run = self.interstitials.current, run.eventID == id.eventID, run.assetIndex == id.assetIndex {
+            return run.assetPosition
+        }
         return self.assets[id]?.startTime ?? .zero
     }
 }

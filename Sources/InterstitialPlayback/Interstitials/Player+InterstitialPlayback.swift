@@ -12,7 +12,9 @@ extension Player {
 
     /// How far the current asset may play: its buffer, its end, the playout limit.
     func currentAssetLimit() -> MediaTime? {
-        guard let run = self.interstitials.current, let id = self.currentAssetID, let presentation = self.assets[id], presentation.isReady else { return nil }
+        guard let run = self.interstitials.current, let id = self.currentAssetID, let presentation = self.assets[id],
+            presentation.isReady
+        else { return nil }
         let buffered = presentation.bufferedEnd(from: run.assetPosition)
         return self.interstitials.coordinator.assetLimit(run, bufferedEnd: buffered, duration: presentation.duration)
     }
@@ -24,23 +26,29 @@ extension Player {
     }
 
     func interstitialPlaybackDeadline(now: MediaTime) -> MediaTime? {
-        guard let run = self.interstitials.current, !run.stalled, let limit = self.currentAssetLimit() else { return nil }
+        guard let run = self.interstitials.current, !run.stalled, let limit = self.currentAssetLimit() else {
+            return nil
+        }
         guard limit > run.assetPosition else { return now }
         return now + MediaTime(seconds: (limit - run.assetPosition).seconds / self.rate)
     }
 
     /// Skip-control changes are due at their offsets.
     func interstitialDeadline(now: MediaTime) -> MediaTime? {
-        guard let run = self.interstitials.current, !run.stalled, self.rate > 0, let report = self.skipReport() else { return nil }
+        guard let run = self.interstitials.current, !run.stalled, self.rate > 0, let report = self.skipReport() else {
+            return nil
+        }
         guard let next = self.interstitials.coordinator.nextSkipChange(report, after: run.eventTime) else { return nil }
         return now + MediaTime(seconds: (next - run.eventTime).seconds / self.rate)
     }
 
     func skipReport() -> SkipStateReport? {
-        guard let run = self.interstitials.current, let schedule = self.interstitials.schedule else { return nil }
-        var control: SkipControl?
-        if case .loaded(_, let skip)? = self.interstitials.lists[run.eventID] { control = skip }
-        return NavigationPolicy(schedule: schedule).skipState(at: self.playhead, skipControl: control ?? run.event.skipControl)
+        self.interstitials.coordinator.skipReport(
+            of: self.interstitials.current,
+            list: self.interstitials.current.flatMap { self.interstitials.lists[$0.eventID] },
+            schedule: self.interstitials.schedule,
+            at: self.playhead
+        )
     }
 
     func setSkipState(_ state: SkippableEventState, event: InterstitialEvent) {
@@ -48,13 +56,16 @@ extension Player {
         if case .loaded(_, let effective)? = self.interstitials.lists[event.identifier] { control = effective }
         let old = self.interstitials.skipState
         self.interstitials.skipState = state
-        self.perform(self.interstitials.coordinator.skipStateChanged(from: old, to: state, event: event, control: control), now: self.clock.now)
+        self.perform(
+            self.interstitials.coordinator.skipStateChanged(from: old, to: state, event: event, control: control),
+            now: self.clock.now
+        )
     }
 
     /// Reacts to where the event's playhead is: assets starting and ending, the playout limit,
     /// failures, stalls.
     func checkInterstitialTransitions(now: MediaTime) {
-        while var run = self.interstitials.current {
+        while let run = self.interstitials.current {
             let eventID = run.eventID
             switch self.interstitials.coordinator.listStep(self.interstitials.lists[eventID]) {
             case .prepare:
@@ -85,30 +96,22 @@ extension Player {
                 )
                 switch step {
                 case .finishEvent(let entire, let endAsset):
-                    if endAsset {
-                        self.emit(.interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition))
-                    }
+                    if endAsset { self.perform([self.interstitials.coordinator.assetEnded(run)], now: now) }
                     self.finishEvent(entire: entire, now: now)
                 case .skipFailedAsset(let cancelEvent):
-                    run.assetIndex += 1
-                    run.assetPosition = .zero
-                    run.assetStarted = false
-                    self.interstitials.current = run
+                    self.interstitials.current = self.interstitials.coordinator.skippingFailedAsset(run)
                     if cancelEvent { self.cancelEvent(eventID, now: now) }
                 case .awaitAsset:
                     self.setEventStalled(true)
                     return
                 case .startAsset:
-                    run.assetStarted = true
-                    self.interstitials.current = run
-                    self.emit(.interstitialAssetStarted(eventID: eventID, index: run.assetIndex, url: slots[run.assetIndex].url))
+                    let started = self.interstitials.coordinator.assetStarted(run, url: slots[run.assetIndex].url)
+                    self.interstitials.current = started.run
+                    self.perform([started.action], now: now)
                 case .nextAsset:
-                    self.emit(.interstitialAssetEnded(eventID: eventID, index: run.assetIndex, playoutTime: run.assetPosition))
-                    run.playedBefore = run.playedBefore + run.assetPosition
-                    run.assetIndex += 1
-                    run.assetPosition = .zero
-                    run.assetStarted = false
-                    self.interstitials.current = run
+                    let next = self.interstitials.coordinator.nextAsset(run)
+                    self.perform([next.action], now: now)
+                    self.interstitials.current = next.run
                     self.assets[id] = nil
                 case .play:
                     guard let presentation else { return }
@@ -143,11 +146,12 @@ extension Player {
     // MARK: Navigation policy
 
     func decideRate(_ rate: Double) -> RateResult {
-        guard self.interstitials.current != nil, let schedule = self.interstitials.schedule else {
-            return RateResult(isAllowed: true, rate: rate, reason: "primary content has no rate restriction")
-        }
-        let decision = NavigationPolicy(schedule: schedule).resolveRate(rate, at: self.playhead)
-        return RateResult(isAllowed: decision.isAllowed, rate: rate, reason: decision.reason)
+        self.interstitials.coordinator.rateDecision(
+            rate,
+            playing: self.interstitials.current != nil,
+            schedule: self.interstitials.schedule,
+            at: self.playhead
+        )
     }
 
     /// The playhead as the navigation policy sees it.
@@ -167,7 +171,13 @@ extension Player {
             return SeekResult(isAllowed: true, requestedTime: time, grantedTime: time, reason: "no schedule yet")
         }
         let decision: SeekDecision
-        switch self.interstitials.coordinator.seek(to: time, from: self.playhead, in: context, position: self.primaryPosition, now: now) {
+        switch self.interstitials.coordinator.seek(
+            to: time,
+            from: self.playhead,
+            in: context,
+            position: self.primaryPosition,
+            now: now
+        ) {
         case .failure(let refusal):
             return SeekResult(isAllowed: false, requestedTime: time, grantedTime: nil, reason: refusal.reason)
         case .success(let granted):
@@ -176,13 +186,12 @@ extension Player {
         if let run = self.interstitials.current {
             // Leave the break without resuming the primary: the seek decides where it goes.
             self.interstitials.currentBreak?.queue.removeAll()
-            self.reportEventDidFinish(run, entire: false)
+            self.perform([self.interstitials.coordinator.eventDidFinish(run, entire: false)], now: now)
             self.dropAssetPresentations(of: run.eventID)
             self.interstitials.current = nil
             self.interstitials.currentBreak = nil
             self.setSkipState(.notSkippable, event: run.event)
-            self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
-            self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
+            self.perform(self.interstitials.coordinator.leaveBreak(rate: self.rate), now: now)
         }
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).
         self.interstitials.passed = decision.passed
@@ -195,6 +204,12 @@ extension Player {
             self.updateStatus()
         }
         let plan = decision.plan
-        return SeekResult(isAllowed: true, requestedTime: time, grantedTime: decision.granted, interstitials: plan.interstitials, reason: plan.reason)
+        return SeekResult(
+            isAllowed: true,
+            requestedTime: time,
+            grantedTime: decision.granted,
+            interstitials: plan.interstitials,
+            reason: plan.reason
+        )
     }
 }

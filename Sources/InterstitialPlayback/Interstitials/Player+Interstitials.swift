@@ -44,7 +44,10 @@ extension Player {
 
     /// Sets client events (``InterstitialEventController/setEvents(_:)``).
     func setControllerEvents(_ events: [InterstitialEvent]) {
-        let set = self.interstitials.coordinator.controllerEvents(events, playlistIDs: Set(self.interstitials.tracker.ids))
+        let set = self.interstitials.coordinator.controllerEvents(
+            events,
+            playlistIDs: Set(self.interstitials.tracker.ids)
+        )
         self.interstitials.controllerEvents = set.events
         self.interstitials.suppressedPlaylistIDs = set.suppressed
         self.refreshSchedule(playlist: nil, now: self.clock.now)
@@ -53,11 +56,14 @@ extension Player {
 
     /// Abandons the current event and the rest of its break.
     func cancelCurrentEvent(resumptionOffset offset: MediaTime?) {
-        guard let run = self.interstitials.currentBreak, self.interstitials.current != nil else { return }
+        guard self.interstitials.currentBreak != nil, self.interstitials.current != nil else { return }
         let now = self.clock.now
         self.advancePlayback(to: now)
-        self.interstitials.currentBreak = self.interstitials.coordinator.cancel(run, resumptionOffset: offset)
-        if let current = self.interstitials.current { self.emit(.eventCancelled(current.event)) }
+        // Playing up to now may have ended the event (or the break): cancel what plays now.
+        guard let brk = self.interstitials.currentBreak, let playing = self.interstitials.current else { return }
+        let cancelled = self.interstitials.coordinator.cancelling(brk, playing: playing, resumptionOffset: offset)
+        self.interstitials.currentBreak = cancelled.run
+        self.perform(cancelled.actions, now: now)
         self.finishEvent(entire: false, now: now)
         self.wake()
     }
@@ -74,6 +80,9 @@ extension Player {
         )
         let refusal = self.perform(self.interstitials.coordinator.skip(request), now: now)
         self.wake()
-        return NavigationDecision(isAllowed: refusal == nil, reason: refusal ?? (overridingPolicy ? "skipped: the app's policy" : "skipped"))
+        return NavigationDecision(
+            isAllowed: refusal == nil,
+            reason: refusal ?? (overridingPolicy ? "skipped: the app's policy" : "skipped")
+        )
     }
 }

@@ -24,19 +24,13 @@ extension Player {
 
     /// The tracker's events that can play; logs the others (once per identifier and defects).
     func usablePlaylistEvents() -> [InterstitialEvent] {
-        var usable: [InterstitialEvent] = []
-        for event in self.interstitials.tracker.interstitialEvents {
-            guard !event.isUsable else {
-                usable.append(event)
-                continue
-            }
-            guard self.interstitials.ignored[event.identifier] != event.defects else { continue }
-            self.interstitials.ignored[event.identifier] = event.defects
-            for defect in event.defects {
-                self.emit(.eventIgnored(eventID: event.identifier, rule: defect.rule.id.rawValue, message: defect.message))
-            }
-        }
-        return usable
+        let split = self.interstitials.coordinator.usableEvents(
+            self.interstitials.tracker.interstitialEvents,
+            ignored: self.interstitials.ignored
+        )
+        self.interstitials.ignored = split.ignored
+        self.perform(split.actions, now: self.clock.now)
+        return split.usable
     }
 
     /// A primary media playlist (first load or reload) arrived: merge its date ranges, update the
@@ -64,37 +58,39 @@ extension Player {
 
     func refreshSchedule(playlist given: MediaPlaylist?, now: MediaTime) {
         guard let playlist = given ?? self.primary?.mainTrack?.playlist else { return }
-        if given == nil, let schedule = self.interstitials.schedule {
-            // Controller events: rebuild, keeping the configuration (played events, start).
-            self.interstitials.schedule = Schedule(
-                primary: self.snapPlaylists(main: playlist),
-                events: self.schedulableEvents(self.effectiveEvents()),
-                configuration: schedule.configuration
-            )
-        }
+        // Controller events or a cancel (no playlist given): place every event again.
+        let rebuilding = given == nil && self.interstitials.schedule != nil
         if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) { self.interstitials.offset = offset }
         let events = self.effectiveEvents()
-        if var schedule = self.interstitials.schedule {
-            _ = schedule.update(primary: self.snapPlaylists(main: playlist), events: self.schedulableEvents(events))
-            self.interstitials.schedule = schedule
-        } else {
-            var configuration = Schedule.Configuration()
-            configuration.start = self.interstitials.coordinator.startRequest(isLive: playlist.isLive, startTime: self.currentItem?.startTime)
-            self.interstitials.schedule = Schedule(primary: self.snapPlaylists(main: playlist), events: self.schedulableEvents(events), configuration: configuration)
-        }
+        self.interstitials.schedule = self.interstitials.coordinator.schedule(
+            after: self.interstitials.schedule,
+            rebuilding: rebuilding,
+            primary: self.snapPlaylists(main: playlist),
+            events: self.schedulableEvents(events),
+            startTime: self.currentItem?.startTime
+        )
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
-        if var run = self.interstitials.current,
-            let updated = self.interstitials.coordinator.updatedCurrentEvent(run.event, events: events, controller: self.interstitials.controllerEvents)
-        {
-            run.event = updated
+        if let update = self.interstitials.coordinator.currentEventUpdate(
+            self.interstitials.current,
+            events: events,
+            controller: self.interstitials.controllerEvents
+        ) {
+            let run = update.run
             self.interstitials.current = run
-            self.emit(.currentEventUpdated(updated))
+            self.perform([update.action], now: now)
             // The resume point may have moved (an early return): buffer the primary from there.
             if let brk = self.interstitials.currentBreak, let context = self.breakContext {
                 let ids = brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue
                 let loaded = self.loadedDurations(of: ids)
-                self.primary?.reposition(to: self.interstitials.coordinator.expectedResume(of: brk, playing: run.eventID, in: context, loaded: loaded))
+                self.primary?.reposition(
+                    to: self.interstitials.coordinator.expectedResume(
+                        of: brk,
+                        playing: run.eventID,
+                        in: context,
+                        loaded: loaded
+                    )
+                )
             }
         }
         if events != self.interstitials.events {
@@ -120,8 +116,7 @@ extension Player {
     /// The primary's playlists whose segment boundaries `X-SNAP` counts: the main (video) playlist
     /// first, then each audio rendition loaded (the earliest boundary for OUT, the latest for IN).
     func snapPlaylists(main: MediaPlaylist) -> [MediaPlaylist] {
-        let audio = self.primary?.tracks.filter { $0.kind == .audio }.compactMap(\.playlist) ?? []
-        return [main] + audio
+        self.interstitials.coordinator.snapPlaylists(main: main, tracks: self.primary?.tracks ?? [])
     }
 
     /// The events the schedule places: all but those cancelled (D.5: a failed asset list or asset
@@ -139,7 +134,8 @@ extension Player {
     /// Where playback starts (the schedule's start position) and the pre-rolls or the break a
     /// live join lands in.
     func resolveStart(now: MediaTime) {
-        guard let context = self.breakContext, let plan = self.interstitials.coordinator.start(in: context, now: now) else { return }
+        guard let context = self.breakContext, let plan = self.interstitials.coordinator.start(in: context, now: now)
+        else { return }
         self.primaryPosition = plan.position
         self.primary?.reposition(to: plan.requested)
         if plan.reposition != plan.requested { self.primary?.reposition(to: plan.reposition) }
@@ -149,7 +145,12 @@ extension Player {
     /// What the coordinator reads of the bookkeeping; `nil` before the schedule exists.
     var breakContext: BreakContext? {
         guard let schedule = self.interstitials.schedule else { return nil }
-        return BreakContext(schedule: schedule, offset: self.interstitials.offset, passed: self.interstitials.passed, cancelled: self.interstitials.cancelled)
+        return BreakContext(
+            schedule: schedule,
+            offset: self.interstitials.offset,
+            passed: self.interstitials.passed,
+            cancelled: self.interstitials.cancelled
+        )
     }
 
     /// The next break on the primary at or after the playhead: its start and its events in order.
@@ -175,7 +176,8 @@ extension Player {
     func startPostRolls(now: MediaTime) -> Bool {
         guard !self.interstitials.postrollsStarted, let context = self.breakContext else { return false }
         self.interstitials.postrollsStarted = true
-        guard let plan = self.interstitials.coordinator.postrollBreak(in: context, at: self.primaryPosition, now: now) else { return false }
+        guard let plan = self.interstitials.coordinator.postrollBreak(in: context, at: self.primaryPosition, now: now)
+        else { return false }
         self.beginBreak(plan, now: now)
         return true
     }
@@ -199,22 +201,22 @@ extension Player {
     }
 
     func beginEvent(_ eventID: String, now: MediaTime) {
-        guard let event = self.interstitials.events.first(where: { $0.identifier == eventID })
-            ?? self.interstitials.schedule?.event(eventID)?.event
+        guard
+            let begun = self.interstitials.coordinator.beginEvent(
+                eventID,
+                events: self.interstitials.events,
+                schedule: self.interstitials.schedule,
+                in: self.interstitials.currentBreak,
+                rate: self.rate,
+                now: now
+            )
         else {
             self.endBreak(now: now)
             return
         }
-        var run = EventRun(event: event, startedAt: now)
-        let scheduled = self.interstitials.schedule?.event(eventID)
-        run.scheduledOffset = scheduled?.resumeOffset
-        run.offsetSource = scheduled?.resumeOffsetSource
-        run.duration = scheduled?.duration
-        self.interstitials.current = run
+        self.interstitials.current = begun.run
         _ = self.interstitials.schedule?.markPlayed(eventID)
-        let report = self.interstitials.coordinator.eventStartReport(in: self.interstitials.currentBreak)
-        self.emit(.currentEventDidChange(event, primaryTime: report.primaryTime, joinedAt: report.joinedAt))
-        self.perform(self.interstitials.coordinator.eventWillStart(event, rate: self.rate), now: now)
+        self.perform(begun.actions, now: now)
         self.updateStatus()
         self.prepareEventAssets(eventID)
         self.applyJoinOffset(now: now)
@@ -241,8 +243,12 @@ extension Player {
     /// Ends the current event and moves to the next event of the break, or resumes the primary.
     func finishEvent(entire: Bool, now: MediaTime) {
         guard let run = self.interstitials.current else { return }
-        self.reportEventDidFinish(run, entire: entire)
-        let record = self.interstitials.coordinator.record(of: run, now: now, cancelled: self.interstitials.cancelled.contains(run.eventID))
+        self.perform([self.interstitials.coordinator.eventDidFinish(run, entire: entire)], now: now)
+        let record = self.interstitials.coordinator.record(
+            of: run,
+            now: now,
+            cancelled: self.interstitials.cancelled.contains(run.eventID)
+        )
         let step = self.interstitials.currentBreak.map { self.interstitials.coordinator.eventDidFinish(record, in: $0) }
         self.interstitials.currentBreak = step?.run
         self.interstitials.current = nil
@@ -253,15 +259,6 @@ extension Player {
             return
         }
         self.endBreak(now: now)
-    }
-
-    /// Logs and posts `eventDidFinish`: the playout time is what this player played of the event
-    /// (after a live join, not the part it joined past), as AVFoundation's
-    /// `AVPlayerInterstitialEventMonitor` reports it; an event joined partway was not played entire.
-    func reportEventDidFinish(_ run: EventRun, entire: Bool) {
-        let played = run.playedTime
-        let entire = entire && run.joinedAt == .zero
-        self.emit(.eventDidFinish(run.event, playoutTime: played, didPlayEntireEvent: entire))
     }
 
     /// Resumes the primary after a break, where the schedule and the events' offsets say.
@@ -279,8 +276,7 @@ extension Player {
             postrollsStarted: self.interstitials.postrollsStarted,
             segmentEdges: self.resumeEdges(of: brk)
         )
-        self.emit(.currentEventDidChange(nil, primaryTime: nil, joinedAt: nil))
-        self.perform(self.interstitials.coordinator.breakDidEnd(rate: self.rate), now: now)
+        self.perform(self.interstitials.coordinator.leaveBreak(rate: self.rate), now: now)
         let resume: MediaTime
         switch outcome {
         case .primaryEnded:
@@ -303,9 +299,6 @@ extension Player {
     /// The segment boundaries `X-SNAP=IN` counts after `brk`: those of every audio and video
     /// playlist (subtitles do not count); none when its last event does not snap.
     func resumeEdges(of brk: BreakRun) -> [[MediaTime]] {
-        guard brk.fixedResume == nil, brk.finished.last?.event.alignsResumptionWithPrimarySegmentBoundary == true,
-            let tracks = self.primary?.tracks
-        else { return [] }
-        return tracks.filter { $0.kind != .subtitles }.map { track in track.segments.flatMap { [$0.start, $0.end] } }
+        self.interstitials.coordinator.resumeEdges(of: brk, tracks: self.primary?.tracks ?? [])
     }
 }

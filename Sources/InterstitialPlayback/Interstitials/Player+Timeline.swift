@@ -24,7 +24,13 @@ extension Player {
     public func integratedTimelineSnapshot() -> IntegratedTimelineSnapshot {
         let offset = self.interstitials.offset
         guard let schedule = self.interstitials.schedule else {
-            return IntegratedTimelineSnapshot(segments: [], currentSegmentIndex: nil, currentTime: self.primaryPosition, duration: self.primary?.duration, isLive: self.primary?.isLive ?? false)
+            return IntegratedTimelineSnapshot(
+                segments: [],
+                currentSegmentIndex: nil,
+                currentTime: self.primaryPosition,
+                duration: self.primary?.duration,
+                isLive: self.primary?.isLive ?? false
+            )
         }
         let segments = schedule.items.map { item in
             IntegratedTimelineSnapshot.Segment(
@@ -40,7 +46,10 @@ extension Player {
         if let run = self.interstitials.current {
             current = schedule.index(of: .interstitial(run.eventID))
         } else {
-            current = segments.firstIndex { $0.kind == .primary && $0.primary.start <= self.primaryPosition && self.primaryPosition <= $0.primary.end }
+            current = segments.firstIndex {
+                $0.kind == .primary && $0.primary.start <= self.primaryPosition
+                    && self.primaryPosition <= $0.primary.end
+            }
         }
         return IntegratedTimelineSnapshot(
             segments: segments,

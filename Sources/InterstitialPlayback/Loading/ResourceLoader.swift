@@ -1,8 +1,6 @@
 import AsyncHTTPClient
 import HLSPlaylist
 import HTTPFetch
-import NIOCore
-import NIOHTTP1
 
 /// What the player asks a loader for.
 public struct LoadRequest: Sendable, Hashable {
@@ -41,7 +39,14 @@ public struct LoadRequest: Sendable, Hashable {
     public var keepsBody: Bool
 
     /// Creates a request.
-    public init(url: String, kind: Kind, byteRange: ByteRange? = nil, timeout: Duration, maximumBodySize: Int, keepsBody: Bool) {
+    public init(
+        url: String,
+        kind: Kind,
+        byteRange: ByteRange? = nil,
+        timeout: Duration,
+        maximumBodySize: Int,
+        keepsBody: Bool
+    ) {
         self.url = url
         self.kind = kind
         self.byteRange = byteRange
@@ -84,8 +89,8 @@ public protocol ResourceLoader: Sendable {
     func load(_ request: LoadRequest, sessionID: String) async -> Result<LoadResponse, PlaybackError>
 }
 
-/// A loader on AsyncHTTPClient: per-request timeouts, `Range` headers for byte ranges, bounded
-/// bodies, and the `X-PLAYBACK-SESSION-ID` header on every request.
+/// A loader on HTTPFetch's `BoundedFetch`: per-request deadlines, `Range` headers for byte ranges,
+/// bounded bodies, and the `X-PLAYBACK-SESSION-ID` header on every request.
 public struct HTTPResourceLoader: ResourceLoader {
     /// The client requests go through.
     public let client: HTTPClient
@@ -102,48 +107,57 @@ public struct HTTPResourceLoader: ResourceLoader {
         self.userAgent = userAgent
     }
 
-    /// Loads one resource over HTTP.
+    /// Loads one resource over HTTP; every status is answered (the player judges it).
     public func load(_ request: LoadRequest, sessionID: String) async -> Result<LoadResponse, PlaybackError> {
         guard request.url.hasPrefix("http://") || request.url.hasPrefix("https://") else {
-            return .failure(PlaybackError(code: .invalidURL, message: "only http and https URLs can be loaded", url: request.url))
+            return .failure(
+                PlaybackError(code: .invalidURL, message: "only http and https URLs can be loaded", url: request.url)
+            )
         }
-        var http = HTTPClientRequest(url: request.url)
-        http.headers.add(name: "User-Agent", value: self.userAgent)
-        http.headers.add(name: "X-PLAYBACK-SESSION-ID", value: sessionID)
+        var headers = [(name: "User-Agent", value: self.userAgent), (name: "X-PLAYBACK-SESSION-ID", value: sessionID)]
         if let range = request.byteRange {
             let first = range.offset ?? 0
-            http.headers.add(name: "Range", value: "bytes=\(first)-\(first + range.length - 1)")
+            headers.append((name: "Range", value: "bytes=\(first)-\(first + range.length - 1)"))
         }
-        let started = ContinuousClock.now
-        let timeout = TimeAmount(request.timeout)
+        let fetch = FetchRequest(
+            url: request.url,
+            headers: headers,
+            timeout: request.timeout,
+            maximumBodySize: request.maximumBodySize,
+            keepsBody: request.keepsBody,
+            acceptedStatuses: nil
+        )
         do {
-            let response = try await self.client.execute(http, timeout: timeout)
-            var body: [UInt8] = []
-            var count = 0
-            for try await buffer in response.body {
-                count += buffer.readableBytes
-                if count > request.maximumBodySize {
-                    return .failure(
-                        PlaybackError(
-                            code: .bodyTooLarge,
-                            message: "the body is larger than \(request.maximumBodySize) bytes",
-                            url: request.url
-                        )
-                    )
-                }
-                if request.keepsBody { body.append(contentsOf: buffer.readableBytesView) }
-            }
+            let response = try await BoundedFetch(client: self.client).get(fetch)
             return .success(
-                LoadResponse(status: Int(response.status.code), body: body, byteCount: count, elapsed: ContinuousClock.now - started)
+                LoadResponse(
+                    status: response.status,
+                    body: response.body,
+                    byteCount: response.byteCount,
+                    elapsed: response.elapsed
+                )
             )
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            let message = NetworkErrorText.describe(error, url: request.url, timeout: request.timeout.secondsValue)
-            return .failure(PlaybackError(code: .timeout, message: message, url: request.url))
-        } catch is CancellationError {
-            return .failure(PlaybackError(code: .cancelled, message: "the request was cancelled", url: request.url))
         } catch {
-            let message = NetworkErrorText.describe(error, url: request.url, timeout: request.timeout.secondsValue)
-            return .failure(PlaybackError(code: .transport, message: message, url: request.url))
+            return .failure(Self.playbackError(error, request: request))
         }
+    }
+
+    /// A fetch failure as the player's error, with the player's code and wording.
+    static func playbackError(_ error: FetchError, request: LoadRequest) -> PlaybackError {
+        let code: PlaybackError.Code
+        var message = error.message
+        switch error.code {
+        case .timeout: code = .timeout
+        case .cancelled:
+            code = .cancelled
+            message = "the request was cancelled"
+        case .bodyTooLarge:
+            code = .bodyTooLarge
+            message = "the body is larger than \(request.maximumBodySize) bytes"
+        case .invalidURL: code = .invalidURL
+        case .httpStatus: code = .httpStatus
+        default: code = .transport
+        }
+        return PlaybackError(code: code, message: message, url: request.url, status: error.status)
     }
 }

@@ -4,12 +4,25 @@ import HLSPlaylist
 extension Player {
     // MARK: Answers
 
-    func handleLoad(_ purpose: LoadPurpose, _ request: LoadRequest, _ result: Result<LoadResponse, PlaybackError>, now: MediaTime) {
+    func handleLoad(
+        _ purpose: LoadPurpose,
+        _ request: LoadRequest,
+        _ result: Result<LoadResponse, PlaybackError>,
+        now: MediaTime
+    ) {
         self.advancePlayback(to: now)
         switch result {
         case .success(let response):
             if self.configuration.logsRequests {
-                self.emit(.request(url: request.url, kind: request.kind.description, status: response.status, bytes: response.byteCount, error: nil))
+                self.emit(
+                    .request(
+                        url: request.url,
+                        kind: request.kind.description,
+                        status: response.status,
+                        bytes: response.byteCount,
+                        error: nil
+                    )
+                )
             }
             if request.kind == .segment, response.byteCount > 16_384, (200..<300).contains(response.status) {
                 let seconds = max(response.elapsed.seconds, 1e-4)
@@ -18,7 +31,9 @@ extension Player {
             }
         case .failure(let error):
             if self.configuration.logsRequests {
-                self.emit(.request(url: request.url, kind: request.kind.description, status: nil, bytes: 0, error: error.code))
+                self.emit(
+                    .request(url: request.url, kind: request.kind.description, status: nil, bytes: 0, error: error.code)
+                )
             }
         }
         if case .assetList(let eventID) = purpose {
@@ -29,7 +44,13 @@ extension Player {
         let settings = self.configuration.streaming
         if id.isPrimary {
             guard var primary = self.primary else { return }
-            let events = primary.handle(result, for: purpose, now: now, bandwidth: self.bandwidthEstimate, settings: settings)
+            let events = primary.handle(
+                result,
+                for: purpose,
+                now: now,
+                bandwidth: self.bandwidthEstimate,
+                settings: settings
+            )
             var adapted: [PresentationEvent] = []
             if case .segment = purpose, let bandwidth = self.bandwidthEstimate {
                 adapted = primary.adapt(bandwidth: bandwidth, settings: settings)
@@ -38,7 +59,13 @@ extension Player {
             self.report(events + adapted, for: id, purpose: purpose, now: now)
         } else {
             guard var presentation = self.assets[id] else { return }
-            let events = presentation.handle(result, for: purpose, now: now, bandwidth: self.bandwidthEstimate, settings: settings)
+            let events = presentation.handle(
+                result,
+                for: purpose,
+                now: now,
+                bandwidth: self.bandwidthEstimate,
+                settings: settings
+            )
             self.assets[id] = presentation
             self.report(events, for: id, purpose: purpose, now: now)
         }
@@ -60,12 +87,23 @@ extension Player {
             switch event {
             case .variantSelected(let url, let bandwidth, let audio, let subtitles):
                 self.emit(
-                    .variantSelected(presentation: id.description, url: url, bandwidth: bandwidth, audioLanguage: audio, subtitleLanguage: subtitles)
+                    .variantSelected(
+                        presentation: id.description,
+                        url: url,
+                        bandwidth: bandwidth,
+                        audioLanguage: audio,
+                        subtitleLanguage: subtitles
+                    )
                 )
             case .playlistLoaded(let track, let url, let segments, let isLive, let changed, let delta):
                 self.emit(
                     .playlistLoaded(
-                        presentation: id.description, track: track.rawValue, url: url, segments: segments, isLive: isLive, changed: changed,
+                        presentation: id.description,
+                        track: track.rawValue,
+                        url: url,
+                        segments: segments,
+                        isLive: isLive,
+                        changed: changed,
                         delta: delta
                     )
                 )
@@ -109,7 +147,10 @@ extension Player {
         var limit = primary.bufferedEnd(from: self.primaryPosition)
         if let boundary = self.primaryBoundary() { limit = MediaTime.min(limit, boundary) }
         if let duration = primary.duration { limit = MediaTime.min(limit, duration) }
-        self.primaryPosition = MediaTime.min(self.primaryPosition + distance, MediaTime.max(limit, self.primaryPosition))
+        self.primaryPosition = MediaTime.min(
+            self.primaryPosition + distance,
+            MediaTime.max(limit, self.primaryPosition)
+        )
     }
 
     /// When the playhead next reaches something: the end of the buffer, an event, the end.

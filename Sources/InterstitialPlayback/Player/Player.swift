@@ -228,8 +228,9 @@ public actor Player {
         return decision
     }
 
-    /// Seeks the primary to `time` (seconds on the primary timeline), through the navigation policy:
-    /// a seek across a `JUMP`-restricted interstitial plays it first; inside an interstitial with
+    /// Seeks the primary to `time` (seconds on the primary timeline), through the navigation policy.
+    ///
+    /// A seek across a `JUMP`-restricted interstitial plays it first; inside an interstitial with
     /// `X-RESTRICT=SKIP` forward seeks are refused. Both the request and its resolution are logged.
     ///
     /// - Returns: What the seek came to.
@@ -270,7 +271,9 @@ public actor Player {
         self.primary?.bufferedEnd(from: self.primaryPosition) ?? self.primaryPosition
     }
 
-    /// A stream of what happens to the player, for monitors. Ends when playback ends.
+    /// A stream of what happens to the player, for monitors.
+    ///
+    /// It ends when playback ends.
     ///
     /// The stream holds at most ``Configuration/notificationBufferLimit`` notifications a
     /// subscriber has not read yet; past that the oldest unread ones are dropped, so a slow or
@@ -299,7 +302,9 @@ public actor Player {
                 self.log.append(entry)
                 // Bounded: past the limit the oldest eighth goes at once (amortised O(1) per entry).
                 let limit = self.configuration.maximumLogEntries
-                if self.log.count > limit { self.log.removeFirst(min(self.log.count, self.log.count - limit + limit / 8)) }
+                if self.log.count > limit {
+                    self.log.removeFirst(min(self.log.count, self.log.count - limit + limit / 8))
+                }
             }
             self.configuration.logHandler?(entry)
         }

@@ -102,7 +102,13 @@ public struct SeekResult: Sendable, Hashable, CustomStringConvertible {
     public var reason: String
 
     /// Creates a result.
-    public init(isAllowed: Bool, requestedTime: MediaTime, grantedTime: MediaTime?, interstitials: [String] = [], reason: String) {
+    public init(
+        isAllowed: Bool,
+        requestedTime: MediaTime,
+        grantedTime: MediaTime?,
+        interstitials: [String] = [],
+        reason: String
+    ) {
         self.isAllowed = isAllowed
         self.requestedTime = requestedTime
         self.grantedTime = grantedTime

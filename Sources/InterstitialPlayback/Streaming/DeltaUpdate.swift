@@ -29,7 +29,8 @@ enum DeltaUpdate {
         let first = delta.mediaSequence
         let previousFirst = previous.mediaSequence + previous.skippedSegmentCount
         let previousSegments = previous.segments
-        guard previous.skip == nil, first >= previousFirst, first + skipped <= previousFirst + previousSegments.count else {
+        guard previous.skip == nil, first >= previousFirst, first + skipped <= previousFirst + previousSegments.count
+        else {
             return nil
         }
         var keptRanges: [String] = []
@@ -38,7 +39,8 @@ enum DeltaUpdate {
             for placed in delta.dateRanges { present.insert(placed.dateRange.id) }
             let removed = Set(delta.recentlyRemovedDateRangeIDs)
             let lines = previous.lines
-            for placed in previous.dateRanges where !present.contains(placed.dateRange.id) && !removed.contains(placed.dateRange.id) {
+            for placed in previous.dateRanges
+            where !present.contains(placed.dateRange.id) && !removed.contains(placed.dateRange.id) {
                 keptRanges.append(lines[placed.lineIndex].text)
             }
         }
@@ -76,7 +78,9 @@ enum DeltaUpdate {
             }
         }
         let bytes = Array((text.joined(separator: "\n") + "\n").utf8)
-        guard case .media(let merged) = PlaylistParser.parse(bytes, options: .init(mode: .lenient)).playlist else { return nil }
+        guard case .media(let merged) = PlaylistParser.parse(bytes, options: .init(mode: .lenient)).playlist else {
+            return nil
+        }
         return merged
     }
 }

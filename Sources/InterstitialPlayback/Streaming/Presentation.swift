@@ -77,9 +77,11 @@ struct Presentation: Sendable {
     var error: PlaybackError?
     var audioLanguage: String?
     var subtitleLanguage: String?
-    /// The primary's rendition choice an interstitial follows: its audio language before the
-    /// settings', and its subtitle language or none (`nil` subtitles: the primary shows none, so
-    /// neither does the interstitial). `nil` for the primary: the settings decide.
+    /// The primary's rendition choice an interstitial follows.
+    ///
+    /// Its audio language before the settings', and its subtitle language or none (`nil`
+    /// subtitles: the primary shows none, so neither does the interstitial). `nil` for the
+    /// primary: the settings decide.
     var followedChoice: FollowedRenditions?
 
     init(id: PresentationID, url: String, startTime: MediaTime = .zero) {
@@ -122,7 +124,12 @@ struct Presentation: Sendable {
         if !self.mainLoaded {
             if !self.isLoadingMain {
                 self.isLoadingMain = true
-                loads.append(PendingLoad(purpose: .mainPlaylist(self.id), request: self.playlistRequest(self.url, kind: .multivariantPlaylist, settings)))
+                loads.append(
+                    PendingLoad(
+                        purpose: .mainPlaylist(self.id),
+                        request: self.playlistRequest(self.url, kind: .multivariantPlaylist, settings)
+                    )
+                )
             }
             return loads
         }
@@ -133,7 +140,12 @@ struct Presentation: Sendable {
                 if !track.isLoadingPlaylist {
                     track.isLoadingPlaylist = true
                     track.lastReloadStart = now
-                    loads.append(PendingLoad(purpose: .mediaPlaylist(self.id, track: k, blocking: false), request: self.playlistRequest(track.playlistURL, kind: .mediaPlaylist, settings)))
+                    loads.append(
+                        PendingLoad(
+                            purpose: .mediaPlaylist(self.id, track: k, blocking: false),
+                            request: self.playlistRequest(track.playlistURL, kind: .mediaPlaylist, settings)
+                        )
+                    )
                 }
                 continue
             }
@@ -145,7 +157,12 @@ struct Presentation: Sendable {
                 loads.append(
                     PendingLoad(
                         purpose: .mediaPlaylist(self.id, track: k, blocking: blocking),
-                        request: self.playlistRequest(url, kind: .mediaPlaylist, settings, extraTimeout: blocking ? (track.targetDuration * 3).duration : .zero),
+                        request: self.playlistRequest(
+                            url,
+                            kind: .mediaPlaylist,
+                            settings,
+                            extraTimeout: blocking ? (track.targetDuration * 3).duration : .zero
+                        ),
                         isBlocking: blocking
                     )
                 )
@@ -158,7 +175,9 @@ struct Presentation: Sendable {
                 guard let skip = track.sequenceNumber(at: track.startTime), skip > next else { continue }
                 track.nextSequenceNumber = skip
             }
-            guard !track.isLoadingSegment, let next = track.nextSequenceNumber, let segment = track.segment(next) else { continue }
+            guard !track.isLoadingSegment, let next = track.nextSequenceNumber, let segment = track.segment(next) else {
+                continue
+            }
             if let retry = track.retryAt, retry > now { continue }
             guard segment.start < limit else { continue }
             track.isLoadingSegment = true
@@ -166,14 +185,28 @@ struct Presentation: Sendable {
                 loads.append(
                     PendingLoad(
                         purpose: .map(self.id, track: k, url: segment.mapKey ?? map),
-                        request: LoadRequest(url: map, kind: .initializationSection, byteRange: segment.mapRange, timeout: settings.segmentTimeout, maximumBodySize: settings.maximumSegmentSize, keepsBody: false)
+                        request: LoadRequest(
+                            url: map,
+                            kind: .initializationSection,
+                            byteRange: segment.mapRange,
+                            timeout: settings.segmentTimeout,
+                            maximumBodySize: settings.maximumSegmentSize,
+                            keepsBody: false
+                        )
                     )
                 )
             } else {
                 loads.append(
                     PendingLoad(
                         purpose: .segment(self.id, track: k, sequenceNumber: next),
-                        request: LoadRequest(url: segment.url, kind: .segment, byteRange: segment.byteRange, timeout: settings.segmentTimeout, maximumBodySize: settings.maximumSegmentSize, keepsBody: false)
+                        request: LoadRequest(
+                            url: segment.url,
+                            kind: .segment,
+                            byteRange: segment.byteRange,
+                            timeout: settings.segmentTimeout,
+                            maximumBodySize: settings.maximumSegmentSize,
+                            keepsBody: false
+                        )
                     )
                 )
             }
@@ -193,12 +226,24 @@ struct Presentation: Sendable {
     /// The earliest time a reload or a retry is due.
     var nextDeadline: MediaTime? {
         self.tracks.compactMap { track -> MediaTime? in
-            [track.isLoadingPlaylist ? nil : track.nextReload, track.isLoadingSegment ? nil : track.retryAt].compactMap { $0 }.min()
+            [track.isLoadingPlaylist ? nil : track.nextReload, track.isLoadingSegment ? nil : track.retryAt].compactMap
+            { $0 }.min()
         }.min()
     }
 
-    private func playlistRequest(_ url: String, kind: LoadRequest.Kind, _ settings: StreamingSettings, extraTimeout: Duration = .zero) -> LoadRequest {
-        LoadRequest(url: url, kind: kind, timeout: settings.playlistTimeout + extraTimeout, maximumBodySize: settings.maximumPlaylistSize, keepsBody: true)
+    private func playlistRequest(
+        _ url: String,
+        kind: LoadRequest.Kind,
+        _ settings: StreamingSettings,
+        extraTimeout: Duration = .zero
+    ) -> LoadRequest {
+        LoadRequest(
+            url: url,
+            kind: kind,
+            timeout: settings.playlistTimeout + extraTimeout,
+            maximumBodySize: settings.maximumPlaylistSize,
+            keepsBody: true
+        )
     }
 
     /// The reload URL (§6.2.5, §6.3.7, §6.3.8): `_HLS_msn` (and `_HLS_part` when the playlist has
@@ -281,8 +326,17 @@ struct Presentation: Sendable {
                 self.tracks[k].nextReload = now + self.tracks[k].targetDuration
                 return []
             case .success(let bytes):
-                guard case .media(var playlist) = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: self.tracks[k].playlistURL)).playlist else {
-                    let error = PlaybackError(code: .invalidPlaylist, message: "not a media playlist", url: self.tracks[k].playlistURL)
+                guard
+                    case .media(var playlist) = PlaylistParser.parse(
+                        bytes,
+                        options: .init(mode: .lenient, file: self.tracks[k].playlistURL)
+                    ).playlist
+                else {
+                    let error = PlaybackError(
+                        code: .invalidPlaylist,
+                        message: "not a media playlist",
+                        url: self.tracks[k].playlistURL
+                    )
                     self.error = error
                     return [.failed(error)]
                 }
@@ -290,7 +344,9 @@ struct Presentation: Sendable {
                 if isDelta {
                     // §6.3.7: merge the delta into the version held; when that lacks something the
                     // delta skipped, ask for the full playlist at once.
-                    guard let previous = self.tracks[k].playlist, let merged = DeltaUpdate.merge(playlist, into: previous) else {
+                    guard let previous = self.tracks[k].playlist,
+                        let merged = DeltaUpdate.merge(playlist, into: previous)
+                    else {
                         self.tracks[k].needsFullReload = true
                         self.tracks[k].nextReload = now
                         return []
@@ -303,7 +359,9 @@ struct Presentation: Sendable {
         case .segment(_, let k, let number):
             guard self.tracks.indices.contains(k) else { return [] }
             self.tracks[k].isLoadingSegment = false
-            guard self.tracks[k].nextSequenceNumber == number, let segment = self.tracks[k].segment(number) else { return [] }
+            guard self.tracks[k].nextSequenceNumber == number, let segment = self.tracks[k].segment(number) else {
+                return []
+            }
             switch result {
             case .success(let response) where (200..<300).contains(response.status):
                 self.tracks[k].failures = 0
@@ -339,7 +397,12 @@ struct Presentation: Sendable {
         }
     }
 
-    private mutating func handleMain(_ bytes: [UInt8], now: MediaTime, bandwidth: Double?, settings: StreamingSettings) -> [PresentationEvent] {
+    private mutating func handleMain(
+        _ bytes: [UInt8],
+        now: MediaTime,
+        bandwidth: Double?,
+        settings: StreamingSettings
+    ) -> [PresentationEvent] {
         let parsed = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: self.url))
         self.mainLoaded = true
         switch parsed.playlist {
@@ -356,7 +419,11 @@ struct Presentation: Sendable {
             self.multivariant = multivariant
             self.variants = multivariant.variants.sorted { $0.bandwidth < $1.bandwidth }
             guard !self.variants.isEmpty else {
-                let error = PlaybackError(code: .noPlayableVariant, message: "the multivariant playlist has no variant", url: self.url)
+                let error = PlaybackError(
+                    code: .noPlayableVariant,
+                    message: "the multivariant playlist has no variant",
+                    url: self.url
+                )
                 self.error = error
                 return [.failed(error)]
             }
@@ -383,26 +450,48 @@ struct Presentation: Sendable {
         self.variantIndex = index
         var tracks = [Track(kind: .main, playlistURL: URIReference.resolve(variant.uri, against: self.url))]
         let languages = (self.followedChoice?.audio.map { [$0] } ?? []) + settings.preferredLanguages
-        let subtitleLanguages = self.followedChoice.map { $0.subtitles.map { [$0] } ?? [] } ?? settings.preferredLanguages
+        let subtitleLanguages =
+            self.followedChoice.map { $0.subtitles.map { [$0] } ?? [] } ?? settings.preferredLanguages
         if let group = variant.audioGroup {
             let options = multivariant.renditions.filter { $0.type == "AUDIO" && $0.groupID == group }
             if let choice = Self.rendition(options, languages: languages, requireMatch: false) {
                 self.audioLanguage = choice.language
                 if let uri = choice.uri {
-                    tracks.append(Track(kind: .audio, playlistURL: URIReference.resolve(uri, against: self.url), language: choice.language))
+                    tracks.append(
+                        Track(
+                            kind: .audio,
+                            playlistURL: URIReference.resolve(uri, against: self.url),
+                            language: choice.language
+                        )
+                    )
                 }
             }
         }
         if let group = variant.subtitlesGroup {
             let options = multivariant.renditions.filter { $0.type == "SUBTITLES" && $0.groupID == group }
-            if let choice = Self.rendition(options, languages: subtitleLanguages, requireMatch: true), let uri = choice.uri {
+            if let choice = Self.rendition(options, languages: subtitleLanguages, requireMatch: true),
+                let uri = choice.uri
+            {
                 self.subtitleLanguage = choice.language
-                tracks.append(Track(kind: .subtitles, playlistURL: URIReference.resolve(uri, against: self.url), language: choice.language))
+                tracks.append(
+                    Track(
+                        kind: .subtitles,
+                        playlistURL: URIReference.resolve(uri, against: self.url),
+                        language: choice.language
+                    )
+                )
             }
         }
         for k in tracks.indices { tracks[k].startTime = self.startTime }
         self.tracks = tracks
-        return [.variantSelected(url: tracks[0].playlistURL, bandwidth: variant.bandwidth, audioLanguage: self.audioLanguage, subtitleLanguage: self.subtitleLanguage)]
+        return [
+            .variantSelected(
+                url: tracks[0].playlistURL,
+                bandwidth: variant.bandwidth,
+                audioLanguage: self.audioLanguage,
+                subtitleLanguage: self.subtitleLanguage
+            )
+        ]
     }
 
     /// The rendition for a language preference: the first preferred language offered, else
@@ -427,7 +516,8 @@ struct Presentation: Sendable {
     ///
     /// Returns the events, or nothing when the variant stays.
     mutating func adapt(bandwidth: Double, settings: StreamingSettings) -> [PresentationEvent] {
-        guard self.error == nil, let current = self.variantIndex, self.variants.count > 1, self.isReady, !self.isLive else { return [] }
+        guard self.error == nil, let current = self.variantIndex, self.variants.count > 1, self.isReady, !self.isLive
+        else { return [] }
         let best = Self.variantIndex(self.variants, bandwidth: bandwidth)
         guard best != current, !self.tracks[0].isLoadingSegment else { return [] }
         let variant = self.variants[best]
@@ -437,10 +527,23 @@ struct Presentation: Sendable {
         track.buffered = self.tracks[0].buffered
         self.tracks[0] = track
         self.variantIndex = best
-        return [.variantSelected(url: track.playlistURL, bandwidth: variant.bandwidth, audioLanguage: self.audioLanguage, subtitleLanguage: self.subtitleLanguage)]
+        return [
+            .variantSelected(
+                url: track.playlistURL,
+                bandwidth: variant.bandwidth,
+                audioLanguage: self.audioLanguage,
+                subtitleLanguage: self.subtitleLanguage
+            )
+        ]
     }
 
-    private mutating func handleMedia(_ playlist: MediaPlaylist, track k: Int, now: MediaTime?, blocking: Bool, delta: Bool = false) -> [PresentationEvent] {
+    private mutating func handleMedia(
+        _ playlist: MediaPlaylist,
+        track k: Int,
+        now: MediaTime?,
+        blocking: Bool,
+        delta: Bool = false
+    ) -> [PresentationEvent] {
         let first = self.tracks[k].playlist == nil
         if let now { self.tracks[k].receivedAt = now }
         let partsBefore = self.tracks[k].playlist?.trailingParts.count ?? 0
@@ -448,7 +551,9 @@ struct Presentation: Sendable {
         let changed = self.tracks[k].merge(playlist, baseURL: self.tracks[k].playlistURL) { track in
             // Other tracks align with the main track by date, else by sequence number.
             guard track.kind != .main, let main, !main.segments.isEmpty else { return nil }
-            if let date = playlist.timings.first?.date, let mainFirst = main.segments.first, let mainDate = mainFirst.date {
+            if let date = playlist.timings.first?.date, let mainFirst = main.segments.first,
+                let mainDate = mainFirst.date
+            {
                 return mainFirst.start + (date - mainDate)
             }
             return main.segment(playlist.mediaSequence + playlist.skippedSegmentCount)?.start
@@ -503,9 +608,11 @@ struct Presentation: Sendable {
             let end = self.tracks[k].buffered.contiguousEnd(from: time)
             if end > time {
                 // Continue after what is already buffered from there.
-                self.tracks[k].nextSequenceNumber = self.tracks[k].sequenceNumber(at: end) ?? self.tracks[k].nextSequenceNumber
+                self.tracks[k].nextSequenceNumber =
+                    self.tracks[k].sequenceNumber(at: end) ?? self.tracks[k].nextSequenceNumber
             } else {
-                self.tracks[k].nextSequenceNumber = self.tracks[k].sequenceNumber(at: time) ?? self.tracks[k].nextSequenceNumber
+                self.tracks[k].nextSequenceNumber =
+                    self.tracks[k].sequenceNumber(at: time) ?? self.tracks[k].nextSequenceNumber
             }
         }
     }
@@ -525,7 +632,8 @@ struct Presentation: Sendable {
     static func error(_ result: Result<LoadResponse, PlaybackError>, url: String) -> PlaybackError {
         switch result {
         case .failure(let error): error
-        case .success(let response): PlaybackError(code: .httpStatus, message: "HTTP \(response.status)", url: url, status: response.status)
+        case .success(let response):
+            PlaybackError(code: .httpStatus, message: "HTTP \(response.status)", url: url, status: response.status)
         }
     }
 }

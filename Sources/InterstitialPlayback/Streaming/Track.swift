@@ -120,7 +120,9 @@ struct Track: Sendable {
 
     /// The segment containing `time`, or the first one after it.
     func sequenceNumber(at time: MediaTime) -> Int? {
-        if let segment = self.segments.first(where: { $0.start <= time + BufferedRanges.tolerance && time < $0.end - BufferedRanges.tolerance }) {
+        if let segment = self.segments.first(where: {
+            $0.start <= time + BufferedRanges.tolerance && time < $0.end - BufferedRanges.tolerance
+        }) {
             return segment.mediaSequenceNumber
         }
         return self.segments.first { $0.start >= time }?.mediaSequenceNumber
@@ -128,7 +130,9 @@ struct Track: Sendable {
 
     /// Whether every segment has been downloaded and the playlist has ended.
     var isComplete: Bool {
-        guard self.hasEndList, let next = self.nextSequenceNumber, let last = self.lastSequenceNumber else { return false }
+        guard self.hasEndList, let next = self.nextSequenceNumber, let last = self.lastSequenceNumber else {
+            return false
+        }
         return next > last
     }
 
@@ -170,7 +174,9 @@ struct Track: Sendable {
         } else {
             offset = (anchor(self) ?? .zero) - timings[0].start
         }
-        if self.segments.isEmpty == false, let firstKnown = self.segments.first?.mediaSequenceNumber, first > (oldLast ?? first) + 1 || first < firstKnown {
+        if self.segments.isEmpty == false, let firstKnown = self.segments.first?.mediaSequenceNumber,
+            first > (oldLast ?? first) + 1 || first < firstKnown
+        {
             // The window moved past what we knew, or restarted: keep only what follows.
             self.segments.removeAll()
         }
@@ -194,7 +200,10 @@ struct Track: Sendable {
             if reference.byteRange?.offset == nil, let range = reference.byteRange,
                 let previous = self.segments.last, previous.url == reference.url, let previousRange = previous.byteRange
             {
-                reference.byteRange = ByteRange(length: range.length, offset: (previousRange.offset ?? 0) + previousRange.length)
+                reference.byteRange = ByteRange(
+                    length: range.length,
+                    offset: (previousRange.offset ?? 0) + previousRange.length
+                )
             }
             self.segments.append(reference)
             changed = true
