@@ -129,6 +129,7 @@ if !coreOnly {
                 "AdInsertion",
                 "HLSPlaylist",
                 "HLSInterstitials",
+                "HTTPFetch",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -185,7 +186,7 @@ if !coreOnly {
         .testTarget(name: "GroupPlaybackTests", dependencies: ["GroupPlayback"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdInsertionTests",
-            dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist"],
+            dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -195,6 +196,7 @@ if !coreOnly {
                 "AdInsertion",
                 "HLSInterstitials",
                 "HLSPlaylist",
+                "IntermissionTestSupport",
                 "InterstitialPlayback",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),

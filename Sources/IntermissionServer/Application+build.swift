@@ -184,7 +184,7 @@ struct ServerApplicationParts: Sendable {
             mounts: configuration.mounts,
             httpClient: OriginClient.originHTTPClient,
             maximumBytes: configuration.maximumUpstreamBytes,
-            timeout: Self.timeAmount(configuration.upstreamTimeout)
+            timeout: configuration.upstreamTimeout
         )
         let now = configuration.clock.now()
         let day: Int64 = 86_400_000_000_000
