@@ -72,7 +72,7 @@ public enum SCTE35Translator {
         channel: String,
         known: [String: LiveBreak],
         defaultDuration: MediaTime,
-        restrictions: [String] = ["SKIP", "JUMP"],
+        restrictions: [String] = AttributeName.restrict.allowedValues ?? [],
         now: DateTime
     ) -> [LiveBreak] {
         let tracker = DateRangeTracker(playlist: playlist)

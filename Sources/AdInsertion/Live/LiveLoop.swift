@@ -60,9 +60,9 @@ public struct LiveLoop: Sendable {
         var segments: [Segment] = []
         var mapLine: String?
         for segment in source.segments {
-            if mapLine == nil, let map = segment.map, let uri = map["URI"]?.quotedString {
+            if mapLine == nil, let map = segment.map, let uri = map[.uri]?.quotedString {
                 var attributes = map
-                attributes["URI"] = .quoted(URIReference.resolve(uri, against: sourceURL))
+                attributes[.uri] = .quoted(URIReference.resolve(uri, against: sourceURL))
                 mapLine = Tag(name: .map, attributes: attributes).rendered
             }
             segments.append(

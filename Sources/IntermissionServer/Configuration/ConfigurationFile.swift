@@ -315,30 +315,31 @@ public struct ConfigurationFile: Sendable, Codable {
         let id = try L.id(b.id, field: "\(path).id")
         let duration = try L.seconds(b.duration, in: L.duration, field: "\(path).duration")
         let cue = b.cue ?? []
-        for member in cue where !["PRE", "POST", "ONCE"].contains(member) {
+        for member in cue where !(AttributeName.cue.allowedValues ?? []).contains(member) {
             throw ConfigurationError(key: "\(path).cue", message: "\(path).cue: \(L.quoted(member)) is not PRE, POST or ONCE")
         }
         let position: VODBreakPosition
-        if cue.contains("PRE") && cue.contains("POST") {
+        if cue.contains(AttributeName.Value.pre) && cue.contains(AttributeName.Value.post) {
             throw ConfigurationError(key: "\(path).cue", message: "\(path).cue cannot hold both PRE and POST")
-        } else if cue.contains("PRE") {
+        } else if cue.contains(AttributeName.Value.pre) {
             position = .preRoll
-        } else if cue.contains("POST") {
+        } else if cue.contains(AttributeName.Value.post) {
             position = .postRoll
         } else if let at = b.at {
             position = .midRoll(try L.seconds(at, in: L.vodBreakAt, field: "\(path).at"))
         } else {
             throw ConfigurationError(key: "\(path).at", message: "\(path) needs 'at' (seconds, not negative) or a cue of PRE or POST")
         }
-        let restrictions = b.restrictions ?? ["SKIP", "JUMP"]
-        for member in restrictions where !["SKIP", "JUMP"].contains(member) {
+        let allRestrictions = AttributeName.restrict.allowedValues ?? []
+        let restrictions = b.restrictions ?? allRestrictions
+        for member in restrictions where !allRestrictions.contains(member) {
             throw ConfigurationError(key: "\(path).restrictions", message: "\(path).restrictions: \(L.quoted(member)) is not SKIP or JUMP")
         }
         return VODBreak(
             id: id,
             position: position,
             duration: duration,
-            once: cue.contains("ONCE"),
+            once: cue.contains(AttributeName.Value.once),
             resumeOffset: try L.seconds(b.resumeOffset ?? 0, in: L.resumeOffset, field: "\(path).resumeOffset"),
             restrictions: Restrictions(members: restrictions)
         )
@@ -374,8 +375,8 @@ public struct ConfigurationFile: Sendable, Codable {
                 interval: every,
                 duration: duration,
                 offset: try plan.offset.map { (value) throws(InputLimitError) in try L.seconds(value, in: L.breakOffset, field: "\(path).breaks.offset") },
-                restrictions: try L.members(plan.restrictions ?? ["SKIP", "JUMP"], of: ["SKIP", "JUMP"], field: "\(path).breaks.restrictions"),
-                snap: try L.members(plan.snap ?? [], of: ["OUT", "IN"], field: "\(path).breaks.snap")
+                restrictions: try L.members(plan.restrictions ?? (AttributeName.restrict.allowedValues ?? []), of: AttributeName.restrict.allowedValues ?? [], field: "\(path).breaks.restrictions"),
+                snap: try L.members(plan.snap ?? [], of: AttributeName.snap.allowedValues ?? [], field: "\(path).breaks.snap")
             )
         }
         if let lookahead = entry.lookahead { channel.lookahead = try L.seconds(lookahead, in: L.lookahead, field: "\(path).lookahead") }
