@@ -186,7 +186,7 @@ if !coreOnly {
         .testTarget(name: "GroupPlaybackTests", dependencies: ["GroupPlayback"], swiftSettings: swiftSettings),
         .testTarget(
             name: "AdInsertionTests",
-            dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
+            dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -3,6 +3,7 @@ import Foundation
 import HLSPlaylist
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import Testing
 
 /// hls.js 1.6 in headless Chromium (a real interstitials client) plays the demo VOD through the
@@ -11,8 +12,7 @@ import Testing
 /// Needs chromium, Python's websocket-client and hls.js extracted to `.build-realclient/www/lib/hls.mjs`
 /// (`.ci/run` sets this up). Skipped without them unless INTERMISSION_REQUIRE_REFEREES=1.
 @Suite(.serialized) struct HLSJSTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Fixture.repository
     static let hlsjs = repository.appendingPathComponent(".build-realclient/www/lib/hls.mjs")
     static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
 
