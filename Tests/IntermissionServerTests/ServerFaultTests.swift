@@ -160,8 +160,11 @@ extension TestResponse {
             // above is the one that measures the server).
             let metrics = try await client.get("/metrics").text.split(separator: "\n")
             func bucket(_ le: String) -> Int? {
-                metrics.first { $0.hasPrefix("intermission_http_request_duration_seconds_bucket{") && $0.contains(#"route="/live/{channel}/**""#) && $0.contains(#"le="\#(le)""#) }
-                    .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+                metrics.first {
+                    $0.hasPrefix("intermission_http_request_duration_seconds_bucket{")
+                        && $0.contains(#"route="/live/{channel}/**""#) && $0.contains(#"le="\#(le)""#)
+                }
+                .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } }
             }
             let within50 = try #require(bucket("0.05"), "\(metrics.filter { $0.contains("live") })")
             #expect(bucket("+Inf") == 20)
@@ -301,7 +304,9 @@ extension OriginFaultTests {
         defer { origin.stop() }
         let clock = ManualWallClock(t0)
         var configuration = try demoConfiguration(clock: clock)
-        configuration.adInsertion.channels.append(LiveChannel(id: "huge", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8")))
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "huge", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
         try await withServer(configuration) { client in
             let first = try await client.get("/live/huge/live.m3u8")
             #expect(first.status == .ok || first.status == .badGateway)
@@ -490,7 +495,11 @@ extension OriginFaultTests {
         ] {
             try await withServer(configuration) { client in
                 let port = try #require(client.port)
-                let body = try await rawGET(port: port, path: self.base + "&_HLS_primary_id=h", host: "attacker.example")
+                let body = try await rawGET(
+                    port: port,
+                    path: self.base + "&_HLS_primary_id=h",
+                    host: "attacker.example"
+                )
                 let uris = try AssetList.decode(body).assets.map(\.uri)
                 let base = prefix.replacingOccurrences(of: "PORT", with: "\(port)")
                 #expect(uris == [base + "/media/demo/ad-red/main.m3u8", base + "/media/demo/ad-green/main.m3u8"])

@@ -62,7 +62,11 @@ struct AdminController: Sendable {
                 of: AttributeName.restrict.allowedValues ?? [],
                 field: "restrictions"
             )
-            let snap = try InputLimits.members(body.snap ?? [], of: AttributeName.snap.allowedValues ?? [], field: "snap")
+            let snap = try InputLimits.members(
+                body.snap ?? [],
+                of: AttributeName.snap.allowedValues ?? [],
+                field: "snap"
+            )
             let resumeOffset = try body.resumeOffset.map { (value) throws(InputLimitError) in
                 try InputLimits.seconds(value, in: InputLimits.resumeOffset, field: "resumeOffset")
             }

@@ -36,7 +36,9 @@ struct PlaylistController: Sendable {
     }
 
     /// Whether a path is spelled as the server spells it: every segment as ``RequestPath/encoded(_:)``
-    /// encodes its decoded form. Other spellings of the same playlist are answered but not kept, so
+    /// encodes its decoded form.
+    ///
+    /// Other spellings of the same playlist are answered but not kept, so
     /// the cache holds one entry per playlist, not one per spelling.
     static func isCanonical(_ path: Substring) -> Bool {
         guard let segments = try? RequestPath.segments(String(path)), !segments.isEmpty else { return false }

@@ -123,7 +123,10 @@ struct OriginClient: Sendable {
     private static func localBytes(_ file: String, shown: String, maximumBytes: Int) async throws -> [UInt8] {
         func tooLarge(_ size: Int64?) -> AdInsertionError {
             let count = size.map { "\($0) bytes" } ?? "more bytes"
-            return AdInsertionError(code: .upstream, message: "\(shown) is too large (\(count), the limit is \(maximumBytes))")
+            return AdInsertionError(
+                code: .upstream,
+                message: "\(shown) is too large (\(count), the limit is \(maximumBytes))"
+            )
         }
         do {
             return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file)) { handle in

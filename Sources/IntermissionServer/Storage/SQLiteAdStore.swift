@@ -445,7 +445,12 @@ private final class DecisionWriter: Sendable {
             }
             switch next {
             case .refuse:
-                continuation.resume(throwing: AdInsertionError(code: .storage, message: "the store is shutting down; the decision was not stored"))
+                continuation.resume(
+                    throwing: AdInsertionError(
+                        code: .storage,
+                        message: "the store is shutting down; the decision was not stored"
+                    )
+                )
             case .wait:
                 break
             case .drain:
@@ -455,7 +460,9 @@ private final class DecisionWriter: Sendable {
     }
 
     /// Refuses new requests and returns once every queued one is answered or failed (at once when
-    /// nothing is queued). Safe to call more than once.
+    /// nothing is queued).
+    ///
+    /// Safe to call more than once.
     func finish() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = self.state.withLock { state -> Bool in
