@@ -120,25 +120,11 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         )
         let scope = AdScope(kind: .vod, name: "movie")
         // A VOD seek into a replaced span asks with an offset too.
-        let first = try await service.decision(
-            viewer: "seeker",
-            scope: scope,
-            breakID: "mid",
-            breakDuration: 15,
-            startOffset: 12,
-            now: t0
-        )
+        let first = try await service.decide("seeker", scope, "mid", offset: 12, at: t0)
         #expect(first.isNew)
         #expect(first.decision.assets.map(\.creativeID) == ["silver10", "gold5"])
         for offset: MediaTime? in [nil, .zero, 3, MediaTime(milliseconds: 14_500)] {
-            let again = try await service.decision(
-                viewer: "seeker",
-                scope: scope,
-                breakID: "mid",
-                breakDuration: 15,
-                startOffset: offset,
-                now: t0 + 1
-            )
+            let again = try await service.decide("seeker", scope, "mid", offset: offset, at: t0 + 1)
             #expect(!again.isNew)
             #expect(again.decision == first.decision)
         }
@@ -152,35 +138,14 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
             store: store
         )
         let scope = AdScope(kind: .live, name: "x")
-        let late = try await service.decision(
-            viewer: nil,
-            scope: scope,
-            breakID: "b",
-            breakDuration: 15,
-            startOffset: MediaTime("19.5"),
-            now: t0
-        )
+        let late = try await service.decide(nil, scope, "b", offset: MediaTime("19.5"), at: t0)
         #expect(late.decision.assets.map(\.creativeID) == ["silver10", "gold5"])
         for viewer: String? in [nil, ""] {
-            let fresh = try await service.decision(
-                viewer: viewer,
-                scope: scope,
-                breakID: "b",
-                breakDuration: 15,
-                startOffset: nil,
-                now: t0 + 1
-            )
+            let fresh = try await service.decide(viewer, scope, "b", at: t0 + 1)
             #expect(fresh.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         }
         // No frequency capping: the same creatives again, and nothing kept.
-        let next = try await service.decision(
-            viewer: nil,
-            scope: scope,
-            breakID: "b2",
-            breakDuration: 15,
-            startOffset: nil,
-            now: t0 + 2
-        )
+        let next = try await service.decide(nil, scope, "b2", at: t0 + 2)
         #expect(next.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         #expect(try await store.decisionCount() == 0)
     }
@@ -193,50 +158,15 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
             store: store
         )
         let scope = AdScope(kind: .live, name: "x")
-        let first = try await service.decision(
-            viewer: "v1",
-            scope: scope,
-            breakID: "b1",
-            breakDuration: 15,
-            startOffset: nil,
-            now: t0
-        )
-        let again = try await service.decision(
-            viewer: "v1",
-            scope: scope,
-            breakID: "b1",
-            breakDuration: 15,
-            startOffset: 3,
-            now: t0 + 5
-        )
+        let first = try await service.decide("v1", scope, "b1", at: t0)
+        let again = try await service.decide("v1", scope, "b1", offset: 3, at: t0 + 5)
         #expect(first.isNew && !again.isNew)
         #expect(first.decision == again.decision)
-        let next = try await service.decision(
-            viewer: "v1",
-            scope: scope,
-            breakID: "b2",
-            breakDuration: 15,
-            startOffset: nil,
-            now: t0 + 60
-        )
+        let next = try await service.decide("v1", scope, "b2", at: t0 + 60)
         #expect(next.decision.assets.map(\.creativeID) == ["cheap5"])
-        let other = try await service.decision(
-            viewer: "v2",
-            scope: scope,
-            breakID: "b2",
-            breakDuration: 15,
-            startOffset: nil,
-            now: t0 + 60
-        )
+        let other = try await service.decide("v2", scope, "b2", at: t0 + 60)
         #expect(other.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
-        let later = try await service.decision(
-            viewer: "v1",
-            scope: scope,
-            breakID: "b3",
-            breakDuration: 15,
-            startOffset: nil,
-            now: t0 + 700
-        )
+        let later = try await service.decide("v1", scope, "b3", at: t0 + 700)
         #expect(later.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         #expect(try await store.decisionCount() == 4)
     }
@@ -248,22 +178,8 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
             store: InMemoryAdStore()
         )
         let scope = AdScope(kind: .vod, name: "x")
-        let first = try await service.decision(
-            viewer: "v1",
-            scope: scope,
-            breakID: "b1",
-            breakDuration: 15,
-            startOffset: nil,
-            now: t0
-        )
-        let second = try await service.decision(
-            viewer: "v1",
-            scope: scope,
-            breakID: "b2",
-            breakDuration: 15,
-            startOffset: nil,
-            now: t0
-        )
+        let first = try await service.decide("v1", scope, "b1", at: t0)
+        let second = try await service.decide("v1", scope, "b2", at: t0)
         #expect(first.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         #expect(second.decision.assets.map(\.creativeID) == first.decision.assets.map(\.creativeID))
     }
@@ -459,5 +375,25 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
             #expect(!PlainRelativeURI.isPlain(notPlain), "\(notPlain)")
         }
         #expect(!PlainRelativeURI.isPlain(String(repeating: "a", count: 100_000)))
+    }
+}
+
+extension AdDecisionService {
+    /// The decision for a 15 s break (every break these tests ask about lasts 15 s).
+    func decide(
+        _ viewer: String?,
+        _ scope: AdScope,
+        _ breakID: String,
+        offset: MediaTime? = nil,
+        at now: DateTime
+    ) async throws -> (decision: AdDecision, isNew: Bool) {
+        try await self.decision(
+            viewer: viewer,
+            scope: scope,
+            breakID: breakID,
+            breakDuration: 15,
+            startOffset: offset,
+            now: now
+        )
     }
 }

@@ -119,7 +119,7 @@ public enum SCTE35Translator {
 /// `http(s)` playlist URL without dot segments: resolving it (RFC 3986 §5.2) is appending it to the
 /// base's folder, with no parsing.
 ///
-/// Anything else takes ``URIReference/resolve(_:against:)``.
+/// Anything else takes `URIReference.resolve(_:against:)`.
 public enum PlainRelativeURI {
     /// The folder of `url` (up to and including its last `/`, without query or fragment) when it
     /// is an `http(s)` URL with a host and a path free of `.` and `..` segments; `nil` otherwise.

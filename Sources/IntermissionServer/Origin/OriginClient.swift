@@ -12,13 +12,13 @@ import NIOFileSystem
 /// URL (redacted: see ``URLRedaction``) and why: unreachable, an HTTP error status, too large, too
 /// slow, or not a playlist.
 ///
-/// Remote origins are read with `HTTPFetch`'s ``BoundedFetch``, the one bounded fetch the CLI and
+/// Remote origins are read with `HTTPFetch`'s `BoundedFetch`, the one bounded fetch the CLI and
 /// the player use too: one deadline, ``timeout``, covers the whole exchange (connecting, the
 /// headers and the last byte of the body), and a refused connection fails at once.
 struct OriginClient: Sendable {
     /// The client remote origins are read with: like `HTTPClient.shared`, process-wide and never
     /// shut down, but without retrying refused connections (see
-    /// ``BoundedFetch/makeClient(connectTimeout:maximumRedirects:)``).
+    /// `BoundedFetch.makeClient(connectTimeout:maximumRedirects:)`).
     static let originHTTPClient: HTTPClient = BoundedFetch.makeClient()
 
     /// Local folders by mount name.
@@ -27,7 +27,7 @@ struct OriginClient: Sendable {
     var httpClient: HTTPClient
     /// The most a playlist may weigh.
     var maximumBytes: Int
-    /// How long a remote origin has to answer; ``BoundedFetch`` holds it within
+    /// How long a remote origin has to answer; `BoundedFetch` holds it within
     /// `FetchRequest.minimumTimeout` … `FetchRequest.maximumTimeout`.
     var timeout: Duration
 
@@ -47,7 +47,7 @@ struct OriginClient: Sendable {
         try Self.parse(try await self.bytes(at: url), url: url)
     }
 
-    /// The bytes read from `url`, parsed: ``AdInsertionError/Code/upstream`` when they are not a
+    /// The bytes read from `url`, parsed: `AdInsertionError.Code.upstream` when they are not a
     /// playlist or not a valid one.
     static func parse(_ bytes: [UInt8], url: String) throws -> Playlist {
         var view = bytes[...]
