@@ -214,6 +214,82 @@ extension TestResponse {
         #expect(elapsed < .seconds(3), "\(elapsed)")
     }
 
+    /// The 502 says what the origin did, in the words of the shared fetch: the status it answered
+    /// (the origin answers 418 only to the server's User-Agent), a Content-Length over the limit,
+    /// a refused connection with its address.
+    @Test(.timeLimit(.minutes(1))) func originFailuresAreSaidInWords() async throws {
+        let teapot = try #require(
+            scriptedOrigin(
+                handler: """
+                    agent = self.headers.get("User-Agent", "")
+                    self.send_response(418 if agent == "intermission-server/0.1" else 400)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    """
+            )
+        )
+        defer { teapot.stop() }
+        let (answered, _) = try await Self.askUpstream(port: teapot.port, timeout: .seconds(8))
+        #expect(answered.status == .badGateway)
+        #expect(
+            answered.json?["error"]?["message"]?.stringValue
+                == "upstream http://127.0.0.1:\(teapot.port)/live.m3u8 answered HTTP 418",
+            "\(answered.text)"
+        )
+
+        let huge = try #require(
+            scriptedOrigin(
+                handler: """
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000000000000")
+                    self.end_headers()
+                    """
+            )
+        )
+        defer { huge.stop() }
+        let limit = try demoConfiguration(clock: ManualWallClock(t0)).maximumUpstreamBytes
+        let (large, _) = try await Self.askUpstream(port: huge.port, timeout: .seconds(8))
+        #expect(large.status == .badGateway)
+        #expect(
+            large.json?["error"]?["message"]?.stringValue
+                == "upstream http://127.0.0.1:\(huge.port)/live.m3u8 is too large (more than \(limit) bytes)",
+            "\(large.text)"
+        )
+
+        let port = try refusingPort()
+        let (refused, _) = try await Self.askUpstream(port: port, timeout: .seconds(8))
+        #expect(
+            refused.json?["error"]?["message"]?.stringValue
+                == "upstream http://127.0.0.1:\(port)/live.m3u8 is unreachable: cannot connect to 127.0.0.1:\(port): connection refused",
+            "\(refused.text)"
+        )
+    }
+
+    /// The timeout is held within 1 ms … 1 hour: zero gives up after 1 ms (and says so), and
+    /// `Int64.max` seconds neither overflows nor delays a refused connection.
+    @Test(.timeLimit(.minutes(1))) func theUpstreamTimeoutIsKeptInRange() async throws {
+        let silent = try #require(
+            scriptedOrigin(
+                handler: """
+                    time.sleep(5)
+                    """
+            )
+        )
+        defer { silent.stop() }
+        let (zero, elapsed) = try await Self.askUpstream(port: silent.port, timeout: .zero)
+        #expect(zero.status == .badGateway)
+        #expect(
+            zero.json?["error"]?["message"]?.stringValue
+                == "upstream http://127.0.0.1:\(silent.port)/live.m3u8 did not send its whole answer within 0.001 s",
+            "\(zero.text)"
+        )
+        #expect(elapsed < .seconds(4), "\(elapsed)")
+
+        let (refused, fast) = try await Self.askUpstream(port: try refusingPort(), timeout: .seconds(Int64.max))
+        #expect(refused.status == .badGateway)
+        #expect(fast < .seconds(3), "\(fast)")
+    }
+
     /// Asks a server whose channel `up` reads `http://127.0.0.1:{port}/live.m3u8` for it: the answer
     /// and how long it took.
     static func askUpstream(port: Int, timeout: Duration) async throws -> (TestResponse, Duration) {
