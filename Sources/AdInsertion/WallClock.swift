@@ -1,7 +1,6 @@
+import Foundation
 import HLSPlaylist
 import Synchronization
-
-import Foundation
 
 /// A source of wall-clock dates.
 ///

@@ -51,7 +51,8 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
             logger.info(
                 "intermission serve is running",
                 metadata: [
-                    "address": "http://\(host):\(port)", "assets": "\(assetCount)", "channels": "\(channelCount)", "database": "\(database)",
+                    "address": "http://\(host):\(port)", "assets": "\(assetCount)", "channels": "\(channelCount)",
+                    "database": "\(database)",
                 ]
             )
             for id in vodIDs { logger.notice("VOD:  http://\(host):\(port)/vod/\(id)/main.m3u8") }
@@ -78,7 +79,10 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     }
     if url == "memory:" || url == ":memory:" { return InMemoryAdStore() }
     if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
-        throw ConfigurationError(message: "database '\(URLRedaction.redact(url))': PostgreSQL is not supported yet; use a file path or sqlite:PATH")
+        throw ConfigurationError(
+            message:
+                "database '\(URLRedaction.redact(url))': PostgreSQL is not supported yet; use a file path or sqlite:PATH"
+        )
     }
     var path = url
     if path.hasPrefix("sqlite://") {
@@ -184,7 +188,7 @@ struct ServerApplicationParts: Sendable {
             mounts: configuration.mounts,
             httpClient: OriginClient.originHTTPClient,
             maximumBytes: configuration.maximumUpstreamBytes,
-            timeout: Self.timeAmount(configuration.upstreamTimeout)
+            timeout: configuration.upstreamTimeout
         )
         let now = configuration.clock.now()
         let day: Int64 = 86_400_000_000_000
@@ -230,9 +234,11 @@ struct ServerApplicationParts: Sendable {
         return routes
     }()
 
-    /// A duration as NIO's time amount, kept to 0 ... 1 day (a configured timeout comes from outside:
+    /// A duration as NIO's time amount, kept to 0 through 1 day.
+    ///
+    /// A configured timeout comes from outside:
     /// a negative one would be a deadline in the past, and NIO adds a timeout to `now`, so one near
-    /// `Int64.max` nanoseconds would overflow there).
+    /// `Int64.max` nanoseconds would overflow there.
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         TimeAmount(min(max(duration, .zero), .seconds(86_400)))
     }

@@ -15,7 +15,9 @@ func errors(_ bytes: [UInt8]) -> [PlaylistDiagnostic] {
 }
 
 func dateRangeLines(_ bytes: [UInt8]) -> [String] {
-    String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") }.map(String.init)
+    String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") }.map(
+        String.init
+    )
 }
 
 let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
@@ -34,7 +36,11 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
     @Test func everyMediaPlaylistGetsTheSameValidTags() throws {
         let video = try MediaPlaylist(parsing: vodPlaylist(count: 30, prefix: "v"))
         let audio = try MediaPlaylist(parsing: vodPlaylist(count: 30, prefix: "a"))
-        let decorator = VODDecorator(asset: self.asset, reference: video, locator: AssetListLocator(baseURL: "https://ads.example.com/"))
+        let decorator = VODDecorator(
+            asset: self.asset,
+            reference: video,
+            locator: AssetListLocator(baseURL: "https://ads.example.com/")
+        )
         let v = decorator.decorate(video, playlistURL: "https://origin.example.com/movie/video.m3u8").serialized()
         let a = decorator.decorate(audio, playlistURL: "https://origin.example.com/movie/audio/a.m3u8").serialized()
         #expect(errors(v).isEmpty, "\(errors(v))")
@@ -42,10 +48,17 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         #expect(dateRangeLines(v) == dateRangeLines(a))
         let lines = dateRangeLines(v)
         #expect(lines.count == 3)
-        #expect(lines[0].contains("ID=\"pre\"") && lines[0].contains("CUE=\"PRE,ONCE\"") && lines[0].contains("X-RESUME-OFFSET=0"))
+        #expect(
+            lines[0].contains("ID=\"pre\"") && lines[0].contains("CUE=\"PRE,ONCE\"")
+                && lines[0].contains("X-RESUME-OFFSET=0")
+        )
         #expect(lines[1].contains("ID=\"mid1\"") && lines[1].contains("START-DATE=\"2025-01-01T00:00:20.000Z\""))
         #expect(lines[2].contains("CUE=\"POST\"") && lines[2].contains("START-DATE=\"2025-01-01T00:01:00.000Z\""))
-        #expect(lines[1].contains("X-ASSET-LIST=\"https://ads.example.com/v1/asset-lists/vod-demo/mid1.json?_HLS_interstitial_id=mid1\""))
+        #expect(
+            lines[1].contains(
+                "X-ASSET-LIST=\"https://ads.example.com/v1/asset-lists/vod-demo/mid1.json?_HLS_interstitial_id=mid1\""
+            )
+        )
         let text = String(decoding: a, as: UTF8.self)
         #expect(text.contains("https://origin.example.com/movie/audio/a-0.ts"))
         #expect(text.contains("#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z"))
@@ -56,9 +69,13 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
     }
 
     @Test func multivariantKeepsMediaPlaylistsRelative() throws {
-        let text = "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nprog.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=2000\nhttps://origin.example.com/movie/hi/prog.m3u8\n"
+        let text =
+            "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nprog.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=2000\nhttps://origin.example.com/movie/hi/prog.m3u8\n"
         let playlist = try MultivariantPlaylist(parsing: text)
-        let decorated = VODDecorator.decorate(multivariant: playlist, playlistURL: "https://origin.example.com/movie/main.m3u8")
+        let decorated = VODDecorator.decorate(
+            multivariant: playlist,
+            playlistURL: "https://origin.example.com/movie/main.m3u8"
+        )
         #expect(decorated.variants.map(\.uri) == ["prog.m3u8", "hi/prog.m3u8"])
     }
 }
@@ -77,7 +94,9 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         let full = decider.decide(key, breakDuration: 15, startOffset: nil, excluding: [], now: t0)
         #expect(full.assets.map(\.creativeID) == ["gold5", "silver10"])
         #expect(full.podDuration == 15)
-        #expect(decider.decide(key, breakDuration: 15, startOffset: .zero, excluding: [], now: t0).assets == full.assets)
+        #expect(
+            decider.decide(key, breakDuration: 15, startOffset: .zero, excluding: [], now: t0).assets == full.assets
+        )
         // Joining 10 s in: still 15 s of ads (the list spans the whole break), but silver fills the
         // 10 s the viewer will not see, and gold plays from 10 s to 15 s, where it will.
         let late = decider.decide(key, breakDuration: 15, startOffset: 10, excluding: [], now: t0)
@@ -94,14 +113,18 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
     @Test(.timeLimit(.minutes(1))) func theStoredDecisionIsTheWholeAnswerWhateverTheNextOffset() async throws {
         let store = InMemoryAdStore()
-        let service = AdDecisionService(decider: AdDecider(inventory: self.inventory), policy: DecisionPolicy(repeatWindow: 600), store: store)
+        let service = AdDecisionService(
+            decider: AdDecider(inventory: self.inventory),
+            policy: DecisionPolicy(repeatWindow: 600),
+            store: store
+        )
         let scope = AdScope(kind: .vod, name: "movie")
         // A VOD seek into a replaced span asks with an offset too.
-        let first = try await service.decision(viewer: "seeker", scope: scope, breakID: "mid", breakDuration: 15, startOffset: 12, now: t0)
+        let first = try await service.decide("seeker", scope, "mid", offset: 12, at: t0)
         #expect(first.isNew)
         #expect(first.decision.assets.map(\.creativeID) == ["silver10", "gold5"])
         for offset: MediaTime? in [nil, .zero, 3, MediaTime(milliseconds: 14_500)] {
-            let again = try await service.decision(viewer: "seeker", scope: scope, breakID: "mid", breakDuration: 15, startOffset: offset, now: t0 + 1)
+            let again = try await service.decide("seeker", scope, "mid", offset: offset, at: t0 + 1)
             #expect(!again.isNew)
             #expect(again.decision == first.decision)
         }
@@ -109,16 +132,20 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
     @Test(.timeLimit(.minutes(1))) func anonymousRequestsAreNotStoredAndDoNotChangeEachOthersPods() async throws {
         let store = InMemoryAdStore()
-        let service = AdDecisionService(decider: AdDecider(inventory: self.inventory), policy: DecisionPolicy(repeatWindow: 600), store: store)
+        let service = AdDecisionService(
+            decider: AdDecider(inventory: self.inventory),
+            policy: DecisionPolicy(repeatWindow: 600),
+            store: store
+        )
         let scope = AdScope(kind: .live, name: "x")
-        let late = try await service.decision(viewer: nil, scope: scope, breakID: "b", breakDuration: 15, startOffset: MediaTime("19.5"), now: t0)
+        let late = try await service.decide(nil, scope, "b", offset: MediaTime("19.5"), at: t0)
         #expect(late.decision.assets.map(\.creativeID) == ["silver10", "gold5"])
         for viewer: String? in [nil, ""] {
-            let fresh = try await service.decision(viewer: viewer, scope: scope, breakID: "b", breakDuration: 15, startOffset: nil, now: t0 + 1)
+            let fresh = try await service.decide(viewer, scope, "b", at: t0 + 1)
             #expect(fresh.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         }
         // No frequency capping: the same creatives again, and nothing kept.
-        let next = try await service.decision(viewer: nil, scope: scope, breakID: "b2", breakDuration: 15, startOffset: nil, now: t0 + 2)
+        let next = try await service.decide(nil, scope, "b2", at: t0 + 2)
         #expect(next.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         #expect(try await store.decisionCount() == 0)
     }
@@ -131,15 +158,15 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
             store: store
         )
         let scope = AdScope(kind: .live, name: "x")
-        let first = try await service.decision(viewer: "v1", scope: scope, breakID: "b1", breakDuration: 15, startOffset: nil, now: t0)
-        let again = try await service.decision(viewer: "v1", scope: scope, breakID: "b1", breakDuration: 15, startOffset: 3, now: t0 + 5)
+        let first = try await service.decide("v1", scope, "b1", at: t0)
+        let again = try await service.decide("v1", scope, "b1", offset: 3, at: t0 + 5)
         #expect(first.isNew && !again.isNew)
         #expect(first.decision == again.decision)
-        let next = try await service.decision(viewer: "v1", scope: scope, breakID: "b2", breakDuration: 15, startOffset: nil, now: t0 + 60)
+        let next = try await service.decide("v1", scope, "b2", at: t0 + 60)
         #expect(next.decision.assets.map(\.creativeID) == ["cheap5"])
-        let other = try await service.decision(viewer: "v2", scope: scope, breakID: "b2", breakDuration: 15, startOffset: nil, now: t0 + 60)
+        let other = try await service.decide("v2", scope, "b2", at: t0 + 60)
         #expect(other.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
-        let later = try await service.decision(viewer: "v1", scope: scope, breakID: "b3", breakDuration: 15, startOffset: nil, now: t0 + 700)
+        let later = try await service.decide("v1", scope, "b3", at: t0 + 700)
         #expect(later.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         #expect(try await store.decisionCount() == 4)
     }
@@ -151,8 +178,8 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
             store: InMemoryAdStore()
         )
         let scope = AdScope(kind: .vod, name: "x")
-        let first = try await service.decision(viewer: "v1", scope: scope, breakID: "b1", breakDuration: 15, startOffset: nil, now: t0)
-        let second = try await service.decision(viewer: "v1", scope: scope, breakID: "b2", breakDuration: 15, startOffset: nil, now: t0)
+        let first = try await service.decide("v1", scope, "b1", at: t0)
+        let second = try await service.decide("v1", scope, "b2", at: t0)
         #expect(first.decision.assets.map(\.creativeID) == ["gold5", "silver10"])
         #expect(second.decision.assets.map(\.creativeID) == first.decision.assets.map(\.creativeID))
     }
@@ -161,7 +188,12 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 @Suite struct LiveLoopTests {
     func loop(window: Int = 4) throws -> LiveLoop {
         let source = try MediaPlaylist(parsing: vodPlaylist(count: 5))
-        return try LiveLoop(source: source, sourceURL: "/media/demo/primary/prog.m3u8", startDate: t0, windowSize: window)
+        return try LiveLoop(
+            source: source,
+            sourceURL: "/media/demo/primary/prog.m3u8",
+            startDate: t0,
+            windowSize: window
+        )
     }
 
     @Test func windowSlidesWithSequenceNumbersAcrossLoops() throws {
@@ -196,7 +228,10 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         var breaks = plan.breaks(channel: "demo", startDate: t0, from: now - 60, to: now + 30)
         #expect(breaks.map(\.id) == ["auto-0"])
         let locator = AssetListLocator()
-        let before = String(decoding: loop.render(at: now, breaks: breaks, lookahead: 30, locator: locator), as: UTF8.self)
+        let before = String(
+            decoding: loop.render(at: now, breaks: breaks, lookahead: 30, locator: locator),
+            as: UTF8.self
+        )
         #expect(before.contains("ID=\"auto-0\"") && before.contains("START-DATE=\"2025-01-01T00:02:00.000Z\""))
         #expect(before.contains("X-ASSET-LIST=\"/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0\""))
         breaks[0].playoutLimit = 8
@@ -220,7 +255,9 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         #expect(found == self.plan.breaks(channel: "demo", startDate: t0, from: t0 + 480, to: t0 + 480).first)
         // 2025 + 61,900,552 × 120 s is still a representable date (year 2260): found, at once.
         let far = self.plan.plannedBreak(id: "auto-61900552", channel: "demo", startDate: t0)
-        #expect(far?.startDate == DateTime(nanosecondsSince1970: t0.nanosecondsSince1970 + 120_000_000_000 * 61_900_553))
+        #expect(
+            far?.startDate == DateTime(nanosecondsSince1970: t0.nanosecondsSince1970 + 120_000_000_000 * 61_900_553)
+        )
     }
 
     @Test func idsThatAreNotPlainIndexesOrDoNotFitAreNotBreaks() {
@@ -241,10 +278,20 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
     @Test func listingNearTheEndOfTimeStopsInsteadOfWrapping() {
         let late = DateTime(nanosecondsSince1970: Int64.max - 1_000_000_000_000)
         // A window near the largest date: at most the breaks that fit, no wrapped dates.
-        let breaks = self.plan.breaks(channel: "demo", startDate: t0, from: late, to: DateTime(nanosecondsSince1970: .max))
+        let breaks = self.plan.breaks(
+            channel: "demo",
+            startDate: t0,
+            from: late,
+            to: DateTime(nanosecondsSince1970: .max)
+        )
         #expect(breaks.count <= 9)
         #expect(breaks.allSatisfy { $0.startDate >= t0 })
-        let early = self.plan.breaks(channel: "demo", startDate: t0, from: DateTime(nanosecondsSince1970: .min), to: t0 + 300)
+        let early = self.plan.breaks(
+            channel: "demo",
+            startDate: t0,
+            from: DateTime(nanosecondsSince1970: .min),
+            to: t0 + 300
+        )
         #expect(early.map(\.id) == ["auto-0", "auto-1"])
         #expect(self.plan.breaks(channel: "demo", startDate: t0, from: t0 + 300, to: t0).isEmpty)
     }
@@ -252,8 +299,10 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
 @Suite struct SCTE35Tests {
     @Test func outBecomesABreakAndAnEarlyInAddsAPlayoutLimit() throws {
-        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:10\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n"
-        text += "#EXT-X-DATERANGE:ID=\"splice-1\",START-DATE=\"2025-01-01T00:00:04.000Z\",PLANNED-DURATION=30,SCTE35-OUT=0xFC30\n"
+        var text =
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:10\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n"
+        text +=
+            "#EXT-X-DATERANGE:ID=\"splice-1\",START-DATE=\"2025-01-01T00:00:04.000Z\",PLANNED-DURATION=30,SCTE35-OUT=0xFC30\n"
         for k in 0..<5 { text += "#EXTINF:2,\ns\(k).ts\n" }
         let playlist = try MediaPlaylist(parsing: text)
         let created = SCTE35Translator.breaks(in: playlist, channel: "up", known: [:], defaultDuration: 60, now: t0)
@@ -268,7 +317,11 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         ).serialized()
         #expect(errors(decorated).isEmpty, "\(errors(decorated))")
         #expect(String(decoding: decorated, as: UTF8.self).contains("http://up.example.com/live/s0.ts"))
-        #expect(dateRangeLines(decorated).contains { $0.contains("ID=\"scte-splice-1\"") && $0.contains("com.apple.hls.interstitial") })
+        #expect(
+            dateRangeLines(decorated).contains {
+                $0.contains("ID=\"scte-splice-1\"") && $0.contains("com.apple.hls.interstitial")
+            }
+        )
 
         let inText = text + "#EXT-X-DATERANGE:ID=\"splice-1\",DURATION=12,SCTE35-IN=0xFC30\n#EXTINF:2,\ns5.ts\n"
         let updated = SCTE35Translator.breaks(
@@ -322,5 +375,25 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
             #expect(!PlainRelativeURI.isPlain(notPlain), "\(notPlain)")
         }
         #expect(!PlainRelativeURI.isPlain(String(repeating: "a", count: 100_000)))
+    }
+}
+
+extension AdDecisionService {
+    /// The decision for a 15 s break (every break these tests ask about lasts 15 s).
+    func decide(
+        _ viewer: String?,
+        _ scope: AdScope,
+        _ breakID: String,
+        offset: MediaTime? = nil,
+        at now: DateTime
+    ) async throws -> (decision: AdDecision, isNew: Bool) {
+        try await self.decision(
+            viewer: viewer,
+            scope: scope,
+            breakID: breakID,
+            breakDuration: 15,
+            startOffset: offset,
+            now: now
+        )
     }
 }

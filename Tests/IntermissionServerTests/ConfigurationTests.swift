@@ -33,7 +33,10 @@ import Testing
                 upstream: https://live.example.com/news/main.m3u8
                 staleAfter: 20
             """
-        let configuration = try ConfigurationFile.parse(yaml).apply(to: ServerConfiguration(), relativeTo: "/etc/intermission")
+        let configuration = try ConfigurationFile.parse(yaml).apply(
+            to: ServerConfiguration(),
+            relativeTo: "/etc/intermission"
+        )
         #expect(configuration.port == 9000 && configuration.database == "memory:" && configuration.adminToken == "t")
         #expect(configuration.mounts["movies"] == "/etc/intermission/./media")
         #expect(configuration.adInsertion.policy.repeatWindow == 60)
@@ -42,7 +45,9 @@ import Testing
         #expect(asset.breaks[0].position == .preRoll && asset.breaks[0].once)
         #expect(asset.breaks[1].position == .midRoll(300) && asset.breaks[1].resumeOffset == .zero)
         #expect(configuration.adInsertion.channel("loop")?.breakPlan?.snap == ["OUT", "IN"])
-        #expect(configuration.adInsertion.channel("news")?.source == .upstream("https://live.example.com/news/main.m3u8"))
+        #expect(
+            configuration.adInsertion.channel("news")?.source == .upstream("https://live.example.com/news/main.m3u8")
+        )
     }
 
     @Test func saysWhatIsWrong() {
@@ -50,8 +55,10 @@ import Testing
             try ConfigurationFile.parse("vod:\n  - id: x\n").apply(to: ServerConfiguration(), relativeTo: "/")
         }
         do {
-            _ = try ConfigurationFile.parse("vod:\n  - id: x\n    origin: /media/a/\n    breaks:\n      - {id: b, duration: 5}\n")
-                .apply(to: ServerConfiguration(), relativeTo: "/")
+            _ = try ConfigurationFile.parse(
+                "vod:\n  - id: x\n    origin: /media/a/\n    breaks:\n      - {id: b, duration: 5}\n"
+            )
+            .apply(to: ServerConfiguration(), relativeTo: "/")
             Issue.record("a break without a place was accepted")
         } catch {
             #expect("\(error)".contains("vod[0].breaks[0] needs 'at'"))
@@ -94,7 +101,10 @@ import Testing
         ("inventory:\n  - {id: r, uri: /media/a/r.m3u8, duration: 10, value: .inf}\n", "inventory[0].value"),
         ("inventory:\n  - {id: r, uri: //evil.example/a.m3u8, duration: 10}\n", "inventory[0].uri"),
         ("inventory:\n  - {id: r, uri: /media/a/r.m3u8, duration: 10, valeu: 3}\n", "inventory[0].valeu"),
-        ("inventory:\n  - {id: \(String(repeating: "r", count: 5000)), uri: /a.m3u8, duration: 10}\n", "inventory[0].id"),
+        (
+            "inventory:\n  - {id: \(String(repeating: "r", count: 5000)), uri: /a.m3u8, duration: 10}\n",
+            "inventory[0].id"
+        ),
         (vod + "      - {id: m, at: 1e300, duration: 10}\n", "vod[0].breaks[0].at"),
         (vod + "      - {id: m, at: -1, duration: 10}\n", "vod[0].breaks[0].at"),
         (vod + "      - {id: m, at: 10, duration: 1e-300}\n", "vod[0].breaks[0].duration"),

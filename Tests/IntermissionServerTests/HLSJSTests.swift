@@ -3,6 +3,7 @@ import Foundation
 import HLSPlaylist
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import Testing
 
 /// hls.js 1.6 in headless Chromium (a real interstitials client) plays the demo VOD through the
@@ -11,14 +12,15 @@ import Testing
 /// Needs chromium, Python's websocket-client and hls.js extracted to `.build-realclient/www/lib/hls.mjs`
 /// (`.ci/run` sets this up). Skipped without them unless INTERMISSION_REQUIRE_REFEREES=1.
 @Suite(.serialized) struct HLSJSTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let repository = Fixture.repository
     static let hlsjs = repository.appendingPathComponent(".build-realclient/www/lib/hls.mjs")
     static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
 
     static var available: Bool {
         FileManager.default.fileExists(atPath: hlsjs.path)
-            && ["/usr/bin/chromium", "/usr/local/bin/chromium"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+            && ["/usr/bin/chromium", "/usr/local/bin/chromium"].contains {
+                FileManager.default.isExecutableFile(atPath: $0)
+            }
     }
 
     @Test(.enabled(if: HLSJSTests.available || HLSJSTests.required), .timeLimit(.minutes(3)))
@@ -26,7 +28,10 @@ import Testing
         try #require(Self.available, "chromium and hls.js are required (see .ci/run)")
         // The page and hls.js come from a static server; the stream from ours (CORS allows it).
         let www = FileManager.default.temporaryDirectory.appendingPathComponent("hlsjs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: www.appendingPathComponent("lib"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: www.appendingPathComponent("lib"),
+            withIntermediateDirectories: true
+        )
         defer { try? FileManager.default.removeItem(at: www) }
         try FileManager.default.copyItem(at: Self.hlsjs, to: www.appendingPathComponent("lib/hls.mjs"))
         try FileManager.default.copyItem(
@@ -71,7 +76,9 @@ import Testing
                 #expect(has("INTERSTITIAL_ASSET_STARTED", id), "\(id) did not start")
                 #expect(has("INTERSTITIAL_ENDED", id), "\(id) did not end")
             }
-            let midroll1Assets = lines.filter { $0.contains("] INTERSTITIAL_ASSET_STARTED ") && $0.contains("event=midroll-1 ") }
+            let midroll1Assets = lines.filter {
+                $0.contains("] INTERSTITIAL_ASSET_STARTED ") && $0.contains("event=midroll-1 ")
+            }
             #expect(midroll1Assets.count == 2, "midroll-1 is a pod of two ads")
             #expect(lines.filter { $0.contains("] INTERSTITIALS_PRIMARY_RESUMED ") }.count >= 3)
             #expect(log.contains("DONE until reached"), "\(log.suffix(2000))")

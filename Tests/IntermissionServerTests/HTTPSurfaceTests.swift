@@ -537,7 +537,11 @@ actor SeenPaths {
         let upstream = "http://operator:pa55word@127.0.0.1:9/live/main.m3u8?token=s3cr3t"
         #expect(try InputLimits.uri(upstream, field: "channels[0].upstream", allowsUserInfo: true) == upstream)
         do {
-            _ = try InputLimits.uri("http://operator:pa55word@/x.m3u8", field: "channels[0].upstream", allowsUserInfo: true)
+            _ = try InputLimits.uri(
+                "http://operator:pa55word@/x.m3u8",
+                field: "channels[0].upstream",
+                allowsUserInfo: true
+            )
             Issue.record("a URL without a host was accepted")
         } catch {
             #expect(error.field == "channels[0].upstream")

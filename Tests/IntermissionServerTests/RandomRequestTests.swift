@@ -4,19 +4,8 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import Testing
-
-/// A seeded xorshift64* generator, so a failing run can be repeated (the seed must not be 0).
-struct XorShiftGenerator: RandomNumberGenerator {
-    var state: UInt64
-
-    mutating func next() -> UInt64 {
-        self.state ^= self.state >> 12
-        self.state ^= self.state << 25
-        self.state ^= self.state >> 27
-        return self.state &* 0x2545_F491_4F6C_DD1D
-    }
-}
 
 /// Random requests over every route of the demo configuration, with the hostile edges.
 enum RandomRequests {
@@ -62,11 +51,11 @@ enum RandomRequests {
         "value",
     ]
 
-    static func pick<T>(_ values: [T], _ random: inout XorShiftGenerator) -> T {
+    static func pick<T>(_ values: [T], _ random: inout SeededGenerator) -> T {
         values[Int(random.next() % UInt64(values.count))]
     }
 
-    static func jsonValue(_ random: inout XorShiftGenerator) -> String {
+    static func jsonValue(_ random: inout SeededGenerator) -> String {
         switch random.next() % 6 {
         case 0:
             return pick(
@@ -89,7 +78,7 @@ enum RandomRequests {
     }
 
     /// One request as bytes.
-    static func request(_ random: inout XorShiftGenerator) -> [UInt8] {
+    static func request(_ random: inout SeededGenerator) -> [UInt8] {
         let method = pick(methods, &random)
         var path = pick(prefixes, &random)
         for _ in 0..<Int(random.next() % 3) {
@@ -148,7 +137,7 @@ enum RandomRequests {
             let results = try await withThrowingTaskGroup(of: [(Int, String)].self) { group in
                 for worker in 0..<workers {
                     group.addTask {
-                        var random = XorShiftGenerator(state: 0x1234_5678 &+ UInt64(worker))
+                        var random = SeededGenerator(seed: 0x1234_5678 &+ UInt64(worker))
                         var seen: [(Int, String)] = []
                         for _ in stride(from: worker, to: total, by: workers) {
                             let bytes = RandomRequests.request(&random)

@@ -66,7 +66,7 @@ private func httpDate(_ seconds: Int64) -> String {
     }
 
     /// A live playlist with a 6 s target duration gets `max-age=3`; 1 s gets the floor of 1 s; an
-    /// upstream's absurd target durations are kept to 1 s ... 30 min.
+    /// upstream's absurd target durations are kept to 1 s through 30 min.
     @Test func liveMaxAgeIsHalfTheTargetDuration() {
         #expect(PlaylistKind.liveMedia(targetDuration: 6).cacheControl == "max-age=3")
         #expect(PlaylistKind.liveMedia(targetDuration: 7).cacheControl == "max-age=3")
@@ -356,7 +356,9 @@ private func httpDate(_ seconds: Int64) -> String {
 
     /// A 24-hour upstream (43,200 segments) read and decorated over and over beside the small demo
     /// channel: the demo channel's p99 stays within twice its p99 alone, because the heavy channel is
-    /// decorated away from the shared actor and the demo channel is answered from the cache. The
+    /// decorated away from the shared actor and the demo channel is answered from the cache.
+    ///
+    /// The
     /// bound has a floor of 250 ms: the suites run in parallel on two shared cores, which alone puts
     /// a few samples past 100 ms; decorating the heavy channel on the actor (as before) holds every
     /// fourth request (a new window) for 0.5 to 1 s in a debug build.

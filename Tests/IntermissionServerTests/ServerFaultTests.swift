@@ -160,8 +160,11 @@ extension TestResponse {
             // above is the one that measures the server).
             let metrics = try await client.get("/metrics").text.split(separator: "\n")
             func bucket(_ le: String) -> Int? {
-                metrics.first { $0.hasPrefix("intermission_http_request_duration_seconds_bucket{") && $0.contains(#"route="/live/{channel}/**""#) && $0.contains(#"le="\#(le)""#) }
-                    .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+                metrics.first {
+                    $0.hasPrefix("intermission_http_request_duration_seconds_bucket{")
+                        && $0.contains(#"route="/live/{channel}/**""#) && $0.contains(#"le="\#(le)""#)
+                }
+                .flatMap { $0.split(separator: " ").last.flatMap { Int($0) } }
             }
             let within50 = try #require(bucket("0.05"), "\(metrics.filter { $0.contains("live") })")
             #expect(bucket("+Inf") == 20)
@@ -209,6 +212,82 @@ extension TestResponse {
         #expect(response.status == .badGateway)
         #expect(response.json?["error"]?["message"]?.stringValue?.contains("is unreachable") == true)
         #expect(elapsed < .seconds(3), "\(elapsed)")
+    }
+
+    /// The 502 says what the origin did, in the words of the shared fetch: the status it answered
+    /// (the origin answers 418 only to the server's User-Agent), a Content-Length over the limit,
+    /// a refused connection with its address.
+    @Test(.timeLimit(.minutes(1))) func originFailuresAreSaidInWords() async throws {
+        let teapot = try #require(
+            scriptedOrigin(
+                handler: """
+                    agent = self.headers.get("User-Agent", "")
+                    self.send_response(418 if agent == "intermission-server/0.1" else 400)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    """
+            )
+        )
+        defer { teapot.stop() }
+        let (answered, _) = try await Self.askUpstream(port: teapot.port, timeout: .seconds(8))
+        #expect(answered.status == .badGateway)
+        #expect(
+            answered.json?["error"]?["message"]?.stringValue
+                == "upstream http://127.0.0.1:\(teapot.port)/live.m3u8 answered HTTP 418",
+            "\(answered.text)"
+        )
+
+        let huge = try #require(
+            scriptedOrigin(
+                handler: """
+                    self.send_response(200)
+                    self.send_header("Content-Length", "1000000000000")
+                    self.end_headers()
+                    """
+            )
+        )
+        defer { huge.stop() }
+        let limit = try demoConfiguration(clock: ManualWallClock(t0)).maximumUpstreamBytes
+        let (large, _) = try await Self.askUpstream(port: huge.port, timeout: .seconds(8))
+        #expect(large.status == .badGateway)
+        #expect(
+            large.json?["error"]?["message"]?.stringValue
+                == "upstream http://127.0.0.1:\(huge.port)/live.m3u8 is too large (more than \(limit) bytes)",
+            "\(large.text)"
+        )
+
+        let port = try refusingPort()
+        let (refused, _) = try await Self.askUpstream(port: port, timeout: .seconds(8))
+        #expect(
+            refused.json?["error"]?["message"]?.stringValue
+                == "upstream http://127.0.0.1:\(port)/live.m3u8 is unreachable: cannot connect to 127.0.0.1:\(port): connection refused",
+            "\(refused.text)"
+        )
+    }
+
+    /// The timeout is held within 1 ms … 1 hour: zero gives up after 1 ms (and says so), and
+    /// `Int64.max` seconds neither overflows nor delays a refused connection.
+    @Test(.timeLimit(.minutes(1))) func theUpstreamTimeoutIsKeptInRange() async throws {
+        let silent = try #require(
+            scriptedOrigin(
+                handler: """
+                    time.sleep(5)
+                    """
+            )
+        )
+        defer { silent.stop() }
+        let (zero, elapsed) = try await Self.askUpstream(port: silent.port, timeout: .zero)
+        #expect(zero.status == .badGateway)
+        #expect(
+            zero.json?["error"]?["message"]?.stringValue
+                == "upstream http://127.0.0.1:\(silent.port)/live.m3u8 did not send its whole answer within 0.001 s",
+            "\(zero.text)"
+        )
+        #expect(elapsed < .seconds(4), "\(elapsed)")
+
+        let (refused, fast) = try await Self.askUpstream(port: try refusingPort(), timeout: .seconds(Int64.max))
+        #expect(refused.status == .badGateway)
+        #expect(fast < .seconds(3), "\(fast)")
     }
 
     /// Asks a server whose channel `up` reads `http://127.0.0.1:{port}/live.m3u8` for it: the answer
@@ -301,7 +380,9 @@ extension OriginFaultTests {
         defer { origin.stop() }
         let clock = ManualWallClock(t0)
         var configuration = try demoConfiguration(clock: clock)
-        configuration.adInsertion.channels.append(LiveChannel(id: "huge", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8")))
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "huge", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
         try await withServer(configuration) { client in
             let first = try await client.get("/live/huge/live.m3u8")
             #expect(first.status == .ok || first.status == .badGateway)
@@ -490,7 +571,11 @@ extension OriginFaultTests {
         ] {
             try await withServer(configuration) { client in
                 let port = try #require(client.port)
-                let body = try await rawGET(port: port, path: self.base + "&_HLS_primary_id=h", host: "attacker.example")
+                let body = try await rawGET(
+                    port: port,
+                    path: self.base + "&_HLS_primary_id=h",
+                    host: "attacker.example"
+                )
                 let uris = try AssetList.decode(body).assets.map(\.uri)
                 let base = prefix.replacingOccurrences(of: "PORT", with: "\(port)")
                 #expect(uris == [base + "/media/demo/ad-red/main.m3u8", base + "/media/demo/ad-green/main.m3u8"])

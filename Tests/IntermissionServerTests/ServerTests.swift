@@ -24,15 +24,27 @@ import Testing
             #expect(errors(media.bytes).isEmpty, "\(errors(media.bytes))")
             let lines = dateRangeLines(media.text)
             #expect(lines.count == 4)
-            #expect(lines[0].contains("ID=\"preroll\"") && lines[0].contains("CUE=\"PRE,ONCE\"") && lines[0].contains("X-RESUME-OFFSET=0"))
+            #expect(
+                lines[0].contains("ID=\"preroll\"") && lines[0].contains("CUE=\"PRE,ONCE\"")
+                    && lines[0].contains("X-RESUME-OFFSET=0")
+            )
             #expect(lines[3].contains("ID=\"postroll\"") && lines[3].contains("CUE=\"POST\""))
-            #expect(media.text.contains("X-ASSET-LIST=\"/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1\""))
+            #expect(
+                media.text.contains(
+                    "X-ASSET-LIST=\"/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1\""
+                )
+            )
             #expect(media.text.contains("#EXT-X-PROGRAM-DATE-TIME:"))
             #expect(media.text.contains("\n/media/demo/primary/seg-000.ts\n"))
             // Media bytes of local origins come from the same server.
             let segment = try await client.get("/media/demo/primary/seg-000.ts")
             #expect(segment.status == .ok && segment.body.readableBytes > 1000)
-            let preflight = try await client.execute(uri: "/vod/demo/prog.m3u8", method: .options, headers: [.origin: "http://example.com"], body: nil) { $0 }
+            let preflight = try await client.execute(
+                uri: "/vod/demo/prog.m3u8",
+                method: .options,
+                headers: [.origin: "http://example.com"],
+                body: nil
+            ) { $0 }
             #expect(preflight.status == .noContent && preflight.headers[.accessControlAllowOrigin] == "*")
         }
     }
@@ -77,12 +89,22 @@ import Testing
             let audioPlaylist = try await client.get("/vod/movie/audio/index.m3u8")
             #expect(dateRangeLines(videoPlaylist.text) == dateRangeLines(audioPlaylist.text))
             #expect(dateRangeLines(videoPlaylist.text).count == 3)
-            #expect(videoPlaylist.text.contains("X-ASSET-LIST=\"https://ads.example.com/v1/asset-lists/vod-movie/mid.json?_HLS_interstitial_id=mid\""))
+            #expect(
+                videoPlaylist.text.contains(
+                    "X-ASSET-LIST=\"https://ads.example.com/v1/asset-lists/vod-movie/mid.json?_HLS_interstitial_id=mid\""
+                )
+            )
             #expect(audioPlaylist.text.contains("https://ads.example.com/media/movie/audio/a0.aac") == false)
             #expect(audioPlaylist.text.contains("\n/media/movie/audio/a0.aac\n"))
             let presentation = [
-                (uri: "https://ads.example.com/vod/movie/video/index.m3u8", playlist: try MediaPlaylist(bytes: videoPlaylist.bytes)),
-                (uri: "https://ads.example.com/vod/movie/audio/index.m3u8", playlist: try MediaPlaylist(bytes: audioPlaylist.bytes)),
+                (
+                    uri: "https://ads.example.com/vod/movie/video/index.m3u8",
+                    playlist: try MediaPlaylist(bytes: videoPlaylist.bytes)
+                ),
+                (
+                    uri: "https://ads.example.com/vod/movie/audio/index.m3u8",
+                    playlist: try MediaPlaylist(bytes: audioPlaylist.bytes)
+                ),
             ]
             let problems = InterstitialValidator().validate(presentation: presentation).filter { $0.severity == .error }
             #expect(problems.isEmpty, "\(problems)")
@@ -114,7 +136,10 @@ import Testing
                 for segment in playlist.segments {
                     #expect(segment.discontinuitySequenceNumber == segment.mediaSequenceNumber / 30)
                     #expect(segment.programDateTime == t0 + MediaTime(seconds: 2 * segment.mediaSequenceNumber))
-                    #expect(segment.uri == "/media/demo/primary/seg-\(String(format: "%03d", segment.mediaSequenceNumber % 30)).ts")
+                    #expect(
+                        segment.uri
+                            == "/media/demo/primary/seg-\(String(format: "%03d", segment.mediaSequenceNumber % 30)).ts"
+                    )
                 }
                 if let previous {
                     #expect(playlist.mediaSequence == previous.mediaSequence + 1)
@@ -137,7 +162,11 @@ import Testing
             #expect(lines.first?.contains("ID=\"auto-0\"") == true)
             #expect(lines.first?.contains("START-DATE=\"2025-01-01T00:02:00.000Z\"") == true)
             #expect(lines.first?.contains("DURATION=20") == true)
-            #expect(lines.first?.contains("X-ASSET-LIST=\"/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0\"") == true)
+            #expect(
+                lines.first?.contains(
+                    "X-ASSET-LIST=\"/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0\""
+                ) == true
+            )
             #expect(errors(ahead.bytes).isEmpty)
         }
     }
@@ -145,16 +174,29 @@ import Testing
     @Test(.timeLimit(.minutes(1))) func adminBreakAppearsAndEarlyReturnAddsAPlayoutLimit() async throws {
         let clock = ManualWallClock(t0 + 30)
         try await withServer(try demoConfiguration(clock: clock)) { client in
-            let unauthorized = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"duration\": 30}", token: "wrong")
+            let unauthorized = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: "{\"duration\": 30}",
+                token: "wrong"
+            )
             #expect(unauthorized.status == .unauthorized)
             #expect(unauthorized.json?["error"]?["code"]?.stringValue == "unauthorized")
-            let bad = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"start\": \"soon\", \"duration\": 30}")
+            let bad = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: "{\"start\": \"soon\", \"duration\": 30}"
+            )
             #expect(bad.status == .badRequest)
             #expect(bad.json?["error"]?["message"]?.stringValue?.contains("start must be") == true)
             let missing = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"id\": \"x\"}")
             #expect(missing.status == .badRequest)
             #expect(missing.json?["error"]?["message"]?.stringValue?.contains("duration") == true)
-            let badCue = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"duration\": 30, \"cue\": [\"LATER\"]}")
+            let badCue = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: "{\"duration\": 30, \"cue\": [\"LATER\"]}"
+            )
             #expect(badCue.status == .badRequest)
             let nochannel = try await client.admin(.post, "/v1/admin/channels/none/breaks", json: "{\"duration\": 30}")
             #expect(nochannel.status == .notFound)
@@ -168,7 +210,9 @@ import Testing
             #expect(created.json?["startDate"]?.stringValue == "2025-01-01T00:00:34.000Z")
             let reload = try await client.get("/live/demo/prog.m3u8")
             let line = try #require(dateRangeLines(reload.text).first { $0.contains("ID=\"news\"") })
-            #expect(line.contains("X-SNAP=\"OUT,IN\"") && line.contains("DURATION=30") && !line.contains("X-PLAYOUT-LIMIT"))
+            #expect(
+                line.contains("X-SNAP=\"OUT,IN\"") && line.contains("DURATION=30") && !line.contains("X-PLAYOUT-LIMIT")
+            )
             #expect(errors(reload.bytes).isEmpty)
 
             clock.advance(by: 14)  // 10 s into the break
@@ -181,17 +225,27 @@ import Testing
             #expect(updated.hasPrefix(line.components(separatedBy: ",X-").first!))
             #expect(errors(after.bytes).isEmpty)
             // A viewer joining now gets a pod for what is left of the shortened break.
-            let list = try await client.get("/v1/asset-lists/live-demo/news.json?_HLS_interstitial_id=news&_HLS_primary_id=late&_HLS_start_offset=0")
+            let list = try await client.get(
+                "/v1/asset-lists/live-demo/news.json?_HLS_interstitial_id=news&_HLS_primary_id=late&_HLS_start_offset=0"
+            )
             #expect(list.json?["ASSETS"]?.arrayValue?.count == 1)
 
             let started = try await client.admin(.delete, "/v1/admin/channels/demo/breaks/news")
             #expect(started.status == .conflict)
-            _ = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"id\": \"later\", \"startIn\": 20, \"duration\": 10}")
+            _ = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: "{\"id\": \"later\", \"startIn\": 20, \"duration\": 10}"
+            )
             #expect(try await client.get("/live/demo/prog.m3u8").text.contains("ID=\"later\""))
             let cancelled = try await client.admin(.delete, "/v1/admin/channels/demo/breaks/later")
             #expect(cancelled.status == .ok)
             #expect(try await client.get("/live/demo/prog.m3u8").text.contains("ID=\"later\"") == false)
-            let again = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"id\": \"news\", \"duration\": 10}")
+            let again = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: "{\"id\": \"news\", \"duration\": 10}"
+            )
             #expect(again.status == .conflict)
             let listBreaks = try await client.admin(.get, "/v1/admin/channels/demo/breaks")
             #expect(listBreaks.json?["breaks"]?.arrayValue?.contains { $0["id"]?.stringValue == "news" } == true)
@@ -213,24 +267,36 @@ import Testing
             #expect(list.assets.allSatisfy { URIReference.isAbsolute($0.uri) })
             // Joining 10 s into the 20 s break: still the whole break, the most valuable ad last,
             // where the viewer sees it.
-            let late = try AssetList.decode(try await client.get(base + "&_HLS_primary_id=viewer-a&_HLS_start_offset=10").bytes)
-            #expect(late.assets.count == 2 && late.assets[1].uri.hasSuffix("ad-red/main.m3u8") && late.totalDuration == 20)
+            let late = try AssetList.decode(
+                try await client.get(base + "&_HLS_primary_id=viewer-a&_HLS_start_offset=10").bytes
+            )
+            #expect(
+                late.assets.count == 2 && late.assets[1].uri.hasSuffix("ad-red/main.m3u8") && late.totalDuration == 20
+            )
             // Same question, same answer, whatever the offset now.
-            let again = try AssetList.decode(try await client.get(base + "&_HLS_primary_id=viewer-a&_HLS_start_offset=2").bytes)
+            let again = try AssetList.decode(
+                try await client.get(base + "&_HLS_primary_id=viewer-a&_HLS_start_offset=2").bytes
+            )
             #expect(again == late)
             // The next break within the repeat window (30 s in the demo) repeats neither red nor
             // green to viewer-a: only blue is left.
             let next = try AssetList.decode(
-                try await client.get("/v1/asset-lists/live-demo/auto-1.json?_HLS_interstitial_id=auto-1&_HLS_primary_id=viewer-a").bytes
+                try await client.get(
+                    "/v1/asset-lists/live-demo/auto-1.json?_HLS_interstitial_id=auto-1&_HLS_primary_id=viewer-a"
+                ).bytes
             )
             #expect(next.assets.map { $0.uri.hasSuffix("ad-blue/main.m3u8") } == [true])
             clock.advance(by: 60)
             let outside = try AssetList.decode(
-                try await client.get("/v1/asset-lists/live-demo/auto-2.json?_HLS_interstitial_id=auto-2&_HLS_primary_id=viewer-a").bytes
+                try await client.get(
+                    "/v1/asset-lists/live-demo/auto-2.json?_HLS_interstitial_id=auto-2&_HLS_primary_id=viewer-a"
+                ).bytes
             )
             #expect(outside.assets.first?.uri.contains("ad-red") == true)
             // VOD breaks too.
-            let vod = try AssetList.decode(try await client.get("/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=v").bytes)
+            let vod = try AssetList.decode(
+                try await client.get("/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=v").bytes
+            )
             #expect(vod.totalDuration == 20)
         }
     }
@@ -253,7 +319,9 @@ import Testing
             #expect(breakID.status == .notFound)
             #expect(breakID.json?["error"]?["message"]?.stringValue == "VOD asset 'demo' has no break 'nope'")
             let unknownChannel = try await client.get("/live/nope/main.m3u8")
-            #expect(unknownChannel.status == .notFound && unknownChannel.json?["error"]?["code"]?.stringValue == "notFound")
+            #expect(
+                unknownChannel.status == .notFound && unknownChannel.json?["error"]?["code"]?.stringValue == "notFound"
+            )
         }
     }
 }
@@ -264,28 +332,43 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let database = "sqlite:" + folder + "/decisions.sqlite"
         let clock = ManualWallClock(t0 + 110)
-        let url = "/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0&_HLS_primary_id=persisted&_HLS_start_offset=10"
+        let url =
+            "/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0&_HLS_primary_id=persisted&_HLS_start_offset=10"
         let first = try await withServer(try demoConfiguration(clock: clock, database: database)) { client in
-            let news = try await client.admin(.post, "/v1/admin/channels/demo/breaks", json: "{\"id\": \"kept\", \"startIn\": 5, \"duration\": 10}")
+            let news = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: "{\"id\": \"kept\", \"startIn\": 5, \"duration\": 10}"
+            )
             #expect(news.status == .created)
             // Each server names its own address in the URIs: compare the paths.
-            return try await client.get(url).text.replacingOccurrences(of: "127.0.0.1:\(client.port ?? 0)", with: "SERVER")
+            return try await client.get(url).text.replacingOccurrences(
+                of: "127.0.0.1:\(client.port ?? 0)",
+                with: "SERVER"
+            )
         }
         // Another app on the same file: different inventory order would give another pod, so an
         // equal answer can only come from the database.
         clock.advance(by: 5)
         var configuration = try demoConfiguration(clock: clock, database: database)
         configuration.adInsertion.inventory.reverse()
-        for k in configuration.adInsertion.inventory.indices { configuration.adInsertion.inventory[k].value = Double(20 - k) }
+        for k in configuration.adInsertion.inventory.indices {
+            configuration.adInsertion.inventory[k].value = Double(20 - k)
+        }
         try await withServer(configuration) { client in
-            let second = try await client.get(url).text.replacingOccurrences(of: "127.0.0.1:\(client.port ?? 0)", with: "SERVER")
+            let second = try await client.get(url).text.replacingOccurrences(
+                of: "127.0.0.1:\(client.port ?? 0)",
+                with: "SERVER"
+            )
             #expect(second == first)
             #expect(first.contains("http://SERVER/media/demo/"))
             let health = try await client.admin(.get, "/health")
             #expect(health.json?["decisions"]?.intValue == 1)
             let playlist = try await client.get("/live/demo/prog.m3u8")
             #expect(playlist.text.contains("ID=\"kept\""))
-            let fresh = try AssetList.decode(try await client.get("/v1/asset-lists/live-demo/auto-0.json?_HLS_primary_id=new").bytes)
+            let fresh = try AssetList.decode(
+                try await client.get("/v1/asset-lists/live-demo/auto-0.json?_HLS_primary_id=new").bytes
+            )
             #expect(fresh.assets.first?.uri.contains("ad-blue") == true)
         }
         let store = try SQLiteAdStore(path: folder + "/decisions.sqlite")
@@ -305,13 +388,26 @@ import Testing
         @Sendable func decide(_ key: DecisionKey, _ recent: Set<String>) -> AdDecision {
             let pick = creatives.first { !recent.contains($0) } ?? "none"
             return AdDecision(
-                viewer: key.viewer, scope: key.scope, breakID: key.breakID, decidedAt: now, startOffset: nil,
+                viewer: key.viewer,
+                scope: key.scope,
+                breakID: key.breakID,
+                decidedAt: now,
+                startOffset: nil,
                 podDuration: MediaTime(seconds: 10),
                 // Odd characters and a duration to the nanosecond: the stored JSON must keep both.
-                assets: [.init(creativeID: pick, uri: "https://ads.example/\(pick)/ä \"q\"\\.m3u8?x=1&y=/2", duration: MediaTime(nanoseconds: 10_010_000_001))]
+                assets: [
+                    .init(
+                        creativeID: pick,
+                        uri: "https://ads.example/\(pick)/ä \"q\"\\.m3u8?x=1&y=/2",
+                        duration: MediaTime(nanoseconds: 10_010_000_001)
+                    )
+                ]
             )
         }
-        let stored = try await store.findOrCreateDecision(DecisionKey(viewer: "x", scope: "s", breakID: "taken"), recentSince: nil) {
+        let stored = try await store.findOrCreateDecision(
+            DecisionKey(viewer: "x", scope: "s", breakID: "taken"),
+            recentSince: nil
+        ) {
             decide(DecisionKey(viewer: "x", scope: "s", breakID: "taken"), $0)
         }
         #expect(stored.isNew)
@@ -328,7 +424,10 @@ import Testing
             for key in keys {
                 group.addTask {
                     do {
-                        let answer = try await store.findOrCreateDecision(key, recentSince: now - MediaTime(seconds: 3600)) { decide(key, $0) }
+                        let answer = try await store.findOrCreateDecision(
+                            key,
+                            recentSince: now - MediaTime(seconds: 3600)
+                        ) { decide(key, $0) }
                         return (key, .success(answer))
                     } catch {
                         return (key, .failure(error))
@@ -365,7 +464,11 @@ import Testing
             #expect(list.filter(\.isNew).count == 1, "\(key) decided \(list.filter(\.isNew).count) times")
         }
         // The repeat window holds inside a batch: three breaks, three different creatives.
-        let given = Set(["b1", "b2", "b3"].compactMap { answers[DecisionKey(viewer: "same", scope: "s", breakID: $0)]?.first?.decision.assets.first?.creativeID })
+        let given = Set(
+            ["b1", "b2", "b3"].compactMap {
+                answers[DecisionKey(viewer: "same", scope: "s", breakID: $0)]?.first?.decision.assets.first?.creativeID
+            }
+        )
         #expect(given.count == 3)
         #expect(try await store.decisionCount() == 1 + 300 + 3)
         // Group commit: overlapping requests shared transactions.
@@ -373,7 +476,10 @@ import Testing
         #expect(statistics.requests >= 304)
         #expect(statistics.transactions < statistics.requests)
         // Asked again: the same answer, from memory (the writer sees no new request).
-        let again = try await store.findOrCreateDecision(DecisionKey(viewer: "v7", scope: "s", breakID: "b"), recentSince: nil) { _ in
+        let again = try await store.findOrCreateDecision(
+            DecisionKey(viewer: "v7", scope: "s", breakID: "b"),
+            recentSince: nil
+        ) { _ in
             Issue.record("a stored decision was made again")
             return stored.decision
         }
@@ -406,34 +512,57 @@ import Testing
                     """
             )
             // Two decisions as JSONEncoder wrote them then.
-            let assets = #"[{"creativeID":"red","uri":"/ads/red.m3u8","duration":{"nanoseconds":10000000000}},{"creativeID":"green","uri":"/ads/g.m3u8","duration":{"nanoseconds":5005000000}}]"#
+            let assets =
+                #"[{"creativeID":"red","uri":"/ads/red.m3u8","duration":{"nanoseconds":10000000000}},{"creativeID":"green","uri":"/ads/g.m3u8","duration":{"nanoseconds":5005000000}}]"#
             try db.execute(
-                sql: "INSERT INTO decision VALUES ('ann', 'vod-demo', 'mid', 1800000000000, 2000000000, 15005000000, ?), ('bob', 'vod-demo', 'mid', 1800000001000, NULL, 10000000000, '[]')",
+                sql:
+                    "INSERT INTO decision VALUES ('ann', 'vod-demo', 'mid', 1800000000000, 2000000000, 15005000000, ?), ('bob', 'vod-demo', 'mid', 1800000001000, NULL, 10000000000, '[]')",
                 arguments: [assets]
             )
-            try db.execute(sql: "INSERT INTO decision_creative VALUES ('ann', 'red', 1800000000000), ('ann', 'green', 1800000000000)")
+            try db.execute(
+                sql:
+                    "INSERT INTO decision_creative VALUES ('ann', 'red', 1800000000000), ('ann', 'green', 1800000000000)"
+            )
         }
         try old.close()
 
         let store = try SQLiteAdStore(path: path)
         try await store.migrate()
-        let ann = try #require(try await store.decision(for: DecisionKey(viewer: "ann", scope: "vod-demo", breakID: "mid")))
+        let ann = try #require(
+            try await store.decision(for: DecisionKey(viewer: "ann", scope: "vod-demo", breakID: "mid"))
+        )
         #expect(ann.assets.map(\.creativeID) == ["red", "green"])
         #expect(ann.assets.map(\.duration) == [MediaTime(seconds: 10), MediaTime(milliseconds: 5005)])
         #expect(ann.startOffset == MediaTime(seconds: 2))
         #expect(ann.podDuration == MediaTime(milliseconds: 15005))
         #expect(ann.decidedAt == DateTime(millisecondsSince1970: 1_800_000_000_000))
-        #expect(try await store.decision(for: DecisionKey(viewer: "bob", scope: "vod-demo", breakID: "mid"))?.assets == [])
+        #expect(
+            try await store.decision(for: DecisionKey(viewer: "bob", scope: "vod-demo", breakID: "mid"))?.assets == []
+        )
         #expect(try await store.decisionCount() == 2)
-        #expect(try await store.recentCreatives(viewer: "ann", since: DateTime(millisecondsSince1970: 1_799_999_000_000)) == ["red", "green"])
-        #expect(try await store.recentCreatives(viewer: "ann", since: DateTime(millisecondsSince1970: 1_800_000_000_001)) == [])
+        #expect(
+            try await store.recentCreatives(viewer: "ann", since: DateTime(millisecondsSince1970: 1_799_999_000_000))
+                == ["red", "green"]
+        )
+        #expect(
+            try await store.recentCreatives(viewer: "ann", since: DateTime(millisecondsSince1970: 1_800_000_000_001))
+                == []
+        )
         // A new decision for ann leaves out what she was given.
         let next = try await store.findOrCreateDecision(
             DecisionKey(viewer: "ann", scope: "vod-demo", breakID: "post"),
             recentSince: DateTime(millisecondsSince1970: 1_799_999_000_000)
         ) { recent in
             #expect(recent == ["red", "green"])
-            return AdDecision(viewer: "ann", scope: "vod-demo", breakID: "post", decidedAt: DateTime(millisecondsSince1970: 1_800_000_100_000), startOffset: nil, podDuration: MediaTime(seconds: 10), assets: [])
+            return AdDecision(
+                viewer: "ann",
+                scope: "vod-demo",
+                breakID: "post",
+                decidedAt: DateTime(millisecondsSince1970: 1_800_000_100_000),
+                startOffset: nil,
+                podDuration: MediaTime(seconds: 10),
+                assets: []
+            )
         }
         #expect(next.isNew)
         try await store.close()
@@ -446,7 +575,8 @@ import Testing
         let clock = ManualWallClock(t0)
         try await withServer(try demoConfiguration(clock: clock, database: database)) { client in
             let added = try await client.admin(
-                .post, "/v1/admin/inventory",
+                .post,
+                "/v1/admin/inventory",
                 json: #"{"id": "gold", "uri": "/media/demo/ad-green/main.m3u8", "duration": 10, "value": 99}"#
             )
             #expect(added.status == .created)
@@ -458,7 +588,9 @@ import Testing
             let ids = inventory.json?["creatives"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
             #expect(Set(ids) == ["red", "green", "gold"])
             // The most valuable creative (added through the admin API) leads a new pod.
-            let list = try AssetList.decode(try await client.get("/v1/asset-lists/vod-demo/midroll-2.json?_HLS_primary_id=after-restart").bytes)
+            let list = try AssetList.decode(
+                try await client.get("/v1/asset-lists/vod-demo/midroll-2.json?_HLS_primary_id=after-restart").bytes
+            )
             #expect(list.assets.first?.uri.hasSuffix("/media/demo/ad-green/main.m3u8") == true)
         }
     }
@@ -487,14 +619,23 @@ import Testing
             """,
             to: folder + "/movie/main.m3u8"
         )
-        try write("#EXTM3U\n#EXT-X-TARGETDURATION:2\n" + String(repeating: "#EXTINF:2.0,\nsegment-with-a-long-name.ts\n", count: 200), to: folder + "/big/live.m3u8")
+        try write(
+            "#EXTM3U\n#EXT-X-TARGETDURATION:2\n"
+                + String(repeating: "#EXTINF:2.0,\nsegment-with-a-long-name.ts\n", count: 200),
+            to: folder + "/big/live.m3u8"
+        )
         let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
         defer { origin.stop() }
         let base = "http://127.0.0.1:\(origin.port)"
         var configuration = try demoConfiguration(clock: ManualWallClock(t0))
         configuration.maximumUpstreamBytes = 4096
         configuration.adInsertion.assets.append(
-            VODAsset(id: "remote", origin: base + "/movie/", playlist: "main.m3u8", breaks: [VODBreak(id: "mid", position: .midRoll(6), duration: 10)])
+            VODAsset(
+                id: "remote",
+                origin: base + "/movie/",
+                playlist: "main.m3u8",
+                breaks: [VODBreak(id: "mid", position: .midRoll(6), duration: 10)]
+            )
         )
         configuration.adInsertion.channels.append(LiveChannel(id: "big", source: .upstream(base + "/big/live.m3u8")))
         try await withServer(configuration) { client in
@@ -547,7 +688,11 @@ import Testing
         try await withServer(configuration) { client in
             let down = try await client.get("/live/down/main.m3u8")
             #expect(down.status == .badGateway)
-            #expect(down.json?["error"]?["message"]?.stringValue?.contains("http://127.0.0.1:9/live/main.m3u8 is unreachable") == true)
+            #expect(
+                down.json?["error"]?["message"]?.stringValue?.contains(
+                    "http://127.0.0.1:9/live/main.m3u8 is unreachable"
+                ) == true
+            )
             let bad = try await client.get("/live/bad/main.m3u8")
             #expect(bad.status == .badGateway)
             #expect(bad.json?["error"]?["message"]?.stringValue?.contains("is not a playlist") == true)
@@ -586,9 +731,14 @@ import Testing
 
 @Suite struct RefereeTests {
     @Test(.timeLimit(.minutes(1))) func ffprobeReadsTheDecoratedDemoVOD() async throws {
-        let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first { FileManager.default.isExecutableFile(atPath: $0) }
+        let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
         guard let ffprobe else {
-            #expect(ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] != "1", "ffprobe is required but missing")
+            #expect(
+                ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] != "1",
+                "ffprobe is required but missing"
+            )
             return
         }
         try await withServer(try demoConfiguration(clock: ManualWallClock(t0))) { client in
@@ -596,7 +746,8 @@ import Testing
             let process = Process()
             process.executableURL = URL(fileURLWithPath: ffprobe)
             process.arguments = [
-                "-v", "error", "-rw_timeout", "5000000", "-show_entries", "stream=codec_name:format=format_name,duration", "-of", "compact",
+                "-v", "error", "-rw_timeout", "5000000", "-show_entries",
+                "stream=codec_name:format=format_name,duration", "-of", "compact",
                 "http://127.0.0.1:\(port)/vod/demo/main.m3u8",
             ]
             let output = Pipe()

@@ -13,7 +13,14 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 /// The demo configuration on a virtual clock, an in-memory store and a free port.
 func demoConfiguration(clock: ManualWallClock, database: String = "memory:") throws -> ServerConfiguration {
     var configuration = try ServerConfiguration.demo(
-        base: ServerConfiguration(hostname: "127.0.0.1", port: 0, database: database, adminToken: "secret", clock: clock, logLevel: .error)
+        base: ServerConfiguration(
+            hostname: "127.0.0.1",
+            port: 0,
+            database: database,
+            adminToken: "secret",
+            clock: clock,
+            logLevel: .error
+        )
     )
     configuration.defaultLiveStartDate = t0
     return configuration
@@ -33,10 +40,20 @@ extension TestClientProtocol {
         try await self.execute(uri: uri, method: .get, headers: headers, body: nil) { $0 }
     }
 
-    func admin(_ method: HTTPRequest.Method, _ uri: String, json: String? = nil, token: String = "secret") async throws -> TestResponse {
+    func admin(
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        json: String? = nil,
+        token: String = "secret"
+    ) async throws -> TestResponse {
         var headers: HTTPFields = [.authorization: "Bearer \(token)"]
         if json != nil { headers[.contentType] = "application/json" }
-        return try await self.execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { $0 }
+        return try await self.execute(
+            uri: uri,
+            method: method,
+            headers: headers,
+            body: json.map { ByteBuffer(string: $0) }
+        ) { $0 }
     }
 }
 

@@ -96,9 +96,16 @@ public struct VODDecorator: Sendable {
     /// - Parameters:
     ///   - playlist: The origin's multivariant playlist.
     ///   - playlistURL: Its URL at the origin.
-    public static func decorate(multivariant playlist: MultivariantPlaylist, playlistURL: String) -> MultivariantPlaylist {
+    public static func decorate(
+        multivariant playlist: MultivariantPlaylist,
+        playlistURL: String
+    ) -> MultivariantPlaylist {
         var result = playlist
-        let folder = String(playlistURL[..<(playlistURL.lastIndex(of: "/").map { playlistURL.index(after: $0) } ?? playlistURL.endIndex)])
+        let folder = String(
+            playlistURL[
+                ..<(playlistURL.lastIndex(of: "/").map { playlistURL.index(after: $0) } ?? playlistURL.endIndex)
+            ]
+        )
         result.rewriteURIs { uri in
             let path = uri.split(separator: "?", maxSplits: 1).first.map(String.init) ?? uri
             if path.hasSuffix(".m3u8") || path.hasSuffix(".m3u") {

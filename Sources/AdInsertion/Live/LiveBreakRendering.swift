@@ -5,18 +5,18 @@ extension LiveBreak {
     /// The break as an interstitial event pointing at its asset list.
     public func interstitialEvent(locator: AssetListLocator) -> InterstitialEvent {
         var event = InterstitialEvent(identifier: self.id, date: self.startDate)
-        if self.cue.contains("PRE") {
+        if self.cue.contains(AttributeName.Value.pre) {
             event.cue = .join
-        } else if self.cue.contains("POST") {
+        } else if self.cue.contains(AttributeName.Value.post) {
             event.cue = .leave
         }
-        event.willPlayOnce = self.cue.contains("ONCE")
+        event.willPlayOnce = self.cue.contains(AttributeName.Value.once)
         event.duration = self.duration
         event.resumptionOffset = self.resumeOffset
         event.playoutLimit = self.playoutLimit
         event.restrictions = Restrictions(members: self.restrictions)
-        event.alignsStartWithPrimarySegmentBoundary = self.snap.contains("OUT")
-        event.alignsResumptionWithPrimarySegmentBoundary = self.snap.contains("IN")
+        event.alignsStartWithPrimarySegmentBoundary = self.snap.contains(AttributeName.Value.out)
+        event.alignsResumptionWithPrimarySegmentBoundary = self.snap.contains(AttributeName.Value.in)
         event.assetListURI = locator.url(scope: AdScope(kind: .live, name: self.channel), breakID: self.id)
         return event
     }

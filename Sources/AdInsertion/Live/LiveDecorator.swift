@@ -72,7 +72,7 @@ public enum SCTE35Translator {
         channel: String,
         known: [String: LiveBreak],
         defaultDuration: MediaTime,
-        restrictions: [String] = ["SKIP", "JUMP"],
+        restrictions: [String] = AttributeName.restrict.allowedValues ?? [],
         now: DateTime
     ) -> [LiveBreak] {
         let tracker = DateRangeTracker(playlist: playlist)
@@ -117,7 +117,9 @@ public enum SCTE35Translator {
 
 /// The fast path for the common segment URI, a plain relative path (`1080p/seg-123.ts`) against an
 /// `http(s)` playlist URL without dot segments: resolving it (RFC 3986 §5.2) is appending it to the
-/// base's folder, with no parsing. Anything else takes ``URIReference/resolve(_:against:)``.
+/// base's folder, with no parsing.
+///
+/// Anything else takes `URIReference.resolve(_:against:)`.
 public enum PlainRelativeURI {
     /// The folder of `url` (up to and including its last `/`, without query or fragment) when it
     /// is an `http(s)` URL with a host and a path free of `.` and `..` segments; `nil` otherwise.

@@ -60,13 +60,17 @@ public struct LiveLoop: Sendable {
         var segments: [Segment] = []
         var mapLine: String?
         for segment in source.segments {
-            if mapLine == nil, let map = segment.map, let uri = map["URI"]?.quotedString {
+            if mapLine == nil, let map = segment.map, let uri = map[.uri]?.quotedString {
                 var attributes = map
-                attributes["URI"] = .quoted(URIReference.resolve(uri, against: sourceURL))
+                attributes[.uri] = .quoted(URIReference.resolve(uri, against: sourceURL))
                 mapLine = Tag(name: .map, attributes: attributes).rendered
             }
             segments.append(
-                Segment(uri: URIReference.resolve(segment.uri, against: sourceURL), duration: segment.duration, start: segment.startTime)
+                Segment(
+                    uri: URIReference.resolve(segment.uri, against: sourceURL),
+                    duration: segment.duration,
+                    start: segment.startTime
+                )
             )
         }
         let total = segments.reduce(MediaTime.zero) { $0 + $1.duration }
@@ -116,7 +120,9 @@ public struct LiveLoop: Sendable {
         let first = max(0, total - self.windowSize)
         let count = total - first
         let start = self.date(ofSegment: first)
-        let end = count == 0 ? start : self.date(ofSegment: total - 1) + self.segments[(total - 1) % self.segments.count].duration
+        let end =
+            count == 0
+            ? start : self.date(ofSegment: total - 1) + self.segments[(total - 1) % self.segments.count].duration
         return Window(first: first, count: count, startDate: start, endDate: end)
     }
 
@@ -134,7 +140,12 @@ public struct LiveLoop: Sendable {
     ///   - lookahead: How far past the last segment breaks are announced.
     ///   - locator: Builds the `X-ASSET-LIST` URLs.
     /// - Returns: The playlist's bytes.
-    public func render(at date: DateTime, breaks: [LiveBreak], lookahead: MediaTime, locator: AssetListLocator) -> [UInt8] {
+    public func render(
+        at date: DateTime,
+        breaks: [LiveBreak],
+        lookahead: MediaTime,
+        locator: AssetListLocator
+    ) -> [UInt8] {
         let window = self.window(at: date)
         let selected = LiveBreakSelection.breaks(
             breaks,

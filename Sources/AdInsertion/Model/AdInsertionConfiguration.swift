@@ -54,7 +54,7 @@ public struct LiveBreakPlan: Sendable, Hashable {
         interval: MediaTime,
         duration: MediaTime,
         offset: MediaTime? = nil,
-        restrictions: [String] = ["SKIP", "JUMP"],
+        restrictions: [String] = AttributeName.restrict.allowedValues ?? [],
         snap: [String] = []
     ) {
         self.interval = interval

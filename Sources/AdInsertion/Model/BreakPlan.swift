@@ -164,7 +164,8 @@ public struct LiveBreak: Sendable, Hashable, Codable {
     ///
     /// - Throws: ``AdInsertionError`` with ``AdInsertionError/Code/invalidInput`` naming the bad value.
     public func validate() throws {
-        func check(_ values: [String], _ allowed: Set<String>, _ name: String) throws {
+        func check(_ values: [String], _ attribute: AttributeName, _ name: String) throws {
+            let allowed = Set(attribute.allowedValues ?? [])
             for value in values where !allowed.contains(value) {
                 throw AdInsertionError(
                     code: .invalidInput,
@@ -172,10 +173,10 @@ public struct LiveBreak: Sendable, Hashable, Codable {
                 )
             }
         }
-        try check(self.cue, ["PRE", "POST", "ONCE"], "cue")
-        try check(self.restrictions, ["SKIP", "JUMP"], "restrictions")
-        try check(self.snap, ["OUT", "IN"], "snap")
-        if self.cue.contains("PRE") && self.cue.contains("POST") {
+        try check(self.cue, .cue, "cue")
+        try check(self.restrictions, .restrict, "restrictions")
+        try check(self.snap, .snap, "snap")
+        if self.cue.contains(AttributeName.Value.pre) && self.cue.contains(AttributeName.Value.post) {
             throw AdInsertionError(code: .invalidInput, message: "cue cannot contain both PRE and POST")
         }
         if self.duration < .zero {

@@ -1,8 +1,8 @@
 import AdInsertion
 import Foundation
-import Logging
 import HLSPlaylist
 import Hummingbird
+import Logging
 import NIOCore
 
 /// A live break as the admin API shows it.
@@ -112,6 +112,11 @@ enum AdminJSON {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(value)
-        return .bytes([UInt8](data), contentType: "application/json; charset=utf-8", cacheControl: "no-store", status: status)
+        return .bytes(
+            [UInt8](data),
+            contentType: "application/json; charset=utf-8",
+            cacheControl: "no-store",
+            status: status
+        )
     }
 }

@@ -160,7 +160,10 @@ public struct ConfigurationFile: Sendable, Codable {
         /// A sequence of one shape.
         case list(Shape)
 
-        static func of<Key: CodingKey & CaseIterable & RawRepresentable<String>>(_: Key.Type, _ nested: [String: Shape] = [:]) -> Shape {
+        static func of<Key: CodingKey & CaseIterable & RawRepresentable<String>>(
+            _: Key.Type,
+            _ nested: [String: Shape] = [:]
+        ) -> Shape {
             .keys(Dictionary(uniqueKeysWithValues: Key.allCases.map { ($0.rawValue, nested[$0.rawValue] ?? .value) }))
         }
 
@@ -192,7 +195,10 @@ public struct ConfigurationFile: Sendable, Codable {
                 guard let inner = known[key] else {
                     let line = keyNode.mark.map { " (line \($0.line))" } ?? ""
                     let choices = known.keys.sorted().joined(separator: ", ")
-                    throw ConfigurationError(key: name, message: "\(name)\(line): unknown key; \(path.isEmpty ? "the file" : path) takes \(choices)")
+                    throw ConfigurationError(
+                        key: name,
+                        message: "\(name)\(line): unknown key; \(path.isEmpty ? "the file" : path) takes \(choices)"
+                    )
                 }
                 try checkKeys(value, shape: inner, path: name)
             }
@@ -244,18 +250,28 @@ public struct ConfigurationFile: Sendable, Codable {
             if let url = server.publicBaseURL {
                 let checked = try L.uri(url, field: "server.publicBaseURL")
                 guard checked.lowercased().hasPrefix("http") else {
-                    throw InputLimitError(field: "server.publicBaseURL", message: "must be an http(s) URL such as https://ads.example.com")
+                    throw InputLimitError(
+                        field: "server.publicBaseURL",
+                        message: "must be an http(s) URL such as https://ads.example.com"
+                    )
                 }
                 result.publicBaseURL = checked
             }
             if let token = server.adminToken {
                 guard (1...1024).contains(token.utf8.count), token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-                    throw InputLimitError(field: "server.adminToken", message: "must be 1 to 1024 printable ASCII characters without spaces")
+                    throw InputLimitError(
+                        field: "server.adminToken",
+                        message: "must be 1 to 1024 printable ASCII characters without spaces"
+                    )
                 }
                 result.adminToken = token
             }
             if let bytes = server.maxUpstreamBytes {
-                result.maximumUpstreamBytes = try L.integer(bytes, in: L.maximumUpstreamBytes, field: "server.maxUpstreamBytes")
+                result.maximumUpstreamBytes = try L.integer(
+                    bytes,
+                    in: L.maximumUpstreamBytes,
+                    field: "server.maxUpstreamBytes"
+                )
             }
             if let timeout = server.upstreamTimeout {
                 let checked = try L.seconds(timeout, in: L.upstreamTimeout, field: "server.upstreamTimeout")
@@ -263,7 +279,11 @@ public struct ConfigurationFile: Sendable, Codable {
             }
             if let level = server.logLevel {
                 guard let parsed = Logger.Level(rawValue: level) else {
-                    throw ConfigurationError(key: "server.logLevel", message: "server.logLevel: '\(level)' is not one of trace, debug, info, notice, warning, error, critical")
+                    throw ConfigurationError(
+                        key: "server.logLevel",
+                        message:
+                            "server.logLevel: '\(level)' is not one of trace, debug, info, notice, warning, error, critical"
+                    )
                 }
                 result.logLevel = parsed
             }
@@ -273,7 +293,9 @@ public struct ConfigurationFile: Sendable, Codable {
             result.mounts[name] = path.hasPrefix("/") ? path : folder + "/" + path
         }
         var ad = result.adInsertion
-        if let window = self.repeatWindow { ad.policy.repeatWindow = try L.seconds(window, in: L.repeatWindow, field: "repeatWindow") }
+        if let window = self.repeatWindow {
+            ad.policy.repeatWindow = try L.seconds(window, in: L.repeatWindow, field: "repeatWindow")
+        }
         for (k, entry) in (self.inventory ?? []).enumerated() {
             let path = "inventory[\(k)]"
             ad.inventory.append(
@@ -294,7 +316,10 @@ public struct ConfigurationFile: Sendable, Codable {
             )
             if let text = entry.programDateTime {
                 guard let date = DateTime(iso8601: text) else {
-                    throw InputLimitError(field: "\(path).programDateTime", message: "\(L.quoted(text)) is not an ISO 8601 date")
+                    throw InputLimitError(
+                        field: "\(path).programDateTime",
+                        message: "\(L.quoted(text)) is not an ISO 8601 date"
+                    )
                 }
                 asset.programDateTimeOrigin = try L.date(date, field: "\(path).programDateTime")
             }
@@ -315,30 +340,40 @@ public struct ConfigurationFile: Sendable, Codable {
         let id = try L.id(b.id, field: "\(path).id")
         let duration = try L.seconds(b.duration, in: L.duration, field: "\(path).duration")
         let cue = b.cue ?? []
-        for member in cue where !["PRE", "POST", "ONCE"].contains(member) {
-            throw ConfigurationError(key: "\(path).cue", message: "\(path).cue: \(L.quoted(member)) is not PRE, POST or ONCE")
+        for member in cue where !(AttributeName.cue.allowedValues ?? []).contains(member) {
+            throw ConfigurationError(
+                key: "\(path).cue",
+                message: "\(path).cue: \(L.quoted(member)) is not PRE, POST or ONCE"
+            )
         }
         let position: VODBreakPosition
-        if cue.contains("PRE") && cue.contains("POST") {
+        if cue.contains(AttributeName.Value.pre) && cue.contains(AttributeName.Value.post) {
             throw ConfigurationError(key: "\(path).cue", message: "\(path).cue cannot hold both PRE and POST")
-        } else if cue.contains("PRE") {
+        } else if cue.contains(AttributeName.Value.pre) {
             position = .preRoll
-        } else if cue.contains("POST") {
+        } else if cue.contains(AttributeName.Value.post) {
             position = .postRoll
         } else if let at = b.at {
             position = .midRoll(try L.seconds(at, in: L.vodBreakAt, field: "\(path).at"))
         } else {
-            throw ConfigurationError(key: "\(path).at", message: "\(path) needs 'at' (seconds, not negative) or a cue of PRE or POST")
+            throw ConfigurationError(
+                key: "\(path).at",
+                message: "\(path) needs 'at' (seconds, not negative) or a cue of PRE or POST"
+            )
         }
-        let restrictions = b.restrictions ?? ["SKIP", "JUMP"]
-        for member in restrictions where !["SKIP", "JUMP"].contains(member) {
-            throw ConfigurationError(key: "\(path).restrictions", message: "\(path).restrictions: \(L.quoted(member)) is not SKIP or JUMP")
+        let allRestrictions = AttributeName.restrict.allowedValues ?? []
+        let restrictions = b.restrictions ?? allRestrictions
+        for member in restrictions where !allRestrictions.contains(member) {
+            throw ConfigurationError(
+                key: "\(path).restrictions",
+                message: "\(path).restrictions: \(L.quoted(member)) is not SKIP or JUMP"
+            )
         }
         return VODBreak(
             id: id,
             position: position,
             duration: duration,
-            once: cue.contains("ONCE"),
+            once: cue.contains(AttributeName.Value.once),
             resumeOffset: try L.seconds(b.resumeOffset ?? 0, in: L.resumeOffset, field: "\(path).resumeOffset"),
             restrictions: Restrictions(members: restrictions)
         )
@@ -349,10 +384,18 @@ public struct ConfigurationFile: Sendable, Codable {
         let id = try L.id(entry.id, field: "\(path).id")
         let source: LiveChannel.Source
         switch (entry.upstream, entry.loop) {
-        case (let upstream?, nil): source = .upstream(try L.uri(upstream, field: "\(path).upstream", allowsUserInfo: true))
-        case (nil, let loop?): source = .loop(origin: try L.uri(loop, field: "\(path).loop", allowsUserInfo: true), playlist: try L.relativePath(entry.playlist ?? "main.m3u8", field: "\(path).playlist"))
+        case (let upstream?, nil):
+            source = .upstream(try L.uri(upstream, field: "\(path).upstream", allowsUserInfo: true))
+        case (nil, let loop?):
+            source = .loop(
+                origin: try L.uri(loop, field: "\(path).loop", allowsUserInfo: true),
+                playlist: try L.relativePath(entry.playlist ?? "main.m3u8", field: "\(path).playlist")
+            )
         default:
-            throw ConfigurationError(key: path, message: "\(path) needs exactly one of 'upstream' (a live playlist URL) or 'loop' (a VOD folder)")
+            throw ConfigurationError(
+                key: path,
+                message: "\(path) needs exactly one of 'upstream' (a live playlist URL) or 'loop' (a VOD folder)"
+            )
         }
         var channel = LiveChannel(id: id, source: source)
         if let window = entry.window {
@@ -368,19 +411,38 @@ public struct ConfigurationFile: Sendable, Codable {
             let every = try L.seconds(plan.every, in: L.breakInterval, field: "\(path).breaks.every")
             let duration = try L.seconds(plan.duration, in: L.duration, field: "\(path).breaks.duration")
             guard duration <= every else {
-                throw ConfigurationError(key: "\(path).breaks.duration", message: "\(path).breaks.duration must not be longer than \(path).breaks.every")
+                throw ConfigurationError(
+                    key: "\(path).breaks.duration",
+                    message: "\(path).breaks.duration must not be longer than \(path).breaks.every"
+                )
             }
             channel.breakPlan = LiveBreakPlan(
                 interval: every,
                 duration: duration,
-                offset: try plan.offset.map { (value) throws(InputLimitError) in try L.seconds(value, in: L.breakOffset, field: "\(path).breaks.offset") },
-                restrictions: try L.members(plan.restrictions ?? ["SKIP", "JUMP"], of: ["SKIP", "JUMP"], field: "\(path).breaks.restrictions"),
-                snap: try L.members(plan.snap ?? [], of: ["OUT", "IN"], field: "\(path).breaks.snap")
+                offset: try plan.offset.map { (value) throws(InputLimitError) in
+                    try L.seconds(value, in: L.breakOffset, field: "\(path).breaks.offset")
+                },
+                restrictions: try L.members(
+                    plan.restrictions ?? (AttributeName.restrict.allowedValues ?? []),
+                    of: AttributeName.restrict.allowedValues ?? [],
+                    field: "\(path).breaks.restrictions"
+                ),
+                snap: try L.members(
+                    plan.snap ?? [],
+                    of: AttributeName.snap.allowedValues ?? [],
+                    field: "\(path).breaks.snap"
+                )
             )
         }
-        if let lookahead = entry.lookahead { channel.lookahead = try L.seconds(lookahead, in: L.lookahead, field: "\(path).lookahead") }
-        if let stale = entry.staleAfter { channel.staleAfter = try L.seconds(stale, in: L.staleAfter, field: "\(path).staleAfter") }
-        if let scte = entry.scte35Duration { channel.defaultSCTE35Duration = try L.seconds(scte, in: L.duration, field: "\(path).scte35Duration") }
+        if let lookahead = entry.lookahead {
+            channel.lookahead = try L.seconds(lookahead, in: L.lookahead, field: "\(path).lookahead")
+        }
+        if let stale = entry.staleAfter {
+            channel.staleAfter = try L.seconds(stale, in: L.staleAfter, field: "\(path).staleAfter")
+        }
+        if let scte = entry.scte35Duration {
+            channel.defaultSCTE35Duration = try L.seconds(scte, in: L.duration, field: "\(path).scte35Duration")
+        }
         return channel
     }
 

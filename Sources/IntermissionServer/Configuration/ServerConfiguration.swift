@@ -26,7 +26,9 @@ public struct ServerConfiguration: Sendable {
     public var adInsertion: AdInsertionConfiguration
     /// The largest upstream playlist accepted.
     public var maximumUpstreamBytes: Int
-    /// How long an upstream has to answer.
+    /// How long an upstream has to answer: one deadline for the whole exchange.
+    ///
+    /// Held within 1 ms … 1 hour when used (a configuration file allows 0.1 to 300 seconds).
     public var upstreamTimeout: Duration
     /// The clock that dates live windows and decisions.
     public var clock: any WallClock

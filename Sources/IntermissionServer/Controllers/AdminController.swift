@@ -56,13 +56,17 @@ struct AdminController: Sendable {
             let start = try Self.breakStart(body, now: now)
             let duration = try InputLimits.seconds(body.duration, in: InputLimits.duration, field: "duration")
             let id = try InputLimits.id(body.id ?? "admin-\(now.millisecondsSince1970)", field: "id")
-            let cue = try InputLimits.members(body.cue ?? [], of: ["PRE", "POST", "ONCE"], field: "cue")
+            let cue = try InputLimits.members(body.cue ?? [], of: AttributeName.cue.allowedValues ?? [], field: "cue")
             let restrictions = try InputLimits.members(
-                body.restrictions ?? ["SKIP", "JUMP"],
-                of: ["SKIP", "JUMP"],
+                body.restrictions ?? AttributeName.restrict.allowedValues ?? [],
+                of: AttributeName.restrict.allowedValues ?? [],
                 field: "restrictions"
             )
-            let snap = try InputLimits.members(body.snap ?? [], of: ["OUT", "IN"], field: "snap")
+            let snap = try InputLimits.members(
+                body.snap ?? [],
+                of: AttributeName.snap.allowedValues ?? [],
+                field: "snap"
+            )
             let resumeOffset = try body.resumeOffset.map { (value) throws(InputLimitError) in
                 try InputLimits.seconds(value, in: InputLimits.resumeOffset, field: "resumeOffset")
             }
@@ -99,13 +103,8 @@ struct AdminController: Sendable {
         }
 
         group.post("channels/{channel}/breaks/{id}/early-return") { request, context -> Response in
-            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
-            let id = try InputLimits.id(try context.parameters.require("id"), field: "id")
-            guard var liveBreak = try await self.playlists.liveBreak(channel: channel, breakID: id),
-                !liveBreak.cancelled
-            else {
-                throw APIError.notFound("channel '\(channel)' has no break '\(id)'")
-            }
+            let (channel, id, found) = try await self.activeBreak(context)
+            var liveBreak = found
             let body = try await request.decode(as: EarlyReturnRequest.self, context: context)
             let now = self.clock.now()
             let end: DateTime
@@ -146,8 +145,7 @@ struct AdminController: Sendable {
                 )
             }
             liveBreak.playoutLimit = limit
-            liveBreak.updatedAt = now
-            try await self.playlists.saveBreak(liveBreak)
+            try await self.save(&liveBreak, at: now)
             context.logger.info(
                 "early return",
                 metadata: ["channel": "\(channel)", "break": "\(id)", "limit": "\(limit)"]
@@ -156,13 +154,8 @@ struct AdminController: Sendable {
         }
 
         group.delete("channels/{channel}/breaks/{id}") { request, context -> Response in
-            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
-            let id = try InputLimits.id(try context.parameters.require("id"), field: "id")
-            guard var liveBreak = try await self.playlists.liveBreak(channel: channel, breakID: id),
-                !liveBreak.cancelled
-            else {
-                throw APIError.notFound("channel '\(channel)' has no break '\(id)'")
-            }
+            let (_, id, found) = try await self.activeBreak(context)
+            var liveBreak = found
             let now = self.clock.now()
             guard liveBreak.startDate > now else {
                 throw APIError(
@@ -173,8 +166,7 @@ struct AdminController: Sendable {
                 )
             }
             liveBreak.cancelled = true
-            liveBreak.updatedAt = now
-            try await self.playlists.saveBreak(liveBreak)
+            try await self.save(&liveBreak, at: now)
             return try AdminJSON.response(BreakView(liveBreak))
         }
 
@@ -205,6 +197,24 @@ struct AdminController: Sendable {
             _ = await self.inventory.remove(id)
             return Response(status: .noContent)
         }
+    }
+
+    /// The channel, ID and stored break named by the route's `{channel}` and `{id}`, when the break
+    /// exists and is not cancelled; a 404 otherwise.
+    func activeBreak(_ context: ServerRequestContext) async throws -> (String, String, LiveBreak) {
+        let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
+        let id = try InputLimits.id(try context.parameters.require("id"), field: "id")
+        guard let liveBreak = try await self.playlists.liveBreak(channel: channel, breakID: id), !liveBreak.cancelled
+        else {
+            throw APIError.notFound("channel '\(channel)' has no break '\(id)'")
+        }
+        return (channel, id, liveBreak)
+    }
+
+    /// Stamps a changed break with `now` and saves it.
+    func save(_ liveBreak: inout LiveBreak, at now: DateTime) async throws {
+        liveBreak.updatedAt = now
+        try await self.playlists.saveBreak(liveBreak)
     }
 
     /// When a new break starts: `startIn` seconds from now, or `start` (`"now"` or an ISO 8601 date

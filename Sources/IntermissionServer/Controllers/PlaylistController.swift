@@ -12,31 +12,48 @@ struct PlaylistController: Sendable {
     /// Adds the routes.
     func addRoutes(to router: Router<ServerRequestContext>) {
         router.getAndHead("vod/{asset}/**") { request, context -> Response in
-            let asset = try InputLimits.id(try context.parameters.require("asset"), field: "asset")
-            let path = try Self.playlistPath(request)
-            let scope = "vod:" + asset
-            let generation = self.responses.generation(of: scope)
-            let rendered = try await self.playlists.vodPlaylist(asset: asset, path: path)
-            return self.answer(rendered, request, scope: scope, generation: generation)
+            try await self.serve(request, context, name: "asset", scope: "vod:") {
+                try await self.playlists.vodPlaylist(asset: $0, path: $1)
+            }
         }
         router.getAndHead("live/{channel}/**") { request, context -> Response in
-            let channel = try InputLimits.id(try context.parameters.require("channel"), field: "channel")
-            let path = try Self.playlistPath(request)
-            let scope = "live:" + channel
-            let generation = self.responses.generation(of: scope)
-            let rendered = try await self.playlists.livePlaylist(channel: channel, path: path)
-            return self.answer(rendered, request, scope: scope, generation: generation)
+            try await self.serve(request, context, name: "channel", scope: "live:") {
+                try await self.playlists.livePlaylist(channel: $0, path: $1)
+            }
         }
     }
 
-    /// Keeps the answer (under the request path when it is spelled canonically) and answers.
+    /// Renders the playlist a request names and answers with it, kept in the response cache.
+    ///
+    /// - Parameters:
+    ///   - name: The route parameter that names the asset or channel (an ID).
+    ///   - prefix: The cache scope's prefix (`vod:` or `live:`), followed by the ID.
+    ///   - render: Renders the playlist of an ID at a path below it.
+    private func serve(
+        _ request: Request,
+        _ context: ServerRequestContext,
+        name: String,
+        scope prefix: String,
+        render: (String, String) async throws -> RenderedPlaylist
+    ) async throws -> Response {
+        let id = try InputLimits.id(try context.parameters.require(name), field: name)
+        let path = try Self.playlistPath(request)
+        let scope = prefix + id
+        // Read before rendering, so an invalidation while rendering keeps the answer out of the cache.
+        let generation = self.responses.generation(of: scope)
+        let rendered = try await render(id, path)
+        return self.answer(rendered, request, scope: scope, generation: generation)
+    }
+
     private func answer(_ rendered: RenderedPlaylist, _ request: Request, scope: String, generation: Int) -> Response {
         let key = ResponseCache.key(request.head.path).flatMap { Self.isCanonical($0) ? $0 : nil }
         return self.responses.store(rendered, key: key, scope: scope, generation: generation).response(to: request)
     }
 
     /// Whether a path is spelled as the server spells it: every segment as ``RequestPath/encoded(_:)``
-    /// encodes its decoded form. Other spellings of the same playlist are answered but not kept, so
+    /// encodes its decoded form.
+    ///
+    /// Other spellings of the same playlist are answered but not kept, so
     /// the cache holds one entry per playlist, not one per spelling.
     static func isCanonical(_ path: Substring) -> Bool {
         guard let segments = try? RequestPath.segments(String(path)), !segments.isEmpty else { return false }

@@ -36,7 +36,9 @@ struct APIError: HTTPResponseError {
         self.init(status, code: error.code.description, message: error.message)
     }
 
-    static func badRequest(_ message: String) -> APIError { APIError(.badRequest, code: "invalidInput", message: message) }
+    static func badRequest(_ message: String) -> APIError {
+        APIError(.badRequest, code: "invalidInput", message: message)
+    }
 
     /// A `400` for a value outside its documented range, naming the field.
     init(_ error: InputLimitError) {
@@ -47,7 +49,9 @@ struct APIError: HTTPResponseError {
     /// The JSON body of an error (also written by the channel handler that answers requests the
     /// HTTP decoder refused, so every error has the same form).
     static func body(status: HTTPResponse.Status, code: String, message: String, field: String? = nil) -> ByteBuffer {
-        var error: [(String, JSONValue)] = [("status", .number(Double(status.code))), ("code", .string(code)), ("message", .string(message))]
+        var error: [(String, JSONValue)] = [
+            ("status", .number(Double(status.code))), ("code", .string(code)), ("message", .string(message)),
+        ]
         if let field { error.append(("field", .string(field))) }
         let body: JSONValue = .object([("error", .object(error))])
         return ByteBuffer(bytes: body.serialized())
@@ -67,14 +71,20 @@ struct APIError: HTTPResponseError {
         return Response(
             status: self.status,
             headers: headers,
-            body: .init(byteBuffer: Self.body(status: self.status, code: self.code, message: self.message, field: self.field))
+            body: .init(
+                byteBuffer: Self.body(status: self.status, code: self.code, message: self.message, field: self.field)
+            )
         )
     }
 }
 
 /// Maps every error thrown below it to a JSON answer (`HTTPError`s and unknown errors included).
 struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as APIError {
@@ -84,7 +94,11 @@ struct JSONErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         } catch let error as InputLimitError {
             throw APIError(error)
         } catch let error as HTTPError {
-            throw APIError(error.status, code: error.status == .notFound ? "notFound" : "http", message: error.body ?? error.status.reasonPhrase)
+            throw APIError(
+                error.status,
+                code: error.status == .notFound ? "notFound" : "http",
+                message: error.body ?? error.status.reasonPhrase
+            )
         } catch {
             context.logger.debug("unexpected error", metadata: ["error": "\(error)"])
             throw APIError(.internalServerError, code: "internal", message: "internal error")

@@ -19,7 +19,11 @@ struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
         path == "/v1/admin" || path.hasPrefix("/v1/admin/")
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let admin = Self.isAdmin(request.uri.path)
         if request.method == .options && !admin {
             var headers: HTTPFields = [:]
@@ -27,7 +31,12 @@ struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
             headers[.accessControlAllowMethods] = "GET, HEAD, OPTIONS"
             let asked = request.headers[.accessControlRequestHeaders] ?? ""
             // Echoed only when it is a plain list of header names.
-            let plain = asked.utf8.count <= 256 && asked.utf8.allSatisfy { $0 == 0x2C || $0 == 0x20 || $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }
+            let plain =
+                asked.utf8.count <= 256
+                && asked.utf8.allSatisfy {
+                    $0 == 0x2C || $0 == 0x20 || $0 == 0x2D || ($0 >= 0x30 && $0 <= 0x39)
+                        || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A)
+                }
             headers[.accessControlAllowHeaders] = plain && !asked.isEmpty ? asked : "Authorization, Content-Type, Range"
             headers[.accessControlMaxAge] = "86400"
             return Response(status: .noContent, headers: headers)
@@ -40,7 +49,8 @@ struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard !admin else { return response }
         response.headers[.accessControlAllowOrigin] = "*"
-        response.headers[.accessControlExposeHeaders] = "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
+        response.headers[.accessControlExposeHeaders] =
+            "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
         return response
     }
 }
@@ -49,7 +59,11 @@ struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
 struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     let metrics: ServerMetrics
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let start = ContinuousClock.now
         do {
             let response = try await next(request, context)
@@ -66,7 +80,12 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 
     private func record(_ request: Request, _ context: Context, status: Int, start: ContinuousClock.Instant) {
         let route = context.endpointPath ?? (request.uri.path.hasPrefix("/media/") ? "/media/**" : "unmatched")
-        self.metrics.request(route: route, method: request.method.rawValue, status: status, duration: ContinuousClock.now - start)
+        self.metrics.request(
+            route: route,
+            method: request.method.rawValue,
+            status: status,
+            duration: ContinuousClock.now - start
+        )
     }
 }
 
@@ -83,14 +102,26 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         self.expected = token.map { TokenDigest(Array($0.utf8)) }
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request,
+        context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let expected = self.expected else {
-            throw APIError(.forbidden, code: "adminDisabled", message: "the admin API is disabled: set server.adminToken in the configuration")
+            throw APIError(
+                .forbidden,
+                code: "adminDisabled",
+                message: "the admin API is disabled: set server.adminToken in the configuration"
+            )
         }
         guard let header = request.headers[.authorization], let credentials = Self.bearerCredentials(header),
             TokenDigest(Array(credentials.utf8)) == expected
         else {
-            throw APIError(.unauthorized, code: "unauthorized", message: "missing or wrong bearer token (Authorization: Bearer TOKEN)")
+            throw APIError(
+                .unauthorized,
+                code: "unauthorized",
+                message: "missing or wrong bearer token (Authorization: Bearer TOKEN)"
+            )
         }
         return try await next(request, context)
     }
@@ -128,14 +159,20 @@ struct TokenDigest: Equatable {
     }
 
     static func == (a: TokenDigest, b: TokenDigest) -> Bool {
-        let difference = (a.lanes.0 ^ b.lanes.0) | (a.lanes.1 ^ b.lanes.1) | (a.lanes.2 ^ b.lanes.2) | (a.lanes.3 ^ b.lanes.3)
+        let difference =
+            (a.lanes.0 ^ b.lanes.0) | (a.lanes.1 ^ b.lanes.1) | (a.lanes.2 ^ b.lanes.2) | (a.lanes.3 ^ b.lanes.3)
         return difference == 0
     }
 }
 
 extension Response {
     /// A `200` answer with bytes of a content type.
-    static func bytes(_ bytes: [UInt8], contentType: String, cacheControl: String? = nil, status: HTTPResponse.Status = .ok) -> Response {
+    static func bytes(
+        _ bytes: [UInt8],
+        contentType: String,
+        cacheControl: String? = nil,
+        status: HTTPResponse.Status = .ok
+    ) -> Response {
         var headers: HTTPFields = [.contentType: contentType]
         if let cacheControl { headers[.cacheControl] = cacheControl }
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))

@@ -322,7 +322,9 @@ final class ResponseCache: Sendable {
 
 /// Answers playlist requests from the ``ResponseCache`` before the router sees them: a hit costs a
 /// dictionary lookup under a lock, no URI parsing, no actor hop and no middleware; the request is
-/// counted in the route's metrics, bound once. A miss goes to the router (guards, metrics, the
+/// counted in the route's metrics, bound once.
+///
+/// A miss goes to the router (guards, metrics, the
 /// controller, which fills the cache); concurrent misses of one key wait for the first.
 struct CachingResponder<Next: HTTPResponder>: HTTPResponder where Next.Context == ServerRequestContext {
     let cache: ResponseCache
@@ -410,7 +412,9 @@ enum EntityTags {
 
 /// `Accept-Encoding` (RFC 9110 §12.5.3).
 enum AcceptEncoding {
-    /// Whether the values accept `gzip` (or `x-gzip`, or `*`) with a quality above zero. A
+    /// Whether the values accept `gzip` (or `x-gzip`, or `*`) with a quality above zero.
+    ///
+    /// A
     /// malformed quality counts as not accepted.
     static func acceptsGzip(_ values: [String]) -> Bool {
         var accepted = false

@@ -150,7 +150,9 @@ struct ServerMetrics: Sendable {
     }
 }
 
-/// Counters and histograms by route, method and status, made once each. Routes are patterns and
+/// Counters and histograms by route, method and status, made once each.
+///
+/// Routes are patterns and
 /// methods are checked before routing, so the keys stay few; past ``capacity`` they are made per
 /// request again (the registry keeps them anyway).
 final class BoundMetrics: Sendable {

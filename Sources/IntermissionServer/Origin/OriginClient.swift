@@ -2,9 +2,9 @@ import AdInsertion
 import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
+import HTTPFetch
 import NIOCore
 import NIOFileSystem
-import NIOHTTP1
 
 /// Reads playlists from origins: local folders mounted under `/media/{mount}/`, or `http(s)://` URLs.
 ///
@@ -12,17 +12,14 @@ import NIOHTTP1
 /// URL (redacted: see ``URLRedaction``) and why: unreachable, an HTTP error status, too large, too
 /// slow, or not a playlist.
 ///
-/// One deadline, ``timeout``, covers the whole exchange with a remote origin: connecting, the
-/// headers and the last byte of the body. A refused connection fails at once (the client does not
-/// retry connecting until the deadline).
+/// Remote origins are read with `HTTPFetch`'s `BoundedFetch`, the one bounded fetch the CLI and
+/// the player use too: one deadline, ``timeout``, covers the whole exchange (connecting, the
+/// headers and the last byte of the body), and a refused connection fails at once.
 struct OriginClient: Sendable {
     /// The client remote origins are read with: like `HTTPClient.shared`, process-wide and never
-    /// shut down, but without retrying refused connections.
-    static let originHTTPClient: HTTPClient = {
-        var configuration = HTTPClient.Configuration()
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
-    }()
+    /// shut down, but without retrying refused connections (see
+    /// `BoundedFetch.makeClient(connectTimeout:maximumRedirects:)`).
+    static let originHTTPClient: HTTPClient = BoundedFetch.makeClient()
 
     /// Local folders by mount name.
     var mounts: [String: String]
@@ -30,8 +27,9 @@ struct OriginClient: Sendable {
     var httpClient: HTTPClient
     /// The most a playlist may weigh.
     var maximumBytes: Int
-    /// How long a remote origin has to answer.
-    var timeout: TimeAmount
+    /// How long a remote origin has to answer; `BoundedFetch` holds it within
+    /// `FetchRequest.minimumTimeout` … `FetchRequest.maximumTimeout`.
+    var timeout: Duration
 
     /// The local file a server path names (`/media/{mount}/{path}`), or `nil` when it is not one.
     func localFile(for url: String) -> String? {
@@ -49,7 +47,7 @@ struct OriginClient: Sendable {
         try Self.parse(try await self.bytes(at: url), url: url)
     }
 
-    /// The bytes read from `url`, parsed: ``AdInsertionError/Code/upstream`` when they are not a
+    /// The bytes read from `url`, parsed: `AdInsertionError.Code.upstream` when they are not a
     /// playlist or not a valid one.
     static func parse(_ bytes: [UInt8], url: String) throws -> Playlist {
         var view = bytes[...]
@@ -85,26 +83,39 @@ struct OriginClient: Sendable {
         guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
             throw AdInsertionError(code: .upstream, message: "\(shown) is neither an http(s) URL nor a /media/ path")
         }
-        let timeout = self.timeout
-        let deadline = NIODeadline.now() + timeout
-        // The fetch races a timer; the loser is cancelled (cancelling the fetch closes the
-        // connection, also while the body is streaming).
-        return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-            group.addTask { try await self.fetch(url, shown: shown, deadline: deadline) }
-            group.addTask {
-                try await Task.sleep(for: Duration(timeout))
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let bytes = first else {
-                let seconds = MediaTime(nanoseconds: timeout.nanoseconds).decimalString(places: 3)
-                throw AdInsertionError(
-                    code: .upstream,
-                    message: "upstream \(shown) did not send its whole answer within \(seconds) s"
-                )
-            }
-            return bytes
+        let request = FetchRequest(
+            url: url,
+            shownURL: shown,
+            headers: [("User-Agent", "intermission-server/0.1")],
+            timeout: self.timeout,
+            maximumBodySize: self.maximumBytes
+        )
+        do {
+            return try await BoundedFetch(client: self.httpClient).get(request).body
+        } catch {
+            throw self.upstreamError(error, shown: shown)
         }
+    }
+
+    /// A failed fetch as the server's 502: what the origin did, in words that carry no secret.
+    func upstreamError(_ error: FetchError, shown: String) -> AdInsertionError {
+        let message: String
+        switch error.code {
+        case .timeout:
+            let bounded = min(max(self.timeout, FetchRequest.minimumTimeout), FetchRequest.maximumTimeout)
+            // At most an hour, so the nanoseconds fit an Int64.
+            let (whole, attoseconds) = bounded.components
+            let seconds = MediaTime(nanoseconds: whole * 1_000_000_000 + attoseconds / 1_000_000_000)
+                .decimalString(places: 3)
+            message = "upstream \(shown) did not send its whole answer within \(seconds) s"
+        case .httpStatus:
+            message = "upstream \(shown) answered HTTP \(error.status ?? 0)"
+        case .bodyTooLarge:
+            message = "upstream \(shown) is too large (more than \(self.maximumBytes) bytes)"
+        default:
+            message = "upstream \(shown) is unreachable: \(URLRedaction.redactURLs(in: error.message))"
+        }
+        return AdInsertionError(code: .upstream, message: message)
     }
 
     /// The bytes of a local file, read through NIO's file system (on its thread pool, so neither an
@@ -112,7 +123,10 @@ struct OriginClient: Sendable {
     private static func localBytes(_ file: String, shown: String, maximumBytes: Int) async throws -> [UInt8] {
         func tooLarge(_ size: Int64?) -> AdInsertionError {
             let count = size.map { "\($0) bytes" } ?? "more bytes"
-            return AdInsertionError(code: .upstream, message: "\(shown) is too large (\(count), the limit is \(maximumBytes))")
+            return AdInsertionError(
+                code: .upstream,
+                message: "\(shown) is too large (\(count), the limit is \(maximumBytes))"
+            )
         }
         do {
             return try await FileSystem.shared.withFileHandle(forReadingAt: FilePath(file)) { handle in
@@ -132,58 +146,6 @@ struct OriginClient: Sendable {
             // Missing, a folder, unreadable: as far as a client is concerned, there is no such file.
             throw AdInsertionError(code: .notFound, message: "\(shown) does not exist")
         }
-    }
-
-    /// One exchange with a remote origin: the headers by `deadline`, then the body.
-    private func fetch(_ url: String, shown: String, deadline: NIODeadline) async throws -> [UInt8] {
-        var request = HTTPClientRequest(url: url)
-        request.headers.add(name: "User-Agent", value: "intermission-server/0.1")
-        let response: HTTPClientResponse
-        do {
-            response = try await self.httpClient.execute(request, deadline: deadline)
-        } catch {
-            throw AdInsertionError(
-                code: .upstream,
-                message: "upstream \(shown) is unreachable: \(Self.describe(error))"
-            )
-        }
-        guard (200..<300).contains(Int(response.status.code)) else {
-            throw AdInsertionError(code: .upstream, message: "upstream \(shown) answered HTTP \(response.status.code)")
-        }
-        if let length = response.headers.first(name: "content-length").flatMap(Int.init), length > self.maximumBytes {
-            throw AdInsertionError(
-                code: .upstream,
-                message: "upstream \(shown) is too large (\(length) bytes, the limit is \(self.maximumBytes))"
-            )
-        }
-        do {
-            let body = try await response.body.collect(upTo: self.maximumBytes)
-            return Array(body.readableBytesView)
-        } catch is NIOTooManyBytesError {
-            throw AdInsertionError(
-                code: .upstream,
-                message: "upstream \(shown) is too large (more than \(self.maximumBytes) bytes)"
-            )
-        } catch {
-            throw AdInsertionError(
-                code: .upstream,
-                message: "upstream \(shown) failed while sending its body: \(Self.describe(error))"
-            )
-        }
-    }
-
-    /// A client error in words, without anything that could carry a URL's secrets.
-    private static func describe(_ error: any Error) -> String {
-        if let error = error as? HTTPClientError {
-            switch error {
-            case .connectTimeout: return "no connection within the timeout"
-            case .deadlineExceeded, .readTimeout: return "no answer within the timeout"
-            case .remoteConnectionClosed: return "the connection was closed"
-            default: break
-            }
-        }
-        if let error = error as? IOError { return "cannot connect (\(error.description))" }
-        return URLRedaction.redactURLs(in: "\(error)")
     }
 }
 

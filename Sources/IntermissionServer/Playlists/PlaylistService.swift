@@ -320,7 +320,9 @@ actor PlaylistService {
     }
 
     /// The answer of an upstream playlist read at `now`: kept until it is read again, after half a
-    /// target duration (the multivariant playlist: a minute), as a player would reload it. The
+    /// target duration (the multivariant playlist: a minute), as a player would reload it.
+    ///
+    /// The
     /// read is made by the first request after that, in the background (see ``ResponseCache``).
     private static func rendered(_ good: LastGood, now: DateTime) -> RenderedPlaylist {
         if good.isMultivariant {

@@ -117,17 +117,8 @@ public final class SQLiteAdStore: AdStore {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: decisions and live breaks") { db in
             try db.execute(
-                sql: """
-                    CREATE TABLE decision (
-                        viewer TEXT NOT NULL,
-                        scope TEXT NOT NULL,
-                        break_id TEXT NOT NULL,
-                        decided_at_ms INTEGER NOT NULL,
-                        start_offset_ns INTEGER,
-                        pod_ns INTEGER NOT NULL,
-                        assets TEXT NOT NULL,
-                        PRIMARY KEY (viewer, scope, break_id)
-                    );
+                sql: Self.decisionTable("decision", extraColumns: "")
+                    + """
                     CREATE TABLE decision_creative (
                         viewer TEXT NOT NULL,
                         creative_id TEXT NOT NULL,
@@ -158,21 +149,7 @@ public final class SQLiteAdStore: AdStore {
             // and the key index finds them; the creatives a decision gave are a column, which the
             // repeat window reads through the key index's viewer prefix. Random viewer IDs make
             // every index insert dirty a page of log, so one index less halves the log written.
-            try db.execute(
-                sql: """
-                    CREATE TABLE decision_v3 (
-                        viewer TEXT NOT NULL,
-                        scope TEXT NOT NULL,
-                        break_id TEXT NOT NULL,
-                        decided_at_ms INTEGER NOT NULL,
-                        start_offset_ns INTEGER,
-                        pod_ns INTEGER NOT NULL,
-                        assets TEXT NOT NULL,
-                        creatives TEXT NOT NULL,
-                        PRIMARY KEY (viewer, scope, break_id)
-                    );
-                    """
-            )
+            try db.execute(sql: Self.decisionTable("decision_v3", extraColumns: "creatives TEXT NOT NULL,"))
             let rows = try Row.fetchCursor(
                 db,
                 sql: "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision"
@@ -204,6 +181,25 @@ public final class SQLiteAdStore: AdStore {
             )
         }
         return migrator
+    }
+
+    /// The `CREATE TABLE` statement of a decision table (version 1 and version 3 differ only by
+    /// `extraColumns`, written before the key): one row per viewer, scope and break.
+    static func decisionTable(_ name: String, extraColumns: String) -> String {
+        """
+        CREATE TABLE \(name) (
+            viewer TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            break_id TEXT NOT NULL,
+            decided_at_ms INTEGER NOT NULL,
+            start_offset_ns INTEGER,
+            pod_ns INTEGER NOT NULL,
+            assets TEXT NOT NULL,
+            \(extraColumns)
+            PRIMARY KEY (viewer, scope, break_id)
+        );
+
+        """
     }
 
     /// The `creatives` column: the creative IDs of a decision, one per line.
@@ -449,7 +445,12 @@ private final class DecisionWriter: Sendable {
             }
             switch next {
             case .refuse:
-                continuation.resume(throwing: AdInsertionError(code: .storage, message: "the store is shutting down; the decision was not stored"))
+                continuation.resume(
+                    throwing: AdInsertionError(
+                        code: .storage,
+                        message: "the store is shutting down; the decision was not stored"
+                    )
+                )
             case .wait:
                 break
             case .drain:
@@ -459,7 +460,9 @@ private final class DecisionWriter: Sendable {
     }
 
     /// Refuses new requests and returns once every queued one is answered or failed (at once when
-    /// nothing is queued). Safe to call more than once.
+    /// nothing is queued).
+    ///
+    /// Safe to call more than once.
     func finish() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = self.state.withLock { state -> Bool in
