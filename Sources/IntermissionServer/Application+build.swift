@@ -168,6 +168,8 @@ struct ServerApplicationParts: Sendable {
     let metrics: ServerMetrics
     /// Complete playlist answers, served before routing.
     let responses: ResponseCache
+    /// Small files of the media mounts, served before routing.
+    let mediaFiles: MediaFileCache
     let clock: any WallClock
     let adminToken: String?
     let publicBaseURL: String?
@@ -209,6 +211,7 @@ struct ServerApplicationParts: Sendable {
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
         self.metrics = metrics
         self.responses = responses
+        self.mediaFiles = MediaFileCache(mounts: configuration.mounts, clock: configuration.clock)
         self.clock = configuration.clock
         self.adminToken = configuration.adminToken
         self.publicBaseURL = configuration.publicBaseURL
@@ -244,12 +247,18 @@ struct ServerApplicationParts: Sendable {
     }
 
     /// The router behind the cache of complete playlist answers (see ``CachingResponder``).
-    func makeResponder() -> CachingResponder<RouterResponder<ServerRequestContext>> {
-        CachingResponder(
-            cache: self.responses,
-            next: self.makeRouter().buildResponder(),
-            vodMetrics: self.metrics.bind(route: "/vod/{asset}/**"),
-            liveMetrics: self.metrics.bind(route: "/live/{channel}/**")
+    ///
+    /// Small `/media/` files are answered before both, from ``mediaFiles`` (see ``MediaFileResponder``).
+    func makeResponder() -> MediaFileResponder<CachingResponder<RouterResponder<ServerRequestContext>>> {
+        MediaFileResponder(
+            cache: self.mediaFiles,
+            next: CachingResponder(
+                cache: self.responses,
+                next: self.makeRouter().buildResponder(),
+                vodMetrics: self.metrics.bind(route: "/vod/{asset}/**"),
+                liveMetrics: self.metrics.bind(route: "/live/{channel}/**")
+            ),
+            metrics: self.metrics.bind(route: "/media/**")
         )
     }
 

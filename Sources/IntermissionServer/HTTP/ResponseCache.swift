@@ -135,12 +135,18 @@ struct CachedResponse: Sendable {
     /// RFC 9110 §13.1: `If-None-Match` (weak comparison, `*`, lists) decides when present;
     /// otherwise `If-Modified-Since` (an IMF-fixdate) at or after `Last-Modified`.
     func notModified(_ request: Request, etag: String) -> Bool {
+        Self.notModified(request, etag: etag, lastModified: self.lastModified)
+    }
+
+    /// The same check for any answer with the entity tag `etag` and `Last-Modified` `lastModified`
+    /// (seconds since 1970): the `/media/` files use it too.
+    static func notModified(_ request: Request, etag: String, lastModified: Int64) -> Bool {
         let noneMatch = request.headers[values: .ifNoneMatch]
         if !noneMatch.isEmpty {
             return noneMatch.contains { EntityTags.matches($0, etag) }
         }
         guard let since = request.headers[.ifModifiedSince], let date = HTTPDate.parse(since) else { return false }
-        return self.lastModified <= date
+        return lastModified <= date
     }
 }
 
