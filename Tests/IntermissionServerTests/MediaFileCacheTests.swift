@@ -151,6 +151,8 @@ private struct MediaMount {
                     let refused = try await client.get(file.path, headers: [.range: header])
                     #expect(refused.status == .rangeNotSatisfiable, "\(header)")
                     #expect(refused.headers[.contentRange] == "bytes */\(size)", "\(header)")
+                    #expect(refused.headers[.cacheControl] == "no-store", "\(header)")
+                    #expect(refused.json != nil, "\(header)")
                 }
                 // If-Range: the range only while the tag (or the exact date) still names the file.
                 let kept = try await client.get(file.path, headers: [.range: "bytes=0-9", .ifRange: etag])

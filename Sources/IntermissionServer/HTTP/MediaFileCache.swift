@@ -91,11 +91,13 @@ struct MediaFile: Sendable {
         return MediaRange(fields[0], size: self.size)
     }
 
-    /// A `416` for a file of `size` bytes: `Content-Range: bytes */size` and a JSON error.
+    /// A `416` for a file of `size` bytes: `Content-Range: bytes */size` and a JSON error, not
+    /// stored (`no-store`, as every error).
     static func unsatisfiable(size: Int64) -> Response {
         var headers: HTTPFields = [:]
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.contentRange] = "bytes */\(size)"
+        headers[.cacheControl] = "no-store"
         CachedResponse.corsFields(into: &headers)
         let body = APIError.body(
             status: .rangeNotSatisfiable,
@@ -232,7 +234,7 @@ final class MediaFileCache: Sendable {
     }
 
     /// The entry of `key` when it was checked within the last ``recheckInterval``; otherwise
-    /// ``Lookup/load``, and the entry's check time is moved on so that the other requests keep
+    /// ``MediaFileCache/Lookup/load``, and the entry's check time is moved on so that the other requests keep
     /// being served from it while this one reads the file again.
     func lookup(_ key: Substring) -> Lookup {
         let now = self.clock.now().nanosecondsSince1970
