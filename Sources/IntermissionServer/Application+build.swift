@@ -56,7 +56,11 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
                 ]
             )
             for id in vodIDs { logger.notice("VOD:  http://\(host):\(port)/vod/\(id)/main.m3u8") }
-            for id in channelIDs { logger.notice("Live: http://\(host):\(port)/live/\(id)/main.m3u8") }
+            for id in channelIDs {
+                logger.notice(
+                    "Live: http://\(host):\(port)/live/\(id)/main.m3u8 (hls.js: set interstitialAppendInPlace: false)"
+                )
+            }
         },
         logger: logger
     )

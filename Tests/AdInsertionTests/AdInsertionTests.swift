@@ -297,6 +297,68 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
     }
 }
 
+/// `cueOnce` of a channel (``LiveChannel/marksMidRollsOnce``): mid-rolls get `CUE="ONCE"`, other breaks
+/// keep their cue, and without it nothing changes.
+@Suite struct MidRollsOnceTests {
+    /// Four breaks inside the window at 100 s of a 6-segment loop of 2 s segments.
+    func breaks() -> [LiveBreak] {
+        let start = t0 + MediaTime(seconds: 96)
+        return [
+            LiveBreak(id: "mid", channel: "demo", startDate: start, duration: 2, updatedAt: t0),
+            LiveBreak(id: "pre", channel: "demo", startDate: start, duration: 2, cue: ["PRE"], updatedAt: t0),
+            LiveBreak(id: "post", channel: "demo", startDate: start, duration: 2, cue: ["POST"], updatedAt: t0),
+            LiveBreak(id: "once", channel: "demo", startDate: start, duration: 2, cue: ["ONCE"], updatedAt: t0),
+        ]
+    }
+
+    /// The `CUE` members of each date range, by ID (`nil`: no `CUE`), as our parser reads them.
+    func cues(_ bytes: [UInt8]) throws -> [String: String?] {
+        var result: [String: String?] = [:]
+        for placed in try MediaPlaylist(bytes: bytes).dateRanges {
+            result[placed.dateRange.id] = .some(placed.dateRange.cue?.joined(separator: ","))
+        }
+        return result
+    }
+
+    @Test func aLoopedChannelMarksMidRollsOnceOnlyWhenAsked() throws {
+        let source = try MediaPlaylist(parsing: vodPlaylist(count: 5))
+        let loop = try LiveLoop(source: source, sourceURL: "/media/p/prog.m3u8", startDate: t0, windowSize: 6)
+        let now = t0 + MediaTime(seconds: 100)
+        let marked = loop.render(
+            at: now,
+            breaks: self.breaks(),
+            lookahead: 30,
+            locator: AssetListLocator(),
+            midRollsOnce: true
+        )
+        #expect(errors(marked).isEmpty, "\(errors(marked))")
+        #expect(try self.cues(marked) == ["mid": "ONCE", "pre": "PRE", "post": "POST", "once": "ONCE"])
+        #expect(dateRangeLines(marked).contains { $0.contains("ID=\"mid\"") && $0.contains(",CUE=\"ONCE\"") })
+        let plain = loop.render(at: now, breaks: self.breaks(), lookahead: 30, locator: AssetListLocator())
+        #expect(try self.cues(plain) == ["mid": nil, "pre": "PRE", "post": "POST", "once": "ONCE"])
+    }
+
+    @Test func anUpstreamChannelMarksMidRollsOnceOnlyWhenAsked() throws {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:0\n"
+        text += "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:01:30.000Z\n"
+        for k in 0..<5 { text += "#EXTINF:2,\ns\(k).ts\n" }
+        let playlist = try MediaPlaylist(parsing: text)
+        func decorated(_ once: Bool) -> [UInt8] {
+            LiveDecorator.decorate(
+                playlist,
+                playlistURL: "http://up.example.com/live/p.m3u8",
+                breaks: self.breaks(),
+                lookahead: 30,
+                locator: AssetListLocator(),
+                midRollsOnce: once
+            ).serialized()
+        }
+        #expect(errors(decorated(true)).isEmpty, "\(errors(decorated(true)))")
+        #expect(try self.cues(decorated(true)) == ["mid": "ONCE", "pre": "PRE", "post": "POST", "once": "ONCE"])
+        #expect(try self.cues(decorated(false)) == ["mid": nil, "pre": "PRE", "post": "POST", "once": "ONCE"])
+    }
+}
+
 @Suite struct SCTE35Tests {
     @Test func outBecomesABreakAndAnEarlyInAddsAPlayoutLimit() throws {
         var text =

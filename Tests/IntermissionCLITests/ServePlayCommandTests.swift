@@ -19,6 +19,8 @@ struct ServePlayCommandTests {
             "no VOD URL in the start-up log"
         )
         #expect(server.text.contains("/live/demo/main.m3u8"))
+        // Next to each live URL: the setting hls.js needs on live channels (README).
+        #expect(server.text.contains("/live/demo/main.m3u8 (hls.js: set interstitialAppendInPlace: false)"))
 
         // 60 s of primary and up to 50 s of ads at 20 times real time (about 5 s).
         let played = try CLI.run(["play", url, "--speed", "20", "--json"])

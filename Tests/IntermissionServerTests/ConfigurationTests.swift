@@ -122,6 +122,16 @@ import Testing
         (loop + "    breaks: {every: 120, duration: 20, snap: [SIDEWAYS]}\n", "channels[0].breaks.snap"),
         (loop + "    breaks: {every: 120, duration: 20, evry: 5}\n", "channels[0].breaks.evry"),
         (loop + "    windw: 6\n", "channels[0].windw"),
+        (loop + "    cueOnce: 1\n", "channels[0].cueOnce"),
+        (loop + "    cueOnce: \"true\"\n", "channels[0].cueOnce"),
+        (loop + "    cueOnce: maybe\n", "channels[0].cueOnce"),
+        (loop + "    cueOnce: 1e308\n", "channels[0].cueOnce"),
+        (loop + "    cueOnce: .nan\n", "channels[0].cueOnce"),
+        (loop + "    cueOnce: 0x1\n", "channels[0].cueOnce"),
+        (loop + "    cueOnce: [true]\n", "channels[0].cueOnce"),
+        (loop + "    cueOnce: \"\\0\"\n", "channels[0].cueOnce"),
+        (loop + "    cueOnce: \(String(repeating: "t", count: 100_000))\n", "channels[0].cueOnce"),
+        (loop + "    cueonce: true\n", "channels[0].cueonce"),
         (loop + "    playlist: ../../etc/passwd\n", "channels[0].playlist"),
         ("vod:\n  - {id: v, origin: /media/a/, playlist: /etc/main.m3u8}\n", "vod[0].playlist"),
         ("vod:\n  - {id: v, origin: /media/a/, playlist: \"http://evil.example/x.m3u8\"}\n", "vod[0].playlist"),
@@ -169,6 +179,16 @@ import Testing
         #expect(configuration.adInsertion.assets[0].breaks[0].duration == MediaTime(milliseconds: 1))
         #expect(configuration.adInsertion.assets[0].breaks[0].resumeOffset == MediaTime(seconds: -3600))
         #expect(configuration.adInsertion.channel("c")?.windowSegments == 3)
+    }
+
+    @Test func cueOnceIsOffUnlessAChannelSetsIt() throws {
+        let yaml =
+            Self.loop + "    cueOnce: true\n  - id: d\n    loop: /media/a/\n    cueOnce: false\n"
+            + "  - id: e\n    loop: /media/a/\n"
+        let channels = try ConfigurationFile.parse(yaml).apply(to: ServerConfiguration(), relativeTo: "/")
+            .adInsertion.channels
+        #expect(channels.map(\.id) == ["c", "d", "e"])
+        #expect(channels.map(\.marksMidRollsOnce) == [true, false, false])
     }
 
     @Test func anUnknownKeySaysWhereAndWhatTheSectionTakes() {

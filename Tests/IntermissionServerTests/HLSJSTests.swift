@@ -1,6 +1,7 @@
 import AdInsertion
 import Foundation
 import HLSPlaylist
+import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
 import IntermissionTestSupport
@@ -23,9 +24,10 @@ import Testing
             }
     }
 
-    @Test(.enabled(if: HLSJSTests.available || HLSJSTests.required), .timeLimit(.minutes(3)))
-    func hlsJSPlaysTheDemoPreRollAndMidRolls() async throws {
-        try #require(Self.available, "chromium and hls.js are required (see .ci/run)")
+    /// Plays `src` with the probe page (`scripts/realclient/interstitials.html`) in headless
+    /// Chromium, with `query` added to the page's parameters, for at most `timeout` seconds of the
+    /// page; returns the page's log.
+    static func probe(_ src: String, query: String, timeout: Int) async throws -> String {
         // The page and hls.js come from a static server; the stream from ours (CORS allows it).
         let www = FileManager.default.temporaryDirectory.appendingPathComponent("hlsjs-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
@@ -40,32 +42,37 @@ import Testing
         )
         let page = try #require(PageServer(directory: www))
         defer { page.stop() }
+        let out = www.appendingPathComponent("out")
+        let url = "http://127.0.0.1:\(page.port)/interstitials.html?src=\(src)&\(query)&timeout=\(timeout)"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", Self.repository.appendingPathComponent("scripts/realclient/cdp_run.py").path, url,
+            "--timeout", "\(timeout + 10)", "--outdir", out.path,
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var waited = 0
+        while process.isRunning && waited < (timeout + 50) * 10 {  // 50 s more than the page's own limit
+            try await Task.sleep(for: .milliseconds(100))
+            waited += 1
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return (try? String(contentsOf: out.appendingPathComponent("log.txt"), encoding: .utf8)) ?? ""
+    }
 
+    @Test(.enabled(if: HLSJSTests.available || HLSJSTests.required), .timeLimit(.minutes(3)))
+    func hlsJSPlaysTheDemoPreRollAndMidRolls() async throws {
+        try #require(Self.available, "chromium and hls.js are required (see .ci/run)")
         var configuration = try demoConfiguration(clock: ManualWallClock(t0))
         // The virtual clock does not move: let every break have ads even for the same viewer.
         configuration.adInsertion.policy.repeatWindow = .zero
         try await withServer(configuration) { client in
             let port = try #require(client.port)
-            let out = www.appendingPathComponent("out")
             let src = "http://127.0.0.1:\(port)/vod/demo/main.m3u8"
-            let url = "http://127.0.0.1:\(page.port)/interstitials.html?src=\(src)&rate=4&until=45&timeout=100"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "python3", Self.repository.appendingPathComponent("scripts/realclient/cdp_run.py").path, url,
-                "--timeout", "110", "--outdir", out.path,
-            ]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var waited = 0
-            while process.isRunning && waited < 1500 {  // 150 s at most
-                try await Task.sleep(for: .milliseconds(100))
-                waited += 1
-            }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-            let log = (try? String(contentsOf: out.appendingPathComponent("log.txt"), encoding: .utf8)) ?? ""
+            let log = try await Self.probe(src, query: "rate=4&until=45", timeout: 100)
             let lines = log.split(separator: "\n")
             func has(_ event: String, _ id: String) -> Bool {
                 lines.contains { $0.contains("] \(event) ") && $0.contains("event=\(id) ") }
@@ -82,6 +89,56 @@ import Testing
             #expect(midroll1Assets.count == 2, "midroll-1 is a pod of two ads")
             #expect(lines.filter { $0.contains("] INTERSTITIALS_PRIMARY_RESUMED ") }.count >= 3)
             #expect(log.contains("DONE until reached"), "\(log.suffix(2000))")
+        }
+    }
+
+    /// The README's advice for live channels, end to end: hls.js with
+    /// `interstitialAppendInPlace: false` joins the demo live channel (real clock), a 10 s break
+    /// announced a few seconds ahead of the live edge through the admin API plays whole, and the
+    /// primary resumes and keeps playing.
+    @Test(.enabled(if: HLSJSTests.available || HLSJSTests.required), .timeLimit(.minutes(2)))
+    func hlsJSPlaysALiveBreakWholeAndResumes() async throws {
+        try #require(Self.available, "chromium and hls.js are required (see .ci/run)")
+        var configuration = try demoConfiguration(clock: SystemWallClock())
+        configuration.adInsertion.policy.repeatWindow = .zero
+        // Only the break this test starts: no planned break may fall inside the run.
+        configuration.adInsertion.channels[0].breakPlan = nil
+        try await withServer(configuration) { client in
+            let port = try #require(client.port)
+            // After the last segment of every window hls.js sees first: the case it used to lose.
+            let created = try await client.admin(
+                .post,
+                "/v1/admin/channels/demo/breaks",
+                json: #"{"id": "hlsjs", "startIn": 6, "duration": 10}"#
+            )
+            #expect(created.status == .created, "\(created.text)")
+            let src = "http://127.0.0.1:\(port)/live/demo/main.m3u8"
+            let log = try await Self.probe(src, query: "appendInPlace=false&afterResume=4", timeout: 50)
+            let lines = log.split(separator: "\n")
+            func wall(_ event: String) -> Double? {
+                guard let line = lines.first(where: { $0.contains("] \(event) ") && $0.contains("event=hlsjs") }) else {
+                    return nil
+                }
+                return Double(line.dropFirst().prefix { $0 != "]" })
+            }
+            #expect(log.contains("isSupported=true") && log.contains("interstitialAppendInPlace=false"))
+            #expect(wall("ASSET_LIST_LOADED") != nil, "no asset list: \(log.suffix(3000))")
+            let started = try #require(wall("INTERSTITIAL_ASSET_STARTED"), "the ad did not start: \(log.suffix(3000))")
+            let ended = try #require(wall("INTERSTITIAL_ASSET_ENDED"), "the ad did not end: \(log.suffix(3000))")
+            #expect(wall("INTERSTITIAL_ENDED") != nil)
+            // The whole 10 s ad (lost breaks played 0.6 s or froze), within generous bounds.
+            #expect(ended - started >= 9 && ended - started <= 20, "ad played \(ended - started) s")
+            #expect(!log.contains("InvalidStateError") && !log.contains("fatal=true"), "\(log.suffix(3000))")
+            #expect(log.contains("DONE after resume"), "\(log.suffix(3000))")
+            // The primary plays on after the break: its clock moves between the last two ticks.
+            let resumed = try #require(lines.lastIndex { $0.contains("] INTERSTITIALS_PRIMARY_RESUMED ") })
+            let times = lines[resumed...].filter { $0.contains("] tick ") && $0.contains("playing=primary") }.compactMap
+            {
+                line -> Double? in
+                guard let range = line.range(of: "video.t=") else { return nil }
+                return Double(line[range.upperBound...].prefix { $0 != " " })
+            }
+            #expect(times.count >= 2 && times.last! > times.first!, "\(times)")
         }
     }
 }

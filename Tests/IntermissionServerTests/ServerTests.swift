@@ -118,6 +118,23 @@ import Testing
 }
 
 @Suite struct LiveServingTests {
+    /// `cueOnce` reaches the demo channel's playlists: its planned mid-roll `auto-0` (at 120 s,
+    /// announced 30 s ahead) carries `CUE="ONCE"`; without it the tag has no `CUE`.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true]) func cueOnceMarksTheLiveMidRoll(_ once: Bool) async throws
+    {
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 100))
+        configuration.adInsertion.channels[0].marksMidRollsOnce = once
+        try await withServer(configuration) { client in
+            let response = try await client.get("/live/demo/prog.m3u8")
+            #expect(response.status == .ok)
+            #expect(errors(response.bytes).isEmpty, "\(errors(response.bytes))")
+            let lines = dateRangeLines(response.text)
+            #expect(lines.count == 1 && lines[0].contains("ID=\"auto-0\""), "\(lines)")
+            #expect(lines.first?.contains("CUE=\"ONCE\"") == once, "\(lines)")
+            #expect(lines.first?.contains("CUE=") == once, "\(lines)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func windowSlidesWithCorrectSequenceNumbers() async throws {
         let clock = ManualWallClock(t0 + 100)
         try await withServer(try demoConfiguration(clock: clock)) { client in

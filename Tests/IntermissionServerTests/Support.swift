@@ -10,8 +10,8 @@ import NIOCore
 
 let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
-/// The demo configuration on a virtual clock, an in-memory store and a free port.
-func demoConfiguration(clock: ManualWallClock, database: String = "memory:") throws -> ServerConfiguration {
+/// The demo configuration on a virtual clock (or the given one), an in-memory store and a free port.
+func demoConfiguration(clock: any WallClock, database: String = "memory:") throws -> ServerConfiguration {
     var configuration = try ServerConfiguration.demo(
         base: ServerConfiguration(
             hostname: "127.0.0.1",

@@ -3,14 +3,19 @@ import HLSPlaylist
 
 extension LiveBreak {
     /// The break as an interstitial event pointing at its asset list.
-    public func interstitialEvent(locator: AssetListLocator) -> InterstitialEvent {
+    ///
+    /// - Parameters:
+    ///   - locator: Builds the `X-ASSET-LIST` URL.
+    ///   - midRollsOnce: Whether a mid-roll (a break with neither `PRE` nor `POST`) gets `ONCE` in
+    ///     its `CUE` even when the break does not have it (``LiveChannel/marksMidRollsOnce``).
+    public func interstitialEvent(locator: AssetListLocator, midRollsOnce: Bool = false) -> InterstitialEvent {
         var event = InterstitialEvent(identifier: self.id, date: self.startDate)
         if self.cue.contains(AttributeName.Value.pre) {
             event.cue = .join
         } else if self.cue.contains(AttributeName.Value.post) {
             event.cue = .leave
         }
-        event.willPlayOnce = self.cue.contains(AttributeName.Value.once)
+        event.willPlayOnce = self.cue.contains(AttributeName.Value.once) || (midRollsOnce && event.cue == .none)
         event.duration = self.duration
         event.resumptionOffset = self.resumeOffset
         event.playoutLimit = self.playoutLimit
@@ -22,8 +27,13 @@ extension LiveBreak {
     }
 
     /// The break's `EXT-X-DATERANGE` line.
-    public func tagLine(locator: AssetListLocator) -> String {
-        self.interstitialEvent(locator: locator).dateRange()?.tag.rendered ?? ""
+    ///
+    /// - Parameters:
+    ///   - locator: Builds the `X-ASSET-LIST` URL.
+    ///   - midRollsOnce: Whether a mid-roll gets `ONCE` in its `CUE` (see
+    ///     ``interstitialEvent(locator:midRollsOnce:)``).
+    public func tagLine(locator: AssetListLocator, midRollsOnce: Bool = false) -> String {
+        self.interstitialEvent(locator: locator, midRollsOnce: midRollsOnce).dateRange()?.tag.rendered ?? ""
     }
 }
 

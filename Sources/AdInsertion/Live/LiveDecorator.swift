@@ -15,12 +15,14 @@ public enum LiveDecorator {
     ///   - breaks: The channel's breaks.
     ///   - lookahead: How far past the last segment breaks are announced.
     ///   - locator: Builds the `X-ASSET-LIST` URLs.
+    ///   - midRollsOnce: Whether mid-rolls get `CUE="ONCE"` (``LiveChannel/marksMidRollsOnce``).
     public static func decorate(
         _ playlist: MediaPlaylist,
         playlistURL: String,
         breaks: [LiveBreak],
         lookahead: MediaTime,
-        locator: AssetListLocator
+        locator: AssetListLocator,
+        midRollsOnce: Bool = false
     ) -> MediaPlaylist {
         var result = playlist
         let plainBase = PlainRelativeURI.base(of: playlistURL)
@@ -41,7 +43,9 @@ public enum LiveDecorator {
         let existing = Set(result.dateRanges.map(\.dateRange.id))
         var insertions: [(dateRange: DateRange, position: Int)] = []
         for b in selected where !existing.contains(b.id) {
-            guard let range = b.interstitialEvent(locator: locator).dateRange() else { continue }
+            guard let range = b.interstitialEvent(locator: locator, midRollsOnce: midRollsOnce).dateRange() else {
+                continue
+            }
             let position = result.timeMapping(at: b.startDate).map { min($0.segment, timings.count) } ?? timings.count
             insertions.append((range, b.startDate < firstDate ? 0 : position))
         }

@@ -139,12 +139,14 @@ public struct LiveLoop: Sendable {
     ///   - breaks: The channel's breaks.
     ///   - lookahead: How far past the last segment breaks are announced.
     ///   - locator: Builds the `X-ASSET-LIST` URLs.
+    ///   - midRollsOnce: Whether mid-rolls get `CUE="ONCE"` (``LiveChannel/marksMidRollsOnce``).
     /// - Returns: The playlist's bytes.
     public func render(
         at date: DateTime,
         breaks: [LiveBreak],
         lookahead: MediaTime,
-        locator: AssetListLocator
+        locator: AssetListLocator,
+        midRollsOnce: Bool = false
     ) -> [UInt8] {
         let window = self.window(at: date)
         let selected = LiveBreakSelection.breaks(
@@ -165,7 +167,7 @@ public struct LiveLoop: Sendable {
             let end = start + segment.duration
             // A break goes before the segment its start date falls in.
             while let next = pending.first, next.startDate < end {
-                text += next.tagLine(locator: locator) + "\n"
+                text += next.tagLine(locator: locator, midRollsOnce: midRollsOnce) + "\n"
                 pending = pending.dropFirst()
             }
             if k % n == 0 && k > 0 { text += "#EXT-X-DISCONTINUITY\n" }
@@ -174,7 +176,7 @@ public struct LiveLoop: Sendable {
             text += segment.uri + "\n"
         }
         for next in pending {
-            text += next.tagLine(locator: locator) + "\n"
+            text += next.tagLine(locator: locator, midRollsOnce: midRollsOnce) + "\n"
         }
         return Array(text.utf8)
     }

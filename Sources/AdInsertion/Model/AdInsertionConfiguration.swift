@@ -169,6 +169,15 @@ public struct LiveChannel: Sendable, Hashable {
     /// `nil` (the default): three target durations of
     /// that playlist (``staleAfter`` for a multivariant playlist).
     public var lastGoodLimit: MediaTime?
+    /// Whether the channel's mid-rolls (breaks with neither `PRE` nor `POST`) are written with
+    /// `CUE="ONCE"` (configuration key `cueOnce`; `false` by default).
+    ///
+    /// For hls.js players that cannot be given `interstitialAppendInPlace: false`: hls.js 1.6.15 to
+    /// 1.7.1 lose live breaks announced ahead of the last segment, and `ONCE` is reported to avoid
+    /// that (issue 16). The cost: a break plays at most once per viewing session, so a viewer who
+    /// plays that part of the window again (seeking back) sees the content the break replaced
+    /// instead of the ads.
+    public var marksMidRollsOnce: Bool
 
     /// The upstream playlist's URL, or `nil` for a simulated channel.
     public var upstreamURL: String? {
@@ -186,7 +195,8 @@ public struct LiveChannel: Sendable, Hashable {
         lookahead: MediaTime = MediaTime(seconds: 30),
         staleAfter: MediaTime = MediaTime(seconds: 30),
         defaultSCTE35Duration: MediaTime = MediaTime(seconds: 30),
-        lastGoodLimit: MediaTime? = nil
+        lastGoodLimit: MediaTime? = nil,
+        marksMidRollsOnce: Bool = false
     ) {
         self.id = id
         self.source = source
@@ -197,6 +207,7 @@ public struct LiveChannel: Sendable, Hashable {
         self.staleAfter = staleAfter
         self.defaultSCTE35Duration = defaultSCTE35Duration
         self.lastGoodLimit = lastGoodLimit
+        self.marksMidRollsOnce = marksMidRollsOnce
     }
 }
 

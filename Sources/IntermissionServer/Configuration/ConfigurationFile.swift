@@ -125,9 +125,12 @@ public struct ConfigurationFile: Sendable, Codable {
         public var staleAfter: Double?
         /// `scte35Duration`: the pod length for an SCTE-35 out without a duration.
         public var scte35Duration: Double?
+        /// `cueOnce`: `true` writes the channel's mid-rolls with `CUE="ONCE"` (default `false`).
+        public var cueOnce: Bool?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, upstream, loop, playlist, window, startDate, breaks, lookahead, staleAfter, scte35Duration
+            case cueOnce
         }
     }
 
@@ -443,6 +446,7 @@ public struct ConfigurationFile: Sendable, Codable {
         if let scte = entry.scte35Duration {
             channel.defaultSCTE35Duration = try L.seconds(scte, in: L.duration, field: "\(path).scte35Duration")
         }
+        channel.marksMidRollsOnce = entry.cueOnce ?? false
         return channel
     }
 

@@ -10,8 +10,17 @@
 #
 # Each folder holds seg-NNN.ts, a media playlist prog.m3u8 (VOD) and a one-variant
 # multivariant playlist main.m3u8, both written by ffmpeg. H.264 (40 kb/s target) +
-# AAC-LC mono 22.05 kHz 16 kb/s, keyframe every 2 s; bit-exact flags so a rerun with the
-# same ffmpeg version gives the same bytes. Needs ffmpeg (Debian: apt-get install ffmpeg).
+# AAC-LC mono 22.05 kHz 16 kb/s, keyframe every 2 s; bit-exact flags and one encoder thread
+# so a rerun with the same ffmpeg version gives the same bytes. Needs ffmpeg (Debian:
+# apt-get install ffmpeg).
+#
+# Audio and video start together, so every segment's earliest PTS is its video keyframe on
+# the 2 s grid (players such as hls.js date the timeline, and so the breaks, from the
+# earliest PTS): no B-frames (-bf 0), so video PTS equal DTS and the muxer cuts each segment
+# at its keyframe; and the audio is shifted by the AAC encoder's 1024 priming samples, which
+# would otherwise start the audio 46 ms before the video. The first audio PTS of each
+# segment then lies within one AAC frame (1024/22050 s) after the first video PTS;
+# DemoMediaTests (IntermissionServerTests) checks it with ffprobe.
 set -euo pipefail
 command -v ffmpeg >/dev/null || { echo "$0: ffmpeg not found (apt-get install ffmpeg)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -22,9 +31,9 @@ make_stream() { # make_stream NAME VIDEO_SOURCE AUDIO_SOURCE SECONDS
     mkdir -p "$here/$name"
     (cd "$here/$name" && ffmpeg -hide_banner -loglevel error -nostdin -y \
         -f lavfi -i "$video" -f lavfi -i "$audio" -t "$seconds" \
-        -c:v libx264 -preset veryfast -profile:v main -pix_fmt yuv420p \
+        -c:v libx264 -preset veryfast -profile:v main -pix_fmt yuv420p -bf 0 -threads:v 1 \
         -b:v 40k -maxrate 60k -bufsize 120k -g 30 -keyint_min 30 -sc_threshold 0 \
-        -c:a aac -b:a 16k -ac 1 -ar 22050 \
+        -af "asetpts=PTS+1024/SR/TB" -c:a aac -b:a 16k -ac 1 -ar 22050 \
         -fflags +bitexact -flags:v +bitexact -flags:a +bitexact -map_metadata -1 \
         -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'seg-%03d.ts' \
         -master_pl_name main.m3u8 prog.m3u8)

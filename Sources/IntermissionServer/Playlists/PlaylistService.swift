@@ -201,7 +201,13 @@ actor PlaylistService {
         if let cached = self.rendered[key], cached.completed == completed, cached.revision == revision {
             return RenderedPlaylist(bytes: cached.bytes, kind: kind, validUntil: next)
         }
-        let bytes = loop.render(at: now, breaks: breaks, lookahead: channel.lookahead, locator: self.locator)
+        let bytes = loop.render(
+            at: now,
+            breaks: breaks,
+            lookahead: channel.lookahead,
+            locator: self.locator,
+            midRollsOnce: channel.marksMidRollsOnce
+        )
         self.rendered[key] = (completed, revision, bytes)
         return RenderedPlaylist(bytes: bytes, kind: kind, validUntil: next)
     }
@@ -291,7 +297,8 @@ actor PlaylistService {
                 url: url,
                 breaks: breaks,
                 lookahead: channel.lookahead,
-                locator: self.locator
+                locator: self.locator,
+                midRollsOnce: channel.marksMidRollsOnce
             )
         }
         let revision = self.revisions[channel.id, default: 0]
@@ -354,10 +361,18 @@ actor PlaylistService {
         url: String,
         breaks: [LiveBreak],
         lookahead: MediaTime,
-        locator: AssetListLocator
+        locator: AssetListLocator,
+        midRollsOnce: Bool
     ) async -> [UInt8] {
-        LiveDecorator.decorate(media, playlistURL: url, breaks: breaks, lookahead: lookahead, locator: locator)
-            .serialized()
+        LiveDecorator.decorate(
+            media,
+            playlistURL: url,
+            breaks: breaks,
+            lookahead: lookahead,
+            locator: locator,
+            midRollsOnce: midRollsOnce
+        )
+        .serialized()
     }
 
     /// An upstream multivariant playlist decorated and serialized, away from the actor.

@@ -1,0 +1,69 @@
+import Foundation
+import HLSPlaylist
+import IntermissionTestSupport
+import Testing
+
+/// The bundled demo media (`Sources/IntermissionServer/Demo`, made by its `make.sh`) start audio and
+/// video together in every segment, read with ffprobe: players that date the timeline from the
+/// earliest PTS (hls.js) then place breaks at the same point on every reload.
+///
+/// Needs ffprobe; skipped without it unless INTERMISSION_REQUIRE_REFEREES=1.
+@Suite struct DemoMediaTests {
+    static let folder = Fixture.repository.appendingPathComponent("Sources/IntermissionServer/Demo")
+    static let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+    static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
+
+    /// The first (lowest) PTS of each kind of stream in a transport stream file, in 90 kHz ticks.
+    static func firstPTS(_ file: URL, ffprobe: String) throws -> [String: Int64] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: ffprobe)
+        process.arguments = ["-v", "error", "-show_entries", "packet=codec_type,pts", "-of", "csv=p=0", file.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        // Read to the end before waiting, so that a full pipe cannot block ffprobe.
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        var first: [String: Int64] = [:]
+        for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
+            let fields = line.split(separator: ",")
+            guard fields.count >= 2, let pts = Int64(fields[1]) else { continue }
+            let kind = String(fields[0])
+            first[kind] = min(first[kind] ?? pts, pts)
+        }
+        return first
+    }
+
+    @Test(.enabled(if: DemoMediaTests.ffprobe != nil || DemoMediaTests.required), .timeLimit(.minutes(1)))
+    func everySegmentStartsAudioAndVideoTogetherOnTheSegmentGrid() throws {
+        let ffprobe = try #require(Self.ffprobe, "ffprobe is required (apt-get install ffmpeg)")
+        var checked = 0
+        for stream in ["primary", "ad-red", "ad-green", "ad-blue"] {
+            let folder = Self.folder.appendingPathComponent(stream)
+            let playlist = try MediaPlaylist(
+                bytes: Array(try Data(contentsOf: folder.appendingPathComponent("prog.m3u8")))
+            )
+            var expectedOffset: Int64 = 0  // 90 kHz ticks from the first segment's start
+            var firstStart: Int64?
+            for segment in playlist.segments {
+                let pts = try Self.firstPTS(folder.appendingPathComponent(segment.uri), ffprobe: ffprobe)
+                let video = try #require(pts["video"], "\(stream)/\(segment.uri): no video")
+                let audio = try #require(pts["audio"], "\(stream)/\(segment.uri): no audio")
+                // Within one AAC frame: |audio - video| ≤ 1024 / 22050 s, in whole ticks.
+                #expect(abs(audio - video) * 22_050 <= 1024 * 90_000, "\(stream)/\(segment.uri): \(audio) \(video)")
+                // The earliest PTS sits on the playlist's grid (within 1 ms), so the timeline a
+                // player builds from it does not move from one segment to the next.
+                let start = min(audio, video)
+                let origin = firstStart ?? start
+                firstStart = origin
+                #expect(abs(start - origin - expectedOffset) <= 90, "\(stream)/\(segment.uri): \(start - origin)")
+                expectedOffset += segment.duration.nanoseconds * 9 / 100_000
+                checked += 1
+            }
+        }
+        #expect(checked == 45)
+    }
+}
