@@ -87,6 +87,15 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         Creative(id: "silver10", uri: "https://ads.example.com/s10.m3u8", duration: 10, value: 5),
     ]
 
+    /// A decision service over this suite's inventory.
+    func service(store: some DecisionStore, repeatWindow: MediaTime = 600) -> AdDecisionService {
+        AdDecisionService(
+            decider: AdDecider(inventory: self.inventory),
+            policy: DecisionPolicy(repeatWindow: repeatWindow),
+            store: store
+        )
+    }
+
     @Test func aLateJoinerGetsTheWholeBreakWithTheMostValuableWhereItWillSeeThem() {
         let decider = AdDecider(inventory: self.inventory)
         let key = DecisionKey(viewer: "v1", scope: "live-x", breakID: "b1")
@@ -113,11 +122,7 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
     @Test(.timeLimit(.minutes(1))) func theStoredDecisionIsTheWholeAnswerWhateverTheNextOffset() async throws {
         let store = InMemoryAdStore()
-        let service = AdDecisionService(
-            decider: AdDecider(inventory: self.inventory),
-            policy: DecisionPolicy(repeatWindow: 600),
-            store: store
-        )
+        let service = self.service(store: store)
         let scope = AdScope(kind: .vod, name: "movie")
         // A VOD seek into a replaced span asks with an offset too.
         let first = try await service.decide("seeker", scope, "mid", offset: 12, at: t0)
@@ -132,11 +137,7 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
     @Test(.timeLimit(.minutes(1))) func anonymousRequestsAreNotStoredAndDoNotChangeEachOthersPods() async throws {
         let store = InMemoryAdStore()
-        let service = AdDecisionService(
-            decider: AdDecider(inventory: self.inventory),
-            policy: DecisionPolicy(repeatWindow: 600),
-            store: store
-        )
+        let service = self.service(store: store)
         let scope = AdScope(kind: .live, name: "x")
         let late = try await service.decide(nil, scope, "b", offset: MediaTime("19.5"), at: t0)
         #expect(late.decision.assets.map(\.creativeID) == ["silver10", "gold5"])
@@ -152,11 +153,7 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
     @Test(.timeLimit(.minutes(1))) func sameQuestionSameAnswerAndNoRepeatsWithinTheWindow() async throws {
         let store = InMemoryAdStore()
-        let service = AdDecisionService(
-            decider: AdDecider(inventory: self.inventory),
-            policy: DecisionPolicy(repeatWindow: 600),
-            store: store
-        )
+        let service = self.service(store: store)
         let scope = AdScope(kind: .live, name: "x")
         let first = try await service.decide("v1", scope, "b1", at: t0)
         let again = try await service.decide("v1", scope, "b1", offset: 3, at: t0 + 5)
@@ -172,11 +169,7 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
     }
 
     @Test(.timeLimit(.minutes(1))) func aZeroWindowAllowsRepeats() async throws {
-        let service = AdDecisionService(
-            decider: AdDecider(inventory: self.inventory),
-            policy: DecisionPolicy(repeatWindow: .zero),
-            store: InMemoryAdStore()
-        )
+        let service = self.service(store: InMemoryAdStore(), repeatWindow: .zero)
         let scope = AdScope(kind: .vod, name: "x")
         let first = try await service.decide("v1", scope, "b1", at: t0)
         let second = try await service.decide("v1", scope, "b2", at: t0)
