@@ -110,9 +110,9 @@ if !coreOnly {
             ],
             swiftSettings: swiftSettings
         ),
-        // A placeholder until issue 12 (coordinated playback, receiver handoff) builds it: it stays
-        // only while that issue is open, and gets its dependencies (InterstitialPlayback) with its code.
-        .target(name: "GroupPlayback", swiftSettings: swiftSettings),
+        // Coordinated playback (issue 12): the decision logic (clock, timeline, hub, participant) is
+        // value types over HLSPlaylist; the player attachment adds InterstitialPlayback with its code.
+        .target(name: "GroupPlayback", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
         .target(
             name: "AdInsertion",
             dependencies: [
@@ -181,8 +181,11 @@ if !coreOnly {
             dependencies: ["HTTPFetch", .product(name: "AsyncHTTPClient", package: "async-http-client")],
             swiftSettings: swiftSettings
         ),
-        // The placeholder's test target: it goes with the placeholder (issue 12).
-        .testTarget(name: "GroupPlaybackTests", dependencies: ["GroupPlayback"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GroupPlaybackTests",
+            dependencies: ["GroupPlayback", "HLSPlaylist", "IntermissionTestSupport"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "AdInsertionTests",
             dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist"],
