@@ -83,6 +83,7 @@ if !coreOnly {
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/jpsim/Yams.git", "5.0.1"..<"7.0.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
@@ -110,9 +111,19 @@ if !coreOnly {
             ],
             swiftSettings: swiftSettings
         ),
-        // Coordinated playback (issue 12): the decision logic (clock, timeline, hub, participant) is
-        // value types over HLSPlaylist; the player attachment adds InterstitialPlayback with its code.
-        .target(name: "GroupPlayback", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+        // Coordinated playback (issue 12): the decisions (clock, timeline, hub, participant) are value
+        // types; PlaybackCoordinator attaches them to a Player over a WebSocket.
+        .target(
+            name: "GroupPlayback",
+            dependencies: [
+                "HLSPlaylist",
+                "HLSInterstitials",
+                "InterstitialPlayback",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "AdInsertion",
             dependencies: [
@@ -125,6 +136,8 @@ if !coreOnly {
             name: "IntermissionServer",
             dependencies: [
                 "AdInsertion",
+                "GroupPlayback",
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "HTTPFetch",
@@ -134,6 +147,7 @@ if !coreOnly {
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "_NIOFileSystem", package: "swift-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Yams", package: "Yams"),
@@ -183,7 +197,19 @@ if !coreOnly {
         ),
         .testTarget(
             name: "GroupPlaybackTests",
-            dependencies: ["GroupPlayback", "HLSPlaylist", "IntermissionTestSupport"],
+            dependencies: [
+                "GroupPlayback",
+                "HLSPlaylist",
+                "HLSInterstitials",
+                "InterstitialPlayback",
+                "IntermissionServer",
+                "IntermissionTestSupport",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOWebSocket", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

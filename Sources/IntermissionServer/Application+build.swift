@@ -38,7 +38,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let listening = parts.listening
     return Application(
         responder: responder,
-        server: .guardedHTTP1(),
+        server: .guardedHTTP1(groups: parts.groups, logger: logger),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.hostname, port: configuration.port),
             serverName: "intermission"
@@ -184,6 +184,8 @@ struct ServerApplicationParts: Sendable {
     let resolvedURIs = ResolvedURICache()
     /// The address the server is bound to, for asset-list URIs when there is no public base URL.
     let listening = ListeningAddress()
+    /// The group hub's groups (`/v1/groups/{id}` WebSockets).
+    let groups = GroupSessions()
     /// Failed writes, for `/health`.
     let storageHealth = StorageHealth()
 

@@ -53,7 +53,7 @@ final class RequestLineTracker: ChannelInboundHandler {
 /// unknown method or anything else malformed.
 ///
 /// Sits right after the decoder. Without it, Hummingbird answers a bare `400` with no body.
-final class DecoderErrorResponder: ChannelInboundHandler {
+final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -66,8 +66,16 @@ final class DecoderErrorResponder: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .end = self.unwrapInboundIn(data) { self.tracker.reset() }
+        let part = self.unwrapInboundIn(data)
+        if case .end = part { self.tracker.reset() }
         context.fireChannelRead(data)
+        // A WebSocket upgrade request: the decoder is about to leave the pipeline, and what follows
+        // are WebSocket frames, which this handler must not see.
+        if case .head(let head) = part,
+            head.headers[canonicalForm: "upgrade"].contains(where: { $0.lowercased() == "websocket" })
+        {
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -253,8 +253,12 @@ public actor Player {
     }
 
     /// The current time on the primary timeline (while an interstitial plays: where the primary
-    /// paused).
-    public var currentTime: MediaTime { self.primaryPosition }
+    /// paused), brought up to the playback clock's present: between the player's own wake-ups it
+    /// still moves, as `AVPlayer.currentTime()` does.
+    public var currentTime: MediaTime {
+        self.advancePlayback(to: self.clock.now)
+        return self.primaryPosition
+    }
 
     /// The current time on the integrated timeline (point interstitials take no room; see
     /// ``integratedTimelineSnapshot()``).

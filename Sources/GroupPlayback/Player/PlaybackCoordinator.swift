@@ -1,0 +1,346 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import HummingbirdWSClient
+import InterstitialPlayback
+import Logging
+
+/// Attaches a ``Player`` to a group on a hub (`intermission serve`'s `/v1/groups/{id}` WebSocket):
+/// the player follows the group's commands, the viewer's commands go to the whole group, and the
+/// player's own interstitials suspend it from the group (AVFoundation's
+/// `AVPlayerPlaybackCoordinator`, over plain WebSockets).
+///
+/// ```swift
+/// let player = Player(item: PlayerItem(url: streamURL))
+/// let coordinator = PlaybackCoordinator(player: player, groupURL: "ws://127.0.0.1:8080/v1/groups/movie-night")
+/// async let playing: Void = player.run()
+/// async let coordinated: Void = coordinator.run()
+/// await coordinator.play()          // every participant starts at the same instant
+/// ```
+///
+/// The decisions are ``ParticipantCoordination``'s; this actor only performs them: it probes the hub
+/// clock, turns player positions into item positions (for live streams, program dates, so that
+/// participants who joined at different times share one timeline), and applies seeks, rates and
+/// pauses, starting playback at the group's instant.
+public actor PlaybackCoordinator {
+    /// The coordinator's settings.
+    public struct Configuration: Sendable {
+        /// The participant's identifier in the group: a new UUID by default.
+        public var participantID: String
+        /// The group's policy, used when this participant creates the group.
+        public var policy: GroupPolicy
+        /// How far the player may drift before it is moved back into step.
+        public var syncTolerance: MediaTime
+        /// How often the player's position is checked.
+        public var observationInterval: Duration
+        /// How often the hub clock is probed after the first probes.
+        public var probeInterval: Duration
+        /// Ranges of the participant's own item that are left out of the group's timeline (stitched
+        /// ads the app knows of); stitched ranges found in the playlist are added.
+        public var nonPrimaryRanges: [NonPrimaryTimeRange]
+        /// Whether stitched ads are looked for in the playlist (``StitchedRanges``).
+        public var findsStitchedRanges: Bool
+
+        /// Creates settings.
+        public init(
+            participantID: String = UUID().uuidString,
+            policy: GroupPolicy = GroupPolicy(),
+            syncTolerance: MediaTime = MediaTime(milliseconds: 50),
+            observationInterval: Duration = .milliseconds(50),
+            probeInterval: Duration = .seconds(2),
+            nonPrimaryRanges: [NonPrimaryTimeRange] = [],
+            findsStitchedRanges: Bool = true
+        ) {
+            self.participantID = participantID
+            self.policy = policy
+            self.syncTolerance = syncTolerance
+            self.observationInterval = observationInterval
+            self.probeInterval = probeInterval
+            self.nonPrimaryRanges = nonPrimaryRanges
+            self.findsStitchedRanges = findsStitchedRanges
+        }
+    }
+
+    /// The player coordinated.
+    public let player: Player
+    /// The hub's WebSocket URL (`ws://host:port/v1/groups/{id}`).
+    public let groupURL: String
+    /// The settings.
+    public let configuration: Configuration
+
+    var coordination: ParticipantCoordination
+    let origin = ContinuousClock.now
+    var send: (@Sendable (GroupMessage) async -> Void)?
+    var pendingStart: Task<Void, Never>?
+    /// Added to the player's primary time to give the item time the timeline uses: 0 for VOD, the
+    /// program date of the primary's time 0 (seconds since 1970) for live.
+    var itemOrigin: MediaTime = .zero
+    var currentEvent: (event: InterstitialEvent, since: ContinuousClock.Instant)?
+    var statusContinuations: [Int: AsyncStream<ParticipantStatus>.Continuation] = [:]
+    var nextContinuation = 0
+    var logger: Logger
+
+    /// The group's last refusal, if the hub refused this participant.
+    public private(set) var refusal: [String]?
+
+    /// Creates a coordinator for a player; ``run()`` connects it.
+    public init(player: Player, groupURL: String, configuration: Configuration = Configuration()) {
+        self.player = player
+        self.groupURL = groupURL
+        self.configuration = configuration
+        self.coordination = ParticipantCoordination(
+            participantID: configuration.participantID,
+            timeline: CoordinatedTimeline(nonPrimaryRanges: configuration.nonPrimaryRanges),
+            syncTolerance: configuration.syncTolerance
+        )
+        var logger = Logger(label: "intermission.group")
+        logger.logLevel = .warning
+        self.logger = logger
+    }
+
+    /// The participant's status now.
+    public var status: ParticipantStatus { self.coordination.status }
+
+    /// The coordinated time the group is at now, once the hub clock and the group's state are known.
+    public var groupTime: MediaTime? { self.coordination.groupTime(at: self.localNow()) }
+
+    /// The participant's own position on the group's timeline now.
+    public func coordinatedTime() async -> MediaTime? {
+        self.coordination.timeline.coordinatedTime(of: await self.position())
+    }
+
+    /// The estimate of the hub clock.
+    public var clock: GroupClock { self.coordination.clock }
+
+    /// A stream of status changes from now on.
+    public func statusUpdates() -> AsyncStream<ParticipantStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ParticipantStatus.self,
+            bufferingPolicy: .bufferingNewest(64)
+        )
+        let key = self.nextContinuation
+        self.nextContinuation += 1
+        self.statusContinuations[key] = continuation
+        continuation.onTermination = { _ in Task { await self.dropContinuation(key) } }
+        return stream
+    }
+
+    func dropContinuation(_ key: Int) { self.statusContinuations[key] = nil }
+
+    /// Asks the group to play at `rate` (1 by default).
+    public func play(rate: Double = 1) async { await self.perform(self.coordination.request(.play(rate: rate))) }
+
+    /// Asks the group to pause.
+    public func pause() async { await self.perform(self.coordination.request(.pause)) }
+
+    /// Asks the group to move to an item time of this participant's (snapped out of stitched ads).
+    public func seek(toItemTime time: MediaTime) async {
+        await self.perform(self.coordination.requestSeek(toItemTime: time + self.itemOrigin))
+    }
+
+    /// Connects to the hub and coordinates until the socket closes or the task is cancelled.
+    ///
+    /// - Throws: The WebSocket client's error when the hub cannot be reached.
+    public func run() async throws {
+        try await self.prepareTimeline()
+        let notes = await InterstitialEventMonitor(player: self.player).notifications()
+        try await WebSocketClient.connect(url: self.groupURL, logger: self.logger) { inbound, outbound, _ in
+            let encoder = JSONEncoder()
+            await self.attach { message in
+                guard let data = try? encoder.encode(message) else { return }
+                try? await outbound.writeTextMessage(String(decoding: data, as: UTF8.self))
+            }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.probeAndJoin() }
+                group.addTask { await self.observeLoop() }
+                group.addTask {
+                    for await note in notes { await self.playerNotified(note) }
+                }
+                do {
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message,
+                            let decoded = try? JSONDecoder().decode(GroupMessage.self, from: Data(text.utf8))
+                        else { continue }
+                        await self.received(decoded)
+                    }
+                } catch {
+                    await self.log("socket ended: \(error)")
+                }
+                group.cancelAll()
+            }
+        }
+        self.send = nil
+    }
+
+    func attach(_ send: @escaping @Sendable (GroupMessage) async -> Void) { self.send = send }
+
+    func log(_ text: String) { self.logger.debug("\(text)") }
+
+    /// The local clock's instant now.
+    func localNow() -> ClockInstant {
+        let (seconds, attoseconds) = (ContinuousClock.now - self.origin).components
+        return ClockInstant(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+
+    func localInstant(of instant: ClockInstant) -> ContinuousClock.Instant {
+        self.origin + .nanoseconds(instant.nanoseconds)
+    }
+
+    /// Waits for the primary playlist, then builds the timeline: stitched ads found in it, and for a
+    /// live stream the program-date origin.
+    func prepareTimeline() async throws {
+        var playlist = await self.player.primaryMediaPlaylist
+        while playlist == nil {
+            try await Task.sleep(for: .milliseconds(20))
+            playlist = await self.player.primaryMediaPlaylist
+        }
+        guard let playlist else { return }
+        if playlist.isLive, let date = playlist.date(at: .zero) {
+            self.itemOrigin = MediaTime(nanoseconds: date.nanosecondsSince1970)
+        }
+        var ranges = self.configuration.nonPrimaryRanges
+        if self.configuration.findsStitchedRanges { ranges += StitchedRanges.ranges(in: playlist) }
+        let shifted = ranges.map {
+            NonPrimaryTimeRange(identifier: $0.identifier, start: $0.start + self.itemOrigin, duration: $0.duration)
+        }
+        self.coordination.timeline = CoordinatedTimeline(
+            nonPrimaryRanges: shifted,
+            sharedInterstitials: await self.sharedInterstitials()
+        )
+    }
+
+    /// Interstitials everyone plays (`X-CONTENT-MAY-VARY="NO"`), from the player's schedule.
+    func sharedInterstitials() async -> [SharedInterstitial] {
+        let snapshot = await self.player.integratedTimelineSnapshot()
+        return snapshot.segments.compactMap { segment in
+            guard let event = segment.event, !event.contentMayVary else { return nil }
+            return SharedInterstitial(
+                identifier: event.identifier,
+                primaryTime: segment.primary.start + self.itemOrigin,
+                duration: segment.playout.duration,
+                resumeOffset: segment.primary.duration
+            )
+        }
+    }
+
+    /// What this participant tells the group when it joins.
+    func describe() async -> ParticipantDescription {
+        let playlist = await self.player.primaryMediaPlaylist
+        let isLive = playlist?.isLive ?? false
+        let snapshot = await self.player.integratedTimelineSnapshot()
+        let breaks = snapshot.segments.compactMap { segment -> ScheduledBreak? in
+            guard let event = segment.event, event.contentMayVary,
+                let time = self.coordination.timeline.coordinatedTime(
+                    of: .primary(segment.primary.start + self.itemOrigin)
+                )
+            else { return nil }
+            return ScheduledBreak(
+                identifier: event.identifier,
+                coordinatedTime: time,
+                duration: segment.playout.duration
+            )
+        }
+        return ParticipantDescription(
+            isLive: isLive,
+            itemDuration: isLive ? nil : playlist?.duration,
+            nonPrimaryRanges: self.coordination.timeline.nonPrimaryRanges,
+            interstitialBreaks: breaks
+        )
+    }
+
+    /// Four quick clock probes, the hello, then a probe every ``Configuration/probeInterval``.
+    func probeAndJoin() async {
+        for _ in 0..<4 {
+            await self.perform([self.coordination.probe(at: self.localNow())])
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+        let description = await self.describe()
+        await self.perform(self.coordination.hello(description: description, policy: self.configuration.policy))
+        while !Task.isCancelled {
+            try? await Task.sleep(for: self.configuration.probeInterval)
+            await self.perform([self.coordination.probe(at: self.localNow())])
+        }
+    }
+
+    func observeLoop() async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: self.configuration.observationInterval)
+            guard self.coordination.groupState != nil else { continue }
+            let position = await self.position()
+            await self.perform(self.coordination.observe(position: position, at: self.localNow()))
+        }
+    }
+
+    /// The player's position as an item position (shifted by the live origin).
+    func position() async -> ItemPosition {
+        if let current = self.currentEvent, !current.event.contentMayVary {
+            let offset = ContinuousClock.now - current.since
+            return .interstitial(current.event.identifier, offset: MediaTime(offset))
+        }
+        return .primary(await self.player.currentTime + self.itemOrigin)
+    }
+
+    func received(_ message: GroupMessage) async {
+        if case .refused(let reasons) = message { self.refusal = reasons }
+        let position = await self.position()
+        await self.perform(self.coordination.receive(message, at: self.localNow(), position: position))
+    }
+
+    func playerNotified(_ note: PlayerNotification) async {
+        guard case .currentEventDidChange(let event) = note else { return }
+        if let event {
+            self.currentEvent = (event, ContinuousClock.now)
+            guard event.contentMayVary else { return }
+            let expected = event.duration ?? event.plannedDuration
+            let position = ItemPosition.primary(await self.player.currentTime + self.itemOrigin)
+            await self.perform(
+                self.coordination.beginInterstitial(at: self.localNow(), position: position, expectedDuration: expected)
+            )
+        } else {
+            let wasVarying = self.currentEvent?.event.contentMayVary ?? false
+            self.currentEvent = nil
+            guard wasVarying else { return }
+            let position = await self.position()
+            await self.perform(self.coordination.endInterstitial(at: self.localNow(), position: position))
+        }
+    }
+
+    /// Carries out the decisions: messages to the hub, seeks, pauses and timed starts.
+    func perform(_ actions: [ParticipantCoordination.Action]) async {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                await self.send?(message)
+            case .seek(let position):
+                self.pendingStart?.cancel()
+                let time: MediaTime
+                switch position {
+                case .primary(let itemTime): time = itemTime - self.itemOrigin
+                case .interstitial(let id, _):
+                    // An interstitial cannot be entered midway: go to where it starts.
+                    guard
+                        let shared = self.coordination.timeline.sharedInterstitials.first(where: { $0.identifier == id }
+                        )
+                    else { continue }
+                    time = shared.primaryTime - self.itemOrigin
+                }
+                let result = await self.player.seek(to: time)
+                if !result.isAllowed { self.log("group seek refused: \(result.reason)") }
+            case .pause:
+                self.pendingStart?.cancel()
+                await self.player.pause()
+            case .play(let rate, let at):
+                self.pendingStart?.cancel()
+                let deadline = self.localInstant(of: at)
+                let player = self.player
+                self.pendingStart = Task {
+                    if deadline > ContinuousClock.now { try? await Task.sleep(until: deadline, clock: .continuous) }
+                    guard !Task.isCancelled else { return }
+                    await player.setRate(rate)
+                }
+            case .status(let status):
+                for continuation in self.statusContinuations.values { continuation.yield(status) }
+            }
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import GroupPlayback
+import Synchronization
+
+/// The group hub's clock: monotonic nanoseconds since the server started.
+///
+/// Participants estimate
+/// their offset to it from clock probes, so its origin does not matter.
+struct HubClock: Sendable {
+    let origin = ContinuousClock.now
+
+    /// The hub's instant now.
+    func now() -> ClockInstant {
+        let elapsed = ContinuousClock.now - self.origin
+        let (seconds, attoseconds) = elapsed.components
+        return ClockInstant(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+    }
+}
+
+/// One group's hub and its participants' connections. An actor per group, so groups never wait on
+/// each other; the decisions are `GroupHub`'s, this only delivers them.
+actor GroupSession {
+    /// Sends one message to one participant's socket.
+    typealias Send = @Sendable (GroupMessage) async -> Void
+
+    let id: String
+    let clock: HubClock
+    var hub: GroupHub?
+    var connections: [String: Send] = [:] {
+        didSet { self.occupancy.store(self.connections.count, ordering: .relaxed) }
+    }
+    /// The connections' count, readable without the actor (under the registry's lock).
+    nonisolated let occupancy = Atomic<Int>(0)
+    /// Sockets that looked the group up and have not joined or given up yet.
+    nonisolated let arriving = Atomic<Int>(0)
+
+    init(id: String, clock: HubClock) {
+        self.id = id
+        self.clock = clock
+    }
+
+    /// Whether nobody is in the group or on the way in.
+    nonisolated var isEmpty: Bool {
+        self.occupancy.load(ordering: .relaxed) == 0 && self.arriving.load(ordering: .relaxed) == 0
+    }
+
+    /// A participant asks to join; the first one's policy becomes the group's.
+    func join(
+        participantID: String,
+        description: ParticipantDescription,
+        policy: GroupPolicy,
+        send: @escaping Send
+    ) async -> Bool {
+        let now = self.clock.now()
+        var hub = self.hub ?? GroupHub(policy: policy, now: now)
+        let outputs = hub.join(participantID: participantID, description: description, at: now)
+        self.hub = hub
+        let admitted = outputs.contains {
+            if case .reply(.welcome) = $0 { return true }
+            return false
+        }
+        if admitted { self.connections[participantID] = send }
+        await self.deliver(outputs, replyTo: send)
+        return admitted
+    }
+
+    /// A message from a participant that has joined.
+    func handle(_ message: GroupMessage, from participantID: String, receivedAt: ClockInstant) async {
+        guard var hub = self.hub, let send = self.connections[participantID] else { return }
+        let outputs: [GroupHub.Output]
+        if case .ping(let sent) = message {
+            // Answer with the instant the message was read, not when the actor got to it.
+            outputs = [.reply(hub.pong(sent: sent, received: receivedAt, answered: self.clock.now()))]
+        } else {
+            outputs = hub.handle(message, from: participantID, at: self.clock.now())
+        }
+        self.hub = hub
+        await self.deliver(outputs, replyTo: send)
+    }
+
+    /// A participant's connection closed.
+    func leave(participantID: String) async {
+        guard self.connections.removeValue(forKey: participantID) != nil, var hub = self.hub else { return }
+        let outputs = hub.leave(participantID: participantID, at: self.clock.now())
+        self.hub = hub.isEmpty ? nil : hub
+        await self.deliver(outputs, replyTo: nil)
+    }
+
+    func deliver(_ outputs: [GroupHub.Output], replyTo: Send?) async {
+        for output in outputs {
+            switch output {
+            case .reply(let message):
+                await replyTo?(message)
+            case .broadcast(let message):
+                for send in self.connections.values { await send(message) }
+            }
+        }
+    }
+}
+
+/// Every group of the server, by ID.
+///
+/// A lock around a dictionary: looking a group up is all that is
+/// shared between groups.
+final class GroupSessions: Sendable {
+    /// The most groups one server holds at once.
+    static let maximumGroups = 100_000
+
+    let clock = HubClock()
+    private let sessions = Mutex<[String: GroupSession]>([:])
+
+    /// Whether a group ID is acceptable: 1 to 64 of `A-Z a-z 0-9 . _ -`, not `.` or `..`.
+    static func isValidID(_ id: Substring) -> Bool {
+        guard (1...64).contains(id.utf8.count), id != ".", id != ".." else { return false }
+        return id.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2E || byte == 0x5F || byte == 0x2D
+        }
+    }
+
+    /// The group with this ID, made when it does not exist, and counted as having one more arriving
+    /// socket (until ``arrived(at:)``); `nil` when the server holds too many groups.
+    func arrive(at id: String) -> GroupSession? {
+        self.sessions.withLock { sessions in
+            let session: GroupSession
+            if let existing = sessions[id] {
+                session = existing
+            } else {
+                guard sessions.count < Self.maximumGroups else { return nil }
+                session = GroupSession(id: id, clock: self.clock)
+                sessions[id] = session
+            }
+            session.arriving.add(1, ordering: .relaxed)
+            return session
+        }
+    }
+
+    /// The arriving socket has joined or given up; the group is forgotten if nobody is in it.
+    func arrived(at session: GroupSession) {
+        session.arriving.subtract(1, ordering: .relaxed)
+        self.forgetIfEmpty(session)
+    }
+
+    /// Forgets a group once nobody is in it or arriving.
+    ///
+    /// The check and the removal happen under the
+    /// lock that ``arrive(at:)`` takes, so a socket on its way in keeps the group.
+    func forgetIfEmpty(_ session: GroupSession) {
+        self.sessions.withLock { sessions in
+            if session.isEmpty, sessions[session.id] === session { sessions[session.id] = nil }
+        }
+    }
+
+    /// How many groups exist now.
+    var count: Int { self.sessions.withLock { $0.count } }
+}

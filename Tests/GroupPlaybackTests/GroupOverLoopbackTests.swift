@@ -1,0 +1,199 @@
+import Foundation
+import GroupPlayback
+import HLSPlaylist
+import HTTPTypes
+import HummingbirdTesting
+import HummingbirdWSClient
+import IntermissionServer
+import InterstitialPlayback
+import Logging
+import NIOWebSocket
+import Testing
+
+/// The hub inside `intermission serve` and headless participants, over real WebSockets and HTTP on
+/// loopback, in real time.
+@Suite(.serialized) struct GroupOverLoopbackTests {
+    /// A scratch media folder served by the server under `/media/group/`.
+    struct Media {
+        let folder: String
+
+        init() throws {
+            self.folder = NSTemporaryDirectory() + "intermission-group-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: self.folder, withIntermediateDirectories: true)
+        }
+
+        func write(_ name: String, _ text: String) throws {
+            try text.write(toFile: self.folder + "/" + name, atomically: true, encoding: .utf8)
+        }
+
+        /// `count` one-second segments of filler bytes (the player does not decode media).
+        func segments(_ prefix: String, count: Int) throws {
+            let bytes = Data(repeating: 0x47, count: 1_880)
+            for index in 0..<count { try bytes.write(to: URL(fileURLWithPath: self.folder + "/\(prefix)\(index).ts")) }
+        }
+
+        /// A VOD media playlist of one-second segments, with an interstitial at `adAt` when given.
+        func vod(_ name: String, seconds: Int, ad: (at: Int, uri: String, duration: Int)? = nil) throws {
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+            lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
+            if let ad {
+                lines.append(
+                    "#EXT-X-DATERANGE:ID=\"ad\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:0\(ad.at).000Z\","
+                        + "DURATION=\(ad.duration).0,X-ASSET-URI=\"\(ad.uri)\",X-RESUME-OFFSET=0"
+                )
+            }
+            for index in 0..<seconds { lines += ["#EXTINF:1.000,", "p\(index).ts"] }
+            lines.append("#EXT-X-ENDLIST")
+            try self.write(name, lines.joined(separator: "\n") + "\n")
+        }
+
+        func remove() { try? FileManager.default.removeItem(atPath: self.folder) }
+    }
+
+    static func configuration(media: Media) -> ServerConfiguration {
+        ServerConfiguration(
+            hostname: "127.0.0.1",
+            port: 0,
+            database: "memory:",
+            mounts: ["group": media.folder],
+            logLevel: .error
+        )
+    }
+
+    /// Opens a raw socket to the hub, sends `messages` one by one and returns every message received
+    /// until `count` have arrived (or the socket closed).
+    static func exchange(_ url: String, send messages: [String], expecting count: Int) async throws -> [String] {
+        let received = Received()
+        _ = try await WebSocketClient.connect(url: url, logger: Logger(label: "test")) { inbound, outbound, _ in
+            for message in messages { try await outbound.writeTextMessage(message) }
+            for try await message in inbound.messages(maxSize: 1 << 20) {
+                if case .text(let text) = message, await received.add(text) >= count { break }
+            }
+            try? await outbound.close(.normalClosure, reason: nil)
+        }
+        return await received.texts
+    }
+
+    actor Received {
+        var texts: [String] = []
+        func add(_ text: String) -> Int {
+            self.texts.append(text)
+            return self.texts.count
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func theHubAnswersProbesAndRefusesWhatItCannotTake() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        let app = try await buildApplication(configuration: Self.configuration(media: media))
+        try await app.test(.live) { client in
+            let base = "ws://127.0.0.1:\(try #require(client.port))/v1/groups"
+            // A probe before joining is answered.
+            let pong = try await Self.exchange("\(base)/g1", send: [#"{"type":"ping","sent":123}"#], expecting: 1)
+            let answer = try JSONDecoder().decode(GroupMessage.self, from: Data(try #require(pong.first).utf8))
+            guard case .pong(let sent, let received, let answered) = answer else {
+                Issue.record("not a pong: \(pong)")
+                return
+            }
+            #expect(sent == ClockInstant(nanoseconds: 123))
+            #expect(received <= answered)
+            // Hostile messages get an error each and the socket stays open.
+            let hostile = [
+                "not json", #"{"type":"command","command":"play"}"#, #"{"type":"hello"}"#,
+                #"{"type":"command","command":"seek","time":{"nanoseconds":1e308}}"#, "{\"type\":\"\u{0}\"}",
+            ]
+            let errors = try await Self.exchange("\(base)/g2", send: hostile, expecting: hostile.count)
+            #expect(errors.count == hostile.count)
+            #expect(errors.allSatisfy { $0.contains(#""type":"error""#) })
+            #expect(errors[1].contains("not-joined"))
+            // A bad group ID is told so.
+            let bad = try await Self.exchange("\(base)/..", send: [], expecting: 1)
+            #expect(bad.first?.contains("bad-group-id") == true)
+            let long = try await Self.exchange("\(base)/" + String(repeating: "g", count: 65), send: [], expecting: 1)
+            #expect(long.first?.contains("bad-group-id") == true)
+            // A message over the limit closes the socket without an answer.
+            let huge = try await Self.exchange(
+                "\(base)/g3",
+                send: [String(repeating: " ", count: 100_000)],
+                expecting: 1
+            )
+            #expect(huge.isEmpty)
+            // The server still answers HTTP.
+            #expect(try await client.execute(uri: "/health", method: .get) { $0.status } == .ok)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func threeParticipantsWaitForEachOthersAdsOnAVOD() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        try media.segments("p", count: 14)
+        let app = try await buildApplication(configuration: Self.configuration(media: media))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let base = "http://127.0.0.1:\(port)/media/group"
+            // One primary content; Bob has a 2 s ad at 3 s, Carol a 4 s one, Alice none.
+            for (name, seconds) in [("ad2", 2), ("ad4", 4)] {
+                let lines =
+                    ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+                    + (0..<seconds).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
+                try media.write("\(name).m3u8", lines.joined(separator: "\n") + "\n")
+            }
+            try media.vod("alice.m3u8", seconds: 12)
+            try media.vod("bob.m3u8", seconds: 12, ad: (3, "\(base)/ad2.m3u8", 2))
+            try media.vod("carol.m3u8", seconds: 12, ad: (3, "\(base)/ad4.m3u8", 4))
+
+            let groupURL = "ws://127.0.0.1:\(port)/v1/groups/vod-night"
+            var participants: [(String, Player, PlaybackCoordinator)] = []
+            for name in ["alice", "bob", "carol"] {
+                let player = Player(item: PlayerItem(url: "\(base)/\(name).m3u8"))
+                let coordinator = PlaybackCoordinator(
+                    player: player,
+                    groupURL: groupURL,
+                    configuration: .init(participantID: name, policy: .waitsForInterstitials)
+                )
+                participants.append((name, player, coordinator))
+            }
+            let aliceStatuses = await participants[0].2.statusUpdates()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (_, player, coordinator) in participants {
+                    group.addTask { try await player.run(until: MediaTime(seconds: 30)) }
+                    group.addTask { try await coordinator.run() }
+                }
+                // Everyone joined (each has a state from the hub).
+                for (_, _, coordinator) in participants {
+                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                await participants[0].2.play()
+
+                // Alice reaches 3 s and waits for both ads, told until when.
+                var sawWaiting = false
+                for await status in aliceStatuses {
+                    if case .waitingForCoordinatedPlayback(let ids, let until) = status, ids.contains("carol") {
+                        #expect(until != nil)
+                        sawWaiting = true
+                        break
+                    }
+                }
+                #expect(sawWaiting)
+                try await Task.sleep(for: .seconds(1))
+                #expect(await participants[0].1.rate == 0)  // Alice holds
+                let held = await participants[0].1.currentTime
+                #expect((held - MediaTime(seconds: 3)).magnitude <= MediaTime(milliseconds: 100), "\(held)")
+
+                // After Carol's ad (4 s from 3 s of group time) everyone plays on from 3 s together.
+                try await Task.sleep(for: .seconds(5))
+                var times: [MediaTime] = []
+                for (_, player, _) in participants { times.append(await player.currentTime) }
+                let spread = times.max()! - times.min()!
+                #expect(spread <= MediaTime(milliseconds: 50), "positions \(times)")
+                #expect(
+                    times.allSatisfy { $0 > MediaTime(seconds: 3.5) && $0 < MediaTime(seconds: 8) },
+                    "positions \(times)"
+                )
+                group.cancelAll()
+            }
+        }
+    }
+}
