@@ -164,6 +164,7 @@ if !coreOnly {
         .executableTarget(
             name: "IntermissionCLI",
             dependencies: [
+                "GroupPlayback",
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "HTTPFetch",

@@ -107,7 +107,24 @@ public struct ParticipantCoordination: Sendable {
             return []
         case .welcome(_, let policy, let state):
             self.policy = policy
-            return self.apply(state, at: now, position: position)
+            // Stepped out before the group admitted it (a pre-roll that began at once): tell the group now.
+            var actions: [Action] = []
+            if let suspension {
+                var remaining: MediaTime?
+                if let end = suspension.expectedEnd, let groupNow = self.clock.groupInstant(at: now) {
+                    remaining = MediaTime.max(.zero, groupNow.duration(to: end))
+                }
+                actions.append(
+                    .send(
+                        .suspend(
+                            reason: suspension.reason,
+                            time: suspension.coordinatedTime,
+                            expectedDuration: remaining
+                        )
+                    )
+                )
+            }
+            return actions + self.apply(state, at: now, position: position)
         case .state(let state):
             guard self.policy != nil else { return [] }
             if let current = self.groupState, state.timebase.revision < current.timebase.revision { return [] }
@@ -204,7 +221,13 @@ public struct ParticipantCoordination: Sendable {
 
     mutating func apply(_ state: GroupState, at now: ClockInstant, position: ItemPosition) -> [Action] {
         self.groupState = state
-        if let suspension { return self.setStatus(.suspended(suspension.reason)) }
+        if let suspension {
+            // Its own interstitial plays at the rate the group means to play at: a group pause
+            // pauses it too, and a play started while the group waits for it lets it go on.
+            let rate = state.intendedRate
+            let motion: Action = rate > 0 ? .play(rate: rate, at: now) : .pause
+            return [motion] + self.setStatus(.suspended(suspension.reason))
+        }
         let timebase = state.timebase
         let mine = self.timeline.coordinatedTime(of: position)
         let others = state.waitingFor.keys.filter { $0 != self.participantID }.sorted()

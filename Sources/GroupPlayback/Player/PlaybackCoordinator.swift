@@ -142,8 +142,9 @@ public actor PlaybackCoordinator {
     ///
     /// - Throws: The WebSocket client's error when the hub cannot be reached.
     public func run() async throws {
-        try await self.prepareTimeline()
+        // Subscribed first: an event that begins while the timeline is prepared (a pre-roll) is not missed.
         let notes = await InterstitialEventMonitor(player: self.player).notifications()
+        try await self.prepareTimeline()
         try await WebSocketClient.connect(url: self.groupURL, logger: self.logger) { inbound, outbound, _ in
             let encoder = JSONEncoder()
             await self.attach { message in

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import GroupPlayback
+import HLSPlaylist
+import InterstitialPlayback
+
+/// `intermission group`: joins a group on a hub as a headless participant.
+struct Group: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Join a coordinated-playback group as a headless participant.",
+        discussion: """
+            Connects to a group hub (intermission serve's /v1/groups/ID, ws:// or http://) and plays \
+            STREAM-URL in step with the group: play, pause and seek by any participant reach every \
+            other. The participant's own interstitials are left out of the group's timeline; with \
+            --wait-for-interstitials (when this participant makes the group) the others wait for \
+            them, otherwise a participant returning from an ad catches up. With --json every status \
+            change and, each second, the position are printed as JSON lines.
+            """
+    )
+
+    @Argument(help: "The group's URL: ws://HOST:PORT/v1/groups/ID (http:// is taken as ws://).")
+    var groupURL: String
+
+    @Argument(help: "The multivariant or media playlist URL to play.")
+    var streamURL: String
+
+    @Flag(help: "Make the group wait while participants play interstitials (when this participant creates it).")
+    var waitForInterstitials = false
+
+    @Option(help: "This participant's name in the group (1 to 128 bytes; a new UUID by default).")
+    var name: String?
+
+    @Flag(help: "Ask the group to play once joined.")
+    var play = false
+
+    @Option(help: "Leave the group after this many seconds (0 to 1e6).")
+    var until: Double?
+
+    @Flag(help: "Ignore the stream's interstitials (a viewer without ads).")
+    var noInterstitials = false
+
+    @Flag(help: "Print status changes and positions as JSON lines.")
+    var json = false
+
+    /// The hub's WebSocket URL: `ws://` or `wss://`, `http(s)://` turned into them.
+    static func socketURL(_ text: String) throws -> String {
+        guard text.utf8.count <= 2_048, !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+            throw ValidationError("the group URL must be at most 2048 bytes with no spaces or control characters")
+        }
+        for (from, to) in [("http://", "ws://"), ("https://", "wss://"), ("ws://", "ws://"), ("wss://", "wss://")]
+        where text.lowercased().hasPrefix(from) {
+            let rest = text.dropFirst(from.count)
+            guard rest.contains("/v1/groups/") else { break }
+            return to + rest
+        }
+        throw ValidationError(
+            "the group URL must be ws://HOST:PORT/v1/groups/ID (or http://…), not '\(text.prefix(80))'"
+        )
+    }
+
+    func validate() throws {
+        _ = try Self.socketURL(self.groupURL)
+        if let name, name.isEmpty || name.utf8.count > 128 { throw ValidationError("--name takes 1 to 128 bytes") }
+        if let until, !(until >= 0 && until <= 1e6) { throw ValidationError("--until takes seconds from 0 to 1e6") }
+    }
+
+    func run() async throws {
+        let player = Player(
+            item: PlayerItem(url: self.streamURL, automaticallyHandlesInterstitialEvents: !self.noInterstitials)
+        )
+        let coordinator = PlaybackCoordinator(
+            player: player,
+            groupURL: try Self.socketURL(self.groupURL),
+            configuration: .init(
+                participantID: self.name ?? UUID().uuidString,
+                policy: self.waitForInterstitials ? .waitsForInterstitials : GroupPolicy()
+            )
+        )
+        let json = self.json
+        let statuses = await coordinator.statusUpdates()
+        let limit = self.until
+        let asksToPlay = self.play
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await player.run() }
+            group.addTask { try await coordinator.run() }
+            group.addTask {
+                for await status in statuses {
+                    Self.report(
+                        [
+                            "event": "status", "status": status.description,
+                            "timeControlStatus": status.timeControlStatus,
+                        ],
+                        json: json
+                    )
+                    if case .refused = status { throw ExitCode(1) }
+                }
+            }
+            group.addTask {
+                if asksToPlay {
+                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    await coordinator.play()
+                }
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(1))
+                    let time = await player.currentTime
+                    let groupTime = await coordinator.groupTime
+                    Self.report(
+                        [
+                            "event": "position", "primaryTime": time.decimalString(places: 3),
+                            "groupTime": groupTime?.decimalString(places: 3) ?? "",
+                        ],
+                        json: json
+                    )
+                }
+            }
+            if let limit {
+                group.addTask { try await Task.sleep(for: .milliseconds(Int64(limit * 1000))) }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+        if let reasons = await coordinator.refusal {
+            printError("intermission: the group refused this participant: " + reasons.joined(separator: "; "))
+            throw ExitCode(1)
+        }
+    }
+
+    static func report(_ fields: [String: String], json: Bool) {
+        if json {
+            let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys])) ?? Data()
+            FileHandle.standardOutput.write(data + Data("\n".utf8))
+        } else {
+            let line = fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+        }
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Testing
+
+/// `intermission group` against `intermission serve --demo`, both the built binary: two headless
+/// participants of one group, Alice with the demo's pre-roll and Bob without ads, under the waiting
+/// policy.
+@Suite struct GroupCommandTests {
+    static func lines(_ text: String) -> [[String: String]] {
+        text.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aGroupWaitsForOneParticipantsPreRollThenPlaysTogether() async throws {
+        let server = try ServeProcess(["serve", "--demo", "--port", "0", "--database", "memory:"])
+        defer { server.kill() }
+        let address = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+"#))
+        let group = address + "/v1/groups/cli-night"
+        let stream = address + "/vod/demo/main.m3u8"
+        let alice = try ServeProcess([
+            "group", group, stream, "--name", "alice", "--wait-for-interstitials", "--json", "--until", "20",
+        ])
+        defer { alice.kill() }
+        _ = try await alice.firstLog(matching: #""status""#)
+        let bob = try ServeProcess([
+            "group", group, stream, "--name", "bob", "--no-interstitials", "--play", "--json", "--until", "19",
+        ])
+        defer { bob.kill() }
+        for _ in 0..<400 where alice.process.isRunning || bob.process.isRunning {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(alice.process.terminationStatus == 0, "\(alice.text)")
+        #expect(bob.process.terminationStatus == 0, "\(bob.text)")
+
+        let aliceLines = Self.lines(alice.text)
+        let bobLines = Self.lines(bob.text)
+        let aliceStatuses = aliceLines.compactMap { $0["status"] }
+        let bobStatuses = bobLines.compactMap { $0["status"] }
+        // Alice plays her pre-roll on her own; Bob waits for her, told why.
+        #expect(aliceStatuses.first == "suspended (playingInterstitial)", "\(aliceStatuses)")
+        let waiting = bobStatuses.firstIndex { $0.contains("waitingForCoordinatedPlayback: alice") }
+        let playing = bobStatuses.lastIndex { $0 == "playing at 1.0" }
+        #expect(waiting != nil && playing != nil && waiting! < playing!, "\(bobStatuses)")
+        #expect(bobLines.contains { $0["timeControlStatus"] == "waitingToPlayAtSpecifiedRate" })
+        // Then both play the primary together: Bob's content did not move while he waited, and at
+        // the end each is where the group is.
+        let aliceLast = try #require(aliceLines.last { $0["event"] == "position" && $0["groupTime"] != "" })
+        let bobLast = try #require(bobLines.last { $0["event"] == "position" && $0["groupTime"] != "" })
+        for last in [aliceLast, bobLast] {
+            let primary = Double(last["primaryTime"] ?? "") ?? -1
+            let groupTime = Double(last["groupTime"] ?? "") ?? -100
+            #expect(abs(primary - groupTime) < 0.1, "\(last)")
+            #expect(groupTime > 1 && groupTime < 12, "\(last)")
+        }
+        _ = try await server.terminate()
+    }
+
+    @Test func badGroupURLsAreRefused() throws {
+        for url in [
+            "ftp://h/v1/groups/a", "ws://h/elsewhere", "ws://h/v1/groups/a b", String(repeating: "w", count: 3_000),
+        ] {
+            let result = try CLI.run(["group", url, "http://127.0.0.1:1/x.m3u8"])
+            #expect(result.status == 64, "\(url.prefix(30)): \(result.stderr)")
+            #expect(result.stderr.contains("group URL"))
+        }
+        let badUntil = try CLI.run(["group", "ws://h/v1/groups/a", "http://127.0.0.1:1/x.m3u8", "--until", "nan"])
+        #expect(badUntil.status == 64)
+    }
+}
