@@ -124,6 +124,48 @@ import Testing
         }
     }
 
+    @Test(.timeLimit(.minutes(1)))
+    func anIncompatibleParticipantIsRefusedWithTheReason() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        try media.segments("p", count: 12)
+        try media.vod("long.m3u8", seconds: 12)
+        try media.vod("short.m3u8", seconds: 8)
+        let app = try await buildApplication(configuration: Self.configuration(media: media))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let groupURL = "ws://127.0.0.1:\(port)/v1/groups/mismatch"
+            let first = Player(item: PlayerItem(url: "http://127.0.0.1:\(port)/media/group/long.m3u8"))
+            let second = Player(item: PlayerItem(url: "http://127.0.0.1:\(port)/media/group/short.m3u8"))
+            let host = PlaybackCoordinator(
+                player: first,
+                groupURL: groupURL,
+                configuration: .init(participantID: "host")
+            )
+            let guest = PlaybackCoordinator(
+                player: second,
+                groupURL: groupURL,
+                configuration: .init(participantID: "guest")
+            )
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await first.run(until: MediaTime(seconds: 30)) }
+                group.addTask { try await second.run(until: MediaTime(seconds: 30)) }
+                group.addTask { try await host.run() }
+                while await host.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                group.addTask { try await guest.run() }
+                while await guest.refusal == nil { try await Task.sleep(for: .milliseconds(20)) }
+                let reasons = try #require(await guest.refusal)
+                #expect(
+                    reasons == [
+                        "content durations differ once stitched ads are left out: 8.000 s here, 12.000 s in the group"
+                    ]
+                )
+                #expect(await guest.status == .refused(reasons))
+                group.cancelAll()
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func threeParticipantsWaitForEachOthersAdsOnAVOD() async throws {
         let media = try Media()
