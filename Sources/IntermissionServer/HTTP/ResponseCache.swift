@@ -215,7 +215,7 @@ final class ResponseCache: Sendable {
     /// The key of a request path (the request target up to `?`), or `nil` when the path is not a
     /// playlist route (`/vod/...`, `/live/...`).
     ///
-    /// A blocking reload of a live playlist (`_HLS_msn` in the query, RFC 8216bis §6.2.5.2) is not
+    /// A blocking reload of a live playlist (`_HLS_msn` or `_HLS_part` in the query, RFC 8216bis §6.2.5.2) is not
     /// answered from the cache either: it may ask for a segment the entry does not have yet, which
     /// only the channel can wait for.
     static func key(_ target: String?) -> Substring? {
@@ -224,7 +224,10 @@ final class ResponseCache: Sendable {
             return target.hasPrefix("/live/") || target.hasPrefix("/vod/") ? target[...] : nil
         }
         let path = target[..<mark]
-        if path.hasPrefix("/live/") { return target[mark...].contains("_HLS_msn=") ? nil : path }
+        if path.hasPrefix("/live/") {
+            let query = target[mark...]
+            return query.contains("_HLS_msn=") || query.contains("_HLS_part=") ? nil : path
+        }
         return path.hasPrefix("/vod/") ? path : nil
     }
 

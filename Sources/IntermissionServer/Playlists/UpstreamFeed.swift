@@ -296,7 +296,8 @@ actor UpstreamFeed {
             return
         }
         let timer = Task { [weak self] in
-            try? await Task.sleep(for: duration)
+            // Cancelled (woken early): no wake, or it would cut the next pause short.
+            guard (try? await Task.sleep(for: duration)) != nil else { return }
             await self?.wake()
         }
         await withTaskCancellationHandler {
