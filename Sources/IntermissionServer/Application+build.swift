@@ -43,7 +43,8 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
             address: .hostname(configuration.hostname, port: configuration.port),
             serverName: "intermission"
         ),
-        services: [StoreService(store: store)],
+        // The feeds stop before the store closes (services shut down in reverse order).
+        services: [StoreService(store: store), UpstreamPollingService(feeds: parts.playlists.feeds)],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? 0
             let host = hostname == "0.0.0.0" ? "127.0.0.1" : hostname

@@ -262,7 +262,7 @@ private func httpDate(_ seconds: Int64) -> String {
                     else:
                         type(self).hits = getattr(type(self), "hits", 0) + 1
                         time.sleep(0.5)
-                        body = b"#EXTM3U\\n#EXT-X-TARGETDURATION:2\\n#EXT-X-MEDIA-SEQUENCE:7\\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\\n#EXTINF:2.0,\\ns7.ts\\n"
+                        body = b"#EXTM3U\\n#EXT-X-TARGETDURATION:20\\n#EXT-X-MEDIA-SEQUENCE:7\\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\\n#EXTINF:2.0,\\ns7.ts\\n"
                     self.send_response(200)
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
@@ -334,45 +334,72 @@ private func httpDate(_ seconds: Int64) -> String {
 }
 
 @Suite struct ChannelIsolationTests {
-    /// The latencies of `count` requests for the demo channel's media playlist, one after another,
-    /// with the clock moved half a second before each (so a new window is rendered every fourth).
+    /// `count` requests for the demo channel's media playlist, one after another, with the clock
+    /// moved half a second before each (so a new window is rendered every fourth), and more while
+    /// `done` says so (up to 20 times `count`).
     static func sample(
         _ client: any TestClientProtocol,
         clock: ManualWallClock,
         count: Int,
-        until done: @Sendable () -> Bool = { true }
-    ) async throws -> [Duration] {
-        var latencies: [Duration] = []
-        while latencies.count < count || !done() && latencies.count < 20 * count {
+        until done: @Sendable () async throws -> Bool = { true }
+    ) async throws {
+        var made = 0
+        while made < 20 * count {
+            if made >= count, try await done() { break }
             clock.advance(by: MediaTime(milliseconds: 500))
-            let started = ContinuousClock.now
             let response = try await client.get(liveMedia)
-            latencies.append(ContinuousClock.now - started)
             #expect(response.status == .ok)
+            made += 1
             try await Task.sleep(for: .milliseconds(2))
         }
-        return latencies.sorted()
     }
 
-    /// A 24-hour upstream (43,200 segments) read and decorated over and over beside the small demo
-    /// channel: the demo channel's p99 stays within twice its p99 alone, because the heavy channel is
-    /// decorated away from the shared actor and the demo channel is answered from the cache.
+    /// The server's histogram of `/live/{channel}/**` answer times: the count at or under each
+    /// bucket bound (seconds; `+Inf` last).
+    static func histogram(_ client: any TestClientProtocol) async throws -> [(bound: Double, count: Int)] {
+        try await client.get("/metrics").text.split(separator: "\n").compactMap { line in
+            guard line.hasPrefix("intermission_http_request_duration_seconds_bucket{"),
+                line.contains(#"route="/live/{channel}/**""#),
+                let le = line.split(separator: "le=\"").last?.split(separator: "\"").first,
+                let count = line.split(separator: " ").last.flatMap({ Int($0) })
+            else { return nil }
+            return (le == "+Inf" ? .infinity : Double(le) ?? .nan, count)
+        }
+        .sorted { $0.bound < $1.bound }
+    }
+
+    /// The 99th percentile of the answers counted between two histograms: the first bucket bound
+    /// that holds 99% of them.
+    static func p99(from before: [(bound: Double, count: Int)], to after: [(bound: Double, count: Int)]) -> Double {
+        let counts = zip(before, after).map { (bound: $1.bound, count: $1.count - $0.count) }
+        guard let total = counts.last?.count, total > 0 else { return .nan }
+        return counts.first { $0.count * 100 >= total * 99 }?.bound ?? .infinity
+    }
+
+    /// A 24-hour upstream (43,200 segments) whose window moves on every read, read and decorated in
+    /// the background every second beside the small demo channel: the demo channel's p99, from the
+    /// server's own histogram, stays within twice its p99 alone (measured first, in the same run).
     ///
-    /// The
-    /// bound has a floor of 250 ms: the suites run in parallel on two shared cores, which alone puts
-    /// a few samples past 100 ms; decorating the heavy channel on the actor (as before) holds every
-    /// fourth request (a new window) for 0.5 to 1 s in a debug build.
+    /// The heavy channel is a feed of its own (an actor), decorated on NIO's thread pool, and the
+    /// demo channel renders on the playlist service, which the feed does not hold. Bound: twice the
+    /// p99 alone, with a floor of 50 ms, the bucket a busy two-core machine puts an unlucky sample
+    /// in; decorating the heavy channel on the shared actor (as before issue 16) held the demo
+    /// channel's new windows for 0.5 to 1 s in a debug build. The buckets step by about 2×, so
+    /// "within 2×" allows one bucket more than alone.
     @Test(.timeLimit(.minutes(2))) func aHeavyUpstreamDoesNotStallASmallChannel() async throws {
         // A sliding 24-hour window: every read is one segment further on, so every read is a change
         // to parse and decorate.
         let origin = try #require(
             scriptedOrigin(
                 handler: """
-                    n = getattr(type(self), "reads", 0) + 1
-                    type(self).reads = n
-                    head = "#EXTM3U\\n#EXT-X-VERSION:3\\n#EXT-X-TARGETDURATION:2\\n#EXT-X-MEDIA-SEQUENCE:%d\\n" % n
-                    head += "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:%02d.000Z\\n" % (2 * n % 60)
-                    body = (head + "".join("#EXTINF:2.000,\\n1080p/seg-%d.ts\\n" % k for k in range(n, n + 43200))).encode()
+                    if self.path == "/count":
+                        body = str(getattr(type(self), "reads", 0)).encode()
+                    else:
+                        n = getattr(type(self), "reads", 0) + 1
+                        type(self).reads = n
+                        head = "#EXTM3U\\n#EXT-X-VERSION:3\\n#EXT-X-TARGETDURATION:2\\n#EXT-X-MEDIA-SEQUENCE:%d\\n" % n
+                        head += "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:%02d.000Z\\n" % (2 * n % 60)
+                        body = (head + "".join("#EXTINF:2.000,\\n1080p/seg-%d.ts\\n" % k for k in range(n, n + 43200))).encode()
                     self.send_response(200)
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
@@ -388,8 +415,19 @@ private func httpDate(_ seconds: Int64) -> String {
             LiveChannel(id: "dvr", source: .upstream("http://127.0.0.1:\(origin.port)/dvr/live.m3u8"))
         )
         let port = origin.port
+        @Sendable func upstreamReads() async throws -> Int {
+            let answer = try await rawExchange(
+                port: port,
+                "GET /count HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+            )
+            return Int(String(decoding: answer.body, as: UTF8.self)) ?? -1
+        }
         try await withServer(configuration) { client in
-            let server = try #require(client.port)
+            try await Self.sample(client, clock: clock, count: 20)  // warm
+            let aloneBefore = try await Self.histogram(client)
+            try await Self.sample(client, clock: clock, count: 200)
+            let aloneAfter = try await Self.histogram(client)
+
             let first = try await client.get("/live/dvr/live.m3u8")
             #expect(first.status == .ok)
             #expect(first.text.contains("http://127.0.0.1:\(port)/dvr/1080p/seg-43200.ts"))
@@ -400,47 +438,18 @@ private func httpDate(_ seconds: Int64) -> String {
             #expect(zipped.body.readableBytes < first.body.readableBytes / 4)
             var compressed = zipped.body
             #expect(Array(try compressed.decompress(with: .gzip()).readableBytesView) == first.bytes)
-            _ = try await Self.sample(client, clock: clock, count: 20)  // warm
-            let alone = try await Self.sample(client, clock: clock, count: 200)
-            // The highest media sequence the heavy channel answered: each step is one more upstream
-            // read parsed and decorated (the first answer was sequence 1).
-            let heavySequence = ManagedCounter()
-            let loaded = try await withThrowingTaskGroup(of: [Duration]?.self) { group in
-                group.addTask {
-                    // The heavy channel, on connections of its own (the test client sends one
-                    // request at a time): its entry lives half a target duration (1 s), and the
-                    // sampler moves the clock, so it is read and decorated again and again.
-                    while !Task.isCancelled {
-                        let response = try await rawExchange(
-                            port: server,
-                            "GET /live/dvr/live.m3u8 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
-                        )
-                        #expect(response.status == 200 || Task.isCancelled)
-                        let head = String(decoding: response.body.prefix(200), as: UTF8.self)
-                        if let line = head.split(separator: "\n").first(where: {
-                            $0.hasPrefix("#EXT-X-MEDIA-SEQUENCE:")
-                        }),
-                            let sequence = Int(line.dropFirst("#EXT-X-MEDIA-SEQUENCE:".count))
-                        {
-                            heavySequence.raise(to: sequence)
-                        }
-                    }
-                    return nil
-                }
-                try await Task.sleep(for: .milliseconds(50))
-                // Until the heavy channel has been decorated three times over (or 4,000 samples).
-                let samples = try await Self.sample(client, clock: clock, count: 200) { heavySequence.value >= 4 }
-                group.cancelAll()
-                return samples
-            }
-            let samples = loaded
-            let loadedP99 = samples[samples.count * 99 / 100 - 1]
-            let aloneP99 = alone[197]
-            #expect(heavySequence.value >= 4)
-            #expect(
-                loadedP99 <= max(aloneP99 * 2, .milliseconds(250)),
-                "p99 alone \(aloneP99), beside the heavy channel \(loadedP99)"
-            )
+
+            // From here on only the demo channel is asked for; the heavy one is read and decorated
+            // in the background (every second), at least three times over.
+            let readsBefore = try await upstreamReads()
+            let loadedBefore = try await Self.histogram(client)
+            try await Self.sample(client, clock: clock, count: 200) { try await upstreamReads() >= readsBefore + 3 }
+            let loadedAfter = try await Self.histogram(client)
+            #expect(try await upstreamReads() >= readsBefore + 3)
+
+            let alone = Self.p99(from: aloneBefore, to: aloneAfter)
+            let loaded = Self.p99(from: loadedBefore, to: loadedAfter)
+            #expect(loaded <= max(2 * alone, 0.05), "p99 alone \(alone) s, beside the heavy channel \(loaded) s")
         }
     }
 }
@@ -454,9 +463,9 @@ final class ManagedCounter: Sendable {
 }
 
 @Suite struct UpstreamCacheTests {
-    /// An upstream is read again after half its target duration (by the first request after that,
-    /// in the background, for up to another target duration); the same bytes keep their ETag and
-    /// Last-Modified (so CDNs revalidate with 304), a change gets new ones.
+    /// An upstream read again with the same bytes keeps its ETag and Last-Modified (so CDNs
+    /// revalidate with 304); a change, picked up by the background loop (every half target
+    /// duration, 2 s here), gets new ones.
     @Test(.timeLimit(.minutes(1))) func anUnchangedUpstreamKeepsItsValidators() async throws {
         let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -475,9 +484,9 @@ final class ManagedCounter: Sendable {
             let first = try await client.get("/live/up/live.m3u8")
             #expect(first.status == .ok)
             #expect(first.headers[.cacheControl] == "max-age=2")  // half of 4 s
-            // Past the 2 s the entry lives and the 4 s it may stand in after that: read again at
-            // once, unchanged.
-            clock.advance(by: 6)
+            // Past the 4 s the entry lives and the 4 s it may stand in after that: read again by
+            // this request, unchanged, made again with the same validators.
+            clock.advance(by: 9)
             let again = try await client.get("/live/up/live.m3u8")
             #expect(again.headers[.eTag] == first.headers[.eTag])
             #expect(again.headers[.lastModified] == first.headers[.lastModified])
@@ -485,27 +494,16 @@ final class ManagedCounter: Sendable {
                 try await client.get("/live/up/live.m3u8", headers: [.ifNoneMatch: first.headers[.eTag]!]).status
                     == .notModified
             )
+            // A change: the loop reads it within 2 s (a loaded machine may take longer).
             try write(live + "#EXTINF:4.0,\ns11.ts\n", to: folder + "/up/live.m3u8")
-            // Still the entry until it is 2 s old.
-            #expect(try await client.get("/live/up/live.m3u8").text.contains("s11.ts") == false)
-            clock.advance(by: 2)
-            // Due (t0 + 12 s) but within a target duration: the old answer at once, while this
-            // request has the upstream read again in the background.
-            let stale = try await client.get("/live/up/live.m3u8")
-            #expect(stale.text.contains("s11.ts") == false)
-            #expect(stale.headers[.eTag] == first.headers[.eTag])
-            var changed = stale
-            for _ in 0..<100 where !changed.text.contains("s11.ts") {
+            var changed = again
+            for _ in 0..<200 where !changed.text.contains("s11.ts") {
                 try await Task.sleep(for: .milliseconds(50))
                 changed = try await client.get("/live/up/live.m3u8")
             }
             #expect(changed.text.contains("s11.ts"))
             #expect(changed.headers[.eTag] != first.headers[.eTag])
-            #expect(changed.headers[.lastModified] == httpDate(t0.nanosecondsSince1970 / 1_000_000_000 + 12))
-            // Past the extra target duration, nothing stale is served: the request waits for the read.
-            try write(live + "#EXTINF:4.0,\ns11.ts\n#EXTINF:4.0,\ns12.ts\n", to: folder + "/up/live.m3u8")
-            clock.advance(by: 7)
-            #expect(try await client.get("/live/up/live.m3u8").text.contains("s12.ts"))
+            #expect(changed.headers[.lastModified] == httpDate(t0.nanosecondsSince1970 / 1_000_000_000 + 13))
         }
     }
 }

@@ -24,12 +24,37 @@ public enum LiveDecorator {
         locator: AssetListLocator,
         midRollsOnce: Bool = false
     ) -> MediaPlaylist {
+        var uris = SegmentURIResolver(playlistURL: playlistURL)
+        return Self.decorate(
+            playlist,
+            uris: &uris,
+            breaks: breaks,
+            lookahead: lookahead,
+            locator: locator,
+            midRollsOnce: midRollsOnce
+        )
+    }
+
+    /// The same decoration with a resolver kept from one read of the upstream to the next, so that
+    /// only new segments' URIs are resolved (the answer is the same as a fresh decoration's).
+    ///
+    /// - Parameters:
+    ///   - playlist: The upstream media playlist.
+    ///   - uris: The resolver of the upstream's URL (``SegmentURIResolver/playlistURL``).
+    ///   - breaks: The channel's breaks.
+    ///   - lookahead: How far past the last segment breaks are announced.
+    ///   - locator: Builds the `X-ASSET-LIST` URLs.
+    ///   - midRollsOnce: Whether mid-rolls get `CUE="ONCE"` (``LiveChannel/marksMidRollsOnce``).
+    public static func decorate(
+        _ playlist: MediaPlaylist,
+        uris: inout SegmentURIResolver,
+        breaks: [LiveBreak],
+        lookahead: MediaTime,
+        locator: AssetListLocator,
+        midRollsOnce: Bool = false
+    ) -> MediaPlaylist {
         var result = playlist
-        let plainBase = PlainRelativeURI.base(of: playlistURL)
-        result.rewriteURIs { uri in
-            if let plainBase, PlainRelativeURI.isPlain(uri) { return plainBase + uri }
-            return URIReference.resolve(uri, against: playlistURL)
-        }
+        uris.rewrite(&result)
         let timings = result.timings
         guard let firstDate = timings.first?.date, let last = timings.last, let lastDate = last.date else {
             return result

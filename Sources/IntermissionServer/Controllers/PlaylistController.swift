@@ -17,8 +17,9 @@ struct PlaylistController: Sendable {
             }
         }
         router.getAndHead("live/{channel}/**") { request, context -> Response in
-            try await self.serve(request, context, name: "channel", scope: "live:") {
-                try await self.playlists.livePlaylist(channel: $0, path: $1)
+            let sequence = try BlockingReload.sequence(request)
+            return try await self.serve(request, context, name: "channel", scope: "live:") {
+                try await self.playlists.livePlaylist(channel: $0, path: $1, blockingSequence: sequence)
             }
         }
     }
@@ -46,6 +47,7 @@ struct PlaylistController: Sendable {
     }
 
     private func answer(_ rendered: RenderedPlaylist, _ request: Request, scope: String, generation: Int) -> Response {
+        if let prepared = rendered.prepared { return prepared.response(to: request) }
         let key = ResponseCache.key(request.head.path).flatMap { Self.isCanonical($0) ? $0 : nil }
         return self.responses.store(rendered, key: key, scope: scope, generation: generation).response(to: request)
     }

@@ -20,6 +20,9 @@ struct RenderedPlaylist: Sendable {
     /// Whether the answer may be kept at all: a stand-in for a failing upstream may not (it is
     /// served only while it is young enough, which each request checks).
     var cacheable = true
+    /// The answer made and kept already (an upstream channel's reader keeps its entry itself):
+    /// the controller answers with it instead of making it again.
+    var prepared: CachedResponse?
 }
 
 /// The kinds of playlist, each with its own `Cache-Control`.
@@ -64,10 +67,10 @@ struct CachedResponse: Sendable {
     /// `Last-Modified`, whole seconds since 1970.
     let lastModified: Int64
     /// Until when the entry answers (`nil`: until the server restarts).
-    let validUntil: DateTime?
+    var validUntil: DateTime?
     /// Until when the entry may be served while it is being rendered again (see
     /// ``RenderedPlaylist/staleFor``).
-    let staleUntil: DateTime?
+    var staleUntil: DateTime?
     /// The bytes the entry holds (both bodies).
     var weight: Int { self.body.readableBytes + (self.gzipBody?.readableBytes ?? 0) }
 
@@ -186,6 +189,9 @@ final class ResponseCache: Sendable {
     private struct Stored {
         var response: CachedResponse
         var scope: String
+        /// How many requests got this entry and the ones it replaced (an upstream channel nobody
+        /// asks for stops being read).
+        var reads = 0
     }
 
     private struct State {
@@ -208,11 +214,21 @@ final class ResponseCache: Sendable {
 
     /// The key of a request path (the request target up to `?`), or `nil` when the path is not a
     /// playlist route (`/vod/...`, `/live/...`).
+    ///
+    /// A blocking reload of a live playlist (`_HLS_msn` or `_HLS_part` in the query, RFC 8216bis §6.2.5.2) is not
+    /// answered from the cache either: it may ask for a segment the entry does not have yet, which
+    /// only the channel can wait for.
     static func key(_ target: String?) -> Substring? {
         guard let target else { return nil }
-        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
-        guard path.hasPrefix("/live/") || path.hasPrefix("/vod/") else { return nil }
-        return path
+        guard let mark = target.utf8.firstIndex(of: UInt8(ascii: "?")) else {
+            return target.hasPrefix("/live/") || target.hasPrefix("/vod/") ? target[...] : nil
+        }
+        let path = target[..<mark]
+        if path.hasPrefix("/live/") {
+            let query = target[mark...]
+            return query.contains("_HLS_msn=") || query.contains("_HLS_part=") ? nil : path
+        }
+        return path.hasPrefix("/vod/") ? path : nil
     }
 
     /// The fresh entry of `key`, or what to do without one.
@@ -220,7 +236,9 @@ final class ResponseCache: Sendable {
         let now = self.clock.now()
         return self.state.withLock { state -> Lookup in
             let name = String(key)
-            if let stored = state.entries[name] {
+            if let index = state.entries.index(forKey: name) {
+                let stored = state.entries.values[index]
+                state.entries.values[index].reads &+= 1
                 if stored.response.validUntil.map({ now < $0 }) ?? true { return .hit(stored.response) }
                 if let staleUntil = stored.response.staleUntil, now < staleUntil {
                     if state.rendering[name] != nil { return .hit(stored.response) }
@@ -298,7 +316,8 @@ final class ResponseCache: Sendable {
         guard let name, rendered.cacheable, response.validUntil.map({ now < $0 }) ?? true else { return response }
         self.state.withLock { state in
             guard state.generations[scope, default: 0] == generation else { return }
-            if let old = state.entries.removeValue(forKey: name) { state.bytes -= old.response.weight }
+            let old = state.entries.removeValue(forKey: name)
+            if let old { state.bytes -= old.response.weight }
             if state.entries.count >= Self.entryCapacity || state.bytes + response.weight > Self.byteCapacity {
                 // Full: the expired ones go first, then any others until the new one fits.
                 for (key, stored) in state.entries where stored.response.validUntil.map({ now >= $0 }) ?? false {
@@ -314,12 +333,39 @@ final class ResponseCache: Sendable {
                 }
             }
             guard response.weight <= Self.byteCapacity else { return }
-            state.entries[name] = Stored(response: response, scope: scope)
+            state.entries[name] = Stored(response: response, scope: scope, reads: old?.reads ?? 0)
             state.bytes += response.weight
             if state.validators.count >= 4 * Self.entryCapacity { state.validators.removeAll() }
             state.validators[name] = (tag, modified)
         }
         return response
+    }
+
+    /// Keeps the entry of `key` until `validUntil` (and stale until `staleUntil`) when its source
+    /// was read again and had not changed, without making it again.
+    ///
+    /// - Returns: Whether there was an entry (of the scope's revision `generation`) to keep.
+    func extend(_ key: String, scope: String, generation: Int, validUntil: DateTime, staleUntil: DateTime?) -> Bool {
+        self.state.withLock { state in
+            guard state.generations[scope, default: 0] == generation, let index = state.entries.index(forKey: key)
+            else { return false }
+            state.entries.values[index].response.validUntil = validUntil
+            state.entries.values[index].response.staleUntil = staleUntil
+            return true
+        }
+    }
+
+    /// Forgets the entry of `key`.
+    func remove(_ key: String) {
+        self.state.withLock { state in
+            if let old = state.entries.removeValue(forKey: key) { state.bytes -= old.response.weight }
+        }
+    }
+
+    /// How many requests got the entry of `key` (and those it replaced) from the cache, or `nil`
+    /// when it has none.
+    func reads(_ key: String) -> Int? {
+        self.state.withLock { $0.entries[key]?.reads }
     }
 
     /// How many entries are kept (for tests).

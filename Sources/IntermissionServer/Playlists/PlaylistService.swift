@@ -15,7 +15,9 @@ struct UpstreamHealth: Sendable {
 /// Serves decorated playlists: VOD presentations, simulated live channels and upstream channels.
 ///
 /// An actor because it keeps caches (decorators per asset, loops per channel, rendered live
-/// playlists) and the channels' breaks and health, shared by every request.
+/// playlists) and the channels' breaks and health, shared by every request. Upstream channels are
+/// not served here: each upstream playlist has an ``UpstreamFeed`` of its own (see ``feeds``), which
+/// only comes here for the channel's breaks and to report its health.
 actor PlaylistService {
     let configuration: AdInsertionConfiguration
     let origin: OriginClient
@@ -35,31 +37,8 @@ actor PlaylistService {
     private var storedBreaks: [String: [String: LiveBreak]] = [:]
     private var revisions: [String: Int] = [:]
     private(set) var health: [String: UpstreamHealth] = [:]
-    /// The last playlist each upstream URL answered, decorated, with when it was read and how long it
-    /// may stand in for a failing upstream.
-    ///
-    /// Only URLs that answered are here, at most
-    /// ``lastGoodCapacity`` of them and ``lastGoodByteCapacity`` bytes in all.
-    private var lastGood: [String: LastGood] = [:]
-
-    /// The last playlist an upstream URL answered: what it sent (to tell whether it changed), what
-    /// was served for it, and the break revision it was decorated with.
-    private struct LastGood {
-        var bytes: [UInt8]
-        var date: DateTime
-        var limit: MediaTime
-        var targetDuration: Int
-        var isMultivariant: Bool
-        var raw: [UInt8]
-        var revision: Int
-        var weight: Int { self.bytes.count + self.raw.count }
-    }
-    /// The most upstream playlists remembered for `lastGood`.
-    static let lastGoodCapacity = 256
-    /// The most bytes `lastGood` holds in all (requests for many renditions cannot grow it past this).
-    static let lastGoodByteCapacity = 32 * 1024 * 1024
-    /// The bytes ``lastGood`` holds now.
-    private var lastGoodBytes = 0
+    /// The upstream playlists read in the background, each an actor of its own.
+    let feeds = UpstreamFeeds()
     /// How far from now a planned break may be for its asset list to be answered (before its start
     /// or after its end): an hour, as the admin API lists.
     static let plannedBreakWindow = MediaTime(seconds: 3600)
@@ -144,49 +123,79 @@ actor PlaylistService {
 
     // MARK: - Live
 
+    /// The channel of an ID: `404` when there is none.
     func channel(_ id: String) throws -> LiveChannel {
+        try self.configuredChannel(id)
+    }
+
+    /// The channel of an ID without a hop to the actor (the configuration does not change).
+    nonisolated func configuredChannel(_ id: String) throws -> LiveChannel {
         guard let channel = self.configuration.channel(id) else {
             throw AdInsertionError(code: .notFound, message: "no live channel '\(id)'")
         }
         return channel
     }
 
-    func startDate(of channel: LiveChannel) -> DateTime {
+    /// The date of a channel's segment 0 (a loop) and of its planned breaks' grid.
+    nonisolated func startDate(of channel: LiveChannel) -> DateTime {
         channel.startDate ?? self.defaultStartDate
     }
 
     /// A decorated live playlist: `path` is relative to the channel's source folder.
-    func livePlaylist(channel id: String, path: String) async throws -> RenderedPlaylist {
-        let channel = try self.channel(id)
+    ///
+    /// - Parameter blockingSequence: `_HLS_msn` of a blocking reload (upstream channels wait for
+    ///   it; a loop answers at once).
+    nonisolated func livePlaylist(
+        channel id: String,
+        path: String,
+        blockingSequence: Int? = nil
+    ) async throws -> RenderedPlaylist {
+        let channel = try self.configuredChannel(id)
         switch channel.source {
         case .loop(let origin, _):
-            let url = OriginPath.resolve(path, against: origin)
-            if let loop = self.loops[url] {
-                return try await self.render(loop, channel: channel, key: url)
-            }
-            switch try await self.origin.playlist(at: url) {
-            case .multivariant(let multivariant):
-                // A local folder: it does not change while the server runs.
-                return RenderedPlaylist(
-                    bytes: VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized(),
-                    kind: .liveMultivariant
-                )
-            case .media(let media):
-                let loop = try LiveLoop(
-                    source: media,
-                    sourceURL: url,
-                    startDate: self.startDate(of: channel),
-                    windowSize: channel.windowSegments
-                )
-                self.loops[url] = loop
-                return try await self.render(loop, channel: channel, key: url)
-            }
+            return try await self.loopPlaylist(channel: channel, url: OriginPath.resolve(path, against: origin))
         case .upstream(let upstream):
             let folder = String(upstream[...(upstream.lastIndex(of: "/") ?? upstream.startIndex)])
             var url = path.isEmpty ? upstream : OriginPath.resolve(path, against: folder)
             // The configured playlist itself keeps its query (a token, say).
             if url == upstream.split(separator: "?", maxSplits: 1).first.map(String.init) { url = upstream }
-            return try await self.upstreamPlaylist(channel: channel, url: url)
+            let feed = self.feeds.feed(key: channel.id + " " + url) {
+                UpstreamFeed(
+                    channel: channel,
+                    url: url,
+                    cacheKey: "/live/" + id + "/" + path,
+                    origin: self.origin,
+                    responses: self.responses,
+                    clock: self.clock,
+                    logger: self.logger,
+                    playlists: self,
+                    feeds: self.feeds
+                )
+            }
+            return try await feed.current(blockingSequence: blockingSequence)
+        }
+    }
+
+    private func loopPlaylist(channel: LiveChannel, url: String) async throws -> RenderedPlaylist {
+        if let loop = self.loops[url] {
+            return try await self.render(loop, channel: channel, key: url)
+        }
+        switch try await self.origin.playlist(at: url) {
+        case .multivariant(let multivariant):
+            // A local folder: it does not change while the server runs.
+            return RenderedPlaylist(
+                bytes: VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized(),
+                kind: .liveMultivariant
+            )
+        case .media(let media):
+            let loop = try LiveLoop(
+                source: media,
+                sourceURL: url,
+                startDate: self.startDate(of: channel),
+                windowSize: channel.windowSegments
+            )
+            self.loops[url] = loop
+            return try await self.render(loop, channel: channel, key: url)
         }
     }
 
@@ -225,201 +234,39 @@ actor PlaylistService {
         return LiveBreakSelection.merge(planned: planned, stored: Array(stored.values))
     }
 
-    private func upstreamPlaylist(channel: LiveChannel, url: String) async throws -> RenderedPlaylist {
-        let now = self.clock.now()
-        let key = channel.id + " " + url
-        let playlist: Playlist
-        let raw: [UInt8]
-        do {
-            raw = try await self.origin.bytes(at: url)
-            // The same bytes as last time and no break change since: decorated already.
-            let revision = self.revisions[channel.id, default: 0]
-            if var known = self.lastGood[key], known.raw == raw, known.revision == revision {
-                known.date = now
-                self.lastGood[key] = known
-                if !known.isMultivariant {
-                    self.health[channel.id, default: UpstreamHealth()].lastFetch = now
-                    self.health[channel.id, default: UpstreamHealth()].lastError = nil
-                }
-                return Self.rendered(known, now: now)
-            }
-            playlist = try await Self.parsed(raw, url: url)
-        } catch let error as AdInsertionError {
-            // A stand-in is not kept: each request checks that it is still young enough.
-            var standIn = try self.upstreamFailed(channel: channel, url: url, error: error, now: now)
-            standIn.cacheable = false
-            return standIn
+    /// The breaks to decorate an upstream media playlist with: SCTE-35 out/in ranges turned into
+    /// breaks (and stored), merged with the channel's planned breaks over the playlist's dates.
+    func upstreamBreaks(channel: LiveChannel, media: MediaPlaylist, now: DateTime) async throws -> [LiveBreak] {
+        var stored = try await self.storedBreaks(channel: channel.id)
+        let changes = SCTE35Translator.breaks(
+            in: media,
+            channel: channel.id,
+            known: stored,
+            defaultDuration: channel.defaultSCTE35Duration,
+            now: now
+        )
+        for change in changes {
+            try await self.saveBreak(change)
+            stored[change.id] = change
+            self.logger.info("SCTE-35 break", metadata: ["channel": "\(channel.id)", "break": "\(change.id)"])
         }
-        let bytes: [UInt8]
-        let limit: MediaTime
-        var targetDuration = 6
-        let kind: PlaylistKind
-        switch playlist {
-        case .multivariant(let multivariant):
-            bytes = await Self.decorated(multivariant: multivariant, url: url)
-            limit = channel.lastGoodLimit ?? channel.staleAfter
-            kind = .liveMultivariant
-        case .media(let media):
-            self.noteUpstream(channel: channel.id, media: media, now: now)
-            // From outside: kept to 1 s ... 1 h so that three of them cannot overflow.
-            targetDuration = min(3600, max(1, media.targetDuration ?? 6))
-            limit = channel.lastGoodLimit ?? MediaTime(seconds: 3 * targetDuration)
-            var stored = try await self.storedBreaks(channel: channel.id)
-            let changes = SCTE35Translator.breaks(
-                in: media,
-                channel: channel.id,
-                known: stored,
-                defaultDuration: channel.defaultSCTE35Duration,
-                now: now
-            )
-            for change in changes {
-                try await self.saveBreak(change)
-                stored[change.id] = change
-                self.logger.info("SCTE-35 break", metadata: ["channel": "\(channel.id)", "break": "\(change.id)"])
-            }
-            var breaks = Array(stored.values)
-            if let plan = channel.breakPlan, let first = media.timings.first?.date, let last = media.timings.last?.date
-            {
-                breaks = LiveBreakSelection.merge(
-                    planned: plan.breaks(
-                        channel: channel.id,
-                        startDate: self.startDate(of: channel),
-                        from: first,
-                        to: last + channel.lookahead
-                    ),
-                    stored: breaks
-                )
-            }
-            kind = .liveMedia(targetDuration: targetDuration)
-            // Off the actor: a large upstream takes a while, and other channels need the actor.
-            bytes = await Self.decorated(
-                media,
-                url: url,
-                breaks: breaks,
-                lookahead: channel.lookahead,
-                locator: self.locator,
-                midRollsOnce: channel.marksMidRollsOnce
+        var breaks = Array(stored.values)
+        if let plan = channel.breakPlan, let first = media.timings.first?.date, let last = media.timings.last?.date {
+            breaks = LiveBreakSelection.merge(
+                planned: plan.breaks(
+                    channel: channel.id,
+                    startDate: self.startDate(of: channel),
+                    from: first,
+                    to: last + channel.lookahead
+                ),
+                stored: breaks
             )
         }
-        let revision = self.revisions[channel.id, default: 0]
-        if let previous = self.lastGood.removeValue(forKey: key) { self.lastGoodBytes -= previous.weight }
-        // Full (in entries or bytes): forget the oldest.
-        while !self.lastGood.isEmpty
-            && (self.lastGood.count >= Self.lastGoodCapacity
-                || self.lastGoodBytes + bytes.count + raw.count > Self.lastGoodByteCapacity),
-            let oldest = self.lastGood.min(by: { $0.value.date < $1.value.date })
-        {
-            self.lastGood[oldest.key] = nil
-            self.lastGoodBytes -= oldest.value.weight
-        }
-        let good = LastGood(
-            bytes: bytes,
-            date: now,
-            limit: limit,
-            targetDuration: targetDuration,
-            isMultivariant: kind == .liveMultivariant,
-            raw: raw,
-            revision: revision
-        )
-        self.lastGood[key] = good
-        self.lastGoodBytes += good.weight
-        return Self.rendered(good, now: now)
-    }
-
-    /// The answer of an upstream playlist read at `now`: kept until it is read again, after half a
-    /// target duration (the multivariant playlist: a minute), as a player would reload it.
-    ///
-    /// The
-    /// read is made by the first request after that, in the background (see ``ResponseCache``).
-    private static func rendered(_ good: LastGood, now: DateTime) -> RenderedPlaylist {
-        if good.isMultivariant {
-            return RenderedPlaylist(
-                bytes: good.bytes,
-                kind: .liveMultivariant,
-                validUntil: now + MediaTime(seconds: 60),
-                staleFor: MediaTime(seconds: 60)
-            )
-        }
-        // Once due, it stands for up to another target duration while one request reads the
-        // upstream again in the background; the others are not held up by the upstream.
-        return RenderedPlaylist(
-            bytes: good.bytes,
-            kind: .liveMedia(targetDuration: good.targetDuration),
-            validUntil: now + MediaTime(milliseconds: Int64(good.targetDuration) * 500),
-            staleFor: MediaTime(seconds: good.targetDuration)
-        )
-    }
-
-    /// Upstream bytes parsed, away from the actor.
-    private nonisolated static func parsed(_ raw: [UInt8], url: String) async throws -> Playlist {
-        try OriginClient.parse(raw, url: url)
-    }
-
-    /// An upstream media playlist decorated and serialized, away from the actor.
-    private nonisolated static func decorated(
-        _ media: MediaPlaylist,
-        url: String,
-        breaks: [LiveBreak],
-        lookahead: MediaTime,
-        locator: AssetListLocator,
-        midRollsOnce: Bool
-    ) async -> [UInt8] {
-        LiveDecorator.decorate(
-            media,
-            playlistURL: url,
-            breaks: breaks,
-            lookahead: lookahead,
-            locator: locator,
-            midRollsOnce: midRollsOnce
-        )
-        .serialized()
-    }
-
-    /// An upstream multivariant playlist decorated and serialized, away from the actor.
-    private nonisolated static func decorated(multivariant: MultivariantPlaylist, url: String) async -> [UInt8] {
-        VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
-    }
-
-    /// A failed upstream read: the last good playlist while it is young enough, then `503` with
-    /// `Retry-After`; `502` for a URL that never answered.
-    ///
-    /// Only the channel's own URL and URLs that
-    /// answered before count against the channel's health, so a request for a rendition that does
-    /// not exist leaves `/health` alone.
-    private func upstreamFailed(
-        channel: LiveChannel,
-        url: String,
-        error: AdInsertionError,
-        now: DateTime
-    ) throws -> RenderedPlaylist {
-        let known = self.lastGood[channel.id + " " + url]
-        if known != nil || url == channel.upstreamURL {
-            self.health[channel.id, default: UpstreamHealth()].lastError = error.message
-            self.health[channel.id, default: UpstreamHealth()].lastFetch = now
-            self.logger.warning("upstream failed", metadata: ["channel": "\(channel.id)", "error": "\(error.message)"])
-        }
-        guard let known else { throw error }
-        let age = now - known.date
-        if age <= known.limit && age >= .zero {
-            return RenderedPlaylist(
-                bytes: known.bytes,
-                kind: known.isMultivariant ? .liveMultivariant : .liveMedia(targetDuration: known.targetDuration),
-                validUntil: now,
-                cacheable: false
-            )
-        }
-        var unavailable = APIError(
-            .serviceUnavailable,
-            code: "upstreamUnavailable",
-            message:
-                "live channel '\(channel.id)': \(error.message); its last good playlist is \(age.decimalString(places: 3)) s old, older than the \(known.limit.decimalString(places: 3)) s it may be served"
-        )
-        unavailable.extraHeaders[.retryAfter] = String(known.targetDuration)
-        throw unavailable
+        return breaks
     }
 
     /// Records that an upstream media playlist was read, and whether it changed.
-    private func noteUpstream(channel: String, media: MediaPlaylist, now: DateTime) {
+    func noteUpstream(channel: String, media: MediaPlaylist, now: DateTime) {
         var entry = self.health[channel, default: UpstreamHealth()]
         let signature = [media.mediaSequence, media.timings.count, media.hasEndList ? 1 : 0]
         if signature != entry.lastSignature {
@@ -429,6 +276,19 @@ actor PlaylistService {
         entry.lastFetch = now
         entry.lastError = nil
         self.health[channel] = entry
+    }
+
+    /// Records that a channel's upstream answered (the same bytes as before, or after failing).
+    func upstreamAnswered(channel: String, now: DateTime) {
+        self.health[channel, default: UpstreamHealth()].lastFetch = now
+        self.health[channel, default: UpstreamHealth()].lastError = nil
+    }
+
+    /// Records that a channel's upstream failed.
+    func upstreamFailed(channel: String, message: String, now: DateTime) {
+        self.health[channel, default: UpstreamHealth()].lastError = message
+        self.health[channel, default: UpstreamHealth()].lastFetch = now
+        self.logger.warning("upstream failed", metadata: ["channel": "\(channel)", "error": "\(message)"])
     }
 
     // MARK: - Breaks
@@ -454,6 +314,7 @@ actor PlaylistService {
         self.storedBreaks[liveBreak.channel, default: [:]][liveBreak.id] = liveBreak
         self.revisions[liveBreak.channel, default: 0] += 1
         self.responses.invalidate(scope: "live:" + liveBreak.channel)
+        self.feeds.breaksChanged(channel: liveBreak.channel)
         self.metrics.breakChanged(origin: liveBreak.origin.rawValue)
     }
 

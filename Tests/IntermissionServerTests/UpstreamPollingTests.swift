@@ -1,0 +1,194 @@
+import AdInsertion
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import IntermissionServer
+
+/// An origin serving the files of `folder`, counting the reads: `GET /count` answers how many other
+/// requests it had.
+private func countingOrigin(folder: String) -> PageServer? {
+    scriptedOrigin(
+        handler: """
+            if self.path == "/count":
+                body = str(getattr(type(self), "hits", 0)).encode()
+            else:
+                type(self).hits = getattr(type(self), "hits", 0) + 1
+                try:
+                    body = open(\(String(reflecting: folder)) + self.path.split("?")[0], "rb").read()
+                except OSError:
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            """
+    )
+}
+
+/// How many times the origin was read.
+private func reads(_ origin: PageServer) async throws -> Int {
+    let answer = try await rawExchange(
+        port: origin.port,
+        "GET /count HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+    )
+    return Int(String(decoding: answer.body, as: UTF8.self)) ?? -1
+}
+
+/// Waits (up to `limit`) until the origin has been read at least `count` times.
+private func waitForReads(_ origin: PageServer, atLeast count: Int, limit: Duration = .seconds(20)) async throws -> Int
+{
+    let deadline = ContinuousClock.now + limit
+    var seen = try await reads(origin)
+    while seen < count && ContinuousClock.now < deadline {
+        try await Task.sleep(for: .milliseconds(100))
+        seen = try await reads(origin)
+    }
+    return seen
+}
+
+/// A live playlist of `count` segments from `first`, each `target` seconds.
+private func livePlaylist(target: Int, first: Int, count: Int) -> String {
+    "#EXTM3U\n#EXT-X-TARGETDURATION:\(target)\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        + "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n"
+        + (first..<first + count).map { "#EXTINF:\(target).0,\ns\($0).ts\n" }.joined()
+}
+
+@Suite struct UpstreamPollingTests {
+    /// Four connections ask for an upstream channel as fast as they can for four seconds: the
+    /// upstream is read by the background loop about once per half target duration (1 s), never
+    /// per request.
+    @Test(.timeLimit(.minutes(1))) func theUpstreamIsReadOncePerHalfTargetDurationWhateverTheRequestRate()
+        async throws
+    {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try write(livePlaylist(target: 2, first: 10, count: 3), to: folder + "/up/live.m3u8")
+        let origin = try #require(countingOrigin(folder: folder))
+        defer { origin.stop() }
+        var configuration = try demoConfiguration(clock: SystemWallClock())
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
+        try await withServer(configuration) { client in
+            let server = try #require(client.port)
+            #expect(try await client.get("/live/up/live.m3u8").status == .ok)
+            let before = try await reads(origin)
+            #expect(before == 1)
+            let served = ManagedCounter()
+            let started = ContinuousClock.now
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<4 {
+                    group.addTask {
+                        while ContinuousClock.now - started < .seconds(4) {
+                            let answer = try await rawExchange(
+                                port: server,
+                                "GET /live/up/live.m3u8 HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+                            )
+                            #expect(answer.status == 200)
+                            served.add()
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let elapsed = ContinuousClock.now - started
+            let polled = try await reads(origin) - before
+            // One read per second of the window, give or take the reads under way at either end; a
+            // loaded machine may make the loop late, never early.
+            #expect(polled >= 2, "\(polled) reads in \(elapsed)")
+            #expect(polled <= Int(elapsed / .seconds(1)) + 2, "\(polled) reads in \(elapsed)")
+            #expect(served.value >= 10 * polled, "\(served.value) requests, \(polled) reads")
+        }
+    }
+
+    /// A blocking reload (`_HLS_msn`) for the next segment has the upstream read at once (the loop
+    /// would wait 100 s: half of this target duration, longer than the test may run), and waits
+    /// for the segment; one more than two segments ahead, or a malformed one, is a 400.
+    @Test(.timeLimit(.minutes(1))) func aBlockingReloadReadsTheUpstreamAtOnce() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try write(livePlaylist(target: 200, first: 10, count: 1), to: folder + "/up/live.m3u8")
+        let origin = try #require(countingOrigin(folder: folder))
+        defer { origin.stop() }
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 10))
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
+        try await withServer(configuration) { client in
+            let first = try await client.get("/live/up/live.m3u8")
+            #expect(first.status == .ok && first.text.contains("/s10.ts"))
+            // Segment 10 is there: answered at once, nothing read.
+            #expect(try await client.get("/live/up/live.m3u8?_HLS_msn=10").text == first.text)
+            for bad in ["_HLS_msn=13", "_HLS_msn=x1", "_HLS_msn=-1", "_HLS_msn=99999999999999999999", "_HLS_part=1"] {
+                let refused = try await client.get("/live/up/live.m3u8?" + bad)
+                #expect(refused.status == .badRequest, "\(bad): \(refused.text)")
+                #expect(refused.json?["error"]?["field"]?.stringValue?.hasPrefix("_HLS_") == true, "\(bad)")
+            }
+            #expect(try await reads(origin) == 1)
+            try write(livePlaylist(target: 200, first: 10, count: 2), to: folder + "/up/live.m3u8")
+            let blocking = try await client.get("/live/up/live.m3u8?_HLS_msn=11")
+            #expect(blocking.status == .ok)
+            #expect(blocking.text.contains("/s11.ts"))
+            #expect(try await reads(origin) == 2)
+            // The cache has the new answer too.
+            #expect(try await client.get("/live/up/live.m3u8").text == blocking.text)
+        }
+    }
+
+    /// A channel nobody asks for in ten target durations (10 s here) stops being read; the next
+    /// request starts the loop again.
+    @Test(.timeLimit(.minutes(1))) func anIdleChannelStopsBeingReadUntilTheNextRequest() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try write(livePlaylist(target: 1, first: 10, count: 3), to: folder + "/up/live.m3u8")
+        let origin = try #require(countingOrigin(folder: folder))
+        defer { origin.stop() }
+        var configuration = try demoConfiguration(clock: SystemWallClock())
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
+        try await withServer(configuration) { client in
+            #expect(try await client.get("/live/up/live.m3u8").status == .ok)
+            // Read every half second while it is asked for.
+            #expect(try await waitForReads(origin, atLeast: 4) >= 4)
+            // Past ten target durations without a request (and one more second for a loaded machine),
+            // the loop has stopped: nothing is read for two seconds.
+            try await Task.sleep(for: .seconds(11))
+            let stopped = try await reads(origin)
+            try await Task.sleep(for: .seconds(2))
+            #expect(try await reads(origin) == stopped)
+            // Asked again: answered (read now, the last answer being a second old) and read again
+            // in the background.
+            let again = try await client.get("/live/up/live.m3u8")
+            #expect(again.status == .ok && again.text.contains("/s12.ts"))
+            #expect(try await waitForReads(origin, atLeast: stopped + 3) >= stopped + 3)
+        }
+    }
+
+    /// The loops end with the server: after it has shut down, the upstream is not read again.
+    @Test(.timeLimit(.minutes(1))) func shutdownEndsTheReadingLoops() async throws {
+        let folder = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try write(livePlaylist(target: 1, first: 10, count: 3), to: folder + "/up/live.m3u8")
+        let origin = try #require(countingOrigin(folder: folder))
+        defer { origin.stop() }
+        var configuration = try demoConfiguration(clock: SystemWallClock())
+        configuration.adInsertion.channels.append(
+            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
+        try await withServer(configuration) { client throws -> Void in
+            #expect(try await client.get("/live/up/live.m3u8").status == .ok)
+            #expect(try await waitForReads(origin, atLeast: 3) >= 3)
+        }
+        let afterShutdown = try await reads(origin)
+        try await Task.sleep(for: .seconds(2))  // four intervals of the loop
+        #expect(try await reads(origin) == afterShutdown)
+    }
+}
