@@ -206,7 +206,8 @@ actor PlaylistService {
             breaks: breaks,
             lookahead: channel.lookahead,
             locator: self.locator,
-            midRollsOnce: channel.marksMidRollsOnce
+            midRollsOnce: channel.marksMidRollsOnce,
+            preloadWindow: channel.preloadWindow(targetDuration: loop.targetDuration)
         )
         self.rendered[key] = (completed, revision, bytes)
         return RenderedPlaylist(bytes: bytes, kind: kind, validUntil: next)
@@ -298,7 +299,8 @@ actor PlaylistService {
                 breaks: breaks,
                 lookahead: channel.lookahead,
                 locator: self.locator,
-                midRollsOnce: channel.marksMidRollsOnce
+                midRollsOnce: channel.marksMidRollsOnce,
+                preloadWindow: channel.preloadWindow(targetDuration: media.targetDuration ?? 0)
             )
         }
         let revision = self.revisions[channel.id, default: 0]
@@ -362,7 +364,8 @@ actor PlaylistService {
         breaks: [LiveBreak],
         lookahead: MediaTime,
         locator: AssetListLocator,
-        midRollsOnce: Bool
+        midRollsOnce: Bool,
+        preloadWindow: MediaTime
     ) async -> [UInt8] {
         LiveDecorator.decorate(
             media,
@@ -370,7 +373,8 @@ actor PlaylistService {
             breaks: breaks,
             lookahead: lookahead,
             locator: locator,
-            midRollsOnce: midRollsOnce
+            midRollsOnce: midRollsOnce,
+            preloadWindow: preloadWindow
         )
         .serialized()
     }
