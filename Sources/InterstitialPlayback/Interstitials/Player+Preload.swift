@@ -19,7 +19,8 @@ extension Player {
     /// coordinator schedules, moves or discards preloads.
     func updatePreloads(now: MediaTime) {
         guard self.configuration.followsPreloadRanges, self.interstitials.schedule != nil else { return }
-        self.interstitials.schedule?.setPreloadRanges(self.interstitials.tracker.preloadRanges)
+        let ranges = self.interstitials.tracker.preloadRanges
+        self.interstitials.schedule?.setPreloadRanges(ranges)
         guard let schedule = self.interstitials.schedule else { return }
         let prepared = Set(self.interstitials.lists.keys).union(self.interstitials.passed)
         var book = self.interstitials.preloads
@@ -93,11 +94,13 @@ extension Player {
     /// - Returns: Whether the preload stands in for the usual request (used now, or under way).
     func takePreload(for eventID: String) -> Bool {
         guard !self.interstitials.preloads.entries.isEmpty else { return false }
+        var book = self.interstitials.preloads
         let decision = self.interstitials.coordinator.preloadUse(
-            &self.interstitials.preloads,
+            &book,
             eventID: eventID,
             target: self.interstitials.tracker[eventID]
         )
+        self.interstitials.preloads = book
         self.perform(decision.actions, now: self.clock.now)
         switch decision.use {
         case .none:
