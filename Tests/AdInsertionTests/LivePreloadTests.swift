@@ -75,15 +75,20 @@ import Testing
         text += "#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:01:30.000Z\n"
         for k in 0..<5 { text += "#EXTINF:2,\ns\(k).ts\n" }
         let playlist = try MediaPlaylist(parsing: text)
-        let breaks = [LiveBreak(id: "mid", channel: "up", startDate: t0 + MediaTime(seconds: 110), duration: 20, updatedAt: t0)]
-        let decorated = LiveDecorator.decorate(
-            playlist,
-            playlistURL: "http://up.example.com/live/p.m3u8",
-            breaks: breaks,
-            lookahead: 30,
-            locator: AssetListLocator(),
-            preloadWindow: 12
-        ).serialized()
+        let breaks = [
+            LiveBreak(id: "mid", channel: "up", startDate: t0 + MediaTime(seconds: 110), duration: 20, updatedAt: t0)
+        ]
+        func decorate(_ playlist: MediaPlaylist) -> [UInt8] {
+            LiveDecorator.decorate(
+                playlist,
+                playlistURL: "http://up.example.com/live/p.m3u8",
+                breaks: breaks,
+                lookahead: 30,
+                locator: AssetListLocator(),
+                preloadWindow: 12
+            ).serialized()
+        }
+        let decorated = decorate(playlist)
         let diagnostics = InterstitialValidator().validate(playlist: decorated)
         #expect(diagnostics.isEmpty, "\(diagnostics.map(\.description))")
         let tracker = DateRangeTracker(playlist: try MediaPlaylist(bytes: decorated))
@@ -92,14 +97,7 @@ import Testing
         #expect(preload.end == DateTime(iso8601: "2025-01-01T00:01:50.000Z"))
         #expect(preload.uri == tracker["mid"]?.attributes[.assetList]?.quotedString)
         // Decorating the decorated playlist again adds nothing.
-        let again = LiveDecorator.decorate(
-            try MediaPlaylist(bytes: decorated),
-            playlistURL: "http://up.example.com/live/p.m3u8",
-            breaks: breaks,
-            lookahead: 30,
-            locator: AssetListLocator(),
-            preloadWindow: 12
-        ).serialized()
+        let again = decorate(try MediaPlaylist(bytes: decorated))
         #expect(again == decorated)
     }
 }

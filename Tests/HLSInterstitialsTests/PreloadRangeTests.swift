@@ -57,7 +57,8 @@ import Testing
 
     @Test func otherClassesAreNotPreloads() throws {
         let range = try DateRange(
-            parsing: "#EXT-X-DATERANGE:ID=\"p\",CLASS=\"com.example\",START-DATE=\"2024-01-01T00:00:00.000Z\",X-URI=\"a\""
+            parsing:
+                "#EXT-X-DATERANGE:ID=\"p\",CLASS=\"com.example\",START-DATE=\"2024-01-01T00:00:00.000Z\",X-URI=\"a\""
         )
         #expect(PreloadRange(dateRange: range) == nil)
     }

@@ -58,7 +58,15 @@ import Testing
         #expect(entry.moment >= 10 && entry.moment <= 24)
         #expect(
             actions == [
-                .emit(.preloadScheduled(rangeID: "p", targetID: "ad", moment: entry.moment, windowStart: 10, windowEnd: 24))
+                .emit(
+                    .preloadScheduled(
+                        rangeID: "p",
+                        targetID: "ad",
+                        moment: entry.moment,
+                        windowStart: 10,
+                        windowEnd: 24
+                    )
+                )
             ]
         )
         #expect(self.coordinator.duePreloads(book, playhead: entry.moment) == ["p"])
@@ -116,7 +124,9 @@ import Testing
         book.entries["p"]?.state = .fetched(.success(LoadResponse(status: 200, body: [], byteCount: 0, elapsed: .zero)))
         let actions = self.update(&book, [], playhead: 20)
         #expect(book.entries.isEmpty)
-        #expect(actions == [.emit(.preloadDiscarded(rangeID: "p", targetID: "ad", reason: "the preload tag was removed"))])
+        #expect(
+            actions == [.emit(.preloadDiscarded(rangeID: "p", targetID: "ad", reason: "the preload tag was removed"))]
+        )
     }
 
     @Test func useWaitOrRequestAtTheBreak() throws {

@@ -18,7 +18,9 @@ func preloadTag(
 }
 
 /// The player honours preload date ranges (Appendix F) over real HTTP on loopback, on the virtual
-/// clock. The fixture's live window: the player joins at wall 54 (stable 6), 6 s behind the live
+/// clock.
+///
+/// The fixture's live window: the player joins at wall 54 (stable 6), 6 s behind the live
 /// edge; stable = clock + 6 while the primary plays. The break "ad" is at wall 70 (stable 22): without
 /// a hint the list is requested when the buffer reaches it, at clock 10 (stable 16).
 @Suite(.timeLimit(.minutes(1)))

@@ -81,7 +81,9 @@ public enum LiveBreakSelection {
     /// The breaks whose preload range (``LiveBreak/preloadRange(locator:window:)``) a window
     /// carries: not cancelled, not over before the window's first date, and whose preload window
     /// starts no later than the window's end plus `lookahead` (so players see the range before it
-    /// opens). None when `window` is not positive.
+    /// opens).
+    ///
+    /// None when `window` is not positive.
     public static func preloaded(
         _ breaks: [LiveBreak],
         windowStart: DateTime,

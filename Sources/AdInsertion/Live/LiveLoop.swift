@@ -164,7 +164,9 @@ public struct LiveLoop: Sendable {
         text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(self.discontinuitySequence(first: window.first))\n"
         if let mapLine { text += mapLine + "\n" }
         // Date ranges in start order (breaks, then their preload ranges, in selection order on a tie).
-        var ranges = selected.map { (date: $0.startDate, line: $0.tagLine(locator: locator, midRollsOnce: midRollsOnce)) }
+        var ranges = selected.map {
+            (date: $0.startDate, line: $0.tagLine(locator: locator, midRollsOnce: midRollsOnce))
+        }
         for b in LiveBreakSelection.preloaded(
             breaks,
             windowStart: window.startDate,
@@ -176,7 +178,9 @@ public struct LiveLoop: Sendable {
                 ranges.append((preload.start, preload.dateRange().tag.rendered))
             }
         }
-        let order = ranges.indices.sorted { ranges[$0].date == ranges[$1].date ? $0 < $1 : ranges[$0].date < ranges[$1].date }
+        let order = ranges.indices.sorted {
+            ranges[$0].date == ranges[$1].date ? $0 < $1 : ranges[$0].date < ranges[$1].date
+        }
         var pending = order.map { ranges[$0] }[...]
         for k in window.first..<(window.first + window.count) {
             let segment = self.segments[k % n]

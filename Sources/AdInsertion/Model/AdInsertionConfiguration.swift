@@ -180,7 +180,9 @@ public struct LiveChannel: Sendable, Hashable {
     public var marksMidRollsOnce: Bool
     /// How long before each break its preload range (spec Appendix F) opens (configuration key
     /// `preloadWindow`, seconds): players request the break's asset list at a random moment
-    /// inside it instead of all at the break. `nil` (the default):
+    /// inside it instead of all at the break.
+    ///
+    /// `nil` (the default):
     /// ``defaultPreloadTargetDurations`` target durations of the playlist; zero: no preload ranges.
     ///
     /// Players at the usual live hold-back (three target durations behind the last segment)

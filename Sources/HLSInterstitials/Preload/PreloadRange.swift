@@ -118,7 +118,9 @@ public struct PreloadRange: Sendable, Hashable {
     // MARK: Matching the target
 
     /// Whether `uri` carries every query item (name and value, as written) of `targetURI`, as the
-    /// appendix asks of `X-URI` ("SHOULD carry the target URI's query parameters"). Extra items in
+    /// appendix asks of `X-URI` ("SHOULD carry the target URI's query parameters").
+    ///
+    /// Extra items in
     /// `uri` are allowed.
     public static func carriesQuery(of targetURI: String, in uri: String) -> Bool {
         let own = URIReference.queryItems(of: uri)

@@ -209,7 +209,9 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
         .error,
         "X-DURATION-AT-JOIN must be a positive decimal number of seconds"
     )
-    /// `X-TARGET-ID` names no date range of a playlist that is complete (VOD or ended). In a
+    /// `X-TARGET-ID` names no date range of a playlist that is complete (VOD or ended).
+    ///
+    /// In a
     /// live playlist nothing is reported: the target may appear in a later reload (clients assume
     /// it appears at the reload at the preload range's end).
     public static let preloadTargetMissing = InterstitialRule(
@@ -280,7 +282,8 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
         .assetURIRelative, .resumeOffsetValue, .playoutLimitValue, .skipControlValue, .skipLabelID, .unknownValue,
         .afterEnd, .durationUnknown, .resumeOffsetDefault, .preloadAttributeMissing, .preloadDurationMissing,
         .preloadCue, .preloadDurationAtJoinValue, .preloadTargetMissing, .preloadTargetClass, .preloadURIQuery,
-        .preloadWindowAfterTarget, .presentationMismatch, .presentationCoverage, .assetListResolution, .assetNotVOD, .assetNested,
+        .preloadWindowAfterTarget, .presentationMismatch, .presentationCoverage, .assetListResolution, .assetNotVOD,
+        .assetNested,
     ]
 
     /// The rules whose breach makes an interstitial date range unplayable, so the schedule and the

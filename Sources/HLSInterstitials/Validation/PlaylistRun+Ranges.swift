@@ -192,7 +192,10 @@ extension PlaylistRun {
         let attributes = range.attributes
         let id = range.id
         guard let targetID = attributes[.preloadTargetID]?.quotedString,
-            !self.isUnresolved(tag: range.source[AttributeName.preloadTargetID.rawValue] ?? range.first, .preloadTargetID)
+            !self.isUnresolved(
+                tag: range.source[AttributeName.preloadTargetID.rawValue] ?? range.first,
+                .preloadTargetID
+            )
         else { return }
         guard let target = self.merged.first(where: { $0.id == targetID && $0.class != DateRange.preloadClass }) else {
             // Live: the target may come in a later reload, as the appendix lets clients assume.

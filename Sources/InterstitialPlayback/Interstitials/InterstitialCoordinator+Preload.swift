@@ -154,7 +154,8 @@ extension InterstitialCoordinator {
                 continue
             }
             let width = (span.upperBound - span.lowerBound).nanoseconds
-            let moment = span.lowerBound + MediaTime(nanoseconds: width > 0 ? Int64.random(in: 0...width, using: &random) : 0)
+            let moment =
+                span.lowerBound + MediaTime(nanoseconds: width > 0 ? Int64.random(in: 0...width, using: &random) : 0)
             book.entries[id] = PreloadEntry(range: range, moment: moment, state: .scheduled)
             actions.append(
                 .emit(
@@ -188,7 +189,9 @@ extension InterstitialCoordinator {
     }
 
     /// An event's break starts buffering: use its preloaded answer, wait for it, or request the
-    /// list as usual. An answer is discarded (logged, then the usual request) when the target's
+    /// list as usual.
+    ///
+    /// An answer is discarded (logged, then the usual request) when the target's
     /// `CLASS` is not `X-TARGET-CLASS` or `X-URI` lacks the query of the target's `X-ASSET-LIST`
     /// (``PreloadRange/mismatch(with:)``); a failed preload is discarded too, so the usual request
     /// gets its chance. An entry scheduled but not requested yet is dropped: the usual request

@@ -45,7 +45,10 @@ extension Player {
     func preloadLoads() -> [PendingLoad] {
         guard !self.interstitials.preloads.entries.isEmpty else { return [] }
         var loads: [PendingLoad] = []
-        for id in self.interstitials.coordinator.duePreloads(self.interstitials.preloads, playhead: self.primaryPosition) {
+        for id in self.interstitials.coordinator.duePreloads(
+            self.interstitials.preloads,
+            playhead: self.primaryPosition
+        ) {
             guard var entry = self.interstitials.preloads.entries[id], let uri = entry.range.uri else { continue }
             entry.state = .fetching
             self.interstitials.preloads.entries[id] = entry
@@ -53,7 +56,10 @@ extension Player {
                 PendingLoad(
                     purpose: .preload(rangeID: id),
                     request: LoadRequest(
-                        url: InterstitialRequestURL.assetList(self.resolveAgainstPrimary(uri), primaryID: self.sessionID),
+                        url: InterstitialRequestURL.assetList(
+                            self.resolveAgainstPrimary(uri),
+                            primaryID: self.sessionID
+                        ),
                         kind: .assetList,
                         timeout: self.configuration.interstitialRequestTimeout,
                         maximumBodySize: self.configuration.maximumAssetListSize,
@@ -71,7 +77,8 @@ extension Player {
             let moment = self.interstitials.coordinator.nextPreloadMoment(self.interstitials.preloads)
         else { return nil }
         guard moment > self.primaryPosition else { return now }
-        return now + MediaTime(seconds: (moment - self.primaryPosition).seconds / self.rate) + MediaTime(milliseconds: 1)
+        return now + MediaTime(seconds: (moment - self.primaryPosition).seconds / self.rate)
+            + MediaTime(milliseconds: 1)
     }
 
     /// A preload request answered: keep the answer for the target's break (a range dropped

@@ -69,7 +69,9 @@ public actor Player {
         /// uses that answer at the break (default `true`).
         public var followsPreloadRanges = true
         /// The seed of the random moments picked inside preload windows; `nil` (the default)
-        /// seeds from the system's random source. Tests and reproducible load runs set it.
+        /// seeds from the system's random source.
+        ///
+        /// Tests and reproducible load runs set it.
         public var preloadRandomSeed: UInt64?
         /// The most entries ``Player/log`` keeps (default 100,000, at least 1): when one more
         /// arrives, the oldest eighth is dropped at once, so the log never holds more than this
