@@ -191,10 +191,10 @@ public struct LiveChannel: Sendable, Hashable {
     /// leaves five target durations of spread.
     public var preloadWindow: MediaTime?
 
-    /// The target durations a preload window lasts by default (``preloadWindow``).
+    /// The target durations a preload window lasts by default (the `preloadWindow` property).
     public static let defaultPreloadTargetDurations = 8
 
-    /// The preload window for a playlist of `targetDuration` seconds (``preloadWindow``).
+    /// The preload window for a playlist of `targetDuration` seconds (the `preloadWindow` property).
     public func preloadWindow(targetDuration: Int) -> MediaTime {
         self.preloadWindow ?? MediaTime(seconds: LiveChannel.defaultPreloadTargetDurations * max(0, targetDuration))
     }

@@ -76,7 +76,7 @@ extension InterstitialCoordinator {
     ///   ignore preload tags then); an answer fetched or under way is discarded.
     /// - A range whose tag disappeared is dropped; its answer, fetched or under way, is discarded.
     /// - A new range (usable, placed, its target not yet prepared) gets a moment drawn uniformly
-    ///   from ``PreloadRange/loadSpan(start:end:playhead:normalLoad:joined:reading:)``: its window
+    ///   from `PreloadRange.loadSpan(start:end:playhead:normalLoad:joined:reading:)`: its window
     ///   clamped to start at the playhead, to end within `horizon` of the playhead and no later than
     ///   where the target's list would be requested without the hint (the target's start minus
     ///   `lead`; the window's end when the target is not in the playlist yet, which the appendix
@@ -193,7 +193,7 @@ extension InterstitialCoordinator {
     ///
     /// An answer is discarded (logged, then the usual request) when the target's
     /// `CLASS` is not `X-TARGET-CLASS` or `X-URI` lacks the query of the target's `X-ASSET-LIST`
-    /// (``PreloadRange/mismatch(with:)``); a failed preload is discarded too, so the usual request
+    /// (`PreloadRange.mismatch(with:)`); a failed preload is discarded too, so the usual request
     /// gets its chance. An entry scheduled but not requested yet is dropped: the usual request
     /// comes now, no later than without the hint.
     func preloadUse(
