@@ -16,9 +16,9 @@
 # Not a timed test: the ratio compares seconds of one run with each other.
 #
 # Usage: scripts/bench-preload.sh [VIEWERS (default 2000)] [WINDOW seconds (default 32)]
-# Env: PORT (default 18383), BREAK_IN (default 70), RAMP (default 10), CONFIGURATION (default
-#      release) of both builds, SERVER_CPU (default 0), VIEWER_CPU (default 1), ONLY (window or
-#      zero: run one of the two).
+# Env: PORT (default 18383), BREAK_IN (default 70), RAMP (default 10), CONFIGURATION of ViewerLoad
+#      (default release), SERVER_CONFIGURATION (default release), SERVER_CPU (default 0), VIEWER_CPU
+#      (default 1), ONLY (window or zero: run one of the two).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 viewers=${1:-2000}
@@ -27,10 +27,11 @@ port=${PORT:-18383}
 break_in=${BREAK_IN:-70}
 ramp=${RAMP:-10}
 configuration=${CONFIGURATION:-release}
+server_configuration=${SERVER_CONFIGURATION:-release}
 
-swift build -c "$configuration" --product intermission >&2
+swift build -c "$server_configuration" --product intermission >&2
 (cd Benchmarks && swift build -c "$configuration" --product ViewerLoad >&2)
-server_binary=".build/$configuration/intermission"
+server_binary=".build/$server_configuration/intermission"
 viewer_binary="Benchmarks/.build/$configuration/ViewerLoad"
 pin_server=""
 pin_viewers=""
