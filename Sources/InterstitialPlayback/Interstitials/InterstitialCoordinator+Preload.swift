@@ -95,6 +95,7 @@ extension InterstitialCoordinator {
     ///   - horizon: How far ahead of the playhead the player ever requests an asset list (its
     ///     forward buffer).
     ///   - prepared: Events whose list is known, loading, or whose break is past.
+    ///   - random: Draws the moments (seeded in tests and reproducible runs).
     func updatePreloads<G: RandomNumberGenerator>(
         _ book: inout PreloadBook,
         preloads: [ScheduledPreload],
