@@ -81,7 +81,7 @@ struct RuleFixture: CustomStringConvertible, Sendable {
         )
         #expect(bad == expected)
         #expect(good == expected)
-        #expect(InterstitialRule.all.count == 34)
+        #expect(InterstitialRule.all.count == 39)
         #expect(Set(InterstitialRule.all.map(\.id)).count == InterstitialRule.all.count)
         #expect(InterstitialRule.all.allSatisfy { $0.id.rawValue.hasPrefix("INT-") })
     }

@@ -132,6 +132,12 @@ import Testing
         (loop + "    cueOnce: \"\\0\"\n", "channels[0].cueOnce"),
         (loop + "    cueOnce: \(String(repeating: "t", count: 100_000))\n", "channels[0].cueOnce"),
         (loop + "    cueonce: true\n", "channels[0].cueonce"),
+        (loop + "    preloadWindow: -1\n", "channels[0].preloadWindow"),
+        (loop + "    preloadWindow: 1e308\n", "channels[0].preloadWindow"),
+        (loop + "    preloadWindow: .nan\n", "channels[0].preloadWindow"),
+        (loop + "    preloadWindow: 3601\n", "channels[0].preloadWindow"),
+        (loop + "    preloadWindow: \"\\0\"\n", "channels[0].preloadWindow"),
+        (loop + "    preloadWindow: \(String(repeating: "9", count: 100_000))\n", "channels[0].preloadWindow"),
         (loop + "    playlist: ../../etc/passwd\n", "channels[0].playlist"),
         ("vod:\n  - {id: v, origin: /media/a/, playlist: /etc/main.m3u8}\n", "vod[0].playlist"),
         ("vod:\n  - {id: v, origin: /media/a/, playlist: \"http://evil.example/x.m3u8\"}\n", "vod[0].playlist"),
@@ -189,6 +195,16 @@ import Testing
             .adInsertion.channels
         #expect(channels.map(\.id) == ["c", "d", "e"])
         #expect(channels.map(\.marksMidRollsOnce) == [true, false, false])
+    }
+
+    @Test func preloadWindowDefaultsToEightTargetDurationsAndZeroTurnsItOff() throws {
+        let yaml =
+            Self.loop + "    preloadWindow: 0\n  - id: d\n    loop: /media/a/\n    preloadWindow: 12.5\n"
+            + "  - id: e\n    loop: /media/a/\n"
+        let channels = try ConfigurationFile.parse(yaml).apply(to: ServerConfiguration(), relativeTo: "/")
+            .adInsertion.channels
+        #expect(channels.map(\.preloadWindow) == [.zero, MediaTime(milliseconds: 12_500), nil])
+        #expect(channels.map { $0.preloadWindow(targetDuration: 6) } == [.zero, MediaTime(milliseconds: 12_500), 48])
     }
 
     @Test func anUnknownKeySaysWhereAndWhatTheSectionTakes() {

@@ -786,3 +786,42 @@ import Testing
         }
     }
 }
+
+/// Live breaks of the demo channel announce their asset list with a preload range (Appendix F).
+@Suite struct LivePreloadServingTests {
+    /// At 100 s the demo's break `auto-0` (120 s) is announced with a preload range over the 16 s
+    /// before it (8 target durations of 2 s); the playlist passes our validator with no
+    /// diagnostic; the preload request and the request at the break get the same pod.
+    @Test(.timeLimit(.minutes(1))) func theDemoBreakIsPreloadedAndDecidedOnce() async throws {
+        let clock = ManualWallClock(t0 + 100)
+        try await withServer(try demoConfiguration(clock: clock)) { client in
+            let response = try await client.get("/live/demo/prog.m3u8")
+            let diagnostics = InterstitialValidator().validate(playlist: response.bytes)
+            #expect(diagnostics.isEmpty, "\(diagnostics.map(\.description))")
+            let lines = preloadLines(response.text)
+            #expect(
+                lines == [
+                    "#EXT-X-DATERANGE:ID=\"preload-auto-0\",CLASS=\"com.apple.hls.preload\",START-DATE=\"2025-01-01T00:01:44.000Z\",DURATION=16,X-URI=\"/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0\",X-TARGET-ID=\"auto-0\",X-TARGET-CLASS=\"com.apple.hls.interstitial\""
+                ]
+            )
+            let uri = "/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0"
+            let preloaded = try await client.get(uri + "&_HLS_primary_id=viewer-1")
+            #expect(preloaded.status == .ok)
+            clock.advance(by: 20)
+            let atBreak = try await client.get(uri + "&_HLS_primary_id=viewer-1")
+            #expect(atBreak.status == .ok)
+            #expect(atBreak.json?["ASSETS"] == preloaded.json?["ASSETS"])
+            #expect((preloaded.json?["ASSETS"]?.arrayValue?.count ?? 0) > 0)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aZeroWindowTurnsPreloadRangesOff() async throws {
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 100))
+        configuration.adInsertion.channels[0].preloadWindow = .zero
+        try await withServer(configuration) { client in
+            let response = try await client.get("/live/demo/prog.m3u8")
+            #expect(preloadLines(response.text).isEmpty)
+            #expect(dateRangeLines(response.text).count == 1)
+        }
+    }
+}

@@ -67,9 +67,21 @@ func errors(_ bytes: [UInt8]) -> [PlaylistDiagnostic] {
     InterstitialValidator().validate(playlist: bytes).filter { $0.severity == .error }
 }
 
+/// The `EXT-X-DATERANGE` lines other than preload ranges (Appendix F; ``preloadLines(_:)``).
 func dateRangeLines(_ text: String) -> [String] {
-    text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") }.map(String.init)
+    text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") && !$0.contains(preloadClassText) }.map(
+        String.init
+    )
 }
+
+/// The `EXT-X-DATERANGE` lines of `CLASS="com.apple.hls.preload"`.
+func preloadLines(_ text: String) -> [String] {
+    text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") && $0.contains(preloadClassText) }.map(
+        String.init
+    )
+}
+
+private let preloadClassText = "CLASS=\"com.apple.hls.preload\""
 
 /// A scratch folder, removed by the caller.
 func makeScratchFolder() throws -> String {

@@ -37,6 +37,28 @@ extension LiveBreak {
     }
 }
 
+extension LiveBreak {
+    /// The break's preload range (spec Appendix F), so that players spread their asset-list
+    /// requests over `window` seconds before the break instead of all asking at the break.
+    ///
+    /// `ID="preload-<break ID>"`, ending exactly at the break's `START-DATE`, `X-URI` the break's
+    /// `X-ASSET-LIST` URL (the same URL, so its query matches), `X-TARGET-ID` the break's ID and
+    /// `X-TARGET-CLASS="com.apple.hls.interstitial"`. `nil` when `window` is not positive and for
+    /// pre- and post-rolls (they play at join and at the end, not at a date to prepare for).
+    public func preloadRange(locator: AssetListLocator, window: MediaTime) -> PreloadRange? {
+        guard window > .zero, !self.cue.contains(AttributeName.Value.pre), !self.cue.contains(AttributeName.Value.post)
+        else { return nil }
+        return PreloadRange(
+            identifier: "preload-" + self.id,
+            start: self.startDate - window,
+            end: self.startDate,
+            uri: locator.url(scope: AdScope(kind: .live, name: self.channel), breakID: self.id),
+            targetID: self.id,
+            targetClass: DateRange.interstitialClass
+        )
+    }
+}
+
 /// Which live breaks a playlist window carries.
 public enum LiveBreakSelection {
     /// The breaks to write in a window: not cancelled, ending at or after the window's first date
@@ -52,6 +74,26 @@ public enum LiveBreakSelection {
     ) -> [LiveBreak] {
         breaks.filter { b in
             !b.cancelled && b.startDate + b.duration >= windowStart && b.startDate <= windowEnd + lookahead
+        }
+        .sorted { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }
+    }
+
+    /// The breaks whose preload range (``LiveBreak/preloadRange(locator:window:)``) a window
+    /// carries: not cancelled, not over before the window's first date, and whose preload window
+    /// starts no later than the window's end plus `lookahead` (so players see the range before it
+    /// opens).
+    ///
+    /// None when `window` is not positive.
+    public static func preloaded(
+        _ breaks: [LiveBreak],
+        windowStart: DateTime,
+        windowEnd: DateTime,
+        lookahead: MediaTime,
+        window: MediaTime
+    ) -> [LiveBreak] {
+        guard window > .zero else { return [] }
+        return breaks.filter { b in
+            !b.cancelled && b.startDate + b.duration >= windowStart && b.startDate - window <= windowEnd + lookahead
         }
         .sorted { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }
     }

@@ -16,13 +16,16 @@ public enum LiveDecorator {
     ///   - lookahead: How far past the last segment breaks are announced.
     ///   - locator: Builds the `X-ASSET-LIST` URLs.
     ///   - midRollsOnce: Whether mid-rolls get `CUE="ONCE"` (``LiveChannel/marksMidRollsOnce``).
+    ///   - preloadWindow: The length of each break's preload range (Appendix F,
+    ///     ``LiveBreak/preloadRange(locator:window:)``); zero writes none.
     public static func decorate(
         _ playlist: MediaPlaylist,
         playlistURL: String,
         breaks: [LiveBreak],
         lookahead: MediaTime,
         locator: AssetListLocator,
-        midRollsOnce: Bool = false
+        midRollsOnce: Bool = false,
+        preloadWindow: MediaTime = .zero
     ) -> MediaPlaylist {
         var uris = SegmentURIResolver(playlistURL: playlistURL)
         return Self.decorate(
@@ -31,7 +34,8 @@ public enum LiveDecorator {
             breaks: breaks,
             lookahead: lookahead,
             locator: locator,
-            midRollsOnce: midRollsOnce
+            midRollsOnce: midRollsOnce,
+            preloadWindow: preloadWindow
         )
     }
 
@@ -45,13 +49,15 @@ public enum LiveDecorator {
     ///   - lookahead: How far past the last segment breaks are announced.
     ///   - locator: Builds the `X-ASSET-LIST` URLs.
     ///   - midRollsOnce: Whether mid-rolls get `CUE="ONCE"` (``LiveChannel/marksMidRollsOnce``).
+    ///   - preloadWindow: The length of each break's preload range; zero writes none.
     public static func decorate(
         _ playlist: MediaPlaylist,
         uris: inout SegmentURIResolver,
         breaks: [LiveBreak],
         lookahead: MediaTime,
         locator: AssetListLocator,
-        midRollsOnce: Bool = false
+        midRollsOnce: Bool = false,
+        preloadWindow: MediaTime = .zero
     ) -> MediaPlaylist {
         var result = playlist
         uris.rewrite(&result)
@@ -73,6 +79,20 @@ public enum LiveDecorator {
             }
             let position = result.timeMapping(at: b.startDate).map { min($0.segment, timings.count) } ?? timings.count
             insertions.append((range, b.startDate < firstDate ? 0 : position))
+        }
+        let preloaded = LiveBreakSelection.preloaded(
+            breaks,
+            windowStart: firstDate,
+            windowEnd: lastDate + last.duration,
+            lookahead: lookahead,
+            window: preloadWindow
+        )
+        for b in preloaded {
+            guard let preload = b.preloadRange(locator: locator, window: preloadWindow),
+                !existing.contains(preload.identifier)
+            else { continue }
+            let position = result.timeMapping(at: preload.start).map { min($0.segment, timings.count) } ?? timings.count
+            insertions.append((preload.dateRange(), preload.start < firstDate ? 0 : position))
         }
         result.insertDateRanges(insertions)
         return result

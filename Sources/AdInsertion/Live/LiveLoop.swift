@@ -140,13 +140,16 @@ public struct LiveLoop: Sendable {
     ///   - lookahead: How far past the last segment breaks are announced.
     ///   - locator: Builds the `X-ASSET-LIST` URLs.
     ///   - midRollsOnce: Whether mid-rolls get `CUE="ONCE"` (``LiveChannel/marksMidRollsOnce``).
+    ///   - preloadWindow: The length of each break's preload range (Appendix F,
+    ///     ``LiveBreak/preloadRange(locator:window:)``); zero writes none.
     /// - Returns: The playlist's bytes.
     public func render(
         at date: DateTime,
         breaks: [LiveBreak],
         lookahead: MediaTime,
         locator: AssetListLocator,
-        midRollsOnce: Bool = false
+        midRollsOnce: Bool = false,
+        preloadWindow: MediaTime = .zero
     ) -> [UInt8] {
         let window = self.window(at: date)
         let selected = LiveBreakSelection.breaks(
@@ -160,14 +163,32 @@ public struct LiveLoop: Sendable {
         text += "#EXT-X-MEDIA-SEQUENCE:\(window.first)\n"
         text += "#EXT-X-DISCONTINUITY-SEQUENCE:\(self.discontinuitySequence(first: window.first))\n"
         if let mapLine { text += mapLine + "\n" }
-        var pending = selected[...]
+        // Date ranges in start order (breaks, then their preload ranges, in selection order on a tie).
+        var ranges = selected.map {
+            (date: $0.startDate, line: $0.tagLine(locator: locator, midRollsOnce: midRollsOnce))
+        }
+        for b in LiveBreakSelection.preloaded(
+            breaks,
+            windowStart: window.startDate,
+            windowEnd: window.endDate,
+            lookahead: lookahead,
+            window: preloadWindow
+        ) {
+            if let preload = b.preloadRange(locator: locator, window: preloadWindow) {
+                ranges.append((preload.start, preload.dateRange().tag.rendered))
+            }
+        }
+        let order = ranges.indices.sorted {
+            ranges[$0].date == ranges[$1].date ? $0 < $1 : ranges[$0].date < ranges[$1].date
+        }
+        var pending = order.map { ranges[$0] }[...]
         for k in window.first..<(window.first + window.count) {
             let segment = self.segments[k % n]
             let start = self.date(ofSegment: k)
             let end = start + segment.duration
-            // A break goes before the segment its start date falls in.
-            while let next = pending.first, next.startDate < end {
-                text += next.tagLine(locator: locator, midRollsOnce: midRollsOnce) + "\n"
+            // A date range goes before the segment its start date falls in.
+            while let next = pending.first, next.date < end {
+                text += next.line + "\n"
                 pending = pending.dropFirst()
             }
             if k % n == 0 && k > 0 { text += "#EXT-X-DISCONTINUITY\n" }
@@ -176,7 +197,7 @@ public struct LiveLoop: Sendable {
             text += segment.uri + "\n"
         }
         for next in pending {
-            text += next.tagLine(locator: locator, midRollsOnce: midRollsOnce) + "\n"
+            text += next.line + "\n"
         }
         return Array(text.utf8)
     }

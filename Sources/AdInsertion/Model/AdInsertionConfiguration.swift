@@ -178,6 +178,26 @@ public struct LiveChannel: Sendable, Hashable {
     /// plays that part of the window again (seeking back) sees the content the break replaced
     /// instead of the ads.
     public var marksMidRollsOnce: Bool
+    /// How long before each break its preload range (spec Appendix F) opens (configuration key
+    /// `preloadWindow`, seconds): players request the break's asset list at a random moment
+    /// inside it instead of all at the break.
+    ///
+    /// `nil` (the default):
+    /// ``defaultPreloadTargetDurations`` target durations of the playlist; zero: no preload ranges.
+    ///
+    /// Players at the usual live hold-back (three target durations behind the last segment)
+    /// request a break's list about three target durations before it anyway, and never later
+    /// with a hint, so only the part of the window before that spreads the load: the default
+    /// leaves five target durations of spread.
+    public var preloadWindow: MediaTime?
+
+    /// The target durations a preload window lasts by default (the `preloadWindow` property).
+    public static let defaultPreloadTargetDurations = 8
+
+    /// The preload window for a playlist of `targetDuration` seconds (the `preloadWindow` property).
+    public func preloadWindow(targetDuration: Int) -> MediaTime {
+        self.preloadWindow ?? MediaTime(seconds: LiveChannel.defaultPreloadTargetDurations * max(0, targetDuration))
+    }
 
     /// The upstream playlist's URL, or `nil` for a simulated channel.
     public var upstreamURL: String? {

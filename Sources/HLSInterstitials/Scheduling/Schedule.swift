@@ -65,6 +65,8 @@ public struct Schedule: Sendable {
     var walkOrigin: MediaTime
     /// The date of ``startTime``, to keep the start stable across sliding-window reloads.
     var startDate: DateTime?
+    /// The preload ranges (Appendix F), placed on demand by ``preloads``.
+    var preloadRanges: [PreloadRange] = []
 
     /// Builds the schedule of one primary media playlist and the interstitial events in it.
     ///
@@ -73,6 +75,7 @@ public struct Schedule: Sendable {
     /// ``DateRangeTracker`` and pass its events to ``init(primary:events:configuration:)-(MediaPlaylist,_,_)``.
     public init(primary: MediaPlaylist, configuration: Configuration = Configuration()) {
         self.init(primary: [primary], events: InterstitialEvent.events(in: primary), configuration: configuration)
+        self.preloadRanges = PreloadRange.ranges(in: primary)
     }
 
     /// Builds the schedule of a primary media playlist and events.

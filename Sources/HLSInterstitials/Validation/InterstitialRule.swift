@@ -203,6 +203,42 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
         .error,
         "a preload range must not have CUE or END-ON-NEXT"
     )
+    /// `X-DURATION-AT-JOIN` of a preload range is not a positive decimal number.
+    public static let preloadDurationAtJoinValue = InterstitialRule(
+        "INT-PRELOAD-DURATION-AT-JOIN-VALUE",
+        .error,
+        "X-DURATION-AT-JOIN must be a positive decimal number of seconds"
+    )
+    /// `X-TARGET-ID` names no date range of a playlist that is complete (VOD or ended).
+    ///
+    /// In a
+    /// live playlist nothing is reported: the target may appear in a later reload (clients assume
+    /// it appears at the reload at the preload range's end).
+    public static let preloadTargetMissing = InterstitialRule(
+        "INT-PRELOAD-TARGET-MISSING",
+        .warning,
+        "X-TARGET-ID should name a date range of the playlist"
+    )
+    /// `X-TARGET-CLASS` is not the `CLASS` of the range `X-TARGET-ID` names: clients discard the
+    /// preloaded resource.
+    public static let preloadTargetClass = InterstitialRule(
+        "INT-PRELOAD-TARGET-CLASS",
+        .warning,
+        "X-TARGET-CLASS should be the CLASS of the target range"
+    )
+    /// `X-URI` lacks query items of the target's `X-ASSET-LIST` (or `X-ASSET-URI`): clients
+    /// discard the preloaded resource.
+    public static let preloadURIQuery = InterstitialRule(
+        "INT-PRELOAD-URI-QUERY",
+        .warning,
+        "X-URI should carry the query parameters of the target's URI"
+    )
+    /// The preload window ends after the target's `START-DATE`.
+    public static let preloadWindowAfterTarget = InterstitialRule(
+        "INT-PRELOAD-WINDOW-AFTER-TARGET",
+        .warning,
+        "a preload range should end at or before the target's START-DATE"
+    )
 
     // MARK: - Presentations and assets
 
@@ -245,7 +281,9 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
         .clientAttributeType, .attributeType, .unknownMember, .classValue, .assetMissing, .assetBoth,
         .assetURIRelative, .resumeOffsetValue, .playoutLimitValue, .skipControlValue, .skipLabelID, .unknownValue,
         .afterEnd, .durationUnknown, .resumeOffsetDefault, .preloadAttributeMissing, .preloadDurationMissing,
-        .preloadCue, .presentationMismatch, .presentationCoverage, .assetListResolution, .assetNotVOD, .assetNested,
+        .preloadCue, .preloadDurationAtJoinValue, .preloadTargetMissing, .preloadTargetClass, .preloadURIQuery,
+        .preloadWindowAfterTarget, .presentationMismatch, .presentationCoverage, .assetListResolution, .assetNotVOD,
+        .assetNested,
     ]
 
     /// The rules whose breach makes an interstitial date range unplayable, so the schedule and the

@@ -86,6 +86,14 @@ extension PlaylistRun {
                     self.checkInterstitialAttribute(tag: k, attribute: attribute, id: id)
                 } else if isPreload, name == .preloadURI || name == .preloadTargetID || name == .preloadTargetClass {
                     self.requireQuoted(tag: k, attribute: attribute)
+                } else if isPreload, name == .preloadDurationAtJoin, PreloadRange.positiveDecimal(raw) == nil {
+                    self.report(
+                        .preloadDurationAtJoinValue,
+                        tag: k,
+                        attribute: name,
+                        "X-DURATION-AT-JOIN=\(raw) of preload range \"\(id)\" is not a positive decimal number",
+                        hint: "write the seconds a joining client spreads its load over, e.g. X-DURATION-AT-JOIN=8.0"
+                    )
                 } else if !Syntax.isClientAttributeValue(raw) {
                     self.report(
                         .clientAttributeType,

@@ -183,6 +183,63 @@ extension PlaylistRun {
                 hint: "remove \(name) from the preload range"
             )
         }
+        self.checkPreloadTarget(m)
+    }
+
+    /// The Appendix F checks that relate a preload range to its target.
+    mutating func checkPreloadTarget(_ m: Int) {
+        let range = self.merged[m]
+        let attributes = range.attributes
+        let id = range.id
+        guard let targetID = attributes[.preloadTargetID]?.quotedString,
+            !self.isUnresolved(
+                tag: range.source[AttributeName.preloadTargetID.rawValue] ?? range.first,
+                .preloadTargetID
+            )
+        else { return }
+        guard let target = self.merged.first(where: { $0.id == targetID && $0.class != DateRange.preloadClass }) else {
+            // Live: the target may come in a later reload, as the appendix lets clients assume.
+            if !self.playlist.isLive {
+                self.report(
+                    .preloadTargetMissing,
+                    range: m,
+                    attribute: .preloadTargetID,
+                    "X-TARGET-ID \"\(targetID)\" of preload range \"\(id)\" names no date range of this playlist",
+                    hint: "set X-TARGET-ID to the ID of the interstitial the URI is for, or remove the preload range"
+                )
+            }
+            return
+        }
+        if let expected = attributes[.preloadTargetClass]?.quotedString, expected != target.class {
+            self.report(
+                .preloadTargetClass,
+                range: m,
+                attribute: .preloadTargetClass,
+                "X-TARGET-CLASS \"\(expected)\" of preload range \"\(id)\" is not the CLASS \"\(target.class ?? "")\" of \"\(targetID)\", so clients discard what they preload",
+                hint: "write X-TARGET-CLASS=\"\(target.class ?? "")\""
+            )
+        }
+        if let uri = attributes[.preloadURI]?.quotedString,
+            let targetURI = (target.attributes[.assetList] ?? target.attributes[.assetURI])?.quotedString,
+            !PreloadRange.carriesQuery(of: targetURI, in: uri)
+        {
+            self.report(
+                .preloadURIQuery,
+                range: m,
+                attribute: .preloadURI,
+                "X-URI \"\(uri)\" of preload range \"\(id)\" lacks query parameters of \"\(targetID)\"'s URI \"\(targetURI)\", so clients discard what they preload",
+                hint: "give X-URI every query parameter of the target's X-ASSET-LIST or X-ASSET-URI"
+            )
+        }
+        if let end = range.end, let targetStart = target.startDate, end > targetStart {
+            self.report(
+                .preloadWindowAfterTarget,
+                range: m,
+                attribute: attributes.contains(.endDate) ? .endDate : .duration,
+                "preload range \"\(id)\" ends at \(end.iso8601), after \"\(targetID)\" starts (\(targetStart.iso8601))",
+                hint: "end the preload range at or just before \(targetStart.iso8601)"
+            )
+        }
     }
 
     mutating func checkLookalike(_ m: Int) {

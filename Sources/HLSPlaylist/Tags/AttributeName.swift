@@ -96,6 +96,9 @@ public struct AttributeName: RawRepresentable, PlaylistSpelling {
     public static let preloadTargetID = AttributeName("X-TARGET-ID")
     /// `X-TARGET-CLASS` of a `com.apple.hls.preload` date range (quoted-string).
     public static let preloadTargetClass = AttributeName("X-TARGET-CLASS")
+    /// `X-DURATION-AT-JOIN` of a `com.apple.hls.preload` date range (decimal-floating-point; Apple's
+    /// preliminary WWDC 2026 draft).
+    public static let preloadDurationAtJoin = AttributeName("X-DURATION-AT-JOIN")
 
     // MARK: EXT-X-START (§4.4.2.2)
 

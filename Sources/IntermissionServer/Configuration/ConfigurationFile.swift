@@ -127,10 +127,13 @@ public struct ConfigurationFile: Sendable, Codable {
         public var scte35Duration: Double?
         /// `cueOnce`: `true` writes the channel's mid-rolls with `CUE="ONCE"` (default `false`).
         public var cueOnce: Bool?
+        /// `preloadWindow`: seconds before each break that its preload range (Appendix F) opens;
+        /// 0 writes none (default: 8 target durations).
+        public var preloadWindow: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, upstream, loop, playlist, window, startDate, breaks, lookahead, staleAfter, scte35Duration
-            case cueOnce
+            case cueOnce, preloadWindow
         }
     }
 
@@ -447,6 +450,9 @@ public struct ConfigurationFile: Sendable, Codable {
             channel.defaultSCTE35Duration = try L.seconds(scte, in: L.duration, field: "\(path).scte35Duration")
         }
         channel.marksMidRollsOnce = entry.cueOnce ?? false
+        if let window = entry.preloadWindow {
+            channel.preloadWindow = try L.seconds(window, in: L.preloadWindow, field: "\(path).preloadWindow")
+        }
         return channel
     }
 

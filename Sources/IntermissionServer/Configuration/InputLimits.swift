@@ -39,6 +39,8 @@ public enum InputLimits {
     public static let breakOffset: ClosedRange<Double> = 0...86_400
     /// `lookahead` of a channel, seconds.
     public static let lookahead: ClosedRange<Double> = 0...3600
+    /// `preloadWindow` of a channel, seconds (0: no preload ranges).
+    public static let preloadWindow: ClosedRange<Double> = 0...3600
     /// `staleAfter` of a channel, seconds.
     public static let staleAfter: ClosedRange<Double> = 1...86_400
     /// Dates in the configuration (`programDateTime`, `startDate`): years 1970 to 2199.

@@ -215,7 +215,8 @@ actor PlaylistService {
             breaks: breaks,
             lookahead: channel.lookahead,
             locator: self.locator,
-            midRollsOnce: channel.marksMidRollsOnce
+            midRollsOnce: channel.marksMidRollsOnce,
+            preloadWindow: channel.preloadWindow(targetDuration: loop.targetDuration)
         )
         self.rendered[key] = (completed, revision, bytes)
         return RenderedPlaylist(bytes: bytes, kind: kind, validUntil: next)

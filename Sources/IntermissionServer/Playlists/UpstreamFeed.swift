@@ -388,7 +388,8 @@ actor UpstreamFeed {
                         breaks: breaks,
                         lookahead: channel.lookahead,
                         locator: locator,
-                        midRollsOnce: channel.marksMidRollsOnce
+                        midRollsOnce: channel.marksMidRollsOnce,
+                        preloadWindow: channel.preloadWindow(targetDuration: target)
                     )
                     .serialized()
                 }

@@ -95,4 +95,6 @@ struct InterstitialState: Sendable {
     /// Playlist events left out as unusable, by identifier, with the defects already logged
     /// (logged again only when they change).
     var ignored: [String: [InterstitialEvent.Defect]] = [:]
+    /// The preload ranges (Appendix F) followed: moments, requests and answers.
+    var preloads = PreloadBook()
 }

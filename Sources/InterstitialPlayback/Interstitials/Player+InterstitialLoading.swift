@@ -30,6 +30,8 @@ extension Player {
             in: self.interstitials.currentBreak,
             isLive: self.interstitials.schedule?.isLive == true
         )
+        // A preloaded answer (Appendix F) stands in for the request, or the preload is under way.
+        if startOffset == nil, self.takePreload(for: eventID) { return }
         let url = InterstitialRequestURL.assetList(
             self.resolveAgainstPrimary(listURI),
             primaryID: self.sessionID,

@@ -42,6 +42,7 @@ extension Player {
             self.interstitials.startResolved = true
             self.resolveStart(now: now)
         }
+        self.updatePreloads(now: now)
     }
 
     /// Forgets an event's asset list and the assets loaded ahead for it (status: cleared).

@@ -40,6 +40,10 @@ extension Player {
             self.handleAssetList(eventID: eventID, result, now: now)
             return
         }
+        if case .preload(let rangeID) = purpose {
+            self.handlePreload(rangeID: rangeID, result)
+            return
+        }
         guard let id = purpose.presentation else { return }
         let settings = self.configuration.streaming
         if id.isPrimary {

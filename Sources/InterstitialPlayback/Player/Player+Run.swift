@@ -263,6 +263,7 @@ extension Player {
             self.primary = primary
         }
         self.pendingLoads += self.interstitialLoads(now: now, settings: settings)
+        self.pendingLoads += self.preloadLoads()
     }
 
     /// The next time something is due: a playback boundary, a reload, a command, a timeout.
@@ -295,6 +296,7 @@ extension Player {
             candidates.append(stall + self.configuration.stallTimeout)
         }
         if let time = self.interstitialDeadline(now: now) { candidates.append(time) }
+        if let time = self.preloadDeadline(now: now) { candidates.append(time) }
         return candidates.map { MediaTime.max($0, now) }.min()
     }
 }

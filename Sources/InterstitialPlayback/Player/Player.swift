@@ -64,6 +64,15 @@ public actor Player {
         /// start (the spec's default, D.2), or following the wall clock (AVFoundation's
         /// `.indefinite`, opt-in).
         public var liveResumption: LiveResumption = .eventDuration
+        /// Whether the player follows preload date ranges (Appendix F, `com.apple.hls.preload`):
+        /// it requests a target's asset list once at a random moment inside the range's window and
+        /// uses that answer at the break (default `true`).
+        public var followsPreloadRanges = true
+        /// The seed of the random moments picked inside preload windows; `nil` (the default)
+        /// seeds from the system's random source.
+        ///
+        /// Tests and reproducible load runs set it.
+        public var preloadRandomSeed: UInt64?
         /// The most entries ``Player/log`` keeps (default 100,000, at least 1): when one more
         /// arrives, the oldest eighth is dropped at once, so the log never holds more than this
         /// (``logHandler`` still sees every entry).
@@ -191,6 +200,7 @@ public actor Player {
         self.sessionID = sessionID
         self.bandwidthEstimate = configuration.initialBandwidth
         self.interstitials.coordinator.liveResumption = configuration.liveResumption
+        self.interstitials.preloads.random = PreloadRandom(seed: configuration.preloadRandomSeed)
     }
 
     /// Replaces the item; takes effect when ``run(until:)`` starts.

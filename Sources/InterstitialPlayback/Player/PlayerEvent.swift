@@ -85,6 +85,21 @@ public enum PlayerEvent: Sendable, Hashable {
     /// The current event's skip state changed; `labelID` is the effective skip label (the asset
     /// list's `SKIP-CONTROL` over the tag's).
     case skippableStateDidChange(InterstitialEvent, SkippableEventState, labelID: String?)
+    /// A preload range (Appendix F) got its moment: the player requests `X-URI` when the primary
+    /// playhead reaches `moment`, drawn uniformly from `windowStart...windowEnd` (stable primary time).
+    case preloadScheduled(
+        rangeID: String,
+        targetID: String,
+        moment: MediaTime,
+        windowStart: MediaTime,
+        windowEnd: MediaTime
+    )
+    /// A preload request answered (`status`) or failed (`error`); the answer waits for the target.
+    case preloadFetched(rangeID: String, targetID: String, status: Int?, error: PlaybackError.Code?)
+    /// A preloaded answer became the target's asset list (no request at the break).
+    case preloadUsed(rangeID: String, targetID: String)
+    /// A preloaded answer (or a request under way) was thrown away, with why.
+    case preloadDiscarded(rangeID: String, targetID: String, reason: String)
 
     /// The notification monitors get, if the event is one of theirs.
     public var notification: PlayerNotification? {
@@ -237,6 +252,29 @@ public enum PlayerEvent: Sendable, Hashable {
                     ("eventID", .string(event.identifier)), ("state", .string(state.description)),
                     ("labelID", .optional(label)),
                 ]
+            )
+        case .preloadScheduled(let id, let target, let moment, let start, let end):
+            return (
+                "preloadScheduled",
+                [
+                    ("rangeID", .string(id)), ("targetID", .string(target)), ("primaryTime", .seconds(moment)),
+                    ("windowStart", .seconds(start)), ("windowEnd", .seconds(end)),
+                ]
+            )
+        case .preloadFetched(let id, let target, let status, let error):
+            return (
+                "preloadFetched",
+                [
+                    ("rangeID", .string(id)), ("targetID", .string(target)),
+                    ("status", status.map { .number(Double($0)) } ?? .null), ("error", .optional(error?.description)),
+                ]
+            )
+        case .preloadUsed(let id, let target):
+            return ("preloadUsed", [("rangeID", .string(id)), ("targetID", .string(target))])
+        case .preloadDiscarded(let id, let target, let reason):
+            return (
+                "preloadDiscarded",
+                [("rangeID", .string(id)), ("targetID", .string(target)), ("reason", .string(reason))]
             )
         }
     }

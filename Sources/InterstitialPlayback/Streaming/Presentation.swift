@@ -23,11 +23,13 @@ enum LoadPurpose: Sendable, Hashable {
     case segment(PresentationID, track: Int, sequenceNumber: Int)
     case map(PresentationID, track: Int, url: String)
     case assetList(eventID: String)
+    /// A preload range's `X-URI` (Appendix F), by the range's ID.
+    case preload(rangeID: String)
 
     var presentation: PresentationID? {
         switch self {
         case .mainPlaylist(let id), .mediaPlaylist(let id, _, _), .segment(let id, _, _), .map(let id, _, _): id
-        case .assetList: nil
+        case .assetList, .preload: nil
         }
     }
 }
@@ -392,7 +394,7 @@ struct Presentation: Sendable {
                 self.error = error
                 return [.failed(error)]
             }
-        case .assetList:
+        case .assetList, .preload:
             return []
         }
     }
