@@ -221,8 +221,8 @@ for round in $(seq 1 "$rounds"); do
 done
 
 field() { echo "$1" | awk -v f="$2" '{print $f}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", b > 0 ? a / b : 0}'; }
-met() { awk -v v="$1" -v t="$2" 'BEGIN {print v >= t ? "met" : "NOT met"}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
+met() { awk -v v="$1" -v t="$2" 'BEGIN {print (v >= t ? "met" : "NOT met")}'; }
 
 echo
 echo "intermission serve ($configuration) against nginx $("$nginx_binary" -v 2>&1 | sed 's/.*\///') (1 worker), wrk -t$threads -d$duration --latency, median of $rounds interleaved rounds"
@@ -258,7 +258,7 @@ format_median=$(median "${format[@]}")
 echo
 echo "3.9 MB decorated VOD playlist, first byte of a cold render: ${cold[*]} s (median $cold_median s);" \
     "intermission format on the same file: ${format[*]} s (median $format_median s);" \
-    "ratio $(ratio "$cold_median" "$format_median") (target <= 2: $(awk -v a="$cold_median" -v b="$format_median" 'BEGIN {print a <= 2 * b ? "met" : "NOT met"}'))"
+    "ratio $(ratio "$cold_median" "$format_median") (target <= 2: $(awk -v a="$cold_median" -v b="$format_median" 'BEGIN {print (a <= 2 * b ? "met" : "NOT met")}'))"
 
 if [ "${DECISIONS:-1}" != 0 ]; then
     cat > "$work/new.lua" <<'LUA'
@@ -290,7 +290,7 @@ LUA
         done
         r=$(median "${rps[@]}"); p=$(median "${p99[@]}")
         if [ "$kind" = new ]; then
-            target="new viewers >= 10000/s: $(met "$r" 10000); p99 < 10 ms: $(awk -v p="$p" 'BEGIN {print p < 10 ? "met" : "NOT met"}')"
+            target="new viewers >= 10000/s: $(met "$r" 10000); p99 < 10 ms: $(awk -v p="$p" 'BEGIN {print (p < 10 ? "met" : "NOT met")}')"
         else
             target="returning viewers >= 30000/s: $(met "$r" 30000)"
         fi
