@@ -29,6 +29,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     // Inventory changes the admin API acknowledged in earlier runs.
     await parts.inventory.apply(try await store.inventoryChanges())
     let responder = parts.makeResponder()
+    let answers = parts.eventLoopAnswers(serverName: "intermission")
     let hostname = configuration.hostname
     let assetCount = configuration.adInsertion.assets.count
     let channelCount = configuration.adInsertion.channels.count
@@ -36,12 +37,15 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let channelIDs = configuration.adInsertion.channels.map(\.id)
     let database = URLRedaction.redact(configuration.database)
     let listening = parts.listening
+    let groupHub = configuration.groupHub
     return Application(
         responder: responder,
-        server: .guardedHTTP1(groups: parts.groups, logger: logger),
+        // The group hub needs the WebSocket upgrade channel, which cannot yet carry the event-loop
+        // answers of fresh cache entries; without the hub, cached playlists take that fast path.
+        server: groupHub ? .guardedHTTP1(groups: parts.groups, logger: logger) : .guardedHTTP1(answers: answers),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.hostname, port: configuration.port),
-            serverName: "intermission"
+            serverName: answers.serverName
         ),
         // The feeds stop before the store closes (services shut down in reverse order).
         services: [StoreService(store: store), UpstreamPollingService(feeds: parts.playlists.feeds)],
@@ -189,6 +193,10 @@ struct ServerApplicationParts: Sendable {
     let groups = GroupSessions()
     /// Failed writes, for `/health`.
     let storageHealth = StorageHealth()
+    /// The metrics of the routes answered before routing, bound once.
+    let vodMetrics: ServerMetrics.BoundRoute
+    let liveMetrics: ServerMetrics.BoundRoute
+    let mediaMetrics: ServerMetrics.BoundRoute
 
     init(configuration: ServerConfiguration, store: any AdStore, logger: Logger) {
         let metrics = ServerMetrics()
@@ -217,6 +225,9 @@ struct ServerApplicationParts: Sendable {
         self.store = store
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
         self.metrics = metrics
+        self.vodMetrics = metrics.bind(route: "/vod/{asset}/**")
+        self.liveMetrics = metrics.bind(route: "/live/{channel}/**")
+        self.mediaMetrics = metrics.bind(route: "/media/**")
         self.responses = responses
         self.mediaFiles = MediaFileCache(mounts: configuration.mounts, clock: configuration.clock)
         self.clock = configuration.clock
@@ -253,6 +264,19 @@ struct ServerApplicationParts: Sendable {
         TimeAmount(min(max(duration, .zero), .seconds(86_400)))
     }
 
+    /// What the connections answer on their event loop, before the responders: fresh entries of
+    /// ``responses`` and ``mediaFiles``, counted in the same metrics as the responders count them.
+    func eventLoopAnswers(serverName: String?) -> EventLoopAnswers {
+        EventLoopAnswers(
+            responses: self.responses,
+            mediaFiles: self.mediaFiles,
+            vodMetrics: self.vodMetrics,
+            liveMetrics: self.liveMetrics,
+            mediaMetrics: self.mediaMetrics,
+            serverName: serverName
+        )
+    }
+
     /// The router behind the cache of complete playlist answers (see ``CachingResponder``).
     ///
     /// Small `/media/` files are answered before both, from ``mediaFiles`` (see ``MediaFileResponder``).
@@ -262,10 +286,10 @@ struct ServerApplicationParts: Sendable {
             next: CachingResponder(
                 cache: self.responses,
                 next: self.makeRouter().buildResponder(),
-                vodMetrics: self.metrics.bind(route: "/vod/{asset}/**"),
-                liveMetrics: self.metrics.bind(route: "/live/{channel}/**")
+                vodMetrics: self.vodMetrics,
+                liveMetrics: self.liveMetrics
             ),
-            metrics: self.metrics.bind(route: "/media/**")
+            metrics: self.mediaMetrics
         )
     }
 

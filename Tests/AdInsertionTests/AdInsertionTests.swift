@@ -431,6 +431,27 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         }
         #expect(!PlainRelativeURI.isPlain(String(repeating: "a", count: 100_000)))
     }
+
+    /// The same for server paths, the playlist URLs of local origins (VOD decoration takes it).
+    @Test func theServerPathFastPathAgreesWithFullResolution() {
+        let bases = [
+            "/media/demo/prog.m3u8", "/p.m3u8", "/a/b/", "/a/../b/p.m3u8", "/a/./p.m3u8", "/a//b/p.m3u8",
+            "//host/p.m3u8", "/a/p.m3u8?x=/y/", "/a/p.m3u8#f/g", "media/p.m3u8", "/a%20b/p.m3u8",
+        ]
+        let references = ["seg-1.ts", "1080p/seg-00001.ts", "a.b/c~d_e-f.ts", "...", "a/.../b.ts", ".x"]
+        for base in bases {
+            for reference in references {
+                guard let folder = VODDecorator.pathFolder(of: base) else { continue }
+                #expect(PlainRelativeURI.isPlain(reference))
+                #expect(folder + reference == URIReference.resolve(reference, against: base), "\(reference) \(base)")
+            }
+        }
+        #expect(VODDecorator.pathFolder(of: "/media/demo/prog.m3u8") == "/media/demo/")
+        #expect(VODDecorator.pathFolder(of: "/a%20b/p.m3u8") == "/a%20b/")
+        for notPlain in ["/a/../b/p.m3u8", "/a/./p.m3u8", "/a//b/p.m3u8", "//host/p.m3u8", "/a/p?x", "/a#f", "p.m3u8"] {
+            #expect(VODDecorator.pathFolder(of: notPlain) == nil, "\(notPlain)")
+        }
+    }
 }
 
 extension AdDecisionService {

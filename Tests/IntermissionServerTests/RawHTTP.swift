@@ -10,6 +10,8 @@ struct RawResponse: Sendable {
     var headers: [(name: String, value: String)]
     /// Every byte after the blank line that ends the head.
     var body: [UInt8]
+    /// Every byte received, head included (several answers, when requests were pipelined).
+    var raw: [UInt8]
 
     /// The first value of a header field.
     func header(_ name: String) -> String? {
@@ -28,6 +30,7 @@ struct RawResponse: Sendable {
     }
 
     init(_ bytes: [UInt8]) {
+        self.raw = bytes
         let separator: [UInt8] = Array("\r\n\r\n".utf8)
         var end = bytes.count
         if bytes.count >= 4 {

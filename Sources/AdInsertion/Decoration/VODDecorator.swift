@@ -63,6 +63,22 @@ public struct VODDecorator: Sendable {
         self.tags = tags.map { ($0.0, $0.1) }
     }
 
+    /// The folder of a server path (`/media/movie/prog.m3u8` gives `/media/movie/`), against which a
+    /// plain relative URI (`PlainRelativeURI.isPlain(_:)`) resolves by appending it; `nil` when the
+    /// path is not plain: not starting with one `/`, holding a query, a fragment, or an empty, `.` or
+    /// `..` segment.
+    public static func pathFolder(of path: String) -> String? {
+        guard path.hasPrefix("/"), !path.hasPrefix("//"), !path.contains("?"), !path.contains("#"),
+            let last = path.lastIndex(of: "/")
+        else { return nil }
+        let folder = path[...last]
+        for segment in folder.split(separator: "/", omittingEmptySubsequences: false).dropFirst().dropLast()
+        where segment.isEmpty || segment == "." || segment == ".." {
+            return nil
+        }
+        return String(folder)
+    }
+
     /// The media playlist with the presentation's interstitial tags, `EXT-X-PROGRAM-DATE-TIME` when it
     /// had none (dated from the epoch), and segment, key and map URIs made absolute to its origin URL.
     ///
@@ -71,7 +87,13 @@ public struct VODDecorator: Sendable {
     ///   - playlistURL: Its URL at the origin (absolute, or a server path for local origins).
     public func decorate(_ playlist: MediaPlaylist, playlistURL: String) -> MediaPlaylist {
         var result = playlist
-        result.rewriteURIs { URIReference.resolve($0, against: playlistURL) }
+        // Plain relative segment URIs (most of them) are joined to the folder without parsing them
+        // as URIs: a 24-hour DVR playlist has 43,200 of them.
+        let plainBase = PlainRelativeURI.base(of: playlistURL) ?? Self.pathFolder(of: playlistURL)
+        result.rewriteURIs { uri in
+            if let plainBase, PlainRelativeURI.isPlain(uri) { return plainBase + uri }
+            return URIReference.resolve(uri, against: playlistURL)
+        }
         if !result.hasProgramDateTime {
             result.addProgramDateTimeIfMissing(startingAt: self.epoch)
         }

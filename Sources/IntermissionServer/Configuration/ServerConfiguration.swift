@@ -36,6 +36,10 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// The date live loops start from when a channel sets none (midnight UTC of the start day when `nil`).
     public var defaultLiveStartDate: DateTime?
+    /// Whether the coordinated-playback hub (`/v1/groups/{id}` WebSockets) runs. With it off, fresh
+    /// cached playlists are answered on the event loop (the fastest path); with it on (the default),
+    /// the WebSocket upgrade channel serves them through Hummingbird's task.
+    public var groupHub: Bool
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
     /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
     public var openedStore: (any AdStore)?
@@ -53,7 +57,8 @@ public struct ServerConfiguration: Sendable {
         upstreamTimeout: Duration = .seconds(5),
         clock: any WallClock = SystemWallClock(),
         logLevel: Logger.Level = .info,
-        defaultLiveStartDate: DateTime? = nil
+        defaultLiveStartDate: DateTime? = nil,
+        groupHub: Bool = true
     ) {
         self.hostname = hostname
         self.port = port
@@ -67,5 +72,6 @@ public struct ServerConfiguration: Sendable {
         self.clock = clock
         self.logLevel = logLevel
         self.defaultLiveStartDate = defaultLiveStartDate
+        self.groupHub = groupHub
     }
 }

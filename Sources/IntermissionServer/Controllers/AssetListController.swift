@@ -60,7 +60,7 @@ struct AssetListController: Sendable {
         let duration: MediaTime
         switch scope.kind {
         case .vod:
-            duration = try await self.playlists.vodBreak(asset: scope.name, breakID: breakID).duration
+            duration = try self.playlists.vodBreak(asset: scope.name, breakID: breakID).duration
         case .live:
             _ = try await self.playlists.channel(scope.name)
             guard let liveBreak = try await self.playlists.liveBreak(channel: scope.name, breakID: breakID),

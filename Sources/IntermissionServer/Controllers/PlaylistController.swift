@@ -49,7 +49,7 @@ struct PlaylistController: Sendable {
     private func answer(_ rendered: RenderedPlaylist, _ request: Request, scope: String, generation: Int) -> Response {
         if let prepared = rendered.prepared { return prepared.response(to: request) }
         let key = ResponseCache.key(request.head.path).flatMap { Self.isCanonical($0) ? $0 : nil }
-        return self.responses.store(rendered, key: key, scope: scope, generation: generation).response(to: request)
+        return self.responses.store(rendered, key: key, scope: scope, generation: generation).response(to: request.head)
     }
 
     /// Whether a path is spelled as the server spells it: every segment as ``RequestPath/encoded(_:)``

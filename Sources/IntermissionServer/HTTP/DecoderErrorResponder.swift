@@ -132,11 +132,13 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
 }
 
 /// Hummingbird's HTTP/1.1 channel with the decoder limits of ``InputLimits`` and the two handlers
-/// above, so requests refused before routing get a JSON answer too.
+/// above, so requests refused before routing get a JSON answer too; with `answers`, fresh cache
+/// entries are answered on the event loop (``EventLoopAnswerHandler``).
 struct GuardedHTTP1Channel: ServerChildChannel {
     typealias Value = HTTP1Channel.Value
 
     let base: HTTP1Channel
+    let answers: EventLoopAnswers?
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
@@ -145,6 +147,10 @@ struct GuardedHTTP1Channel: ServerChildChannel {
             try operations.addHandler(tracker, position: .first)
             let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try operations.addHandler(DecoderErrorResponder(tracker: tracker), position: .after(decoder))
+            if let answers = self.answers {
+                let state = try operations.handler(type: HTTPConnectionStateHandler.self)
+                try operations.addHandler(EventLoopAnswerHandler(answers: answers), position: .after(state))
+            }
             return value
         }
     }
@@ -155,8 +161,9 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 with the limits of ``InputLimits`` and JSON answers for requests the decoder refuses.
-    static func guardedHTTP1() -> HTTPServerBuilder {
+    /// HTTP/1.1 with the limits of ``InputLimits`` and JSON answers for requests the decoder refuses;
+    /// with `answers`, fresh cache entries are answered on the event loop.
+    static func guardedHTTP1(answers: EventLoopAnswers? = nil) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             let limits = HTTP1Channel.Configuration.DecoderConfiguration(
                 maxHeaderFieldSize: InputLimits.headerFieldBytes,
@@ -164,7 +171,8 @@ extension HTTPServerBuilder {
                 maxHeaderFieldCount: InputLimits.headerFieldCount
             )
             return GuardedHTTP1Channel(
-                base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: limits))
+                base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: limits)),
+                answers: answers
             )
         }
     }

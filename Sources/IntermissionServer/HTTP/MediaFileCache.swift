@@ -59,21 +59,26 @@ struct MediaFile: Sendable {
     /// The answer to `request` (GET or HEAD) from the kept bytes: `304` when its validators match,
     /// `206` with `Content-Range` for one satisfiable byte range (honouring `If-Range`), `416` for an
     /// unsatisfiable one, the whole file otherwise; HEAD gets the headers of GET and no body.
-    func response(to request: Request) -> Response {
-        guard let body = self.body else { return Response(status: .internalServerError) }
-        if CachedResponse.notModified(request, etag: self.etag, lastModified: self.lastModified) {
-            return Response(status: .notModified, headers: self.notModifiedHeaders, body: .init())
+    func response(to request: HTTPRequest) -> Response {
+        self.answer(to: request).response
+    }
+
+    /// The same answer, ready to be written on a channel (see ``EventLoopAnswerHandler``).
+    func answer(to request: HTTPRequest) -> PreparedAnswer {
+        guard let body = self.body else { return PreparedAnswer(status: .internalServerError, headers: [:]) }
+        if CachedResponse.notModified(request.headerFields, etag: self.etag, lastModified: self.lastModified) {
+            return PreparedAnswer(status: .notModified, headers: self.notModifiedHeaders)
         }
-        if request.method == .head { return Response(status: .ok, headers: self.headers, body: .init()) }
+        if request.method == .head { return PreparedAnswer(status: .ok, headers: self.headers) }
         switch self.range(of: request) {
         case .whole:
-            return Response(status: .ok, headers: self.headers, body: .init(byteBuffer: body))
+            return PreparedAnswer(status: .ok, headers: self.headers, body: body)
         case .part(let range):
             var headers = self.headers
             headers[.contentRange] = "bytes \(range.lowerBound)-\(range.upperBound)/\(self.size)"
             headers[.contentLength] = String(range.count)
             let slice = body.getSlice(at: body.readerIndex + Int(range.lowerBound), length: Int(range.count))!
-            return Response(status: .partialContent, headers: headers, body: .init(byteBuffer: slice))
+            return PreparedAnswer(status: .partialContent, headers: headers, body: slice)
         case .unsatisfiable:
             return Self.unsatisfiable(size: self.size)
         }
@@ -81,10 +86,10 @@ struct MediaFile: Sendable {
 
     /// What the `Range` header of `request` asks of this file, `If-Range` considered: a range is
     /// honoured only when `If-Range` is absent or names this file's strong tag or exact date.
-    func range(of request: Request) -> MediaRange {
-        let fields = request.headers[values: .range]
+    func range(of request: HTTPRequest) -> MediaRange {
+        let fields = request.headerFields[values: .range]
         guard fields.count == 1 else { return .whole }
-        if let ifRange = request.headers[.ifRange] {
+        if let ifRange = request.headerFields[.ifRange] {
             let date = HTTPDate.format(secondsSince1970: self.lastModified)
             guard (!self.etag.isEmpty && ifRange == self.etag) || ifRange == date else { return .whole }
         }
@@ -93,7 +98,7 @@ struct MediaFile: Sendable {
 
     /// A `416` for a file of `size` bytes: `Content-Range: bytes */size` and a JSON error, not
     /// stored (`no-store`, as every error).
-    static func unsatisfiable(size: Int64) -> Response {
+    static func unsatisfiable(size: Int64) -> PreparedAnswer {
         var headers: HTTPFields = [:]
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.contentRange] = "bytes */\(size)"
@@ -105,7 +110,7 @@ struct MediaFile: Sendable {
             message: "the range asked for starts after the end of the file (\(size) bytes)"
         )
         headers[.contentLength] = String(body.readableBytes)
-        return Response(status: .rangeNotSatisfiable, headers: headers, body: .init(byteBuffer: body))
+        return PreparedAnswer(status: .rangeNotSatisfiable, headers: headers, body: body)
     }
 }
 
@@ -231,6 +236,19 @@ final class MediaFileCache: Sendable {
         guard let target else { return nil }
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { target[..<$0] } ?? target[...]
         return path.hasPrefix("/media/") ? path : nil
+    }
+
+    /// The entry of `key` when it holds the file's bytes and was checked within the last
+    /// ``recheckInterval``, or `nil`; unlike ``lookup(_:)`` it changes nothing (the request that
+    /// goes through ``MediaFileResponder`` reads the file again).
+    func fresh(_ key: Substring) -> MediaFile? {
+        let now = self.clock.now().nanosecondsSince1970
+        return self.state.withLock { state -> MediaFile? in
+            guard let entry = state.entries[String(key)], entry.body != nil, now >= entry.checkedAt,
+                now - entry.checkedAt < Self.recheckInterval
+            else { return nil }
+            return entry
+        }
     }
 
     /// The entry of `key` when it was checked within the last ``recheckInterval``; otherwise
@@ -368,7 +386,7 @@ struct MediaFileResponder<Next: HTTPResponder>: HTTPResponder where Next.Context
             entry = found
         }
         guard entry.body != nil else { return try await self.large(entry, request, context) }
-        let response = entry.response(to: request)
+        let response = entry.response(to: request.head)
         if response.status == .ok || response.status == .notModified {
             self.metrics.record(method: request.method, status: response.status, duration: ContinuousClock.now - start)
         }
@@ -383,13 +401,13 @@ struct MediaFileResponder<Next: HTTPResponder>: HTTPResponder where Next.Context
         }
         var head = request.head
         head.headerFields[.ifRange] = nil
-        switch request.method == .get ? entry.range(of: request) : .whole {
+        switch request.method == .get ? entry.range(of: request.head) : .whole {
         case .whole:
             head.headerFields[values: .range] = []
         case .part(let range):
             head.headerFields[values: .range] = ["bytes=\(range.lowerBound)-\(range.upperBound)"]
         case .unsatisfiable:
-            return MediaFile.unsatisfiable(size: entry.size)
+            return MediaFile.unsatisfiable(size: entry.size).response
         }
         return try await self.next.respond(to: Request(head: head, body: request.body), context: context)
     }

@@ -59,8 +59,10 @@ struct CachedResponse: Sendable {
     let headers: HTTPFields
     /// Headers of the gzip answer.
     let gzipHeaders: HTTPFields
-    /// Headers of a `304` (validators, caching and CORS; no length, no type).
+    /// Headers of a `304` (validators, caching and CORS; no length, no type): of the plain answer,
+    /// and of the gzip answer (which differs by its `ETag`).
     let notModifiedHeaders: HTTPFields
+    let gzipNotModifiedHeaders: HTTPFields
     /// Strong entity tags: plain and gzip.
     let etag: String
     let gzipETag: String
@@ -117,38 +119,46 @@ struct CachedResponse: Sendable {
         zipped[.contentLength] = String(gzip?.readableBytes ?? 0)
         self.headers = plain
         self.gzipHeaders = gzip == nil ? plain : zipped
-        self.notModifiedHeaders = common
+        var notModified = common
+        notModified[.eTag] = self.etag
+        self.notModifiedHeaders = notModified
+        notModified[.eTag] = self.gzipETag
+        self.gzipNotModifiedHeaders = notModified
     }
 
     /// The answer to `request` (GET or HEAD): `304` when its validators match, the gzip copy when it
     /// accepts gzip, the whole body otherwise; HEAD gets the same headers and no body.
-    func response(to request: Request) -> Response {
-        let gzip = self.gzipBody != nil && AcceptEncoding.acceptsGzip(request.headers[values: .acceptEncoding])
+    func response(to request: HTTPRequest) -> Response {
+        self.answer(to: request).response
+    }
+
+    /// The same answer, ready to be written on a channel (see ``EventLoopAnswerHandler``).
+    func answer(to request: HTTPRequest) -> PreparedAnswer {
+        let gzip = self.gzipBody != nil && AcceptEncoding.acceptsGzip(request.headerFields[values: .acceptEncoding])
         let tag = gzip ? self.gzipETag : self.etag
-        if self.notModified(request, etag: tag) {
-            var headers = self.notModifiedHeaders
-            headers[.eTag] = tag
-            return Response(status: .notModified, headers: headers, body: .init())
+        if Self.notModified(request.headerFields, etag: tag, lastModified: self.lastModified) {
+            return PreparedAnswer(
+                status: .notModified,
+                headers: gzip ? self.gzipNotModifiedHeaders : self.notModifiedHeaders
+            )
         }
         let headers = gzip ? self.gzipHeaders : self.headers
-        if request.method == .head { return Response(status: .ok, headers: headers, body: .init()) }
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: gzip ? self.gzipBody! : self.body))
+        if request.method == .head { return PreparedAnswer(status: .ok, headers: headers) }
+        return PreparedAnswer(status: .ok, headers: headers, body: gzip ? self.gzipBody : self.body)
     }
 
-    /// RFC 9110 §13.1: `If-None-Match` (weak comparison, `*`, lists) decides when present;
-    /// otherwise `If-Modified-Since` (an IMF-fixdate) at or after `Last-Modified`.
-    func notModified(_ request: Request, etag: String) -> Bool {
-        Self.notModified(request, etag: etag, lastModified: self.lastModified)
-    }
-
-    /// The same check for any answer with the entity tag `etag` and `Last-Modified` `lastModified`
-    /// (seconds since 1970): the `/media/` files use it too.
-    static func notModified(_ request: Request, etag: String, lastModified: Int64) -> Bool {
-        let noneMatch = request.headers[values: .ifNoneMatch]
+    /// Whether a request's header fields make its answer a `304` (RFC 9110 §13.1).
+    ///
+    /// For an answer with the entity tag `etag` and `Last-Modified` `lastModified` (seconds since
+    /// 1970): `If-None-Match` (weak comparison, `*`, lists) decides when present; otherwise
+    /// `If-Modified-Since` (an IMF-fixdate) at or after `Last-Modified`. The `/media/` files use it
+    /// too.
+    static func notModified(_ headers: HTTPFields, etag: String, lastModified: Int64) -> Bool {
+        let noneMatch = headers[values: .ifNoneMatch]
         if !noneMatch.isEmpty {
             return noneMatch.contains { EntityTags.matches($0, etag) }
         }
-        guard let since = request.headers[.ifModifiedSince], let date = HTTPDate.parse(since) else { return false }
+        guard let since = headers[.ifModifiedSince], let date = HTTPDate.parse(since) else { return false }
         return lastModified <= date
     }
 }
@@ -251,6 +261,17 @@ final class ResponseCache: Sendable {
             if state.rendering[name] != nil { return .wait }
             state.rendering[name] = []
             return .render
+        }
+    }
+
+    /// The entry of `key` when it is fresh, or `nil`; unlike ``lookup(_:)`` it changes nothing (a
+    /// stale or missing entry is left to the request that goes through ``CachingResponder``).
+    func fresh(_ key: Substring) -> CachedResponse? {
+        let now = self.clock.now()
+        return self.state.withLock { state -> CachedResponse? in
+            guard let stored = state.entries[String(key)], stored.response.validUntil.map({ now < $0 }) ?? true
+            else { return nil }
+            return stored.response
         }
     }
 
@@ -425,7 +446,7 @@ struct CachingResponder<Next: HTTPResponder>: HTTPResponder where Next.Context =
         _ key: Substring,
         _ start: ContinuousClock.Instant
     ) -> Response {
-        let response = entry.response(to: request)
+        let response = entry.response(to: request.head)
         let metrics = key.hasPrefix("/live/") ? self.liveMetrics : self.vodMetrics
         metrics.record(method: request.method, status: response.status, duration: ContinuousClock.now - start)
         return response

@@ -110,17 +110,16 @@ struct ServerMetrics: Sendable {
     /// Counts an ad decision by result: `new`, `stored` (asked again), `anonymous` (not stored) or
     /// `fallback` (the storage failed; an empty pod was answered).
     func decision(kind: String, result: String, assets: Int) {
-        self.registry.makeCounter(
-            descriptor: Self.decisions,
-            labels: [("scope", kind), ("result", result)]
-        ).increment()
-        if result == "new" || result == "anonymous" {
-            self.registry.makeCounter(
-                descriptor: Self.decidedAds,
-                labels: [("scope", kind)]
+        // Made once per scope kind and result (both come from short fixed lists), not per request.
+        let (decisions, ads) = self.bound.decisionCounters(kind: kind, result: result) {
+            (
+                self.registry.makeCounter(descriptor: Self.decisions, labels: [("scope", kind), ("result", result)]),
+                result == "new" || result == "anonymous"
+                    ? self.registry.makeCounter(descriptor: Self.decidedAds, labels: [("scope", kind)]) : nil
             )
-            .increment(by: Int64(assets))
         }
+        decisions.increment()
+        ads?.increment(by: Int64(assets))
     }
 
     /// Counts a failed storage write: `intermission_storage_failures_total{operation,code}`, where
@@ -165,6 +164,18 @@ final class BoundMetrics: Sendable {
     /// The most combinations kept.
     static let capacity = 1024
     private let made = Mutex<[Key: (Counter, DurationHistogram)]>([:])
+    /// Decision counters by scope kind and result: the decisions and the ads decided.
+    private let decisions = Mutex<[String: (Counter, Counter?)]>([:])
+
+    /// The decision counters of a scope kind and result (the decisions, and the ads decided when the
+    /// result decides ads): kept ones, or `make()`'s, kept from now on.
+    func decisionCounters(kind: String, result: String, make: () -> (Counter, Counter?)) -> (Counter, Counter?) {
+        let key = kind + "/" + result
+        if let found = self.decisions.withLock({ $0[key] }) { return found }
+        let counters = make()
+        self.decisions.withLock { if $0.count < Self.capacity { $0[key] = counters } }
+        return counters
+    }
 
     /// The metrics of a combination: kept ones, or `make()`'s, kept from now on.
     func metrics(

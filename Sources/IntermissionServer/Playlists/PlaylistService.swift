@@ -110,8 +110,8 @@ actor PlaylistService {
         return decorator
     }
 
-    /// A VOD break's duration.
-    func vodBreak(asset id: String, breakID: String) throws -> VODBreak {
+    /// A VOD break's duration (from the configuration, which never changes: no hop to the actor).
+    nonisolated func vodBreak(asset id: String, breakID: String) throws -> VODBreak {
         guard let asset = self.configuration.asset(id) else {
             throw AdInsertionError(code: .notFound, message: "no VOD asset '\(id)'")
         }
