@@ -4,8 +4,10 @@
 //
 //   cd Benchmarks && INTERMISSION_CORE_ONLY=1 swift package benchmark
 //   ../scripts/bench-parse.sh        (our parser vs Python's m3u8, same run, with the ratio)
-//   ../scripts/bench-viewers.sh      (1,000 live viewers in one process; ViewerLoad needs the full
+//   ../scripts/bench-viewers.sh      (live viewers in one process; ViewerLoad needs the full
 //                                     package, so it exists only without INTERMISSION_CORE_ONLY)
+//   ../scripts/bench-decorate.sh     (the decoration pipeline; DecorateSpeed and the
+//                                     DecorationBenchmarks need AdInsertion: full package only)
 import PackageDescription
 
 import class Foundation.ProcessInfo
@@ -63,7 +65,7 @@ if ProcessInfo.processInfo.environment["INTERMISSION_CORE_ONLY"] == nil {
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ]
-    package.targets.append(
+    package.targets += [
         .executableTarget(
             name: "ViewerLoad",
             dependencies: [
@@ -73,6 +75,30 @@ if ProcessInfo.processInfo.environment["INTERMISSION_CORE_ONLY"] == nil {
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Sources/ViewerLoad"
-        )
-    )
+        ),
+        .target(
+            name: "DecorationSupport",
+            dependencies: [
+                .product(name: "AdInsertion", package: "Intermission"),
+                .product(name: "HLSInterstitials", package: "Intermission"),
+                .product(name: "HLSPlaylist", package: "Intermission"),
+            ],
+            path: "Sources/DecorationSupport"
+        ),
+        .executableTarget(
+            name: "DecorateSpeed",
+            dependencies: ["BenchmarkSupport", "DecorationSupport"],
+            path: "Sources/DecorateSpeed"
+        ),
+        .executableTarget(
+            name: "DecorationBenchmarks",
+            dependencies: [
+                "BenchmarkSupport",
+                "DecorationSupport",
+                .product(name: "Benchmark", package: "package-benchmark"),
+            ],
+            path: "Benchmarks/DecorationBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+        ),
+    ]
 }

@@ -5,13 +5,16 @@
 # counted), then runs Benchmarks' ViewerLoad pinned to one core: N `Player`s on real clocks, each
 # loading every playlist, asset list and segment of the demo live channel over loopback. After a
 # ramp-up (joins spread over RAMP seconds) it measures for DURATION seconds and prints one JSON
-# line: CPU seconds per viewer-hour (getrusage of the viewers' process), resident memory per
+# line: viewers per core (viewer-seconds simulated per CPU-second used by the viewers' process,
+# getrusage), CPU seconds per viewer-hour, resident memory per
 # viewer (RSS growth / N), primary stalls while measuring and in all, playback errors, breaks
-# started, the cores used, and the worst lateness of a 100 ms timer (a starved core shows there).
+# started, the cores used, and the worst lateness of a 100 ms timer (a starved core shows there);
+# then the viewers per core in one plain line. The target (issue 16): >= 5,000 viewers per core.
 #
 # Usage: scripts/bench-viewers.sh [VIEWERS (default 1000)] [DURATION seconds (default 60)]
 # Env: PORT (default 18282), CONFIGURATION of ViewerLoad (default release), SERVER_CONFIGURATION
-#      (default release), VIEWER_CPU (default 1), SERVER_CPU (default 0), RAMP (default 10).
+#      (default release), VIEWER_CPU (default 1), SERVER_CPU (default 0), RAMP (default 10),
+#      SERVER_BINARY (a prebuilt `intermission` to serve with; then the server is not built).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 viewers=${1:-1000}
@@ -21,9 +24,9 @@ configuration=${CONFIGURATION:-release}
 server_configuration=${SERVER_CONFIGURATION:-release}
 ramp=${RAMP:-10}
 
-swift build -c "$server_configuration" --product intermission >&2
+server_binary=${SERVER_BINARY:-.build/$server_configuration/intermission}
+[ -n "${SERVER_BINARY:-}" ] || swift build -c "$server_configuration" --product intermission >&2
 (cd Benchmarks && swift build -c "$configuration" --product ViewerLoad >&2)
-server_binary=".build/$server_configuration/intermission"
 viewer_binary="Benchmarks/.build/$configuration/ViewerLoad"
 
 pin_server=""
@@ -46,5 +49,14 @@ YAML
 start_demo_server "$server_binary" "$work/bench.yaml" "$work" "$port" $pin_server
 
 echo "== $viewers viewers of /live/demo/main.m3u8 for ${duration}s (ramp ${ramp}s), viewers pinned: ${pin_viewers:-no}" >&2
-$pin_viewers "$viewer_binary" --url "http://127.0.0.1:$port/live/demo/main.m3u8" \
-    --viewers "$viewers" --duration "$duration" --ramp "$ramp"
+# shellcheck disable=SC2086 # the pin prefix is words or nothing
+result=$($pin_viewers "$viewer_binary" --url "http://127.0.0.1:$port/live/demo/main.m3u8" \
+    --viewers "$viewers" --duration "$duration" --ramp "$ramp")
+echo "$result"
+python3 - "$result" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+print(f"viewers per core: {r['viewersPerCore']:,.0f} ({r['cpuSeconds']:.1f} CPU-s for {r['viewerSeconds']:,.0f} "
+      f"viewer-s; {r['viewers']:,} viewers, {r['stallsWhileMeasuring']} stalls and {r['errors']} errors while "
+      f"measuring); target >= 5,000: {'MET' if r['viewersPerCore'] >= 5000 else 'NOT MET'}")
+PY

@@ -38,6 +38,9 @@ public struct BoundedFetch: Sendable {
         configuration.timeout.connect = .nanoseconds(FetchRequest.clamp(connectTimeout).fetchNanoseconds)
         let redirects = min(max(maximumRedirects, 0), 20)
         configuration.redirectConfiguration = redirects == 0 ? .disallow : .follow(max: redirects, allowCycles: false)
+        // No request spans: nothing here bootstraps a tracer, and the default no-op tracer still
+        // builds every request's span attributes (about 8% of a player's CPU per request).
+        configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }
 

@@ -390,6 +390,37 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
     }
 }
 
+@Suite struct AssetListLocatorTests {
+    /// The asset-list URL built without parsing equals the one `withInterstitialID` gives the
+    /// same path, whatever the base and the break ID.
+    @Test func theURLEqualsTheParsedOne() {
+        let bases: [String?] = [
+            nil, "https://ads.example.com", "HTTPS://Ads.Example.com/", "http://h:8080/prefix",
+            "https://h/p?x=1", "https://h/p#f", "data:text/plain,x", "ftp://h/a", "//h/a", "https\u{1A}//h",
+        ]
+        let ids = ["break-1", "a b", "é", "x?y#z&w=1", "%41", "", String(repeating: "k", count: 2000)]
+        for base in bases {
+            let locator = AssetListLocator(baseURL: base)
+            for id in ids {
+                let scope = AdScope(kind: .live, name: "ch1")
+                var path = locator.baseURL ?? ""
+                path += "/v1/asset-lists/\(scope.rawValue)/\(id).json"
+                #expect(
+                    locator.url(scope: scope, breakID: id) == InterstitialRequestURL.withInterstitialID(id, in: path),
+                    "\(base ?? "nil") \(id)"
+                )
+            }
+        }
+        #expect(
+            AssetListLocator(baseURL: "https://ads.example.com/").url(
+                scope: AdScope(kind: .live, name: "ch1"),
+                breakID: "a b"
+            )
+                == "https://ads.example.com/v1/asset-lists/live-ch1/a b.json?_HLS_interstitial_id=a%20b"
+        )
+    }
+}
+
 @Suite struct PlainRelativeURITests {
     /// The fast path gives what the full RFC 3986 resolution gives, wherever it is taken, and is
     /// not taken for anything that needs parsing.
@@ -397,7 +428,9 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         let bases = [
             "http://h/live/main.m3u8", "https://cdn.example.com:8443/a/b/prog.m3u8?token=x#f",
             "HTTPS://H/a/", "http://h/a/../b/p.m3u8", "http://h/./p.m3u8", "http://h", "http://h?x/y/",
-            "/media/demo/prog.m3u8", "ftp://h/a/p.m3u8", "http:///p.m3u8",
+            "/media/demo/prog.m3u8", "ftp://h/a/p.m3u8", "http:///p.m3u8", "hTtP://h/a/.../p.m3u8",
+            "http://h/a/..b/p.m3u8", "http://h/a/../", "http://h/a/b/..", "http://h/%2e%2e/p.m3u8",
+            "http\u{1A}//h/a/p.m3u8", "http:/\u{0F}h/a/p.m3u8", "https://h/é/p.m3u8", "http:", "",
         ]
         let references = [
             "seg-1.ts", "1080p/seg-00001.ts", "a.b/c~d_e-f.ts", "...", "a/.../b.ts", "./seg.ts", "../seg.ts",

@@ -52,6 +52,24 @@ extension DVRPlaylist {
     }
 }
 
+extension DVRPlaylist {
+    /// Another next reload of ``liveText()``: one more 2 s segment, and the last interstitial's
+    /// date range changed (its `DURATION` from 30 to 20 s, as when a live break returns early).
+    public static func liveReloadChangedText() throws -> String {
+        var text = try liveText()
+        let id = "ID=\"dvr-break-500\""
+        guard let tag = text.range(of: id),
+            let duration = text.range(of: "DURATION=30.0", range: tag.upperBound..<text.endIndex)
+        else {
+            preconditionFailure("the DVR playlist's last interstitial has ID dvr-break-500 and DURATION=30.0")
+        }
+        text.replaceSubrange(duration, with: "DURATION=20.0")
+        let start = 1_735_689_600_000 + 43_200 * 2_000  // the date right after the last segment, in ms
+        return text + "#EXT-X-PROGRAM-DATE-TIME:\(DateTimeText.iso(milliseconds: Int64(start)))\n"
+            + "#EXTINF:2.000,\n1080p/seg-0043201.ts\n"
+    }
+}
+
 /// ISO-8601 text without Foundation's formatters.
 enum DateTimeText {
     static func iso(milliseconds: Int64) -> String {

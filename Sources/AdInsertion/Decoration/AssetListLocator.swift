@@ -20,6 +20,19 @@ public struct AssetListLocator: Sendable, Hashable {
     /// The asset-list URL of a break.
     public func url(scope: AdScope, breakID: String) -> String {
         let path = "\(self.baseURL ?? "")/v1/asset-lists/\(scope.rawValue)/\(breakID).json"
+        // The common case, without parsing the URL (the same bytes as `withInterstitialID`): a
+        // server-relative or http(s) path with no query and no fragment gets the parameter appended.
+        if self.hasPlainBase, !path.utf8.contains(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            return path + "?" + InterstitialRequestURL.interstitialIDParameter + "="
+                + URIReference.percentEncodedQueryValue(breakID)
+        }
         return InterstitialRequestURL.withInterstitialID(breakID, in: path)
+    }
+
+    /// Whether the base is absent (server-relative URLs) or an `http(s)` URL: no `data:` URI.
+    private var hasPlainBase: Bool {
+        guard let base = self.baseURL else { return true }
+        let scheme = base.utf8.prefix(8).map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0 }
+        return scheme.starts(with: "http://".utf8) || scheme.starts(with: "https://".utf8)
     }
 }

@@ -173,22 +173,34 @@ public enum PlainRelativeURI {
     /// The folder of `url` (up to and including its last `/`, without query or fragment) when it
     /// is an `http(s)` URL with a host and a path free of `.` and `..` segments; `nil` otherwise.
     public static func base(of url: String) -> String? {
-        let bytes = url.utf8
-        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.endIndex
-        let plain = url[..<end]
-        let lower = plain.prefix(8).lowercased()
-        let schemeLength = lower.hasPrefix("https://") ? 8 : lower.hasPrefix("http://") ? 7 : 0
+        // On the UTF-8 bytes: the playlist URL is read once per decoration, and String indexing
+        // cost more than the rest of a small live window's decoration.
+        let bytes = Array(url.utf8)
+        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
+        let lower = bytes.prefix(min(8, end)).map {
+            $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0
+        }
+        let schemeLength = lower.starts(with: "https://".utf8) ? 8 : lower.starts(with: "http://".utf8) ? 7 : 0
         guard schemeLength > 0 else { return nil }
-        let rest = plain.dropFirst(schemeLength)
-        guard let slash = rest.firstIndex(of: "/"), slash != rest.startIndex, let last = rest.lastIndex(of: "/") else {
+        let rest = bytes[schemeLength..<end]
+        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash != rest.startIndex,
+            let last = rest.lastIndex(of: UInt8(ascii: "/"))
+        else {
             return nil
         }
-        let folder = rest[slash...last]
-        for segment in folder.split(separator: "/", omittingEmptySubsequences: false)
-        where segment == "." || segment == ".." {
-            return nil
+        // No `.` or `..` segment in the folder (`/a/./b/`, `/a/../`).
+        var segmentStart = slash + 1
+        for k in (slash + 1)...last where bytes[k] == UInt8(ascii: "/") {
+            let length = k - segmentStart
+            if length == 1 && bytes[segmentStart] == UInt8(ascii: ".")
+                || length == 2 && bytes[segmentStart] == UInt8(ascii: ".")
+                    && bytes[segmentStart + 1] == UInt8(ascii: ".")
+            {
+                return nil
+            }
+            segmentStart = k + 1
         }
-        return String(plain[...last])
+        return String(decoding: bytes[...last], as: UTF8.self)
     }
 
     /// Whether `uri` is a relative path of letters, digits, `-`, `_`, `.`, `~` and single `/`

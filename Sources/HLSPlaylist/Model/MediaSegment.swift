@@ -160,6 +160,12 @@ public struct PlaylistLines: RandomAccessCollection, Sendable {
 
 extension String {
     func trimmingSpaces() -> String {
+        // Most URI lines have nothing to trim: say so from the first and last bytes (a Character
+        // equal to " " or "\t" starts and ends with that byte) without counting Characters.
+        let bytes = self.utf8
+        if let first = bytes.first, let last = bytes.last, first != 0x20, first != 0x09, last != 0x20, last != 0x09 {
+            return self
+        }
         var s = Substring(self)
         while let c = s.first, c == " " || c == "\t" { s.removeFirst() }
         while let c = s.last, c == " " || c == "\t" { s.removeLast() }
