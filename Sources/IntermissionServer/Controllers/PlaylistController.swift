@@ -47,7 +47,7 @@ struct PlaylistController: Sendable {
     }
 
     private func answer(_ rendered: RenderedPlaylist, _ request: Request, scope: String, generation: Int) -> Response {
-        if let prepared = rendered.prepared { return prepared.response(to: request) }
+        if let prepared = rendered.prepared { return prepared.response(to: request.head) }
         let key = ResponseCache.key(request.head.path).flatMap { Self.isCanonical($0) ? $0 : nil }
         return self.responses.store(rendered, key: key, scope: scope, generation: generation).response(to: request.head)
     }
