@@ -42,7 +42,8 @@ var sink = 0
 if arguments.count == 4, arguments[1] == "--only", let count = Int(arguments[3]) {
     for _ in 0..<count {
         switch arguments[2] {
-        case "live": sink &+= DecorationInputs.pipeline(DecorationInputs.liveWindow, breaks: DecorationInputs.liveBreaks).count
+        case "live":
+            sink &+= DecorationInputs.pipeline(DecorationInputs.liveWindow, breaks: DecorationInputs.liveBreaks).count
         case "dvr": sink &+= DecorationInputs.pipeline(dvr, breaks: DecorationInputs.dvrBreaks).count
         case "format": sink &+= DecorationInputs.format(dvr).count
         default: fatalError("--only live|dvr|format COUNT")

@@ -3,7 +3,9 @@ import HLSInterstitials
 import HLSPlaylist
 
 /// The inputs of the decoration benchmarks, and the whole pipeline they time: parse the upstream
-/// media playlist, decorate it with the channel's breaks (`LiveDecorator`), serialize it. That is
+/// media playlist, decorate it with the channel's breaks (`LiveDecorator`), serialize it.
+///
+/// That is
 /// the work the server does per upstream change, and the work ritcher's published per-playlist
 /// figure covers.
 public enum DecorationInputs {

@@ -36,7 +36,9 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// The date live loops start from when a channel sets none (midnight UTC of the start day when `nil`).
     public var defaultLiveStartDate: DateTime?
-    /// Whether the coordinated-playback hub (`/v1/groups/{id}` WebSockets) runs. With it off, fresh
+    /// Whether the coordinated-playback hub (`/v1/groups/{id}` WebSockets) runs.
+    ///
+    /// With it off, fresh
     /// cached playlists are answered on the event loop (the fastest path); with it on (the default),
     /// the WebSocket upgrade channel serves them through Hummingbird's task.
     public var groupHub: Bool
