@@ -446,6 +446,10 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
             }
         }
         #expect(PlainRelativeURI.base(of: "http://h/live/main.m3u8") == "http://h/live/")
+        // A playlist at the root: the authority's slash is the folder's (this once trapped).
+        #expect(PlainRelativeURI.base(of: "http://127.0.0.1:9/upstream.m3u8") == "http://127.0.0.1:9/")
+        #expect(PlainRelativeURI.base(of: "http:?") == nil)
+        #expect(PlainRelativeURI.base(of: "https://#") == nil)
         #expect(
             PlainRelativeURI.base(of: "https://cdn.example.com:8443/a/b/prog.m3u8?token=x/y")
                 == "https://cdn.example.com:8443/a/b/"

@@ -181,7 +181,7 @@ public enum PlainRelativeURI {
             $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0
         }
         let schemeLength = lower.starts(with: "https://".utf8) ? 8 : lower.starts(with: "http://".utf8) ? 7 : 0
-        guard schemeLength > 0 else { return nil }
+        guard schemeLength > 0, schemeLength <= end else { return nil }
         let rest = bytes[schemeLength..<end]
         guard let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash != rest.startIndex,
             let last = rest.lastIndex(of: UInt8(ascii: "/"))
@@ -190,7 +190,8 @@ public enum PlainRelativeURI {
         }
         // No `.` or `..` segment in the folder (`/a/./b/`, `/a/../`).
         var segmentStart = slash + 1
-        for k in (slash + 1)...last where bytes[k] == UInt8(ascii: "/") {
+        // `last` may be the authority's slash itself (`http://host/x.m3u8`): then there is no folder to check.
+        for k in stride(from: slash + 1, through: last, by: 1) where bytes[k] == UInt8(ascii: "/") {
             let length = k - segmentStart
             if length == 1 && bytes[segmentStart] == UInt8(ascii: ".")
                 || length == 2 && bytes[segmentStart] == UInt8(ascii: ".")
