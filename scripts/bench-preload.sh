@@ -29,16 +29,9 @@ ramp=${RAMP:-10}
 configuration=${CONFIGURATION:-release}
 server_configuration=${SERVER_CONFIGURATION:-release}
 
-swift build -c "$server_configuration" --product intermission >&2
-(cd Benchmarks && swift build -c "$configuration" --product ViewerLoad >&2)
-server_binary=".build/$server_configuration/intermission"
-viewer_binary="Benchmarks/.build/$configuration/ViewerLoad"
-pin_server=""
-pin_viewers=""
-if command -v taskset >/dev/null; then
-    pin_server="taskset -c ${SERVER_CPU:-0}"
-    pin_viewers="taskset -c ${VIEWER_CPU:-1}"
-fi
+# shellcheck source=scripts/demo-server.sh
+. scripts/demo-server.sh
+prepare_viewer_load "$server_configuration" "$configuration"
 
 # The live decisions counted so far, and the non-2xx answers of the asset-list route.
 scrape() {
@@ -72,8 +65,6 @@ channels:
     lookahead: $((preload + 30))
     preloadWindow: $preload
 YAML
-    # shellcheck source=scripts/demo-server.sh
-    . scripts/demo-server.sh
     # shellcheck disable=SC2086 # the pin prefix is words or nothing
     start_demo_server "$server_binary" "$work/bench.yaml" "$work" "$port" $pin_server
     : > "$work/samples"

@@ -24,17 +24,9 @@ configuration=${CONFIGURATION:-release}
 server_configuration=${SERVER_CONFIGURATION:-release}
 ramp=${RAMP:-10}
 
-server_binary=${SERVER_BINARY:-.build/$server_configuration/intermission}
-[ -n "${SERVER_BINARY:-}" ] || swift build -c "$server_configuration" --product intermission >&2
-(cd Benchmarks && swift build -c "$configuration" --product ViewerLoad >&2)
-viewer_binary="Benchmarks/.build/$configuration/ViewerLoad"
-
-pin_server=""
-pin_viewers=""
-if command -v taskset >/dev/null; then
-    pin_server="taskset -c ${SERVER_CPU:-0}"
-    pin_viewers="taskset -c ${VIEWER_CPU:-1}"
-fi
+# shellcheck source=scripts/demo-server.sh
+. scripts/demo-server.sh
+prepare_viewer_load "$server_configuration" "$configuration"
 
 work=$(mktemp -d)
 cat > "$work/bench.yaml" <<YAML
@@ -43,8 +35,6 @@ server:
   database: $work/bench.sqlite
   logLevel: warning
 YAML
-# shellcheck source=scripts/demo-server.sh
-. scripts/demo-server.sh
 # shellcheck disable=SC2086 # the pin prefix is words or nothing
 start_demo_server "$server_binary" "$work/bench.yaml" "$work" "$port" $pin_server
 

@@ -19,3 +19,21 @@ start_demo_server() {
     cat "$work/server.log" >&2
     return 2
 }
+
+# prepare_viewer_load SERVER_CONFIGURATION CONFIGURATION
+#   Builds the server (unless SERVER_BINARY names one already built) and the ViewerLoad generator,
+#   and sets server_binary, viewer_binary, and pin_server / pin_viewers (taskset on SERVER_CPU,
+#   default 0, and VIEWER_CPU, default 1, when taskset exists; empty otherwise).
+prepare_viewer_load() {
+    local server_configuration=$1 configuration=$2
+    server_binary=${SERVER_BINARY:-.build/$server_configuration/intermission}
+    [ -n "${SERVER_BINARY:-}" ] || swift build -c "$server_configuration" --product intermission >&2
+    (cd Benchmarks && swift build -c "$configuration" --product ViewerLoad >&2)
+    viewer_binary="Benchmarks/.build/$configuration/ViewerLoad"
+    pin_server=""
+    pin_viewers=""
+    if command -v taskset >/dev/null; then
+        pin_server="taskset -c ${SERVER_CPU:-0}"
+        pin_viewers="taskset -c ${VIEWER_CPU:-1}"
+    fi
+}

@@ -60,6 +60,33 @@ private func livePlaylist(target: Int, first: Int, count: Int) -> String {
         + (first..<first + count).map { "#EXTINF:\(target).0,\ns\($0).ts\n" }.joined()
 }
 
+/// A scratch folder holding `up/live.m3u8`, a counting origin serving it, and the demo
+/// configuration with a channel `up` that reads it.
+private struct CountingUpstream {
+    struct OriginDidNotStart: Error {}
+
+    let folder: String
+    let origin: PageServer
+    var configuration: ServerConfiguration
+
+    init(playlist: String, clock: any WallClock) throws {
+        self.folder = try makeScratchFolder()
+        try write(playlist, to: self.folder + "/up/live.m3u8")
+        guard let origin = countingOrigin(folder: self.folder) else { throw OriginDidNotStart() }
+        self.origin = origin
+        self.configuration = try demoConfiguration(clock: clock)
+        self.configuration.adInsertion.channels.append(
+            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        )
+    }
+
+    /// Stops the origin and removes the folder.
+    func remove() {
+        self.origin.stop()
+        try? FileManager.default.removeItem(atPath: self.folder)
+    }
+}
+
 @Suite struct UpstreamPollingTests {
     /// Four connections ask for an upstream channel as fast as they can for four seconds: the
     /// upstream is read by the background loop about once per half target duration (1 s), never
@@ -67,16 +94,13 @@ private func livePlaylist(target: Int, first: Int, count: Int) -> String {
     @Test(.timeLimit(.minutes(1))) func theUpstreamIsReadOncePerHalfTargetDurationWhateverTheRequestRate()
         async throws
     {
-        let folder = try makeScratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try write(livePlaylist(target: 2, first: 10, count: 3), to: folder + "/up/live.m3u8")
-        let origin = try #require(countingOrigin(folder: folder))
-        defer { origin.stop() }
-        var configuration = try demoConfiguration(clock: SystemWallClock())
-        configuration.adInsertion.channels.append(
-            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        let upstream = try CountingUpstream(
+            playlist: livePlaylist(target: 2, first: 10, count: 3),
+            clock: SystemWallClock()
         )
-        try await withServer(configuration) { client in
+        defer { upstream.remove() }
+        let origin = upstream.origin
+        try await withServer(upstream.configuration) { client in
             let server = try #require(client.port)
             #expect(try await client.get("/live/up/live.m3u8").status == .ok)
             let before = try await reads(origin)
@@ -112,16 +136,13 @@ private func livePlaylist(target: Int, first: Int, count: Int) -> String {
     /// would wait 100 s: half of this target duration, longer than the test may run), and waits
     /// for the segment; one more than two segments ahead, or a malformed one, is a 400.
     @Test(.timeLimit(.minutes(1))) func aBlockingReloadReadsTheUpstreamAtOnce() async throws {
-        let folder = try makeScratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try write(livePlaylist(target: 200, first: 10, count: 1), to: folder + "/up/live.m3u8")
-        let origin = try #require(countingOrigin(folder: folder))
-        defer { origin.stop() }
-        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 10))
-        configuration.adInsertion.channels.append(
-            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        let upstream = try CountingUpstream(
+            playlist: livePlaylist(target: 200, first: 10, count: 1),
+            clock: ManualWallClock(t0 + 10)
         )
-        try await withServer(configuration) { client in
+        defer { upstream.remove() }
+        let origin = upstream.origin
+        try await withServer(upstream.configuration) { client in
             let first = try await client.get("/live/up/live.m3u8")
             #expect(first.status == .ok && first.text.contains("/s10.ts"))
             // Segment 10 is there: answered at once, nothing read.
@@ -132,7 +153,7 @@ private func livePlaylist(target: Int, first: Int, count: Int) -> String {
                 #expect(refused.json?["error"]?["field"]?.stringValue?.hasPrefix("_HLS_") == true, "\(bad)")
             }
             #expect(try await reads(origin) == 1)
-            try write(livePlaylist(target: 200, first: 10, count: 2), to: folder + "/up/live.m3u8")
+            try write(livePlaylist(target: 200, first: 10, count: 2), to: upstream.folder + "/up/live.m3u8")
             let blocking = try await client.get("/live/up/live.m3u8?_HLS_msn=11")
             #expect(blocking.status == .ok)
             #expect(blocking.text.contains("/s11.ts"))
@@ -145,16 +166,13 @@ private func livePlaylist(target: Int, first: Int, count: Int) -> String {
     /// A channel nobody asks for in ten target durations (10 s here) stops being read; the next
     /// request starts the loop again.
     @Test(.timeLimit(.minutes(1))) func anIdleChannelStopsBeingReadUntilTheNextRequest() async throws {
-        let folder = try makeScratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try write(livePlaylist(target: 1, first: 10, count: 3), to: folder + "/up/live.m3u8")
-        let origin = try #require(countingOrigin(folder: folder))
-        defer { origin.stop() }
-        var configuration = try demoConfiguration(clock: SystemWallClock())
-        configuration.adInsertion.channels.append(
-            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        let upstream = try CountingUpstream(
+            playlist: livePlaylist(target: 1, first: 10, count: 3),
+            clock: SystemWallClock()
         )
-        try await withServer(configuration) { client in
+        defer { upstream.remove() }
+        let origin = upstream.origin
+        try await withServer(upstream.configuration) { client in
             #expect(try await client.get("/live/up/live.m3u8").status == .ok)
             // Read every half second while it is asked for.
             #expect(try await waitForReads(origin, atLeast: 4) >= 4)
@@ -174,16 +192,13 @@ private func livePlaylist(target: Int, first: Int, count: Int) -> String {
 
     /// The loops end with the server: after it has shut down, the upstream is not read again.
     @Test(.timeLimit(.minutes(1))) func shutdownEndsTheReadingLoops() async throws {
-        let folder = try makeScratchFolder()
-        defer { try? FileManager.default.removeItem(atPath: folder) }
-        try write(livePlaylist(target: 1, first: 10, count: 3), to: folder + "/up/live.m3u8")
-        let origin = try #require(countingOrigin(folder: folder))
-        defer { origin.stop() }
-        var configuration = try demoConfiguration(clock: SystemWallClock())
-        configuration.adInsertion.channels.append(
-            LiveChannel(id: "up", source: .upstream("http://127.0.0.1:\(origin.port)/up/live.m3u8"))
+        let upstream = try CountingUpstream(
+            playlist: livePlaylist(target: 1, first: 10, count: 3),
+            clock: SystemWallClock()
         )
-        try await withServer(configuration) { client throws -> Void in
+        defer { upstream.remove() }
+        let origin = upstream.origin
+        try await withServer(upstream.configuration) { client throws -> Void in
             #expect(try await client.get("/live/up/live.m3u8").status == .ok)
             #expect(try await waitForReads(origin, atLeast: 3) >= 3)
         }

@@ -1,4 +1,5 @@
 import HLSPlaylist
+import InterstitialPlayback
 
 /// An instant on a clock: a participant's own clock or the group's (the hub's), in nanoseconds from
 /// that clock's origin.
@@ -19,6 +20,12 @@ public struct ClockInstant: Sendable, Hashable, Comparable, Codable, CustomStrin
     public init(milliseconds: Int64) {
         let (product, overflow) = milliseconds.multipliedReportingOverflow(by: 1_000_000)
         self.nanoseconds = overflow ? (milliseconds < 0 ? .min : .max) : product
+    }
+
+    /// The time elapsed on the continuous clock since `origin`, as an instant of a clock whose origin
+    /// that is (saturating).
+    public init(since origin: ContinuousClock.Instant) {
+        self.nanoseconds = MediaTime(ContinuousClock.now - origin).nanoseconds
     }
 
     /// Whether `lhs` comes before `rhs`.

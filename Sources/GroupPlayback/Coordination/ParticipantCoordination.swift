@@ -201,7 +201,13 @@ public struct ParticipantCoordination: Sendable {
         guard self.suspension == nil, let state = self.groupState, state.timebase.isMoving, state.waitingFor.isEmpty,
             let target = self.groupTime(at: now), let mine = self.timeline.coordinatedTime(of: position)
         else { return [] }
-        guard (mine - target).magnitude > self.syncTolerance else { return [] }
+        return self.seek(from: mine, to: target)
+    }
+
+    /// A seek to a coordinated time, unless the participant (at `mine`, `nil` when it has no place
+    /// on the timeline) is within ``syncTolerance`` of it.
+    func seek(from mine: MediaTime?, to target: MediaTime) -> [Action] {
+        if let mine, (mine - target).magnitude <= self.syncTolerance { return [] }
         return [.seek(self.timeline.itemPosition(at: target))]
     }
 
@@ -235,9 +241,7 @@ public struct ParticipantCoordination: Sendable {
         if !others.isEmpty || !timebase.isMoving {
             // Hold where the group holds.
             actions.append(.pause)
-            if mine.map({ ($0 - timebase.time).magnitude > self.syncTolerance }) ?? true {
-                actions.append(.seek(self.timeline.itemPosition(at: timebase.time)))
-            }
+            actions += self.seek(from: mine, to: timebase.time)
             if others.isEmpty {
                 actions += self.setStatus(.paused)
             } else {
@@ -256,15 +260,11 @@ public struct ParticipantCoordination: Sendable {
         }
         if groupNow < timebase.anchor {
             actions.append(.pause)
-            if mine.map({ ($0 - timebase.time).magnitude > self.syncTolerance }) ?? true {
-                actions.append(.seek(self.timeline.itemPosition(at: timebase.time)))
-            }
+            actions += self.seek(from: mine, to: timebase.time)
             actions.append(.play(rate: timebase.rate, at: localAnchor))
         } else {
             let target = timebase.time(at: groupNow)
-            if mine.map({ ($0 - target).magnitude > self.syncTolerance }) ?? true {
-                actions.append(.seek(self.timeline.itemPosition(at: target)))
-            }
+            actions += self.seek(from: mine, to: target)
             actions.append(.play(rate: timebase.rate, at: now))
         }
         return actions + self.setStatus(.playing(rate: timebase.rate))

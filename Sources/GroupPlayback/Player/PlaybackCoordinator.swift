@@ -178,10 +178,7 @@ public actor PlaybackCoordinator {
     func log(_ text: String) { self.logger.debug("\(text)") }
 
     /// The local clock's instant now.
-    func localNow() -> ClockInstant {
-        let (seconds, attoseconds) = (ContinuousClock.now - self.origin).components
-        return ClockInstant(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
+    func localNow() -> ClockInstant { ClockInstant(since: self.origin) }
 
     func localInstant(of instant: ClockInstant) -> ContinuousClock.Instant {
         self.origin + .nanoseconds(instant.nanoseconds)

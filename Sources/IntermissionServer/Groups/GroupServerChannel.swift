@@ -18,11 +18,7 @@ struct GuardedWebSocketChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let operations = channel.pipeline.syncOperations
-            let tracker = RequestLineTracker()
-            try operations.addHandler(tracker, position: .first)
-            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try operations.addHandler(DecoderErrorResponder(tracker: tracker), position: .after(decoder))
+            try DecoderErrorResponder.install(in: channel.pipeline.syncOperations)
             return value
         }
     }
@@ -37,16 +33,11 @@ extension HTTPServerBuilder {
     /// WebSocket upgrades for the group hub.
     static func guardedHTTP1(groups: GroupSessions, logger: Logger) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            let limits = HTTP1Channel.Configuration.DecoderConfiguration(
-                maxHeaderFieldSize: InputLimits.headerFieldBytes,
-                maxHeaderListSize: InputLimits.headerBlockBytes,
-                maxHeaderFieldCount: InputLimits.headerFieldCount
-            )
-            return GuardedWebSocketChannel(
+            GuardedWebSocketChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder,
                     configuration: .init(
-                        http1: .init(httpDecoderConfiguration: limits),
+                        http1: .init(httpDecoderConfiguration: InputLimits.decoder),
                         ws: .init(maxFrameSize: GroupSocket.maximumMessageBytes)
                     ),
                     shouldUpgrade: { request, _, _ in

@@ -10,11 +10,7 @@ struct HubClock: Sendable {
     let origin = ContinuousClock.now
 
     /// The hub's instant now.
-    func now() -> ClockInstant {
-        let elapsed = ContinuousClock.now - self.origin
-        let (seconds, attoseconds) = elapsed.components
-        return ClockInstant(nanoseconds: seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
-    }
+    func now() -> ClockInstant { ClockInstant(since: self.origin) }
 }
 
 /// One group's hub and its participants' connections. An actor per group, so groups never wait on

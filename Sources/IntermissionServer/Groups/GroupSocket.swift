@@ -99,14 +99,11 @@ enum GroupSocket {
         }
     }
 
-    /// A decoding error in a sentence of bounded length.
+    /// A decoding error in the server's usual words (`ConfigurationFile.describe`), cut to a bounded
+    /// length: a key from the message may be long.
     static func describe(_ error: any Error) -> String {
-        switch error as? DecodingError {
-        case .keyNotFound(let key, _): "missing key \"\(key.stringValue.prefix(64))\""
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            "\(context.codingPath.map(\.stringValue).joined(separator: ".").prefix(200)): \(context.debugDescription.prefix(200))"
-        default: "not a JSON group message"
-        }
+        guard let error = error as? DecodingError else { return "not a JSON group message" }
+        return String(ConfigurationFile.describe(error).prefix(400))
     }
 }
 

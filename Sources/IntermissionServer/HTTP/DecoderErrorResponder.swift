@@ -111,6 +111,15 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
         }
     }
 
+    /// Puts the request-line tracker first in a pipeline and a responder right after its HTTP
+    /// decoder, so requests the decoder refuses get a JSON answer.
+    static func install(in operations: ChannelPipeline.SynchronousOperations) throws {
+        let tracker = RequestLineTracker()
+        try operations.addHandler(tracker, position: .first)
+        let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+        try operations.addHandler(DecoderErrorResponder(tracker: tracker), position: .after(decoder))
+    }
+
     /// The status, code and message for a decoder error.
     static func answer(_ error: HTTPParserError, requestLineTooLong: Bool) -> (HTTPResponse.Status, String, String) {
         switch error {
@@ -143,10 +152,7 @@ struct GuardedHTTP1Channel: ServerChildChannel {
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
-            let tracker = RequestLineTracker()
-            try operations.addHandler(tracker, position: .first)
-            let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
-            try operations.addHandler(DecoderErrorResponder(tracker: tracker), position: .after(decoder))
+            try DecoderErrorResponder.install(in: operations)
             if let answers = self.answers {
                 let state = try operations.handler(type: HTTPConnectionStateHandler.self)
                 try operations.addHandler(EventLoopAnswerHandler(answers: answers), position: .after(state))
@@ -165,15 +171,22 @@ extension HTTPServerBuilder {
     /// with `answers`, fresh cache entries are answered on the event loop.
     static func guardedHTTP1(answers: EventLoopAnswers? = nil) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
-            let limits = HTTP1Channel.Configuration.DecoderConfiguration(
-                maxHeaderFieldSize: InputLimits.headerFieldBytes,
-                maxHeaderListSize: InputLimits.headerBlockBytes,
-                maxHeaderFieldCount: InputLimits.headerFieldCount
-            )
-            return GuardedHTTP1Channel(
-                base: HTTP1Channel(responder: responder, configuration: .init(httpDecoderConfiguration: limits)),
+            GuardedHTTP1Channel(
+                base: HTTP1Channel(
+                    responder: responder,
+                    configuration: .init(httpDecoderConfiguration: InputLimits.decoder)
+                ),
                 answers: answers
             )
         }
     }
+}
+
+extension InputLimits {
+    /// The HTTP decoder's limits for every server channel, from the limits above.
+    static let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
+        maxHeaderFieldSize: InputLimits.headerFieldBytes,
+        maxHeaderListSize: InputLimits.headerBlockBytes,
+        maxHeaderFieldCount: InputLimits.headerFieldCount
+    )
 }
