@@ -5,7 +5,7 @@ import HummingbirdWSClient
 import InterstitialPlayback
 import Logging
 
-/// Attaches a ``Player`` to a group on a hub (`intermission serve`'s `/v1/groups/{id}` WebSocket):
+/// Attaches a `Player` to a group on a hub (`intermission serve`'s `/v1/groups/{id}` WebSocket):
 /// the player follows the group's commands, the viewer's commands go to the whole group, and the
 /// player's own interstitials suspend it from the group (AVFoundation's
 /// `AVPlayerPlaybackCoordinator`, over plain WebSockets).

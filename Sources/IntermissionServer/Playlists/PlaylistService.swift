@@ -143,8 +143,11 @@ actor PlaylistService {
 
     /// A decorated live playlist: `path` is relative to the channel's source folder.
     ///
-    /// - Parameter blockingSequence: `_HLS_msn` of a blocking reload (upstream channels wait for
-    ///   it; a loop answers at once).
+    /// - Parameters:
+    ///   - id: The channel's ID.
+    ///   - path: The playlist's path within the channel's source.
+    ///   - blockingSequence: `_HLS_msn` of a blocking reload (upstream channels wait for it; a loop
+    ///     answers at once).
     nonisolated func livePlaylist(
         channel id: String,
         path: String,
