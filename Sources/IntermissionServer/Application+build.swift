@@ -38,11 +38,14 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let database = URLRedaction.redact(configuration.database)
     let listening = parts.listening
     let groupHub = configuration.groupHub
+    let idleTimeout = ServerApplicationParts.timeAmount(max(configuration.idleTimeout, .milliseconds(100)))
     return Application(
         responder: responder,
-        // The group hub needs the WebSocket upgrade channel, which cannot yet carry the event-loop
-        // answers of fresh cache entries; without the hub, cached playlists take that fast path.
-        server: groupHub ? .guardedHTTP1(groups: parts.groups, logger: logger) : .guardedHTTP1(answers: answers),
+        // With the group hub, connections start in the WebSocket upgrade channel; fresh cache entries
+        // are answered on the event loop either way.
+        server: groupHub
+            ? .guardedHTTP1(groups: parts.groups, answers: answers, idleTimeout: idleTimeout, logger: logger)
+            : .guardedHTTP1(answers: answers, idleTimeout: idleTimeout),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.hostname, port: configuration.port),
             serverName: answers.serverName
@@ -273,7 +276,8 @@ struct ServerApplicationParts: Sendable {
             vodMetrics: self.vodMetrics,
             liveMetrics: self.liveMetrics,
             mediaMetrics: self.mediaMetrics,
-            serverName: serverName
+            serverName: serverName,
+            answered: self.metrics.eventLoopAnswerCounter()
         )
     }
 

@@ -256,3 +256,25 @@ private func splitAnswers(_ bytes: [UInt8]) -> [RawResponse] {
         }
     }
 }
+
+@Suite struct EventLoopAnswerChannelTests {
+    /// With the group hub's WebSocket upgrade channel (the default) as without it, requests for a
+    /// fresh playlist are answered on the event loop: `intermission_event_loop_answers_total` counts
+    /// every request after the one that rendered it, and the answers are the rendered bytes.
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func freshPlaylistsAreAnsweredOnTheEventLoop(groupHub: Bool) async throws {
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 100))
+        configuration.groupHub = groupHub
+        try await withServer(configuration) { client in
+            let first = try await client.get("/live/demo/prog.m3u8")
+            #expect(first.status == .ok)
+            for _ in 0..<5 {
+                let again = try await client.get("/live/demo/prog.m3u8")
+                #expect(again.status == .ok && again.bytes == first.bytes)
+            }
+            let metrics = String(decoding: try await client.get("/metrics").bytes, as: UTF8.self)
+            let line = metrics.split(separator: "\n").first { $0.hasPrefix("intermission_event_loop_answers_total ") }
+            #expect(line == "intermission_event_loop_answers_total 5", "group hub \(groupHub): \(line ?? "none")")
+        }
+    }
+}

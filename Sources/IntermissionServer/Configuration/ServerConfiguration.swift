@@ -36,12 +36,14 @@ public struct ServerConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// The date live loops start from when a channel sets none (midnight UTC of the start day when `nil`).
     public var defaultLiveStartDate: DateTime?
-    /// Whether the coordinated-playback hub (`/v1/groups/{id}` WebSockets) runs.
-    ///
-    /// With it off, fresh
-    /// cached playlists are answered on the event loop (the fastest path); with it on (the default),
-    /// the WebSocket upgrade channel serves them through Hummingbird's task.
+    /// Whether the coordinated-playback hub (`/v1/groups/{id}` WebSockets) runs (the default).
     public var groupHub: Bool
+    /// How long a connection may stay silent (no request arriving, none being answered) before the
+    /// server closes it; a client that connects and sends nothing holds no connection past this.
+    ///
+    /// Blocking playlist reloads and slow answers are not cut: the time counts only while no request
+    /// is being answered. Kept to 0.1 s through one day.
+    public var idleTimeout: Duration = .seconds(75)
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
     /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
     public var openedStore: (any AdStore)?

@@ -41,11 +41,13 @@ enum GroupSocket {
         return .upgrade([:]) { inbound, outbound, _ in
             let writer = SocketWriter(outbound: outbound)
             guard GroupSessions.isValidID(id) else {
+                await Self.pauseBeforeRefusing()
                 await writer.send(.error(code: "bad-group-id", message: "a group ID is 1 to 64 of A-Z a-z 0-9 . _ -"))
                 try? await outbound.close(.policyViolation, reason: "bad group ID")
                 return
             }
             guard let session = groups.arrive(at: groupID) else {
+                await Self.pauseBeforeRefusing()
                 await writer.send(
                     .error(code: "too-many-groups", message: "the server holds \(GroupSessions.maximumGroups) groups")
                 )
@@ -97,6 +99,20 @@ enum GroupSocket {
                 groups.forgetIfEmpty(session)
             }
         }
+    }
+
+    /// How long a refusal waits after the upgrade before it is sent.
+    static let refusalPause = Duration.milliseconds(500)
+
+    /// Waits ``refusalPause`` before a refusal that is sent without the client having said
+    /// anything.
+    ///
+    /// Frames the server writes right after its `101` answer can reach the client in the same read
+    /// as that answer, and WebSocket clients have lost such frames while still parsing HTTP (seen
+    /// here on a loaded machine with HummingbirdWSClient: the client then waited for ever). Every
+    /// other message the hub sends answers one from the client, so only refusals need the pause.
+    static func pauseBeforeRefusing() async {
+        try? await Task.sleep(for: Self.refusalPause)
     }
 
     /// A decoding error in the server's usual words (`ConfigurationFile.describe`), cut to a bounded

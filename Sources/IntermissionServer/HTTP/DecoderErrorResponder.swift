@@ -22,6 +22,9 @@ final class RequestLineTracker: ChannelInboundHandler {
     /// Set once a refusal is answered: what the client still sends is dropped unread (so closing
     /// the connection does not reset it before the client has read the answer).
     var discarding = false
+    /// Whether a whole request head has been decoded on the connection (set by
+    /// ``DecoderErrorResponder``).
+    var sawRequestHead = false
 
     /// Starts on the next message.
     func reset() {
@@ -67,7 +70,11 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = self.unwrapInboundIn(data)
-        if case .end = part { self.tracker.reset() }
+        switch part {
+        case .head: self.tracker.sawRequestHead = true
+        case .end: self.tracker.reset()
+        case .body: break
+        }
         context.fireChannelRead(data)
         // A WebSocket upgrade request: the decoder is about to leave the pipeline, and what follows
         // are WebSocket frames, which this handler must not see.
@@ -112,12 +119,14 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
     }
 
     /// Puts the request-line tracker first in a pipeline and a responder right after its HTTP
-    /// decoder, so requests the decoder refuses get a JSON answer.
-    static func install(in operations: ChannelPipeline.SynchronousOperations) throws {
+    /// decoder, so requests the decoder refuses get a JSON answer; returns the tracker.
+    @discardableResult
+    static func install(in operations: ChannelPipeline.SynchronousOperations) throws -> RequestLineTracker {
         let tracker = RequestLineTracker()
         try operations.addHandler(tracker, position: .first)
         let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         try operations.addHandler(DecoderErrorResponder(tracker: tracker), position: .after(decoder))
+        return tracker
     }
 
     /// The status, code and message for a decoder error.
@@ -169,12 +178,12 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 extension HTTPServerBuilder {
     /// HTTP/1.1 with the limits of ``InputLimits`` and JSON answers for requests the decoder refuses;
     /// with `answers`, fresh cache entries are answered on the event loop.
-    static func guardedHTTP1(answers: EventLoopAnswers? = nil) -> HTTPServerBuilder {
+    static func guardedHTTP1(answers: EventLoopAnswers? = nil, idleTimeout: TimeAmount? = nil) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             GuardedHTTP1Channel(
                 base: HTTP1Channel(
                     responder: responder,
-                    configuration: .init(httpDecoderConfiguration: InputLimits.decoder)
+                    configuration: .init(idleTimeout: idleTimeout, httpDecoderConfiguration: InputLimits.decoder)
                 ),
                 answers: answers
             )

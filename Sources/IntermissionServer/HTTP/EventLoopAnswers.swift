@@ -2,8 +2,10 @@ import AdInsertion
 import Glibc
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import NIOCore
 import NIOHTTPTypes
+import Prometheus
 
 /// An answer ready to be written: a status, header fields and the body (`nil` for none).
 struct PreparedAnswer {
@@ -37,6 +39,8 @@ struct EventLoopAnswers: Sendable {
     let mediaMetrics: ServerMetrics.BoundRoute
     /// The `Server` field of every answer (Hummingbird's `serverName`), or `nil`.
     let serverName: String?
+    /// `intermission_event_loop_answers_total`, or `nil` to count nothing beyond the routes.
+    var answered: Counter? = nil
 
     /// The answer to a request from a fresh entry, counted in its route's metrics, or `nil` when
     /// no fresh entry answers it (the request then goes to the responders, which render, load or
@@ -54,6 +58,7 @@ struct EventLoopAnswers: Sendable {
             let answer = entry.answer(to: request)
             let metrics = key.hasPrefix("/live/") ? self.liveMetrics : self.vodMetrics
             metrics.record(method: request.method, status: answer.status, duration: ContinuousClock.now - start)
+            self.answered?.increment()
             return answer
         }
         if let key = MediaFileCache.key(request.path) {
@@ -66,6 +71,7 @@ struct EventLoopAnswers: Sendable {
                     duration: ContinuousClock.now - start
                 )
             }
+            self.answered?.increment()
             return answer
         }
         return nil
@@ -174,5 +180,39 @@ final class EventLoopAnswerHandler: ChannelDuplexHandler, RemovableChannelHandle
             self.date = HTTPDate.format(secondsSince1970: Int64(second))
         }
         return self.date
+    }
+}
+
+/// Puts an ``EventLoopAnswerHandler`` in a connection that began in hummingbird-websocket's upgrade
+/// negotiation, once its first request turned out to be plain HTTP.
+///
+/// That channel adds Hummingbird's HTTP handlers (codec, these additional handlers, then
+/// `HTTPConnectionStateHandler`) only when the first request does not upgrade. This handler is
+/// added with them; at the first request part it reaches, it adds the answer handler right after
+/// the state handler (where ``GuardedHTTP1Channel`` puts it), passes the part on (through the new
+/// handler) and leaves the pipeline. A connection that upgrades never sees it.
+final class EventLoopAnswerInstaller: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+
+    private let answers: EventLoopAnswers
+    private var installed = false
+
+    init(answers: EventLoopAnswers) {
+        self.answers = answers
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if !self.installed {
+            self.installed = true
+            let operations = context.pipeline.syncOperations
+            if let state = try? operations.handler(type: HTTPConnectionStateHandler.self) {
+                try? operations.addHandler(EventLoopAnswerHandler(answers: self.answers), position: .after(state))
+            }
+            context.fireChannelRead(data)
+            operations.removeHandler(context: context, promise: nil)
+            return
+        }
+        context.fireChannelRead(data)
     }
 }

@@ -80,6 +80,16 @@ struct ServerMetrics: Sendable {
     static var storageFailures: MetricNameDescriptor {
         name("storage_failures", "total", "Failed storage writes, by operation and code.")
     }
+    /// `intermission_event_loop_answers_total`.
+    static var eventLoopAnswers: MetricNameDescriptor {
+        name(
+            "event_loop_answers",
+            "total",
+            "Requests answered from fresh cache entries on the connection's event loop (also counted by route)."
+        )
+    }
+    /// The counter of answers given on the event loop (see ``EventLoopAnswers``).
+    func eventLoopAnswerCounter() -> Counter { self.registry.makeCounter(descriptor: Self.eventLoopAnswers) }
     /// `intermission_breaks_total`.
     static var breaks: MetricNameDescriptor { name("breaks", "total", "Live breaks created or changed, by origin.") }
 

@@ -1,0 +1,231 @@
+import AdInsertion
+import Dispatch
+import Foundation
+import HLSPlaylist
+import Logging
+import NIOCore
+import ServiceLifecycle
+import Synchronization
+import Testing
+
+@testable import IntermissionServer
+
+/// A TCP connection to the server on loopback, driven with blocking socket calls on a dispatch
+/// queue (never on the Swift concurrency pool).
+final class RawConnection: Sendable {
+    let fd: Int32
+
+    /// Connects to `127.0.0.1:port`, retrying for up to 10 s while the server starts.
+    static func open(port: Int) async throws -> RawConnection {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while true {
+            if let connection = try? await offPool({ try RawConnection(port: port) }) { return connection }
+            guard ContinuousClock.now < deadline else { throw CocoaError(.fileReadUnknown) }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    private init(port: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw CocoaError(.fileReadUnknown) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = UInt16(port).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+        guard connected else {
+            close(fd)
+            throw CocoaError(.fileReadUnknown)
+        }
+        self.fd = fd
+    }
+
+    deinit { close(self.fd) }
+
+    /// Sends `text` as it is.
+    func send(_ text: String) async {
+        let bytes = Array(text.utf8)
+        await Self.offPool { _ = bytes.withUnsafeBytes { Foundation.send(self.fd, $0.baseAddress, $0.count, 0) } }
+    }
+
+    /// Reads until the server closes the connection, for at most `seconds`; whether it closed.
+    func closedByServer(within seconds: Int) async -> Bool {
+        await Self.offPool {
+            var timeout = timeval(tv_sec: seconds, tv_usec: 0)
+            setsockopt(self.fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { recv(self.fd, $0.baseAddress, $0.count, 0) }
+                if count == 0 { return true }  // end of stream: closed
+                if count < 0 { return errno == ECONNRESET }  // timed out (EAGAIN) or failed
+            }
+        }
+    }
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    private static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(returning: work()) }
+        }
+    }
+}
+
+/// A port nobody listens on now (the kernel's pick for a socket bound to port 0).
+func unusedPort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+        }
+    }
+    try #require(bound)
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Connections that never send a request: they hold neither a shutdown nor a connection slot for
+/// ever, with the group hub's WebSocket upgrade channel (the default) and without it.
+@Suite struct ConnectionLifecycleTests {
+    /// Starts the demo server on a free port, runs `body` with the port, then shuts the server down
+    /// gracefully; whether the service group ended within 20 s.
+    ///
+    /// The server runs in a task of its own, so a shutdown that hangs fails the test instead of
+    /// holding the test run.
+    static func shutdownEnds(
+        groupHub: Bool,
+        idleTimeout: Duration = .seconds(75),
+        _ body: @escaping @Sendable (Int) async throws -> Void
+    ) async throws -> Bool {
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 110))
+        configuration.port = try unusedPort()
+        configuration.groupHub = groupHub
+        configuration.idleTimeout = idleTimeout
+        configuration.logLevel = .critical
+        let app = try await buildApplication(configuration: configuration)
+        let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))
+        let ended = Mutex(false)
+        let running = Task {
+            try? await group.run()
+            ended.withLock { $0 = true }
+        }
+        try await body(configuration.port)
+        await group.triggerGracefulShutdown()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !ended.withLock({ $0 }) && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let finished = ended.withLock { $0 }
+        if finished { await running.value }
+        return finished
+    }
+
+    /// Connected, nothing sent (a browser's preconnect, a client shut down before its first
+    /// request, half a request head): a graceful shutdown still ends, and an answered request on
+    /// another connection is unaffected.
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func silentConnectionsDoNotHoldTheShutdown(groupHub: Bool) async throws {
+        let connections = Mutex<[RawConnection]>([])
+        let ended = try await Self.shutdownEnds(groupHub: groupHub) { port in
+            let silent = try await RawConnection.open(port: port)
+            let half = try await RawConnection.open(port: port)
+            await half.send("GET /health HT")
+            connections.withLock { $0 = [silent, half] }
+            // Give the server time to accept both before it is told to stop.
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(ended, "the shutdown waited for a connection that sent no request (group hub \(groupHub))")
+        for connection in connections.withLock({ $0 }) {
+            #expect(await connection.closedByServer(within: 5))
+        }
+    }
+
+    /// A connection that stays silent is closed after the idle timeout, whether it sent nothing or
+    /// half a request head; one that finished a request stays open for the next until then.
+    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    func silentConnectionsAreClosedAfterTheIdleTimeout(groupHub: Bool) async throws {
+        let ended = try await Self.shutdownEnds(groupHub: groupHub, idleTimeout: .milliseconds(500)) { port in
+            let silent = try await RawConnection.open(port: port)
+            let half = try await RawConnection.open(port: port)
+            await half.send("GET /health HTTP/1.1\r\nHost: x\r\n")
+            #expect(await silent.closedByServer(within: 10), "silent, group hub \(groupHub)")
+            #expect(await half.closedByServer(within: 10), "half a head, group hub \(groupHub)")
+        }
+        #expect(ended)
+    }
+
+    /// Out-of-range idle timeouts are kept to 0.1 s through one day.
+    @Test func theIdleTimeoutIsKeptInRange() {
+        let cases: [(Duration, Int64)] = [
+            (.seconds(-5), 100_000_000), (.zero, 100_000_000), (.seconds(75), 75_000_000_000),
+            (.seconds(Int64.max), 86_400_000_000_000),
+        ]
+        for (duration, nanoseconds) in cases {
+            let amount = ServerApplicationParts.timeAmount(max(duration, .milliseconds(100)))
+            #expect(amount.nanoseconds == nanoseconds, "\(duration)")
+        }
+    }
+
+    /// hummingbird-websocket's error for a connection that closed before its first request is
+    /// logged at `debug`; every other message passes unchanged.
+    @Test func anUnusedConnectionIsNotLoggedAsAnError() {
+        let captured = CapturedLogs()
+        var logger = Logger(label: "test") { _ in captured }
+        logger.logLevel = .trace
+        let quiet = GuardedWebSocketChannel.quietingUnusedConnections(logger)
+        quiet.error(
+            "Error handling upgrade result",
+            metadata: ["error.type": .string("\(ChannelError.inappropriateOperationForState)")]
+        )
+        quiet.error("Error handling upgrade result", metadata: ["error.type": .string("\(ChannelError.ioOnClosedChannel)")])
+        quiet.error("something else")
+        #expect(captured.levels == [.debug, .error, .error])
+
+        var infoLogger = logger
+        infoLogger.logLevel = .info
+        GuardedWebSocketChannel.quietingUnusedConnections(infoLogger).error(
+            "Error handling upgrade result",
+            metadata: ["error.type": .string("\(ChannelError.inappropriateOperationForState)")]
+        )
+        #expect(captured.levels == [.debug, .error, .error])
+    }
+}
+
+/// A log handler that records the levels of what it is given.
+final class CapturedLogs: LogHandler, Sendable {
+    private let state = Mutex<(levels: [Logger.Level], level: Logger.Level)>(([], .trace))
+
+    var levels: [Logger.Level] { self.state.withLock { $0.levels } }
+
+    var logLevel: Logger.Level {
+        get { self.state.withLock { $0.level } }
+        set { self.state.withLock { $0.level = newValue } }
+    }
+
+    var metadata: Logger.Metadata {
+        get { [:] }
+        set {}
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { nil }
+        set {}
+    }
+
+    func log(event: LogEvent) {
+        self.state.withLock { $0.levels.append(event.level) }
+    }
+}
