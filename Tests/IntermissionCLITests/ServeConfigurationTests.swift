@@ -42,7 +42,7 @@ struct ServeConfigurationTests {
 
     @Test(arguments: ["70000", "-1", "65536", "1e300", "0x1F90", "9223372036854775808"]) func aBadPortExits2(
         _ port: String
-    ) throws {
+    ) async throws {
         let result = try await Self.serve(["--demo", "--database", "memory:", "--port=\(port)"])
         #expect(!result.killed, "the server started on --port \(port)")
         #expect(result.status == 2, "\(result.stderr)")
