@@ -542,8 +542,8 @@ enum CrossCheck {
     /// Runs a command to completion (at most `timeout` seconds; then SIGKILL), returning its status,
     /// without blocking a cooperative thread; a cancelled test (time limit) kills the command too.
     ///
-    /// The command runs in a session of its own (setsid), so that killing its process group also
-    /// ends the Chromium it started; cdp_run.py stops its own Chromium, but Chromium's helpers may
+    /// The command leads a process group of its own (Foundation starts it so), so that killing the
+    /// group also ends the Chromium it started; cdp_run.py stops its own Chromium, but Chromium's helpers may
     /// outlive it briefly, so what is left of the group gets SIGKILL after the command exits.
     static func run(_ arguments: [String], timeout: Int) async throws -> Int32 {
         try await runProcess(

@@ -36,8 +36,9 @@ public struct ProcessResult: Sendable {
 ///     (a reader that waits for more input never sees end of file).
 ///   - captureOutput: Capture standard output and standard error; when `false` both go to
 ///     `/dev/null`.
-///   - newProcessGroup: Start the child through `setsid` (when the machine has it), so that a kill
-///     reaches its descendants; whatever is left of the group gets SIGKILL after the child exits.
+///   - newProcessGroup: Kill the child's whole process group (Foundation makes each child the leader
+///     of its own), so that a kill reaches its descendants; whatever is left of the group gets
+///     SIGKILL after the child exits.
 ///   - timeout: How long to wait for it to exit before SIGKILL; `nil` waits as long as it takes.
 public func runProcess(
     _ executable: URL,
@@ -51,14 +52,8 @@ public func runProcess(
     timeout: Duration? = nil
 ) async throws -> ProcessResult {
     let process = Process()
-    let setsid = newProcessGroup ? setsidPath : nil
-    if let setsid {
-        process.executableURL = URL(fileURLWithPath: setsid)
-        process.arguments = [executable.path] + arguments
-    } else {
-        process.executableURL = executable
-        process.arguments = arguments
-    }
+    process.executableURL = executable
+    process.arguments = arguments
     if let currentDirectory { process.currentDirectoryURL = currentDirectory }
     if let environment { process.environment = environment }
     let input = Pipe()
@@ -71,7 +66,10 @@ public func runProcess(
     process.terminationHandler = { _ in exit.fire() }
     try process.run()
     let pid = process.processIdentifier
-    let target = setsid == nil ? pid : -pid
+    // Foundation starts every child as the leader of a process group of its own (an earlier `setsid`
+    // wrapper then forked, and the command outlived the process we waited for); kill that group.
+    let grouped = newProcessGroup && getpgid(pid) == pid
+    let target = grouped ? -pid : pid
 
     async let stdout = drain(output)
     async let stderr = drain(errors)
@@ -97,7 +95,7 @@ public func runProcess(
     killer?.cancel()
     // Linux does not hand out a pid while a process group still uses it as its id, so this reaches
     // only what the command started and left behind.
-    if setsid != nil { _ = kill(-pid, SIGKILL) }
+    if grouped { _ = kill(-pid, SIGKILL) }
     if keepStdinOpen { try? writer.close() }
     return ProcessResult(
         status: process.terminationStatus,
@@ -106,11 +104,6 @@ public func runProcess(
         stderr: await stderr,
         killed: exit.wasKilled
     )
-}
-
-/// util-linux's setsid, when the machine has it.
-private let setsidPath = ["/usr/bin/setsid", "/bin/setsid"].first {
-    FileManager.default.isExecutableFile(atPath: $0)
 }
 
 /// Reads `pipe` to its end on a dedicated queue; empty without a pipe.
