@@ -28,7 +28,11 @@ enum CLI {
             currentDirectory: repository,
             stdin: stdin
         )
-        return Output(status: result.status, stdout: result.stdout, stderr: String(decoding: result.stderr, as: UTF8.self))
+        return Output(
+            status: result.status,
+            stdout: result.stdout,
+            stderr: String(decoding: result.stderr, as: UTF8.self)
+        )
     }
 }
 

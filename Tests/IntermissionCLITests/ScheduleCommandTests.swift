@@ -121,7 +121,9 @@ import FoundationXML
     }
 
     @Test func playedOnceEventsAndNoInterstitials() async throws {
-        let played = try await self.json(["schedule", "Examples/vod-interstitials.m3u8", "--json", "--played", "preroll"])
+        let played = try await self.json([
+            "schedule", "Examples/vod-interstitials.m3u8", "--json", "--played", "preroll",
+        ])
         let timeline = try #require(played["timeline"] as? [[String: Any]])
         #expect(timeline.first?["kind"] as? String == "primary")
         let off = try await self.json(["schedule", "Examples/vod-interstitials.m3u8", "--json", "--no-interstitials"])

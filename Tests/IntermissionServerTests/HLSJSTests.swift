@@ -143,7 +143,8 @@ final class PageServer: Sendable {
     let port: Int
 
     convenience init?(directory: URL) async {
-        await self.init(arguments: ["-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]) { text in
+        await self.init(arguments: ["-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]) {
+            text in
             // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
             guard let range = text.range(of: "port ") else { return nil }
             return Int(text[range.upperBound...].prefix { $0.isNumber })
