@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 
 /// Runs the command-line tools the referee tests use (Python's m3u8, ffmpeg).
 enum ExternalTools {
@@ -11,37 +12,39 @@ enum ExternalTools {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], currentDirectory: URL? = nil) -> Result? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-        let out = Pipe()
-        // Standard error goes to a file so that neither pipe can fill up and block the child.
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        guard let errorHandle = try? FileHandle(forWritingTo: errorFile) else { return nil }
-        process.standardOutput = out
-        process.standardError = errorHandle
-        do { try process.run() } catch { return nil }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try? errorHandle.close()
-        let errors = (try? Data(contentsOf: errorFile)) ?? Data()
+    /// Runs `arguments` through `/usr/bin/env` to its exit; `nil` when it cannot start.
+    static func run(_ arguments: [String], currentDirectory: URL? = nil) async -> Result? {
+        guard
+            let result = try? await runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                arguments,
+                currentDirectory: currentDirectory
+            )
+        else { return nil }
         return Result(
-            status: process.terminationStatus,
-            stdout: output,
-            stderr: String(decoding: errors, as: UTF8.self)
+            status: result.status,
+            stdout: Data(result.stdout),
+            stderr: String(decoding: result.stderr, as: UTF8.self)
         )
     }
 
-    static func available(_ check: [String]) -> Bool {
-        run(check)?.status == 0
+    /// Whether `check` runs and exits 0.
+    static func available(_ check: [String]) async -> Bool {
+        await run(check)?.status == 0
     }
 
-    static let hasPythonM3U8 = available(["python3", "-c", "import m3u8"])
-    static let hasFFmpeg = available(["ffmpeg", "-version"])
+    /// Whether Python's m3u8 package imports (probed once, off the pool's threads).
+    static var hasPythonM3U8: Bool {
+        get async { await pythonM3U8Probe.value }
+    }
+
+    /// Whether ffmpeg runs (probed once, off the pool's threads).
+    static var hasFFmpeg: Bool {
+        get async { await ffmpegProbe.value }
+    }
+
+    private static let pythonM3U8Probe = Task { await available(["python3", "-c", "import m3u8"]) }
+    private static let ffmpegProbe = Task { await available(["ffmpeg", "-version"]) }
 
     static func temporaryDirectory(_ name: String) -> URL {
         let url = FileManager.default.temporaryDirectory

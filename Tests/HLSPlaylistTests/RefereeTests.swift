@@ -5,9 +5,9 @@ import Testing
 
 /// Python's `m3u8` package (PyPI 6.x) reads what we serialize and must agree with our model.
 @Suite(.serialized) struct RefereeTests {
-    @Test(.enabled(if: ExternalTools.hasPythonM3U8 || ExternalTools.required))
-    func pythonM3U8AgreesWithOurModel() throws {
-        try #require(ExternalTools.hasPythonM3U8, "python3 with m3u8 is required (pip install 'm3u8>=6,<7')")
+    @Test(.enabled { await ExternalTools.hasPythonM3U8 || ExternalTools.required })
+    func pythonM3U8AgreesWithOurModel() async throws {
+        try #require(await ExternalTools.hasPythonM3U8, "python3 with m3u8 is required (pip install 'm3u8>=6,<7')")
         let fixtures = Fixture.all(in: "playlists")
         let dir = ExternalTools.temporaryDirectory("referee")
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -22,7 +22,7 @@ import Testing
             paths.append(path)
         }
         let script = Fixture.repository.appendingPathComponent("scripts/referee_m3u8.py").path
-        let result = try #require(ExternalTools.run(["python3", script] + paths))
+        let result = try #require(await ExternalTools.run(["python3", script] + paths))
         let lines = result.stdout.split(separator: UInt8(ascii: "\n"))
         #expect(lines.count == paths.count, "\(result.stderr)")
         var compared = 0
@@ -56,13 +56,13 @@ import Testing
 
 /// Playlists written by ffmpeg (generated in the test run) round-trip and parse without errors.
 @Suite(.serialized) struct FFmpegPlaylistTests {
-    @Test(.enabled(if: ExternalTools.hasFFmpeg || ExternalTools.required))
-    func ffmpegPlaylistsRoundTrip() throws {
-        try #require(ExternalTools.hasFFmpeg, "ffmpeg is required (apt-get install ffmpeg)")
+    @Test(.enabled { await ExternalTools.hasFFmpeg || ExternalTools.required })
+    func ffmpegPlaylistsRoundTrip() async throws {
+        try #require(await ExternalTools.hasFFmpeg, "ffmpeg is required (apt-get install ffmpeg)")
         let dir = ExternalTools.temporaryDirectory("ffmpeg")
         defer { try? FileManager.default.removeItem(at: dir) }
         let script = Fixture.repository.appendingPathComponent("scripts/make-ffmpeg-playlists.sh").path
-        let result = try #require(ExternalTools.run(["bash", script, dir.path]))
+        let result = try #require(await ExternalTools.run(["bash", script, dir.path]))
         #expect(result.status == 0, "\(result.stderr)")
         let enumerator = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil)
         var playlists: [URL] = []

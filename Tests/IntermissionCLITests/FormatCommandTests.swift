@@ -20,28 +20,19 @@ enum CLI {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], stdin: [UInt8]? = nil) throws -> Output {
-        let process = Process()
-        process.executableURL = productsDirectory.appendingPathComponent("intermission")
-        process.arguments = arguments
-        process.currentDirectoryURL = repository
-        let out = Pipe()
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("cli-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let errorHandle = try FileHandle(forWritingTo: errorFile)
-        process.standardOutput = out
-        process.standardError = errorHandle
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
-        try input.fileHandleForWriting.close()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try errorHandle.close()
-        let errors = String(decoding: try Data(contentsOf: errorFile), as: UTF8.self)
-        return Output(status: process.terminationStatus, stdout: [UInt8](data), stderr: errors)
+    /// Runs the binary with `arguments` in the repository folder, `stdin` as its input, to its exit.
+    static func run(_ arguments: [String], stdin: [UInt8]? = nil) async throws -> Output {
+        let result = try await runProcess(
+            productsDirectory.appendingPathComponent("intermission"),
+            arguments,
+            currentDirectory: repository,
+            stdin: stdin
+        )
+        return Output(
+            status: result.status,
+            stdout: result.stdout,
+            stderr: String(decoding: result.stderr, as: UTF8.self)
+        )
     }
 }
 
@@ -50,32 +41,32 @@ enum CLI {
         "Examples/vod-interstitials.m3u8", "Examples/multivariant.m3u8",
         "Tests/Fixtures/playlists/odd-crlf-line-endings.m3u8",
     ])
-    func formatPrintsTheInputByteForByte(_ path: String) throws {
+    func formatPrintsTheInputByteForByte(_ path: String) async throws {
         let input = [UInt8](try Data(contentsOf: CLI.repository.appendingPathComponent(path)))
-        let result = try CLI.run(["format", path])
+        let result = try await CLI.run(["format", path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == input)
-        let check = try CLI.run(["format", path, "--check"])
+        let check = try await CLI.run(["format", path, "--check"])
         #expect(check.status == 0)
         #expect(check.stdout.isEmpty)
     }
 
-    @Test func readsStandardInput() throws {
+    @Test func readsStandardInput() async throws {
         let text = Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts\n".utf8)
-        let result = try CLI.run(["format", "-"], stdin: text)
+        let result = try await CLI.run(["format", "-"], stdin: text)
         #expect(result.status == 0)
         #expect(result.stdout == text)
     }
 
-    @Test func unusableInputExitsTwoWithOneLineReason() throws {
-        let missing = try CLI.run(["format", "no/such/file.m3u8"])
+    @Test func unusableInputExitsTwoWithOneLineReason() async throws {
+        let missing = try await CLI.run(["format", "no/such/file.m3u8"])
         #expect(missing.status == 2)
         #expect(missing.stderr.split(separator: "\n").count == 1)
         #expect(missing.stderr.contains("no such file"))
-        let notPlaylist = try CLI.run(["format", "README.md"])
+        let notPlaylist = try await CLI.run(["format", "README.md"])
         #expect(notPlaylist.status == 2)
         #expect(notPlaylist.stderr.contains("not a playlist"))
-        let unreachable = try CLI.run(["format", "http://127.0.0.1:9/main.m3u8"])
+        let unreachable = try await CLI.run(["format", "http://127.0.0.1:9/main.m3u8"])
         #expect(unreachable.status == 2)
         #expect(unreachable.stderr.split(separator: "\n").count == 1)
     }
@@ -86,7 +77,7 @@ final class StaticServer {
     let process = Process()
     let port: Int
 
-    init?(directory: URL) {
+    init?(directory: URL) async {
         let out = Pipe()
         self.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         self.process.arguments = [
@@ -99,7 +90,7 @@ final class StaticServer {
         var text = ""
         let deadline = Date().addingTimeInterval(10)
         while !text.contains("port "), Date() < deadline {
-            let chunk = out.fileHandleForReading.availableData
+            let chunk = await firstChunk(of: out.fileHandleForReading)
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
@@ -107,7 +98,6 @@ final class StaticServer {
             let port = Int(text[range.upperBound...].prefix { $0.isNumber })
         else {
             kill(self.process.processIdentifier, SIGKILL)
-            self.process.waitUntilExit()
             return nil
         }
         self.port = port
@@ -115,28 +105,28 @@ final class StaticServer {
 
     /// Stops the server.
     ///
-    /// SIGKILL, because the child may inherit a signal mask that blocks SIGTERM.
+    /// SIGKILL, because the child may inherit a signal mask that blocks SIGTERM. It does not wait
+    /// for the exit (that would block a thread of the concurrency pool); Foundation reaps the child.
     func stop() {
         guard self.process.isRunning else { return }
         kill(self.process.processIdentifier, SIGKILL)
-        self.process.waitUntilExit()
     }
 
     deinit { self.stop() }
 }
 
 @Suite struct FormatOverHTTPTests {
-    @Test func formatsAPlaylistFetchedOverHTTP() throws {
-        let server = try #require(StaticServer(directory: CLI.repository.appendingPathComponent("Examples")))
+    @Test func formatsAPlaylistFetchedOverHTTP() async throws {
+        let server = try #require(await StaticServer(directory: CLI.repository.appendingPathComponent("Examples")))
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)/vod-interstitials.m3u8"
         let expected = [UInt8](
             try Data(contentsOf: CLI.repository.appendingPathComponent("Examples/vod-interstitials.m3u8"))
         )
-        let result = try CLI.run(["format", url])
+        let result = try await CLI.run(["format", url])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout == expected)
-        let missing = try CLI.run(["format", "http://127.0.0.1:\(server.port)/nope.m3u8"])
+        let missing = try await CLI.run(["format", "http://127.0.0.1:\(server.port)/nope.m3u8"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("404"))
     }

@@ -56,15 +56,15 @@ import Testing
         _ = try await server.terminate()
     }
 
-    @Test func badGroupURLsAreRefused() throws {
+    @Test func badGroupURLsAreRefused() async throws {
         for url in [
             "ftp://h/v1/groups/a", "ws://h/elsewhere", "ws://h/v1/groups/a b", String(repeating: "w", count: 3_000),
         ] {
-            let result = try CLI.run(["group", url, "http://127.0.0.1:1/x.m3u8"])
+            let result = try await CLI.run(["group", url, "http://127.0.0.1:1/x.m3u8"])
             #expect(result.status == 64, "\(url.prefix(30)): \(result.stderr)")
             #expect(result.stderr.contains("group URL"))
         }
-        let badUntil = try CLI.run(["group", "ws://h/v1/groups/a", "http://127.0.0.1:1/x.m3u8", "--until", "nan"])
+        let badUntil = try await CLI.run(["group", "ws://h/v1/groups/a", "http://127.0.0.1:1/x.m3u8", "--until", "nan"])
         #expect(badUntil.status == 64)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -10,40 +11,33 @@ import Glibc
 struct InputAndNetworkTests {
     /// Runs the CLI with a standard input that stays open until the process exits (a pipe whose
     /// writer never closes), after writing `head`; kills it after `limit` seconds.
-    static func runWithOpenInput(_ arguments: [String], head: [UInt8], limit: Double = 20) throws -> CLI.Output {
-        let process = Process()
-        process.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
-        process.arguments = arguments
-        process.currentDirectoryURL = CLI.repository
-        let input = Pipe()
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        input.fileHandleForWriting.write(Data(head))
-        let deadline = Date().addingTimeInterval(limit)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try input.fileHandleForWriting.close()
-        let stdout = output.fileHandleForReading.readDataToEndOfFile()
-        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+    static func runWithOpenInput(
+        _ arguments: [String],
+        head: [UInt8],
+        limit: Double = 20
+    ) async throws -> CLI.Output {
+        let result = try await runProcess(
+            CLI.productsDirectory.appendingPathComponent("intermission"),
+            arguments,
+            currentDirectory: CLI.repository,
+            stdin: head,
+            keepStdinOpen: true,
+            timeout: .milliseconds(Int(limit * 1000))
+        )
         return CLI.Output(
-            status: process.terminationStatus,
-            stdout: [UInt8](stdout),
-            stderr: String(decoding: stderr, as: UTF8.self)
+            status: result.status,
+            stdout: result.stdout,
+            stderr: String(decoding: result.stderr, as: UTF8.self)
         )
     }
 
     @Test(arguments: ["validate", "format", "schedule", "insert"])
-    func openPipeWithABadFirstLineIsAnsweredAtOnce(_ command: String) throws {
+    func openPipeWithABadFirstLineIsAnsweredAtOnce(_ command: String) async throws {
         var arguments = [command, "-"]
         if command == "insert" {
             arguments += ["--id", "a", "--start", "1", "--asset-uri", "https://a.example/a.m3u8"]
         }
-        let result = try Self.runWithOpenInput(arguments, head: Array("<html>\n<body>".utf8))
+        let result = try await Self.runWithOpenInput(arguments, head: Array("<html>\n<body>".utf8))
         #expect(result.status == 2, "\(command): \(result.stderr)")
         #expect(
             result.stderr == "intermission: <stdin>: not a playlist (the first line is not #EXTM3U)\n",
@@ -51,7 +45,7 @@ struct InputAndNetworkTests {
         )
     }
 
-    @Test func namedPipeWithABadFirstLineIsAnsweredAtOnce() throws {
+    @Test func namedPipeWithABadFirstLineIsAnsweredAtOnce() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("fifo-\(UUID().uuidString)").path
         #expect(mkfifo(path, 0o600) == 0)
         defer { unlink(path) }
@@ -65,18 +59,18 @@ struct InputAndNetworkTests {
             close(fd)
         }
         writer.start()
-        let result = try CLI.run(["validate", path])
+        let result = try await CLI.run(["validate", path])
         #expect(result.status == 2)
         #expect(result.stderr == "intermission: \(path): not a playlist (the first line is not #EXTM3U)\n")
     }
 
-    @Test func hugeFileWithABadFirstLineIsRefusedFromItsHead() throws {
+    @Test func hugeFileWithABadFirstLineIsRefusedFromItsHead() async throws {
         // 100 MB of not-a-playlist, made sparse (holes read as zero bytes) so the test writes little.
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("big-\(UUID().uuidString).m3u8")
         _ = FileManager.default.createFile(atPath: url.path, contents: Data("#EXTM3X\n".utf8))
         defer { try? FileManager.default.removeItem(at: url) }
         #expect(truncate(url.path, 100_000_000) == 0)
-        let result = try CLI.run(["validate", url.path])
+        let result = try await CLI.run(["validate", url.path])
         #expect(result.status == 2)
         #expect(result.stderr == "intermission: \(url.path): not a playlist (the first line is not #EXTM3U)\n")
         // A BOM before #EXTM3U is fine; a lone BOM or an empty file is not a playlist.
@@ -84,18 +78,18 @@ struct InputAndNetworkTests {
             ([0xEF, 0xBB, 0xBF] + Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\n".utf8), true),
             ([0xEF, 0xBB, 0xBF], false), ([], false), (Array("#EXTM3".utf8), false),
         ] as [([UInt8], Bool)] {
-            let result = try CLI.run(["format", "-"], stdin: bytes)
+            let result = try await CLI.run(["format", "-"], stdin: bytes)
             #expect((result.status == 0) == ok, "\(bytes)")
         }
     }
 
-    @Test func refusedConnectionIsSaidInWords() throws {
+    @Test func refusedConnectionIsSaidInWords() async throws {
         for command in ["validate", "format", "schedule"] {
-            let result = try CLI.run([command, "http://127.0.0.1:1/main.m3u8", "--timeout", "5"])
+            let result = try await CLI.run([command, "http://127.0.0.1:1/main.m3u8", "--timeout", "5"])
             #expect(result.status == 2, "\(command)")
             #expect(result.stderr == "intermission: cannot connect to 127.0.0.1:1: connection refused\n", "\(command)")
         }
-        let play = try CLI.run(["play", "http://127.0.0.1:1/main.m3u8", "--json", "--timeout", "5"])
+        let play = try await CLI.run(["play", "http://127.0.0.1:1/main.m3u8", "--json", "--timeout", "5"])
         #expect(play.status == 2)
         #expect(
             play.stderr.hasSuffix("intermission: cannot connect to 127.0.0.1:1: connection refused\n"),
@@ -122,17 +116,17 @@ struct InputAndNetworkTests {
         return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
-    @Test func silentServerTimesOutWithTheGivenTimeout() throws {
+    @Test func silentServerTimesOutWithTheGivenTimeout() async throws {
         let (fd, port) = try Self.silentListener()
         defer { close(fd) }
         let url = "http://127.0.0.1:\(port)/main.m3u8"
         let started = Date()
-        let result = try CLI.run(["validate", url, "--timeout", "1"])
+        let result = try await CLI.run(["validate", url, "--timeout", "1"])
         #expect(result.status == 2)
         #expect(result.stderr == "intermission: no answer from \(url) within 1 s\n")
         // Generous: the default is 30 s, so this shows --timeout took effect.
         #expect(Date().timeIntervalSince(started) < 20)
-        let play = try CLI.run(["play", url, "--json", "--timeout", "1.5"])
+        let play = try await CLI.run(["play", url, "--json", "--timeout", "1.5"])
         #expect(play.status == 2)
         #expect(play.stderr.hasSuffix("intermission: no answer from \(url) within 1.5 s\n"), "\(play.stderr)")
     }
@@ -141,9 +135,9 @@ struct InputAndNetworkTests {
         "0", "-1", "-0", "nan", "inf", "1e308", "1e3", "0x10", "3600.001", "1234567890123456789012345678901234567890",
         " 5",
     ])
-    func timeoutOutsideItsRangeIsRefused(_ value: String) throws {
+    func timeoutOutsideItsRangeIsRefused(_ value: String) async throws {
         // `--timeout=VALUE`, so that "-1" is not taken for an option.
-        let result = try CLI.run(["format", "Examples/vod-interstitials.m3u8", "--timeout=\(value)"])
+        let result = try await CLI.run(["format", "Examples/vod-interstitials.m3u8", "--timeout=\(value)"])
         #expect(result.status != 0, "\(value)")
         #expect(result.stderr.contains("--timeout takes seconds from 0.001 to 3600"), "\(value): \(result.stderr)")
     }
@@ -152,20 +146,20 @@ struct InputAndNetworkTests {
         "-1", "-0", "nan", "inf", "1e308", "1e3", "0x10", "1000000000.001", "1234567890123456789012345678901234567890",
         " 5",
     ])
-    func skipTimeOutsideItsRangeIsRefused(_ value: String) throws {
-        let result = try CLI.run(["play", "http://127.0.0.1:1/main.m3u8", "--skip=\(value)"])
+    func skipTimeOutsideItsRangeIsRefused(_ value: String) async throws {
+        let result = try await CLI.run(["play", "http://127.0.0.1:1/main.m3u8", "--skip=\(value)"])
         #expect(result.status != 0, "\(value)")
         #expect(result.stderr.contains("--skip takes clock seconds from 0 to 1e9"), "\(value): \(result.stderr)")
     }
 
-    @Test func timeoutInsideItsRangeIsAccepted() throws {
+    @Test func timeoutInsideItsRangeIsAccepted() async throws {
         for value in ["0.001", "30", "3600", "2.5"] {
-            let result = try CLI.run(["format", "Examples/vod-interstitials.m3u8", "--timeout", value])
+            let result = try await CLI.run(["format", "Examples/vod-interstitials.m3u8", "--timeout", value])
             #expect(result.status == 0, "\(value): \(result.stderr)")
         }
     }
 
-    @Test func scheduleReportsUnusableEventsOnStandardError() throws {
+    @Test func scheduleReportsUnusableEventsOnStandardError() async throws {
         let text = """
             #EXTM3U
             #EXT-X-TARGETDURATION:10
@@ -177,14 +171,14 @@ struct InputAndNetworkTests {
             #EXT-X-ENDLIST
 
             """
-        let result = try CLI.run(["schedule", "-", "--json"], stdin: Array(text.utf8))
+        let result = try await CLI.run(["schedule", "-", "--json"], stdin: Array(text.utf8))
         #expect(result.status == 0)
         #expect(result.stderr.contains("<stdin>:5:"))
         #expect(result.stderr.contains("error[INT-CUE-PRE-POST]"))
         #expect(String(decoding: result.stdout, as: UTF8.self).contains("\"unusable\""))
     }
 
-    @Test func insertRefusesNumbersOutOfRange() throws {
+    @Test func insertRefusesNumbersOutOfRange() async throws {
         let playlist = Array(
             "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n#EXTINF:4,\na.ts\n#EXT-X-ENDLIST\n".utf8
         )
@@ -199,11 +193,11 @@ struct InputAndNetworkTests {
             (["--start", "1", "--resume-offset=nan"], "--resume-offset takes decimal seconds"),
         ]
         for (extra, message) in cases {
-            let result = try CLI.run(base + extra, stdin: playlist)
+            let result = try await CLI.run(base + extra, stdin: playlist)
             #expect(result.status != 0, "\(extra)")
             #expect(result.stderr.contains(message), "\(extra): \(result.stderr)")
         }
-        let fine = try CLI.run(
+        let fine = try await CLI.run(
             base + ["--start", "1", "--duration=0", "--resume-offset=-9223372036", "--playout-limit=0.5"],
             stdin: playlist
         )

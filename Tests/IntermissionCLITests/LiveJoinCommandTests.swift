@@ -46,13 +46,8 @@ struct LiveJoinCommandTests {
         try #require(wait > 0, "the server took more than 20 s to start")
         try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
 
-        // 8 s of the ad, then 2 s of the primary. (Off the cooperative threads: it blocks until the
-        // player exits.)
-        let played = try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async {
-                continuation.resume(with: Result { try CLI.run(["play", url, "--json", "--until", "10"]) })
-            }
-        }
+        // 8 s of the ad, then 2 s of the primary.
+        let played = try await CLI.run(["play", url, "--json", "--until", "10"])
         #expect(played.status == 0, "\(played.stderr)")
         let entries = jsonLines(played.stdout)
         let text = String(decoding: played.stdout, as: UTF8.self)

@@ -6,16 +6,16 @@ import FoundationXML
 #endif
 
 @Suite struct ScheduleCommandTests {
-    func json(_ arguments: [String]) throws -> [String: Any] {
-        let result = try CLI.run(arguments)
+    func json(_ arguments: [String]) async throws -> [String: Any] {
+        let result = try await CLI.run(arguments)
         #expect(result.status == 0, "\(result.stderr)")
         return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
     }
 
     /// The example's expected playout (see Examples/README.md): pre-roll 0–15, primary 0–30, a
     /// 35 s pod, primary 30–60, post-roll 10 s.
-    @Test func vodExampleFollowsTheJSONContract() throws {
-        let object = try self.json(["schedule", "Examples/vod-interstitials.m3u8", "--json"])
+    @Test func vodExampleFollowsTheJSONContract() async throws {
+        let object = try await self.json(["schedule", "Examples/vod-interstitials.m3u8", "--json"])
         #expect(object["live"] as? Bool == false)
         #expect(object["primaryDuration"] as? Double == 60)
         let events = try #require(object["events"] as? [[String: Any]])
@@ -43,8 +43,8 @@ import FoundationXML
         #expect(timeline[2]["integratedStart"] as? Double == timeline[2]["integratedEnd"] as? Double)
     }
 
-    @Test func liveJoinReportsTheStartOffset() throws {
-        let object = try self.json([
+    @Test func liveJoinReportsTheStartOffset() async throws {
+        let object = try await self.json([
             "schedule", "Tests/Fixtures/playlists/seed-wwdc22-live-join-start-offset.m3u8", "--live-join", "--json",
         ])
         #expect(object["live"] as? Bool == true)
@@ -53,10 +53,10 @@ import FoundationXML
         #expect(start["event"] as? String != nil)
     }
 
-    @Test func tableAndSVG() throws {
+    @Test func tableAndSVG() async throws {
         let svg = FileManager.default.temporaryDirectory.appendingPathComponent("schedule-\(UUID().uuidString).svg")
         defer { try? FileManager.default.removeItem(at: svg) }
-        let result = try CLI.run(["schedule", "Examples/vod-interstitials.m3u8", "--svg", svg.path])
+        let result = try await CLI.run(["schedule", "Examples/vod-interstitials.m3u8", "--svg", svg.path])
         #expect(result.status == 0)
         let table = String(decoding: result.stdout, as: UTF8.self)
         #expect(table.contains("midroll-2"))
@@ -70,22 +70,22 @@ import FoundationXML
     }
 
     /// Writes `text` to a temporary playlist and runs `intermission schedule` on it with `--svg`.
-    func tableAndPicture(of text: String) throws -> (table: String, svg: String) {
+    func tableAndPicture(of text: String) async throws -> (table: String, svg: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("schedule-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let playlist = folder.appendingPathComponent("main.m3u8")
         try Data(text.utf8).write(to: playlist)
         let svg = folder.appendingPathComponent("picture.svg")
-        let result = try CLI.run(["schedule", playlist.path, "--svg", svg.path])
+        let result = try await CLI.run(["schedule", playlist.path, "--svg", svg.path])
         #expect(result.status == 0, "\(result.stderr)")
         return (
             String(decoding: result.stdout, as: UTF8.self), String(decoding: try Data(contentsOf: svg), as: UTF8.self)
         )
     }
 
-    @Test func tableHasOneRowPerItem() throws {
-        let result = try CLI.run(["schedule", "Tests/Fixtures/playlists/seed-wwdc23-plans-abc.m3u8"])
+    @Test func tableHasOneRowPerItem() async throws {
+        let result = try await CLI.run(["schedule", "Tests/Fixtures/playlists/seed-wwdc23-plans-abc.m3u8"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
         // The fixture: a 10 s VOD primary with a 20 s pod of two events at 5 s (SKIP restricted).
@@ -95,7 +95,7 @@ import FoundationXML
         #expect(lines[3] == "1  interstitial  ad1    5        5–15     5–5         5       SKIP")
     }
 
-    @Test func pictureEscapesMarkupAndSurvivesExtremeTimes() throws {
+    @Test func pictureEscapesMarkupAndSurvivesExtremeTimes() async throws {
         let text = """
             #EXTM3U
             #EXT-X-VERSION:7
@@ -111,7 +111,7 @@ import FoundationXML
             #EXT-X-ENDLIST
 
             """
-        let (table, svg) = try self.tableAndPicture(of: text)
+        let (table, svg) = try await self.tableAndPicture(of: text)
         #expect(table.contains("a<b&c"))
         #expect(svg.contains("a&lt;b&amp;c") && !svg.contains("a<b"))
         #expect(svg.contains(">SKIP</text>") && svg.contains(">JUMP</text>"))
@@ -120,13 +120,15 @@ import FoundationXML
         #expect(!svg.contains("nan") && !svg.contains("inf"))
     }
 
-    @Test func playedOnceEventsAndNoInterstitials() throws {
-        let played = try self.json(["schedule", "Examples/vod-interstitials.m3u8", "--json", "--played", "preroll"])
+    @Test func playedOnceEventsAndNoInterstitials() async throws {
+        let played = try await self.json([
+            "schedule", "Examples/vod-interstitials.m3u8", "--json", "--played", "preroll",
+        ])
         let timeline = try #require(played["timeline"] as? [[String: Any]])
         #expect(timeline.first?["kind"] as? String == "primary")
-        let off = try self.json(["schedule", "Examples/vod-interstitials.m3u8", "--json", "--no-interstitials"])
+        let off = try await self.json(["schedule", "Examples/vod-interstitials.m3u8", "--json", "--no-interstitials"])
         #expect((off["timeline"] as? [[String: Any]])?.count == 1)
-        let bad = try CLI.run(["schedule", "Examples/vod-interstitials.m3u8", "--start", "soon"])
+        let bad = try await CLI.run(["schedule", "Examples/vod-interstitials.m3u8", "--start", "soon"])
         #expect(bad.status != 0)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 /// `intermission serve` refuses bad settings at start, through the built binary: exit 2 and a
@@ -9,26 +10,14 @@ struct ServeConfigurationTests {
     static func serve(
         _ arguments: [String],
         seconds: Double = 20
-    ) throws -> (status: Int32, stderr: String, killed: Bool) {
-        let process = Process()
-        process.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
-        process.arguments = ["serve"] + arguments
-        process.currentDirectoryURL = CLI.repository
-        let errorFile = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString)")
-        _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: errorFile) }
-        let handle = try FileHandle(forWritingTo: errorFile)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = handle
-        try process.run()
-        let deadline = Date().addingTimeInterval(seconds)
-        while process.isRunning && Date() < deadline { usleep(20_000) }
-        let killed = process.isRunning
-        if killed { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        try handle.close()
-        let text = String(decoding: (try? Data(contentsOf: errorFile)) ?? Data(), as: UTF8.self)
-        return (process.terminationStatus, text, killed)
+    ) async throws -> (status: Int32, stderr: String, killed: Bool) {
+        let result = try await runProcess(
+            CLI.productsDirectory.appendingPathComponent("intermission"),
+            ["serve"] + arguments,
+            currentDirectory: CLI.repository,
+            timeout: .milliseconds(Int(seconds * 1000))
+        )
+        return (result.status, String(decoding: result.stderr, as: UTF8.self), result.killed)
     }
 
     static let cases: [(yaml: String, key: String)] = [
@@ -39,12 +28,12 @@ struct ServeConfigurationTests {
         ("server:\n  port: 0\n  database: \"memory:\"\nrepeatWindow: .nan\n", "repeatWindow"),
     ]
 
-    @Test(arguments: Self.cases.indices) func aBadConfigurationExits2NamingTheKey(_ index: Int) throws {
+    @Test(arguments: Self.cases.indices) func aBadConfigurationExits2NamingTheKey(_ index: Int) async throws {
         let (yaml, key) = Self.cases[index]
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).yaml")
         try Data(yaml.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let result = try Self.serve(["--config", file.path])
+        let result = try await Self.serve(["--config", file.path])
         #expect(!result.killed, "the server started with \(yaml)")
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains(key), "\(result.stderr)")
@@ -53,8 +42,8 @@ struct ServeConfigurationTests {
 
     @Test(arguments: ["70000", "-1", "65536", "1e300", "0x1F90", "9223372036854775808"]) func aBadPortExits2(
         _ port: String
-    ) throws {
-        let result = try Self.serve(["--demo", "--database", "memory:", "--port=\(port)"])
+    ) async throws {
+        let result = try await Self.serve(["--demo", "--database", "memory:", "--port=\(port)"])
         #expect(!result.killed, "the server started on --port \(port)")
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("--port"), "\(result.stderr)")

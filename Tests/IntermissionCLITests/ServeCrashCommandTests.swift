@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -53,7 +54,7 @@ struct ServeCrashCommandTests {
             for await part in group { all += part }
             return all
         }
-        first.process.waitUntilExit()
+        await waitForExit(first.process)
         #expect(first.process.terminationReason == .uncaughtSignal)
         #expect(acknowledged.count > 20, "too few decisions before the kill to mean anything")
 

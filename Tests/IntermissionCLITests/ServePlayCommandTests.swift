@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -23,7 +24,7 @@ struct ServePlayCommandTests {
         #expect(server.text.contains("/live/demo/main.m3u8 (hls.js: set interstitialAppendInPlace: false)"))
 
         // 60 s of primary and up to 50 s of ads at 20 times real time (about 5 s).
-        let played = try CLI.run(["play", url, "--speed", "20", "--json"])
+        let played = try await CLI.run(["play", url, "--speed", "20", "--json"])
         #expect(played.status == 0, "\(played.stderr)")
         let entries = jsonLines(played.stdout)
         let started = entries.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap {
@@ -54,7 +55,7 @@ struct ServePlayCommandTests {
         // Requests on the clock: a skip and rate 2 inside the pre-roll (SKIP: both refused), a seek
         // from 15 s to 50 s across both JUMP mid-rolls (the one nearest the target plays first), a
         // stop at 30.
-        let steered = try CLI.run([
+        let steered = try await CLI.run([
             "play", url, "--speed", "20", "--json", "--skip", "3", "--rate", "2@5", "--seek", "50@25", "--until", "30",
         ])
         #expect(steered.status == 0, "\(steered.stderr)")
@@ -75,7 +76,7 @@ struct ServePlayCommandTests {
         #expect(!steeredLog.contains { $0["event"] as? String == "ended" })
 
         // --no-interstitials: the primary alone, no asset list asked for.
-        let plain = try CLI.run(["play", url, "--speed", "20", "--json", "--no-interstitials"])
+        let plain = try await CLI.run(["play", url, "--speed", "20", "--json", "--no-interstitials"])
         #expect(plain.status == 0, "\(plain.stderr)")
         let plainLog = jsonLines(plain.stdout)
         #expect(!plainLog.contains { $0["event"] as? String == "currentEventDidChange" && $0["eventID"] is String })
@@ -125,9 +126,10 @@ struct ServeShutdownTests {
         upstream.standardOutput = portPipe
         try upstream.run()
         defer { kill(upstream.processIdentifier, SIGKILL) }
+        let portLine = await firstChunk(of: portPipe.fileHandleForReading)
         let upstreamPort = try #require(
             Int(
-                String(decoding: portPipe.fileHandleForReading.availableData, as: UTF8.self).trimmingCharacters(
+                String(decoding: portLine, as: UTF8.self).trimmingCharacters(
                     in: .whitespacesAndNewlines
                 )
             )

@@ -3,16 +3,16 @@ import Testing
 
 @Suite struct ValidateCommandTests {
     @Test(arguments: ["Examples/vod-interstitials.m3u8", "Examples/live-window.m3u8", "Examples/airplay-plans.m3u8"])
-    func examplesHaveNoErrors(_ path: String) throws {
-        let result = try CLI.run(["validate", path])
+    func examplesHaveNoErrors(_ path: String) async throws {
+        let result = try await CLI.run(["validate", path])
         #expect(result.status == 0, "\(String(decoding: result.stdout, as: UTF8.self))")
         let lines = String(decoding: result.stdout, as: UTF8.self).split(separator: "\n")
         #expect(lines.allSatisfy { !$0.contains(": error[") })
     }
 
-    @Test func reportsErrorsWithLocationRuleAndExitOne() throws {
+    @Test func reportsErrorsWithLocationRuleAndExitOne() async throws {
         let path = "Tests/Fixtures/invalid/cue-pre-and-post.m3u8"
-        let result = try CLI.run(["validate", path])
+        let result = try await CLI.run(["validate", path])
         #expect(result.status == 1)
         let text = String(decoding: result.stdout, as: UTF8.self)
         let line = try #require(text.split(separator: "\n").first { $0.contains("error[") })
@@ -22,12 +22,12 @@ import Testing
         #expect(Int(parts[1]) ?? 0 > 1)
         #expect(Int(parts[2]) ?? 0 >= 1)
         #expect(line.contains("error[INT-CUE-PRE-POST]"))
-        let json = try CLI.run(["validate", path, "--json"])
+        let json = try await CLI.run(["validate", path, "--json"])
         let array = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout)) as? [[String: Any]])
         #expect(array.contains { $0["rule"] as? String == "INT-CUE-PRE-POST" && $0["severity"] as? String == "error" })
     }
 
-    @Test func checksEveryMediaPlaylistOfAPresentation() throws {
+    @Test func checksEveryMediaPlaylistOfAPresentation() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -42,18 +42,18 @@ import Testing
         let main =
             "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\nhi.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nlo.m3u8\n"
         try main.write(to: dir.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
-        let result = try CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
+        let result = try await CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
         #expect(result.status == 1)
         #expect(String(decoding: result.stdout, as: UTF8.self).contains("error[INT-PRESENTATION-COVERAGE]"))
         // The tag in both, but with another value in one: not the same set.
         try media(true).replacingOccurrences(of: "DURATION=10", with: "DURATION=12")
             .write(to: dir.appendingPathComponent("lo.m3u8"), atomically: true, encoding: .utf8)
-        let mismatch = try CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
+        let mismatch = try await CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
         #expect(mismatch.status == 1)
         #expect(String(decoding: mismatch.stdout, as: UTF8.self).contains("error[INT-PRESENTATION-MISMATCH]"))
         // With the same tag in both, the presentation is consistent.
         try media(true).write(to: dir.appendingPathComponent("lo.m3u8"), atomically: true, encoding: .utf8)
-        let fixed = try CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
+        let fixed = try await CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
         #expect(fixed.status == 0, "\(String(decoding: fixed.stdout, as: UTF8.self))")
     }
 }
@@ -62,8 +62,8 @@ import Testing
     static let plain =
         "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n# keep me\n#EXTINF:4.000,\na.ts\n#EXTINF:4.000,\nb.ts\n#EXTINF:4.000,\nc.ts\n#EXT-X-ENDLIST\n"
 
-    @Test func insertsAValidTagAndAddsProgramDateTime() throws {
-        let result = try CLI.run(
+    @Test func insertsAValidTagAndAddsProgramDateTime() async throws {
+        let result = try await CLI.run(
             [
                 "insert", "-", "--id", "ad1", "--start", "5", "--asset-uri", "https://ads.example/ad1/main.m3u8",
                 "--duration", "15", "--resume-offset", "0", "--restrict", "SKIP,JUMP", "--cue", "ONCE",
@@ -89,34 +89,34 @@ import Testing
         #expect(remaining.isEmpty)
         #expect(text.contains("#EXT-X-PROGRAM-DATE-TIME:2000-01-01T00:00:00.000Z\n"))
         // And the result validates.
-        let check = try CLI.run(["validate", "-"], stdin: result.stdout)
+        let check = try await CLI.run(["validate", "-"], stdin: result.stdout)
         #expect(check.status == 0, "\(String(decoding: check.stdout, as: UTF8.self))")
     }
 
-    @Test func refusesDuplicateIDAndBadArguments() throws {
-        let once = try CLI.run(
+    @Test func refusesDuplicateIDAndBadArguments() async throws {
+        let once = try await CLI.run(
             ["insert", "-", "--id", "x", "--start", "1", "--asset-list", "list.json"],
             stdin: Array(Self.plain.utf8)
         )
         #expect(once.status == 0, "\(once.stderr)")
-        let twice = try CLI.run(
+        let twice = try await CLI.run(
             ["insert", "-", "--id", "x", "--start", "2", "--asset-list", "list.json"],
             stdin: once.stdout
         )
         #expect(twice.status == 1)
         #expect(twice.stderr.contains("x"))
-        let both = try CLI.run([
+        let both = try await CLI.run([
             "insert", "-", "--id", "y", "--start", "1", "--asset-list", "l.json", "--asset-uri", "https://a/b.m3u8",
         ])
         #expect(both.status != 0)
-        let relative = try CLI.run(
+        let relative = try await CLI.run(
             ["insert", "-", "--id", "y", "--start", "1", "--asset-uri", "ad.m3u8"],
             stdin: Array(Self.plain.utf8)
         )
         #expect(relative.status == 1)
     }
 
-    @Test func writesTheSameTagIntoEveryMediaPlaylist() throws {
+    @Test func writesTheSameTagIntoEveryMediaPlaylist() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("insert-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: dir.appendingPathComponent("v"), withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
@@ -126,7 +126,7 @@ import Testing
         let main =
             "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=2000000\nv/hi.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=500000\nv/lo.m3u8\n"
         try main.write(to: dir.appendingPathComponent("main.m3u8"), atomically: true, encoding: .utf8)
-        let result = try CLI.run([
+        let result = try await CLI.run([
             "insert", dir.appendingPathComponent("main.m3u8").path, "--id", "mid", "--start", "2025-01-01T00:00:06Z",
             "--asset-list", "https://ads.example/list.json", "-o", dir.appendingPathComponent("out").path,
         ])
@@ -137,7 +137,7 @@ import Testing
         let tagLo = lo.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE") }
         #expect(tagHi.count == 1)
         #expect(tagHi == tagLo)
-        let check = try CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
+        let check = try await CLI.run(["validate", dir.appendingPathComponent("main.m3u8").path])
         #expect(check.status == 0)
     }
 }

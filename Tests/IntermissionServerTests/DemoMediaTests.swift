@@ -16,17 +16,12 @@ import Testing
     static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
 
     /// The first (lowest) PTS of each kind of stream in a transport stream file, in 90 kHz ticks.
-    static func firstPTS(_ file: URL, ffprobe: String) throws -> [String: Int64] {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: ffprobe)
-        process.arguments = ["-v", "error", "-show_entries", "packet=codec_type,pts", "-of", "csv=p=0", file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Read to the end before waiting, so that a full pipe cannot block ffprobe.
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+    static func firstPTS(_ file: URL, ffprobe: String) async throws -> [String: Int64] {
+        let result = try await runProcess(
+            URL(fileURLWithPath: ffprobe),
+            ["-v", "error", "-show_entries", "packet=codec_type,pts", "-of", "csv=p=0", file.path]
+        )
+        let data = result.stdout
         var first: [String: Int64] = [:]
         for line in String(decoding: data, as: UTF8.self).split(separator: "\n") {
             let fields = line.split(separator: ",")
@@ -38,7 +33,7 @@ import Testing
     }
 
     @Test(.enabled(if: DemoMediaTests.ffprobe != nil || DemoMediaTests.required), .timeLimit(.minutes(1)))
-    func everySegmentStartsAudioAndVideoTogetherOnTheSegmentGrid() throws {
+    func everySegmentStartsAudioAndVideoTogetherOnTheSegmentGrid() async throws {
         let ffprobe = try #require(Self.ffprobe, "ffprobe is required (apt-get install ffmpeg)")
         var checked = 0
         for stream in ["primary", "ad-red", "ad-green", "ad-blue"] {
@@ -49,7 +44,7 @@ import Testing
             var expectedOffset: Int64 = 0  // 90 kHz ticks from the first segment's start
             var firstStart: Int64?
             for segment in playlist.segments {
-                let pts = try Self.firstPTS(folder.appendingPathComponent(segment.uri), ffprobe: ffprobe)
+                let pts = try await Self.firstPTS(folder.appendingPathComponent(segment.uri), ffprobe: ffprobe)
                 let video = try #require(pts["video"], "\(stream)/\(segment.uri): no video")
                 let audio = try #require(pts["audio"], "\(stream)/\(segment.uri): no audio")
                 // Within one AAC frame: |audio - video| ≤ 1024 / 22050 s, in whole ticks.

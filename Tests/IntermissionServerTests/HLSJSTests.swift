@@ -40,26 +40,20 @@ import Testing
             at: Self.repository.appendingPathComponent("scripts/realclient/interstitials.html"),
             to: www.appendingPathComponent("interstitials.html")
         )
-        let page = try #require(PageServer(directory: www))
+        let page = try #require(await PageServer(directory: www))
         defer { page.stop() }
         let out = www.appendingPathComponent("out")
         let url = "http://127.0.0.1:\(page.port)/interstitials.html?src=\(src)&\(query)&timeout=\(timeout)"
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", Self.repository.appendingPathComponent("scripts/realclient/cdp_run.py").path, url,
-            "--timeout", "\(timeout + 10)", "--outdir", out.path,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        var waited = 0
-        while process.isRunning && waited < (timeout + 50) * 10 {  // 50 s more than the page's own limit
-            try await Task.sleep(for: .milliseconds(100))
-            waited += 1
-        }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        // 50 s more than the page's own limit, then SIGKILL.
+        _ = try await runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "python3", Self.repository.appendingPathComponent("scripts/realclient/cdp_run.py").path, url,
+                "--timeout", "\(timeout + 10)", "--outdir", out.path,
+            ],
+            captureOutput: false,
+            timeout: .seconds(timeout + 50)
+        )
         return (try? String(contentsOf: out.appendingPathComponent("log.txt"), encoding: .utf8)) ?? ""
     }
 
@@ -148,8 +142,9 @@ final class PageServer: Sendable {
     let process: Process
     let port: Int
 
-    convenience init?(directory: URL) {
-        self.init(arguments: ["-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]) { text in
+    convenience init?(directory: URL) async {
+        await self.init(arguments: ["-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path]) {
+            text in
             // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
             guard let range = text.range(of: "port ") else { return nil }
             return Int(text[range.upperBound...].prefix { $0.isNumber })
@@ -157,7 +152,7 @@ final class PageServer: Sendable {
     }
 
     /// Runs `python3 -u` with `arguments`; `port` finds the port in what it prints first.
-    init?(arguments: [String], port: (String) -> Int?) {
+    init?(arguments: [String], port: (String) -> Int?) async {
         let process = Process()
         let out = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -165,10 +160,9 @@ final class PageServer: Sendable {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         do { try process.run() } catch { return nil }
-        let text = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let text = String(decoding: await firstChunk(of: out.fileHandleForReading), as: UTF8.self)
         guard let port = port(text) else {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
             return nil
         }
         self.process = process
@@ -177,10 +171,10 @@ final class PageServer: Sendable {
 
     /// Stops the server.
     ///
-    /// SIGKILL, because the child may inherit a signal mask that blocks SIGTERM.
+    /// SIGKILL, because the child may inherit a signal mask that blocks SIGTERM. It does not wait
+    /// for the exit (that would block a thread of the concurrency pool); Foundation reaps the child.
     func stop() {
         guard self.process.isRunning else { return }
         kill(self.process.processIdentifier, SIGKILL)
-        self.process.waitUntilExit()
     }
 }

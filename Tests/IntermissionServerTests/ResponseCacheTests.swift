@@ -255,7 +255,7 @@ private func httpDate(_ seconds: Int64) -> String {
     /// asked once, and every request gets the same answer.
     @Test(.timeLimit(.minutes(1))) func concurrentMissesRenderOnce() async throws {
         let origin = try #require(
-            scriptedOrigin(
+            await scriptedOrigin(
                 handler: """
                     if self.path == "/count":
                         body = str(getattr(type(self), "hits", 0)).encode()
@@ -390,7 +390,7 @@ private func httpDate(_ seconds: Int64) -> String {
         // A sliding 24-hour window: every read is one segment further on, so every read is a change
         // to parse and decorate.
         let origin = try #require(
-            scriptedOrigin(
+            await scriptedOrigin(
                 handler: """
                     if self.path == "/count":
                         body = str(getattr(type(self), "reads", 0)).encode()
@@ -473,7 +473,7 @@ final class ManagedCounter: Sendable {
             "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-MEDIA-SEQUENCE:10\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n"
             + "#EXTINF:4.0,\ns10.ts\n"
         try write(live, to: folder + "/up/live.m3u8")
-        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        let origin = try #require(await PageServer(directory: URL(fileURLWithPath: folder)))
         defer { origin.stop() }
         let clock = ManualWallClock(t0 + 4)
         var configuration = try demoConfiguration(clock: clock)

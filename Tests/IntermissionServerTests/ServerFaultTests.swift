@@ -6,12 +6,13 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import NIOCore
 import Testing
 
 /// A small Python HTTP server on loopback running `handler` (the body of a
 /// `BaseHTTPRequestHandler.do_GET`), one thread per request.
-func scriptedOrigin(handler: String) -> PageServer? {
+func scriptedOrigin(handler: String) async -> PageServer? {
     let script = """
         import http.server, sys, time
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -24,7 +25,7 @@ func scriptedOrigin(handler: String) -> PageServer? {
         print(server.server_address[1], flush=True)
         server.serve_forever()
         """
-    return PageServer(arguments: ["-c", script]) { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    return await PageServer(arguments: ["-c", script]) { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
 }
 
 /// A port on loopback that refuses connections: bound by a socket that is then closed.
@@ -179,7 +180,7 @@ extension TestResponse {
     /// Headers at once, then a byte every half second: the deadline covers the body too.
     @Test(.timeLimit(.minutes(1))) func aSlowBodyOriginIs502WithinTheTimeout() async throws {
         let origin = try #require(
-            scriptedOrigin(
+            await scriptedOrigin(
                 handler: """
                     self.send_response(200)
                     self.send_header("Content-Length", "400")
@@ -219,7 +220,7 @@ extension TestResponse {
     /// a refused connection with its address.
     @Test(.timeLimit(.minutes(1))) func originFailuresAreSaidInWords() async throws {
         let teapot = try #require(
-            scriptedOrigin(
+            await scriptedOrigin(
                 handler: """
                     agent = self.headers.get("User-Agent", "")
                     self.send_response(418 if agent == "intermission-server/0.1" else 400)
@@ -238,7 +239,7 @@ extension TestResponse {
         )
 
         let huge = try #require(
-            scriptedOrigin(
+            await scriptedOrigin(
                 handler: """
                     self.send_response(200)
                     self.send_header("Content-Length", "1000000000000")
@@ -269,7 +270,7 @@ extension TestResponse {
     /// `Int64.max` seconds neither overflows nor delays a refused connection.
     @Test(.timeLimit(.minutes(1))) func theUpstreamTimeoutIsKeptInRange() async throws {
         let silent = try #require(
-            scriptedOrigin(
+            await scriptedOrigin(
                 handler: """
                     time.sleep(5)
                     """
@@ -318,7 +319,7 @@ extension TestResponse {
             ]
             .joined(separator: "\n") + "\n#EXTINF:2.0,\ns100.ts\n#EXTINF:2.0,\ns101.ts\n"
         try write(live, to: folder + "/up/live.m3u8")
-        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        let origin = try #require(await PageServer(directory: URL(fileURLWithPath: folder)))
         defer { origin.stop() }
         let clock = ManualWallClock(t0 + 4)
         var configuration = try demoConfiguration(clock: clock)
@@ -376,7 +377,7 @@ extension OriginFaultTests {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let playlist = "#EXTM3U\n#EXT-X-TARGETDURATION:9223372036854775807\n#EXTINF:2.0,\ns0.ts\n"
         try write(playlist, to: folder + "/up/live.m3u8")
-        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        let origin = try #require(await PageServer(directory: URL(fileURLWithPath: folder)))
         defer { origin.stop() }
         let clock = ManualWallClock(t0)
         var configuration = try demoConfiguration(clock: clock)
@@ -447,7 +448,7 @@ extension OriginFaultTests {
             "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\n#EXTINF:2.0,\ns0.ts\n",
             to: folder + "/up/live.m3u8"
         )
-        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        let origin = try #require(await PageServer(directory: URL(fileURLWithPath: folder)))
         defer { origin.stop() }
         var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 2))
         configuration.adInsertion.channels.append(
@@ -672,40 +673,37 @@ extension OriginFaultTests {
         // Root writes through mode bits; the immutable attribute stops it too.
         let root = getuid() == 0
         if root {
-            let chattr = Process()
-            chattr.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            chattr.arguments = ["chattr", "+i", path]
-            try chattr.run()
-            chattr.waitUntilExit()
-            try #require(chattr.terminationStatus == 0, "chattr +i is needed to make the file read-only for root")
+            let chattr = try await runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["chattr", "+i", path])
+            try #require(chattr.status == 0, "chattr +i is needed to make the file read-only for root")
         } else {
             try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: path)
         }
-        defer {
-            if root {
-                let chattr = Process()
-                chattr.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                chattr.arguments = ["chattr", "-i", path]
-                try? chattr.run()
-                chattr.waitUntilExit()
-            }
+        // Cleans up after the test (awaited, so not in a `defer`): the immutable file cannot be removed.
+        func cleanUp() async {
+            if root { _ = try? await runProcess(URL(fileURLWithPath: "/usr/bin/env"), ["chattr", "-i", path]) }
             try? FileManager.default.removeItem(atPath: folder)
         }
-        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 110), database: "sqlite:" + path)) {
-            client in
-            Self.expectFallback(try await Self.ask(client, viewer: "reader"))
-            #expect(try await client.get("/health").json?["status"]?.stringValue == "degraded")
-            let detail = try await client.admin(.get, "/health")
-            #expect(
-                detail.json?["storage"]?["message"]?.stringValue?.contains("SQLite error 8") == true,
-                "\(detail.text)"
-            )
-            #expect(
-                try await client.get("/metrics").text.contains(
-                    #"intermission_storage_failures_total{operation="decision",code="8"} 1"#
+        do {
+            try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 110), database: "sqlite:" + path)) {
+                client in
+                Self.expectFallback(try await Self.ask(client, viewer: "reader"))
+                #expect(try await client.get("/health").json?["status"]?.stringValue == "degraded")
+                let detail = try await client.admin(.get, "/health")
+                #expect(
+                    detail.json?["storage"]?["message"]?.stringValue?.contains("SQLite error 8") == true,
+                    "\(detail.text)"
                 )
-            )
+                #expect(
+                    try await client.get("/metrics").text.contains(
+                        #"intermission_storage_failures_total{operation="decision",code="8"} 1"#
+                    )
+                )
+            }
+        } catch {
+            await cleanUp()
+            throw error
         }
+        await cleanUp()
     }
 
     /// The database file moved away (and back), then unlinked: the server notices by device and

@@ -6,6 +6,7 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import NIOCore
 import Testing
 
@@ -641,7 +642,7 @@ import Testing
                 + String(repeating: "#EXTINF:2.0,\nsegment-with-a-long-name.ts\n", count: 200),
             to: folder + "/big/live.m3u8"
         )
-        let origin = try #require(PageServer(directory: URL(fileURLWithPath: folder)))
+        let origin = try #require(await PageServer(directory: URL(fileURLWithPath: folder)))
         defer { origin.stop() }
         let base = "http://127.0.0.1:\(origin.port)"
         var configuration = try demoConfiguration(clock: ManualWallClock(t0))
@@ -760,27 +761,18 @@ import Testing
         }
         try await withServer(try demoConfiguration(clock: ManualWallClock(t0))) { client in
             let port = try #require(client.port)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: ffprobe)
-            process.arguments = [
-                "-v", "error", "-rw_timeout", "5000000", "-show_entries",
-                "stream=codec_name:format=format_name,duration", "-of", "compact",
-                "http://127.0.0.1:\(port)/vod/demo/main.m3u8",
-            ]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
             // Bounded wait: ffprobe gets 30 s, then it is stopped.
-            var waited = 0
-            while process.isRunning && waited < 300 {
-                try await Task.sleep(for: .milliseconds(100))
-                waited += 1
-            }
-            if process.isRunning { process.terminate() }
-            process.waitUntilExit()
-            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            #expect(process.terminationStatus == 0, "\(text)")
+            let result = try await runProcess(
+                URL(fileURLWithPath: ffprobe),
+                [
+                    "-v", "error", "-rw_timeout", "5000000", "-show_entries",
+                    "stream=codec_name:format=format_name,duration", "-of", "compact",
+                    "http://127.0.0.1:\(port)/vod/demo/main.m3u8",
+                ],
+                timeout: .seconds(30)
+            )
+            let text = String(decoding: result.stdout + result.stderr, as: UTF8.self)
+            #expect(result.status == 0 && !result.killed, "\(text)")
             #expect(text.contains("h264") && text.contains("aac") && text.contains("format_name=hls"), "\(text)")
             #expect(text.contains("duration=60"), "\(text)")
         }

@@ -10,8 +10,8 @@ import Testing
 
 /// An origin serving the files of `folder`, counting the reads: `GET /count` answers how many other
 /// requests it had.
-private func countingOrigin(folder: String) -> PageServer? {
-    scriptedOrigin(
+private func countingOrigin(folder: String) async -> PageServer? {
+    await scriptedOrigin(
         handler: """
             if self.path == "/count":
                 body = str(getattr(type(self), "hits", 0)).encode()
@@ -69,10 +69,10 @@ private struct CountingUpstream {
     let origin: PageServer
     var configuration: ServerConfiguration
 
-    init(playlist: String, clock: any WallClock) throws {
+    init(playlist: String, clock: any WallClock) async throws {
         self.folder = try makeScratchFolder()
         try write(playlist, to: self.folder + "/up/live.m3u8")
-        guard let origin = countingOrigin(folder: self.folder) else { throw OriginDidNotStart() }
+        guard let origin = await countingOrigin(folder: self.folder) else { throw OriginDidNotStart() }
         self.origin = origin
         self.configuration = try demoConfiguration(clock: clock)
         self.configuration.adInsertion.channels.append(
@@ -94,7 +94,7 @@ private struct CountingUpstream {
     @Test(.timeLimit(.minutes(1))) func theUpstreamIsReadOncePerHalfTargetDurationWhateverTheRequestRate()
         async throws
     {
-        let upstream = try CountingUpstream(
+        let upstream = try await CountingUpstream(
             playlist: livePlaylist(target: 2, first: 10, count: 3),
             clock: SystemWallClock()
         )
@@ -141,7 +141,7 @@ private struct CountingUpstream {
     /// would wait 100 s: half of this target duration, longer than the test may run), and waits
     /// for the segment; one more than two segments ahead, or a malformed one, is a 400.
     @Test(.timeLimit(.minutes(1))) func aBlockingReloadReadsTheUpstreamAtOnce() async throws {
-        let upstream = try CountingUpstream(
+        let upstream = try await CountingUpstream(
             playlist: livePlaylist(target: 200, first: 10, count: 1),
             clock: ManualWallClock(t0 + 10)
         )
@@ -177,7 +177,7 @@ private struct CountingUpstream {
     /// A channel nobody asks for in ten target durations (10 s here) stops being read; the next
     /// request starts the loop again.
     @Test(.timeLimit(.minutes(1))) func anIdleChannelStopsBeingReadUntilTheNextRequest() async throws {
-        let upstream = try CountingUpstream(
+        let upstream = try await CountingUpstream(
             playlist: livePlaylist(target: 1, first: 10, count: 3),
             clock: SystemWallClock()
         )
@@ -203,7 +203,7 @@ private struct CountingUpstream {
 
     /// The loops end with the server: after it has shut down, the upstream is not read again.
     @Test(.timeLimit(.minutes(1))) func shutdownEndsTheReadingLoops() async throws {
-        let upstream = try CountingUpstream(
+        let upstream = try await CountingUpstream(
             playlist: livePlaylist(target: 1, first: 10, count: 3),
             clock: SystemWallClock()
         )

@@ -24,15 +24,14 @@ import Testing
 struct HLSJSCrossCheckTests {
     @Test(
         .serialized,
-        .enabled(
-            if: CrossCheck.missing == nil || CrossCheck.required,
-            "needs chromium, websocket-client and hls.js (.ci/run)"
-        ),
+        .enabled("needs chromium, websocket-client and hls.js (.ci/run)") {
+            await CrossCheck.missing == nil || CrossCheck.required
+        },
         .timeLimit(.minutes(2)),
         arguments: CrossCheckStream.all
     )
     func sameEventsAsHLSJS(_ stream: CrossCheckStream) async throws {
-        if let missing = CrossCheck.missing {
+        if let missing = await CrossCheck.missing {
             Issue.record("cross-check referee missing: \(missing) (see .ci/run)"); return
         }
         try await withFixtureServer { base, site in
@@ -458,16 +457,20 @@ enum CrossCheck {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    /// What the cross-check lacks on this machine, or `nil`.
-    static let missing: String? = {
+    /// What the cross-check lacks on this machine, or `nil` (probed once, off the pool's threads).
+    static var missing: String? {
+        get async { await missingProbe.value }
+    }
+
+    private static let missingProbe = Task<String?, Never> {
         var missing: [String] = []
         if !FileManager.default.fileExists(atPath: hlsjs.path) { missing.append(hlsjs.path) }
         if chromium == nil { missing.append("chromium") }
-        if (try? run(["python3", "-c", "import websocket"], timeout: 30)) != 0 {
+        if (try? await run(["python3", "-c", "import websocket"], timeout: 30)) != 0 {
             missing.append("python3 websocket-client")
         }
         return missing.isEmpty ? nil : missing.joined(separator: ", ")
-    }()
+    }
 
     /// The ads as 4 s VOD playlists (the first two segments of the demo's 10 s ads).
     static func serveAds(_ base: String, _ site: FixtureSite) {
@@ -520,7 +523,7 @@ enum CrossCheck {
         let pageTimeout = 60
         let url =
             "\(base)/realclient/crosscheck.html?src=\(base)\(entry)&rate=\(stream.rate)&timeout=\(pageTimeout)\(stream.pageOptions)"
-        let status = try await runAsync(
+        let status = try await run(
             [
                 "python3", driver.path, url, "--timeout", "\(pageTimeout + 15)", "--outdir", out.path, "--chromium",
                 chromium ?? "chromium",
@@ -536,60 +539,19 @@ enum CrossCheck {
         return try HLSJSRun(json: data, deviations: stream.deviations)
     }
 
-    /// Runs a command to completion (at most `timeout` seconds; then SIGKILL), returning its status.
-    static func run(_ arguments: [String], timeout: Int) throws -> Int32 {
-        let process = try launch(arguments)
-        let deadline = Date().addingTimeInterval(TimeInterval(timeout))
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        return finish(process)
-    }
-
-    /// ``run(_:timeout:)`` without blocking a cooperative thread; a cancelled test (time limit)
-    /// kills the command too.
-    static func runAsync(_ arguments: [String], timeout: Int) async throws -> Int32 {
-        let process = try launch(arguments)
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        do {
-            while process.isRunning && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(100)) }
-        } catch {
-            _ = finish(process)
-            throw error
-        }
-        return finish(process)
-    }
-
-    /// util-linux's setsid, when the machine has it.
-    private static let setsid = ["/usr/bin/setsid", "/bin/setsid"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
-
-    /// Starts a command in a session of its own (setsid), so that killing its process group also
-    /// ends the Chromium it started.
-    private static func launch(_ arguments: [String]) throws -> Process {
-        let process = Process()
-        if let setsid {
-            process.executableURL = URL(fileURLWithPath: setsid)
-            process.arguments = ["/usr/bin/env"] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-        }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
-    }
-
-    /// Ends a command: SIGKILL if it still runs, then to whatever is left of its process group.
+    /// Runs a command to completion (at most `timeout` seconds; then SIGKILL), returning its status,
+    /// without blocking a cooperative thread; a cancelled test (time limit) kills the command too.
     ///
-    /// cdp_run.py stops its own Chromium, but Chromium's helpers may outlive it briefly.
-    /// Linux does not hand out a pid while a process group still uses it as its id, so the group
-    /// kill reaches only what the command started.
-    private static func finish(_ process: Process) -> Int32 {
-        let pid = process.processIdentifier
-        if process.isRunning { kill(setsid == nil ? pid : -pid, SIGKILL) }
-        process.waitUntilExit()
-        if setsid != nil { kill(-pid, SIGKILL) }
-        return process.terminationStatus
+    /// The command leads a process group of its own (Foundation starts it so), so that killing the
+    /// group also ends the Chromium it started; cdp_run.py stops its own Chromium, but Chromium's helpers may
+    /// outlive it briefly, so what is left of the group gets SIGKILL after the command exits.
+    static func run(_ arguments: [String], timeout: Int) async throws -> Int32 {
+        try await runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            arguments,
+            captureOutput: false,
+            newProcessGroup: true,
+            timeout: .seconds(timeout)
+        ).status
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
@@ -9,22 +10,23 @@ enum FFmpeg {
     static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
 
     /// Runs ffmpeg with `arguments` in `directory`; the exit status, or `nil` when it cannot start.
-    static func run(_ arguments: [String], in directory: URL) -> Int32? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error"] + arguments
-        process.currentDirectoryURL = directory
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
-        process.waitUntilExit()
-        return process.terminationStatus
+    static func run(_ arguments: [String], in directory: URL) async -> Int32? {
+        try? await runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["ffmpeg", "-nostdin", "-hide_banner", "-loglevel", "error"] + arguments,
+            currentDirectory: directory,
+            captureOutput: false
+        ).status
     }
 
-    static let isAvailable: Bool = {
-        let directory = FileManager.default.temporaryDirectory
-        return run(["-version"], in: directory) == 0
-    }()
+    /// Whether ffmpeg runs here (probed once, off the pool's threads).
+    static var isAvailable: Bool {
+        get async { await availability.value }
+    }
+
+    private static let availability = Task {
+        await run(["-version"], in: FileManager.default.temporaryDirectory) == 0
+    }
 }
 
 /// `path range` for each media request (playlists left out), for order assertions.
@@ -111,19 +113,18 @@ struct SegmentRequestTests {
     ///
     /// An interstitial asset in fMP4 loads its own map the same way.
     @Test(
-        .enabled(
-            if: FFmpeg.isAvailable || FFmpeg.required,
-            "needs ffmpeg (set INTERMISSION_REQUIRE_REFEREES=1 to require it)"
-        )
+        .enabled("needs ffmpeg (set INTERMISSION_REQUIRE_REFEREES=1 to require it)") {
+            await FFmpeg.isAvailable || FFmpeg.required
+        }
     )
     func fragmentedMP4FromFFmpegLoadsItsMapAndRanges() async throws {
-        #expect(FFmpeg.isAvailable, "ffmpeg is required but missing")
+        #expect(await FFmpeg.isAvailable, "ffmpeg is required but missing")
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "intermission-fmp4-\(UUID().uuidString)"
         )
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let status = FFmpeg.run(
+        let status = await FFmpeg.run(
             [
                 "-f", "lavfi", "-i", "testsrc=size=160x90:rate=15:duration=6", "-c:v", "libx264", "-g", "30",
                 "-keyint_min", "30", "-sc_threshold", "0", "-f", "hls", "-hls_time", "2", "-hls_segment_type", "fmp4",
