@@ -182,7 +182,7 @@ import Testing
         try await Self.withReceiver(profile: profile, scratch: scratch) { media, sender, _ in
             _ = try await sender.handOver(ReceiverSession(url: media + "avc/main.m3u8"))
             var log = EventLog(sender: sender)
-            _ = try await log.next { $0.kind == "interstitialStarted" }
+            let started = try #require(try await log.next { $0.kind == "interstitialStarted" })
             let seen = log.all
             let risk = try #require(seen.first { $0.kind == "transitionRisk" }, "\(seen.map(\.kind))")
             #expect(risk.eventID == "hevc-ad")
@@ -198,7 +198,6 @@ import Testing
                 ]
             )
             // Reported before the ad began.
-            let started = try #require(seen.last)
             #expect(started.eventID == "hevc-ad" && risk.sequence < started.sequence)
         }
     }

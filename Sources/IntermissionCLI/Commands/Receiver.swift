@@ -3,6 +3,7 @@ import Foundation
 import GroupPlayback
 import Hummingbird
 import IntermissionServer
+import Logging
 
 /// `intermission receiver`: a headless receiver that senders hand sessions to.
 struct ReceiverCommandLine: AsyncParsableCommand {
@@ -52,7 +53,10 @@ struct ReceiverCommandLine: AsyncParsableCommand {
         let updates = await receiver.updates()
         let json = self.json
         let host = self.host == "0.0.0.0" ? "127.0.0.1" : self.host
-        let app = buildReceiverApplication(receiver: receiver, hostname: self.host, port: self.port) { port in
+        var logger = Logger(label: "intermission.receiver")
+        logger.logLevel = .warning
+        let app = buildReceiverApplication(receiver: receiver, hostname: self.host, port: self.port, logger: logger) {
+            port in
             let url = "http://\(host):\(port)"
             if json {
                 ReceiverOutput.line(["event": "listening", "url": url])
