@@ -32,7 +32,11 @@ import Testing
 
         /// A VOD media playlist of `seconds` one-second segments starting at 2026-01-01T00:00:00Z,
         /// with the given interstitial date ranges (`ID`, start second, asset, duration).
-        func media(_ name: String, seconds: Int, pod: [(id: String, at: Int, asset: String, duration: Int)] = [])
+        func media(
+            _ name: String,
+            seconds: Int,
+            pod: [(id: String, at: Int, asset: String, duration: Int)] = []
+        )
             throws
         {
             var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
@@ -57,7 +61,9 @@ import Testing
     static func withReceiver(
         profile: ReceiverProfile? = nil,
         scratch: Scratch,
-        _ body: @escaping @Sendable (_ media: String, _ sender: ReceiverClient, _ client: any TestClientProtocol) async throws ->
+        _ body:
+            @escaping @Sendable (_ media: String, _ sender: ReceiverClient, _ client: any TestClientProtocol)
+            async throws ->
             Void
     ) async throws {
         let media = try await buildApplication(
@@ -173,7 +179,11 @@ import Testing
         try scratch.write("avc/main.m3u8", avc.split(separator: "\n").map(String.init))
         try scratch.write("hevc/main.m3u8", hevc.split(separator: "\n").map(String.init))
         for rung in ["360p", "720p", "1080p"] {
-            try scratch.media("avc/\(rung)/prog.m3u8", seconds: 8, pod: [("hevc-ad", 3, "/media/cast/hevc/main.m3u8", 3)])
+            try scratch.media(
+                "avc/\(rung)/prog.m3u8",
+                seconds: 8,
+                pod: [("hevc-ad", 3, "/media/cast/hevc/main.m3u8", 3)]
+            )
         }
         for rung in ["720p", "1080p", "audio"] { try scratch.media("hevc/\(rung)/prog.m3u8", seconds: 3) }
         let profile = try ReceiverProfile.decode(
@@ -210,7 +220,8 @@ import Testing
         try await Self.withReceiver(scratch: scratch) { media, sender, client in
             func post(_ path: String, _ body: String) async throws -> (HTTPResponse.Status, [String: Any]) {
                 try await client.execute(uri: path, method: .post, body: .init(string: body)) { response in
-                    let json = try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
+                    let json =
+                        try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
                     return (response.status, (json?["error"] as? [String: Any]) ?? [:])
                 }
             }
@@ -261,7 +272,13 @@ import Testing
             let missing = try await client.execute(uri: "/v1/receiver/%2e%2e/state", method: .get) { $0.status }
             #expect(missing == .notFound)
             // The sender sees the same errors as values, and the receiver still plays and answers.
-            await #expect(throws: ReceiverError(code: "invalidInput", message: "a rate command needs a rate from 0 to 64", field: "rate")) {
+            await #expect(
+                throws: ReceiverError(
+                    code: "invalidInput",
+                    message: "a rate command needs a rate from 0 to 64",
+                    field: "rate"
+                )
+            ) {
                 _ = try await sender.send(ReceiverCommand(.rate, rate: 1e308))
             }
             #expect(try await sender.send(ReceiverCommand(.seek, time: 1)).allowed)

@@ -279,7 +279,11 @@ public actor Receiver {
             self.post(ReceiverEvent(kind: "status", message: reason.map { "\(status) (\($0))" } ?? "\(status)"))
         case .assetListResponseStatusDidChange(let event, let status, let error):
             self.post(
-                ReceiverEvent(kind: "assetList", eventID: event.identifier, message: error.map { "\(status): \($0)" } ?? "\(status)")
+                ReceiverEvent(
+                    kind: "assetList",
+                    eventID: event.identifier,
+                    message: error.map { "\(status): \($0)" } ?? "\(status)"
+                )
             )
         case .eventWasUnscheduled(let event, let error):
             self.post(ReceiverEvent(kind: "unscheduled", eventID: event.identifier, message: error.map { "\($0)" }))
@@ -311,7 +315,10 @@ public actor Receiver {
 
     /// A stream of the receiver's events from now on (the CLI prints them).
     public func updates() -> AsyncStream<ReceiverEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ReceiverEvent.self, bufferingPolicy: .bufferingNewest(1024))
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: ReceiverEvent.self,
+            bufferingPolicy: .bufferingNewest(1024)
+        )
         let key = self.nextSubscriber
         self.nextSubscriber += 1
         self.subscribers[key] = continuation
@@ -338,7 +345,9 @@ public actor Receiver {
         guard let profile, let session else { return }
         guard let primaryPlaylist = await self.multivariant(session.url) else { return }
         guard let primaryVariant = profile.chooseVariant(in: primaryPlaylist) else {
-            self.post(ReceiverEvent(kind: "transitionRisk", message: "\(profile.name) can play no variant of the primary"))
+            self.post(
+                ReceiverEvent(kind: "transitionRisk", message: "\(profile.name) can play no variant of the primary")
+            )
             return
         }
         let primary = MediaFormat(variant: primaryVariant, renditions: primaryPlaylist.renditions)

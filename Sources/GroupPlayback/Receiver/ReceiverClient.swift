@@ -31,7 +31,11 @@ public actor ReceiverClient {
     /// Creates a sender for the receiver at `receiverURL`.
     ///
     /// - Throws: ``ReceiverError`` `invalidInput` when the URL is not `http(s)`.
-    public init(receiverURL: String, httpClient: HTTPClient = ReceiverClient.sharedHTTPClient, timeout: Duration = .seconds(20))
+    public init(
+        receiverURL: String,
+        httpClient: HTTPClient = ReceiverClient.sharedHTTPClient,
+        timeout: Duration = .seconds(20)
+    )
         throws(ReceiverError)
     {
         if let problem = ReceiverSession.urlProblem(receiverURL) {
@@ -60,9 +64,14 @@ public actor ReceiverClient {
     }
 
     /// The receiver's events numbered above `sequence`, waiting up to `wait` (at most 30 s) for one.
-    public func events(after sequence: Int, wait: Duration = .seconds(5)) async throws(ReceiverError) -> [ReceiverEvent] {
+    public func events(after sequence: Int, wait: Duration = .seconds(5)) async throws(ReceiverError) -> [ReceiverEvent]
+    {
         let seconds = min(max(Double(wait.components.seconds), 0), 30)
-        return try await self.exchange(.GET, "/v1/receiver/events?after=\(sequence)&wait=\(Int(seconds))", body: String?.none)
+        return try await self.exchange(
+            .GET,
+            "/v1/receiver/events?after=\(sequence)&wait=\(Int(seconds))",
+            body: String?.none
+        )
     }
 
     /// The receiver's events from `sequence` on, as they happen (long polls one after another); it
@@ -100,7 +109,10 @@ public actor ReceiverClient {
                 request.headers.add(name: "Content-Type", value: "application/json")
                 request.body = .bytes(ByteBuffer(bytes: try JSONEncoder().encode(body)))
             }
-            let response = try await self.client.execute(request, timeout: .seconds(self.timeout.components.seconds + 35))
+            let response = try await self.client.execute(
+                request,
+                timeout: .seconds(self.timeout.components.seconds + 35)
+            )
             let bytes = Array(try await response.body.collect(upTo: Self.maximumAnswerBytes).readableBytesView)
             guard (200..<300).contains(response.status.code) else {
                 throw Self.error(status: Int(response.status.code), bytes: bytes)

@@ -123,7 +123,10 @@ public struct ReceiverSession: Sendable, Hashable, Codable {
             if line.utf8.count > Limits.dateRangeBytes || line.utf8.contains(0) {
                 bad("dateRanges[\(index)]", "must be at most \(Limits.dateRangeBytes) bytes with no NUL")
             } else if Self.event(dateRange: line) == nil {
-                bad("dateRanges[\(index)]", "must be an EXT-X-DATERANGE of class com.apple.hls.interstitial with an ID and a START-DATE")
+                bad(
+                    "dateRanges[\(index)]",
+                    "must be an EXT-X-DATERANGE of class com.apple.hls.interstitial with an ID and a START-DATE"
+                )
             }
         }
         for (index, event) in structured.enumerated() {
@@ -142,13 +145,17 @@ public struct ReceiverSession: Sendable, Hashable, Codable {
             {
                 bad(field + ".assetURI", "must be 1 to \(Limits.urlBytes) bytes with no spaces or control characters")
             }
-            if let members = event.restrict, members.count > 2 || members.contains(where: { $0 != "SKIP" && $0 != "JUMP" }) {
+            if let members = event.restrict,
+                members.count > 2 || members.contains(where: { $0 != "SKIP" && $0 != "JUMP" })
+            {
                 bad(field + ".restrict", "takes SKIP and JUMP only")
             }
         }
         for (field, language) in [("audioLanguage", self.audioLanguage), ("subtitleLanguage", self.subtitleLanguage)] {
             guard let language else { continue }
-            let allowed = language.utf8.allSatisfy { $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0) }
+            let allowed = language.utf8.allSatisfy {
+                $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0) || (0x61...0x7A).contains($0)
+            }
             if language.isEmpty || language.utf8.count > Limits.languageBytes || !allowed {
                 bad(field, "must be a language tag of 1 to \(Limits.languageBytes) letters, digits and hyphens")
             }
@@ -162,7 +169,8 @@ public struct ReceiverSession: Sendable, Hashable, Codable {
         guard url.utf8.count <= Limits.urlBytes, !url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }),
             lowered.hasPrefix("http://") || lowered.hasPrefix("https://"), url.utf8.count > 8
         else {
-            return "must be an http or https URL of at most \(Limits.urlBytes) bytes with no spaces or control characters"
+            return
+                "must be an http or https URL of at most \(Limits.urlBytes) bytes with no spaces or control characters"
         }
         return nil
     }
@@ -239,7 +247,8 @@ public struct ReceiverCommand: Sendable, Hashable, Codable {
         {
             throw ReceiverError(
                 code: "unknownCommand",
-                message: "unknown command '\(String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.value >= 0x20 }.prefix(40))))': use one of "
+                message:
+                    "unknown command '\(String(String.UnicodeScalarView(name.unicodeScalars.filter { $0.value >= 0x20 }.prefix(40))))': use one of "
                     + Kind.allCases.map(\.rawValue).joined(separator: ", "),
                 field: "command"
             )
@@ -248,11 +257,19 @@ public struct ReceiverCommand: Sendable, Hashable, Codable {
         switch command.command {
         case .seek:
             guard let time = command.time, time >= 0, time <= ReceiverSession.Limits.seconds else {
-                throw ReceiverError(code: "invalidInput", message: "a seek needs a time from 0 to 1e7 seconds", field: "time")
+                throw ReceiverError(
+                    code: "invalidInput",
+                    message: "a seek needs a time from 0 to 1e7 seconds",
+                    field: "time"
+                )
             }
         case .rate:
             guard let rate = command.rate, rate >= 0, rate <= 64 else {
-                throw ReceiverError(code: "invalidInput", message: "a rate command needs a rate from 0 to 64", field: "rate")
+                throw ReceiverError(
+                    code: "invalidInput",
+                    message: "a rate command needs a rate from 0 to 64",
+                    field: "rate"
+                )
             }
         case .play, .pause, .skip: break
         }

@@ -82,7 +82,9 @@ enum ReceiverOutput {
     }
 
     static func line(_ fields: [String: String]) {
-        let data = (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data()
+        let data =
+            (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }
 

@@ -4,7 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 
-/// The HTTP face of a headless ``GroupPlayback/Receiver`` (`intermission receiver`).
+/// The HTTP face of a headless receiver, GroupPlayback's `Receiver` (`intermission receiver`).
 ///
 /// It lives here rather than in GroupPlayback because it needs the Hummingbird server, which only
 /// this module may import; the sender side (`ReceiverClient`) stays in GroupPlayback.
@@ -38,7 +38,10 @@ public func buildReceiverApplication(
     ReceiverController(receiver: receiver).addRoutes(to: router)
     return Application(
         router: router,
-        configuration: ApplicationConfiguration(address: .hostname(hostname, port: port), serverName: "intermission-receiver"),
+        configuration: ApplicationConfiguration(
+            address: .hostname(hostname, port: port),
+            serverName: "intermission-receiver"
+        ),
         onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
         logger: logger
     )
