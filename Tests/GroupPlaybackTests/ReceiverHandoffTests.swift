@@ -169,6 +169,40 @@ import Testing
     }
 
     @Test(.timeLimit(.minutes(2)))
+    func clientSideEventsPlayWithTheirRestrictionsWhenThePlaylistsAreOff() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.media("ad.m3u8", seconds: 6)
+        try scratch.media("primary.m3u8", seconds: 8, pod: [("server-ad", 1, "ad.m3u8", 6)])
+        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+            // The playlist's own event is off; the sender's two events (one as a date range, one
+            // structured, with a relative URI) are the schedule.
+            let session = ReceiverSession(
+                url: media + "primary.m3u8",
+                plan: .a,
+                automaticallyHandlesInterstitialEvents: false,
+                dateRanges: [
+                    #"#EXT-X-DATERANGE:ID="client-1",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:02.000Z",DURATION=6.0,X-ASSET-URI="ad.m3u8",X-RESUME-OFFSET=0,X-RESTRICT="SKIP""#
+                ],
+                events: [ClientInterstitial(id: "client-2", time: 4, assetURI: "ad.m3u8", resumeOffset: 0)]
+            )
+            _ = try await sender.handOver(session)
+            var log = EventLog(sender: sender)
+            let first = try await log.next { $0.kind == "interstitialStarted" }
+            #expect(first?.eventID == "client-1")
+            #expect(try await sender.send(ReceiverCommand(.pause)).allowed)
+            let skip = try await sender.send(ReceiverCommand(.skip))
+            #expect(!skip.allowed && skip.reason == "client-1: X-RESTRICT=SKIP and no skip control", "\(skip)")
+            #expect(try await sender.send(ReceiverCommand(.play)).allowed)
+            let second = try await log.next { $0.kind == "interstitialStarted" }
+            #expect(second?.eventID == "client-2")
+            #expect(try await sender.send(ReceiverCommand(.skip)).allowed)
+            _ = try await log.next { $0.kind == "ended" }
+            #expect(!log.all.contains { $0.eventID == "server-ad" })
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
     func aLowEndReceiverFlagsAnHEVCAdInsideAnAVCPrimaryBeforeItPlays() async throws {
         let scratch = try Scratch()
         defer { scratch.remove() }
