@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import GroupPlayback
 import HTTPTypes
@@ -6,6 +7,7 @@ import IntermissionServer
 import IntermissionTestSupport
 import Logging
 import NIOCore
+import NIOHTTP1
 import Testing
 
 /// A sender hands sessions to a headless receiver over HTTP on loopback; the media comes from
@@ -302,6 +304,18 @@ import Testing
             for query in ["after=abc", "after=1e308", "after=-1", "wait=nan", "wait=31", "after=%00"] {
                 let status = try await client.execute(uri: "/v1/receiver/events?" + query, method: .get) { $0.status }
                 #expect(status == .badRequest, "\(query)")
+            }
+            // A 9 KB request line (414) and a 9 KB header (431) are refused by the HTTP decoder, in
+            // JSON (the main server's tests send 100 KB ones over raw sockets to the same decoder).
+            let huge = String(repeating: "9", count: 9_000)
+            let base = "http://127.0.0.1:\(try #require(client.port))"
+            for (path, header) in [("/v1/receiver/events?after=" + huge, ""), ("/v1/receiver/state", huge)] {
+                var request = HTTPClientRequest(url: base + path)
+                if !header.isEmpty { request.headers.add(name: "X-Pad", value: header) }
+                let response = try await ReceiverClient.sharedHTTPClient.execute(request, timeout: .seconds(20))
+                let body = String(buffer: try await response.body.collect(upTo: 1 << 16))
+                #expect([414, 431].contains(response.status.code), "\(response.status)")
+                #expect(body.contains(#""error""#), "\(body.prefix(200))")
             }
             let missing = try await client.execute(uri: "/v1/receiver/%2e%2e/state", method: .get) { $0.status }
             #expect(missing == .notFound)

@@ -38,6 +38,8 @@ public func buildReceiverApplication(
     ReceiverController(receiver: receiver).addRoutes(to: router)
     return Application(
         router: router,
+        // The main server's HTTP decoder limits, with requests it refuses answered in JSON too.
+        server: .guardedHTTP1(),
         configuration: ApplicationConfiguration(
             address: .hostname(hostname, port: port),
             serverName: "intermission-receiver"
