@@ -157,13 +157,19 @@ import Testing
         try scratch.media("short.m3u8", seconds: 4, pod: [("ad1", 1, "ad.m3u8", 6)])
         try await Self.withReceiver(scratch: scratch) { media, sender, _ in
             _ = try await sender.handOver(ReceiverSession(url: media + "short.m3u8", plan: .b))
-            var log = EventLog(sender: sender)
-            _ = try await log.next { $0.kind == "status" && $0.message == "playing" }
-            let skip = try await sender.send(ReceiverCommand(.skip))
-            #expect(!skip.allowed)
-            #expect(skip.reason == "no interstitial event is playing")
-            _ = try await log.next { $0.kind == "ended" }
-            let all = log.all
+            // Read as a stream this time (long polls one after another), to the end of the session.
+            var all: [ReceiverEvent] = []
+            for try await event in sender.eventStream() {
+                all.append(event)
+                if event.kind == "status", event.message == "playing", !all.contains(where: { $0.reply != nil }) {
+                    let skip = try await sender.send(ReceiverCommand(.skip))
+                    #expect(!skip.allowed)
+                    #expect(skip.reason == "no interstitial event is playing")
+                }
+                if event.kind == "ended" { break }
+            }
+            #expect(all.map(\.sequence) == Array(1...all.count))
+            #expect(all.contains { $0.reply?.command == .skip })
             #expect(!all.contains { $0.kind == "interstitialStarted" })
             #expect(all.first?.message == "plan B; playlist interstitials off")
             #expect((all.last?.primaryTime ?? 0) >= 3.9)
