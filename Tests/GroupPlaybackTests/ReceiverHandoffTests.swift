@@ -79,10 +79,18 @@ import Testing
         )
         try await media.test(.live) { mediaClient in
             let base = "http://127.0.0.1:\(try #require(mediaClient.port))/media/cast/"
-            let app = buildReceiverApplication(receiver: Receiver(profile: profile))
+            let receiver = Receiver(profile: profile)
+            let app = buildReceiverApplication(receiver: receiver)
             try await app.test(.live) { client in
                 let sender = try ReceiverClient(receiverURL: "http://127.0.0.1:\(try #require(client.port))")
-                try await body(base, sender, client)
+                do {
+                    try await body(base, sender, client)
+                } catch {
+                    await receiver.stop()
+                    throw error
+                }
+                // The session's player stops before the servers do.
+                await receiver.stop()
             }
         }
     }
@@ -146,6 +154,40 @@ import Testing
             let answers = log.all.compactMap(\.reply)
             #expect(answers.map(\.command) == [.pause, .seek, .skip, .rate, .play, .skip])
             #expect(answers.map(\.allowed) == [true, false, false, false, true, true])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func aSeekAcrossThePodPlaysWhatThePlanLeavesJumpRestricted() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.media("ad.m3u8", seconds: 6)
+        try scratch.media(
+            "primary.m3u8",
+            seconds: 12,
+            pod: [("ad1", 4, "ad.m3u8", 6), ("ad2", 4, "ad.m3u8", 6)]
+        )
+        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+            var log = EventLog(sender: sender)
+            var answers: [ServicePlan: ReceiverReply] = [:]
+            // Each handoff replaces the session before; once the pod is scheduled the receiver is
+            // paused (well before the pod at 4 s) and asked to seek past it.
+            for plan in [ServicePlan.a, .c] {
+                _ = try await sender.handOver(ReceiverSession(url: media + "primary.m3u8", plan: plan))
+                let scheduled = try await log.next { $0.kind == "scheduled" && $0.events?.isEmpty == false }
+                #expect(scheduled?.events == ["ad1", "ad2"])
+                #expect(try await sender.send(ReceiverCommand(.pause)).allowed)
+                answers[plan] = try await sender.send(ReceiverCommand(.seek, time: 10))
+            }
+            // Plan A: both ads of the pod keep JUMP and the seek plays the pod. Plan C: only the
+            // first keeps it, so the seek plays the first ad alone.
+            #expect(answers[.a]?.interstitials == ["ad1", "ad2"], "\(String(describing: answers[.a]))")
+            #expect(answers[.c]?.interstitials == ["ad1"], "\(String(describing: answers[.c]))")
+            #expect(
+                answers[.c]?.reason
+                    == "the seek crosses X-RESTRICT=JUMP ad1: play it first (the one nearest the target)"
+            )
+            #expect(answers.values.allSatisfy { $0.allowed && $0.grantedTime == 10 })
         }
     }
 

@@ -243,14 +243,16 @@ public actor Receiver {
         switch note {
         case .eventsDidChange(let events):
             let ids = events.map(\.identifier)
-            if ids != self.lastScheduled {
-                self.lastScheduled = ids
-                self.post(ReceiverEvent(kind: "scheduled", events: ids))
-            }
+            // The plan and the client's events first, so that once `scheduled` is posted every
+            // command meets the schedule the session asked for.
             if session.effectivePlan != .b, session.playsPlaylistEvents, !Set(ids).isSubset(of: self.overridden) {
                 let desired = Self.desired(events, session: session)
                 self.overridden.formUnion(desired.map(\.identifier))
                 if desired != events { await InterstitialEventController(player: player).setEvents(desired) }
+            }
+            if ids != self.lastScheduled, generation == self.generation {
+                self.lastScheduled = ids
+                self.post(ReceiverEvent(kind: "scheduled", events: ids))
             }
             let fresh = events.filter { !self.assessed.contains($0.identifier) && !$0.assetURIs.isEmpty }
             if self.profile != nil, !fresh.isEmpty {
