@@ -7,6 +7,9 @@ struct Intermission: AsyncParsableCommand {
         commandName: "intermission",
         abstract: "HLS Interstitials: validate, format, schedule, insert, play and serve.",
         version: "0.1.0",
-        subcommands: [Validate.self, Format.self, ScheduleCommand.self, Insert.self, Serve.self, Play.self, Group.self]
+        subcommands: [
+            Validate.self, Format.self, ScheduleCommand.self, Insert.self, Serve.self, Play.self, Group.self,
+            ReceiverCommandLine.self, Cast.self,
+        ]
     )
 }

@@ -1,0 +1,225 @@
+import ArgumentParser
+import Foundation
+import GroupPlayback
+import Hummingbird
+import IntermissionServer
+import Logging
+
+/// `intermission receiver`: a headless receiver that senders hand sessions to.
+struct ReceiverCommandLine: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "receiver",
+        abstract: "Run a headless receiver that plays sessions handed over by `intermission cast`.",
+        discussion: """
+            Prints its URL, then every event of the sessions it plays (interstitials starting and \
+            ending, remote commands with their answers, transition risks). It enforces X-RESTRICT on \
+            every remote command as the local player would. With --profile (a receiver profile such \
+            as Examples/receiver-low-end.json) it reports, before an interstitial plays, when its \
+            variant needs another decoder or output mode than the primary's.
+            """
+    )
+
+    @Option(help: "The port to listen on (0 picks a free one).")
+    var port: Int = 8090
+
+    @Option(help: "The address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(help: "A receiver profile (JSON): the codecs, ranges and sizes it decodes.")
+    var profile: String?
+
+    @Flag(help: "Print the URL and the events as JSON lines.")
+    var json = false
+
+    func validate() throws {
+        guard (0...65_535).contains(self.port) else { throw ValidationError("--port takes 0 to 65535") }
+    }
+
+    func run() async throws {
+        var profile: ReceiverProfile?
+        if let file = self.profile {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                printError("intermission: \(file): cannot be read")
+                throw ExitCode(2)
+            }
+            do {
+                profile = try ReceiverProfile.decode(Array(data))
+            } catch {
+                printError("intermission: \(file): \(error)")
+                throw ExitCode(2)
+            }
+        }
+        let receiver = Receiver(profile: profile)
+        let updates = await receiver.updates()
+        let json = self.json
+        let host = self.host == "0.0.0.0" ? "127.0.0.1" : self.host
+        var logger = Logger(label: "intermission.receiver")
+        logger.logLevel = .warning
+        let app = buildReceiverApplication(receiver: receiver, hostname: self.host, port: self.port, logger: logger) {
+            port in
+            let url = "http://\(host):\(port)"
+            if json {
+                ReceiverOutput.line(["event": "listening", "url": url])
+            } else {
+                ReceiverOutput.write("intermission receiver listening on \(url)\n")
+            }
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await app.runService() }
+            group.addTask {
+                for await event in updates { ReceiverOutput.print(event, json: json) }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+}
+
+/// How `receiver` and `cast` print.
+enum ReceiverOutput {
+    static func write(_ text: String) {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    static func line(_ fields: [String: String]) {
+        let data =
+            (try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]))
+            ?? Data()
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    static func encoded(_ value: some Encodable) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// One event: a JSON line, or `t kind [event] [message]`.
+    static func print(_ event: ReceiverEvent, json: Bool) {
+        if json {
+            Self.write(Self.encoded(event) + "\n")
+            return
+        }
+        var parts = [String(format: "%8.3f", event.t), event.kind]
+        if let id = event.eventID { parts.append(id) }
+        if let time = event.primaryTime { parts.append("at \(String(format: "%.3f", time))") }
+        if let events = event.events { parts.append("[" + events.joined(separator: ", ") + "]") }
+        if let reply = event.reply {
+            parts.append("\(reply.command.rawValue) \(reply.allowed ? "allowed" : "refused"): \(reply.reason)")
+        }
+        if let message = event.message { parts.append(message) }
+        Self.write(parts.joined(separator: " ") + "\n")
+    }
+}
+
+/// `intermission cast`: hands a stream over to a receiver and prints what the receiver does.
+struct Cast: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Hand a stream over to a receiver (intermission receiver) and print its events.",
+        discussion: """
+            Sends the session (URL, position, plan, client-side events, languages) to the receiver, \
+            then prints the receiver's events until the session ends (or --until seconds pass). \
+            Each --seek is sent as a remote command once the receiver plays, in order; the \
+            receiver's answer (granted, or refused with the restriction's reason) is printed. \
+            Plans: A ads as the playlist says, B no ads, C the first ad of a pod cannot be skipped, \
+            the later ones can.
+            """
+    )
+
+    @Argument(help: "The multivariant or media playlist URL to play.")
+    var streamURL: String
+
+    @Option(help: "The receiver's URL (http://HOST:PORT).")
+    var to: String
+
+    @Option(help: "The service plan: A, B or C.")
+    var plan: String = "A"
+
+    @Option(help: "Where to start, in seconds on the primary timeline.")
+    var position: Double?
+
+    @Option(help: "Seek the receiver to S seconds once it plays; repeatable, sent in order.")
+    var seek: [Double] = []
+
+    @Option(help: "A client-side interstitial as an EXT-X-DATERANGE line; repeatable.")
+    var dateRange: [String] = []
+
+    @Flag(help: "Do not play the playlist's own interstitials (automaticallyHandlesInterstitialEvents off).")
+    var noInterstitials = false
+
+    @Option(help: "The selected audio language.")
+    var audioLanguage: String?
+
+    @Option(help: "The selected subtitle language.")
+    var subtitleLanguage: String?
+
+    @Option(help: "Stop after this many seconds (0 to 1e6).")
+    var until: Double?
+
+    @Flag(help: "Print the receiver's events and answers as JSON lines.")
+    var json = false
+
+    func validate() throws {
+        guard ServicePlan(rawValue: self.plan.uppercased()) != nil else {
+            throw ValidationError("--plan takes A, B or C, not '\(self.plan.prefix(20))'")
+        }
+        if let until, !(until >= 0 && until <= 1e6) { throw ValidationError("--until takes seconds from 0 to 1e6") }
+        for time in self.seek where !(time >= 0 && time <= ReceiverSession.Limits.seconds) {
+            throw ValidationError("--seek takes seconds from 0 to 1e7")
+        }
+    }
+
+    var session: ReceiverSession {
+        ReceiverSession(
+            url: self.streamURL,
+            position: self.position,
+            plan: ServicePlan(rawValue: self.plan.uppercased()),
+            automaticallyHandlesInterstitialEvents: self.noInterstitials ? false : nil,
+            dateRanges: self.dateRange.isEmpty ? nil : self.dateRange,
+            audioLanguage: self.audioLanguage,
+            subtitleLanguage: self.subtitleLanguage
+        )
+    }
+
+    func run() async throws {
+        let session = self.session
+        if let problem = session.problems().first {
+            printError("intermission: \(problem)")
+            throw ExitCode(2)
+        }
+        let sender: ReceiverClient
+        do {
+            sender = try ReceiverClient(receiverURL: self.to)
+            _ = try await sender.handOver(session)
+        } catch {
+            printError("intermission: the receiver did not take the session: \(error)")
+            throw ExitCode(2)
+        }
+        let json = self.json
+        var seeks = self.seek[...]
+        let deadline = self.until.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        var last = 0
+        while deadline.map({ ContinuousClock.now < $0 }) ?? true {
+            let events: [ReceiverEvent]
+            do {
+                events = try await sender.events(after: last, wait: .seconds(1))
+            } catch {
+                printError("intermission: \(error)")
+                throw ExitCode(2)
+            }
+            for event in events {
+                last = max(last, event.sequence)
+                ReceiverOutput.print(event, json: json)
+                if event.kind == "ended" { return }
+                if event.kind == "error" { throw ExitCode(1) }
+                if event.kind == "status", event.message == "playing", let time = seeks.popFirst() {
+                    do {
+                        _ = try await sender.send(ReceiverCommand(.seek, time: time))
+                    } catch {
+                        printError("intermission: \(error)")
+                    }
+                }
+            }
+        }
+    }
+}
