@@ -42,20 +42,22 @@ import Testing
         _ = try await server.terminate()
     }
 
-    @Test func badCastsAndReceiversAreRefused() throws {
-        let plan = try CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--plan", "D"])
+    @Test func badCastsAndReceiversAreRefused() async throws {
+        let plan = try await CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--plan", "D"])
         #expect(plan.status == 64, "\(plan.stderr)")
-        let seek = try CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--seek", "nan"])
+        let seek = try await CLI.run([
+            "cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--seek", "nan",
+        ])
         #expect(seek.status == 64, "\(seek.stderr)")
         // Nothing listens at the receiver URL: unusable, exit 2.
-        let unreachable = try CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1"])
+        let unreachable = try await CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1"])
         #expect(unreachable.status == 2, "\(unreachable.stderr)")
         #expect(unreachable.stderr.contains("did not take the session"))
-        let badURL = try CLI.run(["cast", "ftp://x/y.m3u8", "--to", "http://127.0.0.1:1"])
+        let badURL = try await CLI.run(["cast", "ftp://x/y.m3u8", "--to", "http://127.0.0.1:1"])
         #expect(badURL.status == 2 && badURL.stderr.contains("url"), "\(badURL.stderr)")
-        let profile = try CLI.run(["receiver", "--port", "0", "--profile", "Package.swift"])
+        let profile = try await CLI.run(["receiver", "--port", "0", "--profile", "Package.swift"])
         #expect(profile.status == 2 && profile.stderr.contains("profile-not-json"), "\(profile.stderr)")
-        let port = try CLI.run(["receiver", "--port", "70000"])
+        let port = try await CLI.run(["receiver", "--port", "70000"])
         #expect(port.status == 64, "\(port.stderr)")
     }
 }

@@ -190,7 +190,10 @@ func unusedPort() throws -> Int {
             "Error handling upgrade result",
             metadata: ["error.type": .string("\(ChannelError.inappropriateOperationForState)")]
         )
-        quiet.error("Error handling upgrade result", metadata: ["error.type": .string("\(ChannelError.ioOnClosedChannel)")])
+        quiet.error(
+            "Error handling upgrade result",
+            metadata: ["error.type": .string("\(ChannelError.ioOnClosedChannel)")]
+        )
         quiet.error("something else")
         #expect(captured.levels == [.debug, .error, .error])
 
