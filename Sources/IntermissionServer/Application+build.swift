@@ -38,7 +38,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let database = URLRedaction.redact(configuration.database)
     let listening = parts.listening
     let groupHub = configuration.groupHub
-    let idleTimeout = ServerApplicationParts.timeAmount(max(configuration.idleTimeout, .milliseconds(100)))
+    let idleTimeout = ServerApplicationParts.idleTimeAmount(configuration.idleTimeout)
     return Application(
         responder: responder,
         // With the group hub, connections start in the WebSocket upgrade channel; fresh cache entries
@@ -265,6 +265,11 @@ struct ServerApplicationParts: Sendable {
     /// `Int64.max` nanoseconds would overflow there.
     static func timeAmount(_ duration: Duration) -> TimeAmount {
         TimeAmount(min(max(duration, .zero), .seconds(86_400)))
+    }
+
+    /// ``ServerConfiguration/idleTimeout`` as NIO's time amount, kept to 0.1 s through one day.
+    static func idleTimeAmount(_ duration: Duration) -> TimeAmount {
+        self.timeAmount(max(duration, .milliseconds(100)))
     }
 
     /// What the connections answer on their event loop, before the responders: fresh entries of

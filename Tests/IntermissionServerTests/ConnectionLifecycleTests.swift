@@ -26,21 +26,7 @@ final class RawConnection: Sendable {
     }
 
     private init(port: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw CocoaError(.fileReadUnknown) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = UInt16(port).bigEndian
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
-        guard connected else {
-            close(fd)
-            throw CocoaError(.fileReadUnknown)
-        }
+        guard let fd = connectLoopback(port: port) else { throw CocoaError(.fileReadUnknown) }
         self.fd = fd
     }
 
@@ -79,24 +65,6 @@ final class RawConnection: Sendable {
     }
 }
 
-/// A port nobody listens on now (the kernel's pick for a socket bound to port 0).
-func unusedPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    address.sin_port = 0
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-            bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
-        }
-    }
-    try #require(bound)
-    return Int(UInt16(bigEndian: address.sin_port))
-}
-
 /// Connections that never send a request: they hold neither a shutdown nor a connection slot for
 /// ever, with the group hub's WebSocket upgrade channel (the default) and without it.
 @Suite struct ConnectionLifecycleTests {
@@ -111,7 +79,7 @@ func unusedPort() throws -> Int {
         _ body: @escaping @Sendable (Int) async throws -> Void
     ) async throws -> Bool {
         var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 110))
-        configuration.port = try unusedPort()
+        configuration.port = try refusingPort()
         configuration.groupHub = groupHub
         configuration.idleTimeout = idleTimeout
         configuration.logLevel = .critical
@@ -174,7 +142,7 @@ func unusedPort() throws -> Int {
             (.seconds(Int64.max), 86_400_000_000_000),
         ]
         for (duration, nanoseconds) in cases {
-            let amount = ServerApplicationParts.timeAmount(max(duration, .milliseconds(100)))
+            let amount = ServerApplicationParts.idleTimeAmount(duration)
             #expect(amount.nanoseconds == nanoseconds, "\(duration)")
         }
     }

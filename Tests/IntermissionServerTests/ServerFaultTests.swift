@@ -60,12 +60,10 @@ func rawGET(port: Int, path: String, host: String) async throws -> [UInt8] {
     }
 }
 
-private func blockingGET(port: Int, path: String, host: String) throws -> [UInt8] {
+/// A blocking TCP socket connected to `127.0.0.1:port`, or `nil` when the connection fails.
+func connectLoopback(port: Int) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    try #require(fd >= 0)
-    defer { close(fd) }
-    var timeout = timeval(tv_sec: 10, tv_usec: 0)
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    guard fd >= 0 else { return nil }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -75,7 +73,18 @@ private func blockingGET(port: Int, path: String, host: String) throws -> [UInt8
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
         }
     }
-    try #require(connected)
+    guard connected else {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
+private func blockingGET(port: Int, path: String, host: String) throws -> [UInt8] {
+    let fd = try #require(connectLoopback(port: port))
+    defer { close(fd) }
+    var timeout = timeval(tv_sec: 10, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     let request = Array("GET \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n".utf8)
     try #require(request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) } == request.count)
     var answer: [UInt8] = []

@@ -31,15 +31,17 @@ struct GuardedWebSocketChannel: ServerChildChannel {
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
-            let tracker = try DecoderErrorResponder.install(in: channel.pipeline.syncOperations)
+            let tracker = NIOLoopBound(
+                try DecoderErrorResponder.install(in: channel.pipeline.syncOperations),
+                eventLoop: channel.eventLoop
+            )
             if let idleTimeout = self.idleTimeout {
-                let bound = NIOLoopBound(tracker, eventLoop: channel.eventLoop)
                 let timer = channel.eventLoop.scheduleTask(in: idleTimeout) {
-                    if !bound.value.sawRequestHead { channel.close(promise: nil) }
+                    if !tracker.value.sawRequestHead { channel.close(promise: nil) }
                 }
                 channel.closeFuture.whenComplete { _ in timer.cancel() }
             }
-            return Value(base: value, tracker: NIOLoopBound(tracker, eventLoop: channel.eventLoop))
+            return Value(base: value, tracker: tracker)
         }
     }
 
