@@ -52,11 +52,14 @@ struct ServePlayCommandTests {
         #expect(requests.count > 40)
         #expect(requests.allSatisfy { $0["status"] as? Int == 200 })
 
-        // Requests on the clock: a skip and rate 2 inside the pre-roll (SKIP: both refused), a seek
-        // from 15 s to 50 s across both JUMP mid-rolls (the one nearest the target plays first), a
-        // stop at 30.
+        // Requests on the clock: a skip and rate 2 inside the 10 s pre-roll (SKIP: both refused), a
+        // seek from about 15 s to 50 s across both JUMP mid-rolls (the one nearest the target plays
+        // first), a stop at 30. The clock runs from the start, playlist and asset-list loads
+        // included, so the pre-roll begins a little after 0: at 5x the skip at 6 leaves 1.2 s of
+        // real time for those loads on a busy machine (at 20x, 3 s left 0.15 s, and the skip could
+        // come before the pre-roll began).
         let steered = try await CLI.run([
-            "play", url, "--speed", "20", "--json", "--skip", "3", "--rate", "2@5", "--seek", "50@25", "--until", "30",
+            "play", url, "--speed", "5", "--json", "--skip", "6", "--rate", "2@7", "--seek", "50@25", "--until", "30",
         ])
         #expect(steered.status == 0, "\(steered.stderr)")
         let steeredLog = jsonLines(steered.stdout)

@@ -85,6 +85,12 @@ import Testing
         ("server:\n  upstreamTimeout: .nan\n", "server.upstreamTimeout"),
         ("server:\n  upstreamTimeout: .inf\n", "server.upstreamTimeout"),
         ("server:\n  upstreamTimeout: 9223372037\n", "server.upstreamTimeout"),
+        ("server:\n  idleTimeout: 0\n", "server.idleTimeout"),
+        ("server:\n  idleTimeout: -9223372036854775808\n", "server.idleTimeout"),
+        ("server:\n  idleTimeout: 86400.5\n", "server.idleTimeout"),
+        ("server:\n  idleTimeout: 1e308\n", "server.idleTimeout"),
+        ("server:\n  idleTimeout: .nan\n", "server.idleTimeout"),
+        ("server:\n  idleTimeout: .inf\n", "server.idleTimeout"),
         ("server:\n  upstreamTimout: 5\n", "server.upstreamTimout"),
         ("serverr:\n  port: 80\n", "serverr"),
         ("server:\n  port: 70000\n", "server.port"),
@@ -161,6 +167,7 @@ import Testing
             server:
               port: 65535
               upstreamTimeout: 0.1
+              idleTimeout: 86400
               maxUpstreamBytes: 1024
             repeatWindow: 0
             inventory:
@@ -180,6 +187,7 @@ import Testing
         let configuration = try ConfigurationFile.parse(yaml).apply(to: ServerConfiguration(), relativeTo: "/")
         #expect(configuration.port == 65535)
         #expect(configuration.upstreamTimeout == .milliseconds(100))
+        #expect(configuration.idleTimeout == .seconds(86_400))
         #expect(configuration.maximumUpstreamBytes == 1024)
         #expect(configuration.adInsertion.assets[0].breaks[0].position == .midRoll(MediaTime(seconds: 604_800)))
         #expect(configuration.adInsertion.assets[0].breaks[0].duration == MediaTime(milliseconds: 1))

@@ -23,11 +23,14 @@ public struct ConfigurationFile: Sendable, Codable {
         public var maxUpstreamBytes: Int?
         /// `upstreamTimeout`: seconds an upstream has to answer.
         public var upstreamTimeout: Double?
+        /// `idleTimeout`: seconds a connection may stay silent before the server closes it.
+        public var idleTimeout: Double?
         /// `logLevel`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
         public var logLevel: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case host, port, database, publicBaseURL, adminToken, maxUpstreamBytes, upstreamTimeout, logLevel
+            case host, port, database, publicBaseURL, adminToken, maxUpstreamBytes, upstreamTimeout, idleTimeout
+            case logLevel
         }
     }
 
@@ -282,6 +285,10 @@ public struct ConfigurationFile: Sendable, Codable {
             if let timeout = server.upstreamTimeout {
                 let checked = try L.seconds(timeout, in: L.upstreamTimeout, field: "server.upstreamTimeout")
                 result.upstreamTimeout = .milliseconds(checked.milliseconds)
+            }
+            if let timeout = server.idleTimeout {
+                let checked = try L.seconds(timeout, in: L.idleTimeout, field: "server.idleTimeout")
+                result.idleTimeout = .milliseconds(checked.milliseconds)
             }
             if let level = server.logLevel {
                 guard let parsed = Logger.Level(rawValue: level) else {

@@ -16,6 +16,8 @@ public enum InputLimits {
     public static let maximumUpstreamBytes: ClosedRange<Int> = 1024...268_435_456
     /// `server.upstreamTimeout`, seconds.
     public static let upstreamTimeout: ClosedRange<Double> = 0.1...300
+    /// `server.idleTimeout`, seconds: the range ``ServerConfiguration/idleTimeout`` is kept to.
+    public static let idleTimeout: ClosedRange<Double> = 0.1...86_400
     /// `repeatWindow`, seconds (30 days at most).
     public static let repeatWindow: ClosedRange<Double> = 0...2_592_000
     /// Break and creative durations, early returns and SCTE-35 default durations, seconds
