@@ -535,3 +535,82 @@ final class ManagedCounter: Sendable {
         }
     }
 }
+
+/// A large playlist rendered on a request's path is answered before its gzip copy is made; the copy
+/// joins the entry a moment later, and never replaces an entry that changed meanwhile.
+@Suite struct DeferredGzipTests {
+    /// A VOD playlist of `segments` segments: well over the deferral threshold at 20,000.
+    static func playlist(segments: Int, prefix: String = "seg") -> [UInt8] {
+        var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n"
+        for index in 0..<segments { text += "#EXTINF:2.000,\n\(prefix)-\(index).ts\n" }
+        return Array((text + "#EXT-X-ENDLIST\n").utf8)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theFirstAnswerDoesNotWaitForTheGzipCopy() async throws {
+        let cache = ResponseCache(clock: ManualWallClock(t0))
+        let bytes = Self.playlist(segments: 20_000)
+        #expect(bytes.count > ResponseCache.gzipDeferralThreshold)
+        let first = cache.store(
+            RenderedPlaylist(bytes: bytes, kind: .vod, validUntil: nil, staleFor: nil),
+            key: "/vod/big/prog.m3u8",
+            scope: "vod:big",
+            generation: 0,
+            deferringGzip: true
+        )
+        #expect(first.gzipBody == nil)
+        #expect(first.headers[.contentLength] == String(bytes.count))
+        // The copy is made in the background: wait for it (generously: the machine is shared).
+        var entry = try #require(cache.fresh("/vod/big/prog.m3u8"))
+        for _ in 0..<400 where entry.gzipBody == nil {
+            try await Task.sleep(for: .milliseconds(50))
+            entry = try #require(cache.fresh("/vod/big/prog.m3u8"))
+        }
+        var zipped = try #require(entry.gzipBody)
+        #expect(zipped.readableBytes < bytes.count / 4)
+        #expect(Array(try zipped.decompress(with: .gzip()).readableBytesView) == bytes)
+        #expect(entry.etag == first.etag)
+        #expect(entry.lastModified == first.lastModified)
+        #expect(entry.gzipHeaders[.contentEncoding] == "gzip")
+        #expect(entry.headers[.cacheControl] == first.headers[.cacheControl])
+
+        // A small playlist, or a render off the request path, gets its copy at once.
+        let small = cache.store(
+            RenderedPlaylist(bytes: Self.playlist(segments: 10), kind: .vod, validUntil: nil, staleFor: nil),
+            key: "/vod/small/prog.m3u8",
+            scope: "vod:small",
+            generation: 0,
+            deferringGzip: true
+        )
+        #expect(small.gzipBody != nil)
+        let background = cache.store(
+            RenderedPlaylist(bytes: bytes, kind: .vod, validUntil: nil, staleFor: nil),
+            key: "/vod/other/prog.m3u8",
+            scope: "vod:other",
+            generation: 0
+        )
+        #expect(background.gzipBody != nil)
+    }
+
+    @Test func aLateCopyDoesNotReplaceAChangedEntry() throws {
+        let clock = ManualWallClock(t0)
+        let cache = ResponseCache(clock: clock)
+        let old = RenderedPlaylist(bytes: Self.playlist(segments: 20_000), kind: .vod, validUntil: nil, staleFor: nil)
+        let new = RenderedPlaylist(
+            bytes: Self.playlist(segments: 20_000, prefix: "new"),
+            kind: .vod,
+            validUntil: nil,
+            staleFor: nil
+        )
+        // The entry now holds `new` (stored without deferral, so it has its own copy).
+        let stored = cache.store(new, key: "/vod/a/prog.m3u8", scope: "vod:a", generation: 0)
+        // The copy of the old bytes arrives late: it is dropped.
+        cache.addGzipCopy(old, tag: ContentDigest.hex(old.bytes), lastModified: 1, key: "/vod/a/prog.m3u8")
+        let entry = try #require(cache.fresh("/vod/a/prog.m3u8"))
+        #expect(entry.etag == stored.etag)
+        var zipped = try #require(entry.gzipBody)
+        #expect(Array(try zipped.decompress(with: .gzip()).readableBytesView) == new.bytes)
+        // A copy for a key with no entry adds nothing.
+        cache.addGzipCopy(old, tag: ContentDigest.hex(old.bytes), lastModified: 1, key: "/vod/none/prog.m3u8")
+        #expect(cache.fresh("/vod/none/prog.m3u8") == nil)
+    }
+}

@@ -49,7 +49,8 @@ struct PlaylistController: Sendable {
     private func answer(_ rendered: RenderedPlaylist, _ request: Request, scope: String, generation: Int) -> Response {
         if let prepared = rendered.prepared { return prepared.response(to: request.head) }
         let key = ResponseCache.key(request.head.path).flatMap { Self.isCanonical($0) ? $0 : nil }
-        return self.responses.store(rendered, key: key, scope: scope, generation: generation).response(to: request.head)
+        return self.responses.store(rendered, key: key, scope: scope, generation: generation, deferringGzip: true)
+            .response(to: request.head)
     }
 
     /// Whether a path is spelled as the server spells it: every segment as ``RequestPath/encoded(_:)``

@@ -82,8 +82,9 @@ struct CachedResponse: Sendable {
         headers[.accessControlExposeHeaders] = "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
     }
 
-    /// Prepares the answer for `rendered`, modified at `lastModified` (seconds since 1970).
-    init(_ rendered: RenderedPlaylist, tag: String, lastModified: Int64) {
+    /// Prepares the answer for `rendered`, modified at `lastModified` (seconds since 1970); with
+    /// `compressing` false it has no gzip copy (see ``ResponseCache/gzipDeferralThreshold``).
+    init(_ rendered: RenderedPlaylist, tag: String, lastModified: Int64, compressing: Bool = true) {
         let body = ByteBuffer(bytes: rendered.bytes)
         var gzip: ByteBuffer?
         var input = body
@@ -91,7 +92,8 @@ struct CachedResponse: Sendable {
         // as long for 10% less (a 3.9 MB DVR playlist: 17 ms for 261 KB against 74 ms for 232 KB).
         let level: ZlibConfiguration.CompressionLevel =
             body.readableBytes > 1_048_576 ? .defaultCompressionLevel : .bestCompression
-        if let compressed = try? input.compress(with: .gzip(configuration: .init(compressionLevel: level))),
+        if compressing,
+            let compressed = try? input.compress(with: .gzip(configuration: .init(compressionLevel: level))),
             compressed.readableBytes < body.readableBytes
         {
             gzip = compressed
@@ -319,7 +321,13 @@ final class ResponseCache: Sendable {
     /// the scope's revision is still `generation`.
     ///
     /// - Returns: The answer (kept or not).
-    func store(_ rendered: RenderedPlaylist, key: Substring?, scope: String, generation: Int) -> CachedResponse {
+    func store(
+        _ rendered: RenderedPlaylist,
+        key: Substring?,
+        scope: String,
+        generation: Int,
+        deferringGzip: Bool = false
+    ) -> CachedResponse {
         let now = self.clock.now()
         let second = now.nanosecondsSince1970 / 1_000_000_000 - (now.nanosecondsSince1970 % 1_000_000_000 < 0 ? 1 : 0)
         let name = key.map(String.init)
@@ -333,10 +341,11 @@ final class ResponseCache: Sendable {
                 modified = previous.lastModified + 1
             }
         }
-        let response = CachedResponse(rendered, tag: tag, lastModified: modified)
+        let deferred = deferringGzip && rendered.bytes.count > Self.gzipDeferralThreshold
+        let response = CachedResponse(rendered, tag: tag, lastModified: modified, compressing: !deferred)
         guard let name, rendered.cacheable, response.validUntil.map({ now < $0 }) ?? true else { return response }
-        self.state.withLock { state in
-            guard state.generations[scope, default: 0] == generation else { return }
+        let kept = self.state.withLock { state -> Bool in
+            guard state.generations[scope, default: 0] == generation else { return false }
             let old = state.entries.removeValue(forKey: name)
             if let old { state.bytes -= old.response.weight }
             if state.entries.count >= Self.entryCapacity || state.bytes + response.weight > Self.byteCapacity {
@@ -353,13 +362,47 @@ final class ResponseCache: Sendable {
                     state.bytes -= victim.value.response.weight
                 }
             }
-            guard response.weight <= Self.byteCapacity else { return }
+            guard response.weight <= Self.byteCapacity else { return false }
             state.entries[name] = Stored(response: response, scope: scope, reads: old?.reads ?? 0)
             state.bytes += response.weight
             if state.validators.count >= 4 * Self.entryCapacity { state.validators.removeAll() }
             state.validators[name] = (tag, modified)
+            return true
+        }
+        if deferred && kept {
+            Task.detached(priority: .utility) {
+                self.addGzipCopy(rendered, tag: tag, lastModified: modified, key: name)
+            }
         }
         return response
+    }
+
+    /// Bodies larger than this (bytes) rendered on a request's path are answered before their gzip
+    /// copy is made: compressing a 3.9 MB playlist takes longer than rendering it a second time would
+    /// allow (issue 16: the first byte of a cold render within 2x of `intermission format`).
+    ///
+    /// The copy
+    /// is made in the background and joins the entry; requests in between get the plain body
+    /// (`Vary: Accept-Encoding` is on both).
+    static let gzipDeferralThreshold = 256 * 1024
+
+    /// Makes the gzip copy of an entry stored without one, and puts it in the entry when the entry
+    /// still holds the same bytes (`tag`) and the copy fits.
+    func addGzipCopy(_ rendered: RenderedPlaylist, tag: String, lastModified: Int64, key name: String) {
+        let full = CachedResponse(rendered, tag: tag, lastModified: lastModified)
+        guard full.gzipBody != nil else { return }
+        self.state.withLock { state in
+            guard let index = state.entries.index(forKey: name) else { return }
+            let stored = state.entries.values[index].response
+            guard stored.etag == full.etag, stored.gzipBody == nil,
+                state.bytes - stored.weight + full.weight <= Self.byteCapacity
+            else { return }
+            var replacement = full
+            replacement.validUntil = stored.validUntil
+            replacement.staleUntil = stored.staleUntil
+            state.entries.values[index].response = replacement
+            state.bytes += replacement.weight - stored.weight
+        }
     }
 
     /// Keeps the entry of `key` until `validUntil` (and stale until `staleUntil`) when its source

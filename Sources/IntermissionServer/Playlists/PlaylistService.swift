@@ -81,7 +81,7 @@ actor PlaylistService {
         case .multivariant(let multivariant):
             bytes = VODDecorator.decorate(multivariant: multivariant, playlistURL: url).serialized()
         case .media(let media):
-            let decorator = try await self.vodDecorator(for: asset, fallback: media)
+            let decorator = try await self.vodDecorator(for: asset, fallback: media, at: url)
             bytes = decorator.decorate(media, playlistURL: url).serialized()
         }
         // Local origins do not change while the server runs; remote ones are re-read after a restart.
@@ -91,10 +91,13 @@ actor PlaylistService {
 
     /// The decorator of an asset, planned from its first variant (or its main playlist when that is a
     /// media playlist), so that every media playlist gets the same tags.
-    private func vodDecorator(for asset: VODAsset, fallback: MediaPlaylist) async throws -> VODDecorator {
+    private func vodDecorator(for asset: VODAsset, fallback: MediaPlaylist, at url: String) async throws -> VODDecorator
+    {
         if let decorator = self.vodDecorators[asset.id] { return decorator }
         var reference = fallback
-        switch try await self.origin.playlist(at: asset.playlistURL) {
+        // The asset's main playlist is often the very media playlist asked for (`fallback`, parsed
+        // already): reading and parsing it again doubled a cold render of a large VOD playlist.
+        switch url == asset.playlistURL ? .media(fallback) : try await self.origin.playlist(at: asset.playlistURL) {
         case .media(let media):
             reference = media
         case .multivariant(let multivariant):
