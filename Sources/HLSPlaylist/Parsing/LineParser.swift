@@ -50,22 +50,19 @@ enum LineParser {
         return i == end ? .blank : .uri
     }
 
-    /// A record for an edited or new line.
-    static func record(forEdited content: [UInt8], terminator: LineTerminator) -> LineRecord {
+    /// A record for an edited or new line (its `start` and `end` are within `content`).
+    static func record(forEdited content: UnsafeBufferPointer<UInt8>, terminator: LineTerminator) -> LineRecord {
         var sink = DiagnosticSink(file: nil)
-        let record = content.withUnsafeBufferPointer { b in
-            var dates = DateTime.DayCache()
-            return self.parseLine(
-                b,
-                start: 0,
-                end: b.count,
-                terminator: terminator,
-                lineNumber: 0,
-                sink: &sink,
-                dates: &dates
-            )
-        }
-        return record
+        var dates = DateTime.DayCache()
+        return self.parseLine(
+            content,
+            start: 0,
+            end: content.count,
+            terminator: terminator,
+            lineNumber: 0,
+            sink: &sink,
+            dates: &dates
+        )
     }
 
     /// Parses every line of `bytes`.
