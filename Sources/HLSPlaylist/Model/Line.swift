@@ -213,11 +213,19 @@ struct LineStore: Sendable {
     /// Every line, terminators included.
     func serialized() -> [UInt8] {
         let count = self.serializedCount
+        guard count >= 1 << 16 else {
+            // Small: the unsafe initializer below costs a runtime metadata lookup, more than appends.
+            var out: [UInt8] = []
+            out.reserveCapacity(count)
+            self.forEachPiece { out.append(contentsOf: $0) }
+            return out
+        }
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            LargeBuffer.advise(UnsafeMutableRawBufferPointer(buffer))
             var at = 0
             self.forEachPiece { piece in
                 // The pieces add up to `count` (see `serializedCount`): checked, not assumed.
-                precondition(at + piece.count <= count, "the pieces outgrow the serialized count")
+                precondition(piece.count <= count - at, "the pieces outgrow the serialized count")
                 if let from = piece.baseAddress, let to = buffer.baseAddress {
                     (to + at).initialize(from: from, count: piece.count)
                 }
@@ -235,6 +243,33 @@ struct LineStore: Sendable {
         precondition(start + content.count <= Int(Int32.max), "more than 2 GiB of edited lines")
         self.edits.append(contentsOf: content)
         return (Int32(start), Int32(self.edits.count))
+    }
+
+    /// Makes room in ``edits`` for `count` more bytes without moving it on the way (in storage
+    /// advised for huge pages when large).
+    mutating func reserveEdits(_ count: Int) {
+        let needed = self.edits.count + count
+        guard needed > self.edits.capacity else { return }
+        var grown: [UInt8] = LargeBuffer.emptyArray(reservingCapacity: needed)
+        grown.append(contentsOf: self.edits)
+        self.edits = grown
+    }
+
+    /// A record for the line content appended to ``edits`` from `start` to its end (by writing
+    /// into ``edits`` directly), compacting ``edits`` when it no longer fits 32-bit offsets.
+    mutating func recordForAppendedEdit(from start: Int, terminator: LineTerminator) -> LineRecord {
+        if self.edits.count > Int(Int32.max) {
+            let content = Array(self.edits[start...])
+            self.edits.removeSubrange(start...)
+            return content.withUnsafeBufferPointer { self.makeRecord(bytes: $0, terminator: terminator) }
+        }
+        var record = self.edits.withUnsafeBufferPointer { edits in
+            LineParser.record(forEdited: UnsafeBufferPointer(rebasing: edits[start...]), terminator: terminator)
+        }
+        record.start = Int32(start)
+        record.end = Int32(self.edits.count)
+        record.edited = true
+        return record
     }
 
     /// Keeps in ``edits`` only the content that records still reference.
@@ -262,32 +297,39 @@ struct LineStore: Sendable {
         return record
     }
 
-    /// Inserts each group's records before line `line` (the line count: at the end), in one pass
-    /// over the records: `groups` are sorted by line, one group a line.
+    /// Inserts each record before line `line` (the line count: at the end), in one pass over the
+    /// records: `insertions` are sorted by line (records for the same line go in in their order).
     ///
-    /// The same as inserting the groups one at a time from the last: a group at the end after a
-    /// last line without a terminator gives that line one and leaves its own last line without.
-    mutating func insertRecords(_ groups: [(line: Int, records: [LineRecord])]) {
-        guard !groups.isEmpty else { return }
+    /// The same as inserting them one line at a time from the last: records at the end after a
+    /// last line without a terminator give that line one and leave their own last line without.
+    mutating func insertRecords(_ insertions: [(line: Int, record: LineRecord)]) {
+        guard let lastLine = insertions.last?.line else { return }
         let count = self.records.count
-        var total = 0
-        var unterminatedAtEnd = false
-        for group in groups {
-            precondition(group.line >= 0 && group.line <= count, "an insertion outside the playlist")
-            total += group.records.count
-            if group.line == count, count > 0, self.records[count - 1].terminator == .none { unterminatedAtEnd = true }
-            self.terminatePrevious(before: group.line)
+        precondition(insertions[0].line >= 0 && lastLine <= count, "an insertion outside the playlist")
+        let unterminatedAtEnd = lastLine == count && count > 0 && self.records[count - 1].terminator == .none
+        var previous = -1
+        for insertion in insertions where insertion.line != previous {
+            precondition(insertion.line > previous, "insertions out of order")
+            self.terminatePrevious(before: insertion.line)
+            previous = insertion.line
         }
-        var merged: [LineRecord] = LargeBuffer.emptyArray(reservingCapacity: count + total)
-        var from = 0
-        for group in groups {
-            merged.append(contentsOf: self.records[from..<group.line])
-            merged.append(contentsOf: group.records)
-            from = group.line
+        // In place, from the end: each old record moves down by the insertions at or before it
+        // (one pass over the records after the first insertion, no second array).
+        self.records.append(contentsOf: repeatElement(insertions[0].record, count: insertions.count))
+        self.records.withUnsafeMutableBufferPointer { records in
+            var to = records.count
+            var from = count
+            for insertion in insertions.reversed() {
+                while from > insertion.line {
+                    from -= 1
+                    to -= 1
+                    records[to] = records[from]
+                }
+                to -= 1
+                records[to] = insertion.record
+            }
         }
-        merged.append(contentsOf: self.records[from...])
-        if unterminatedAtEnd, !merged.isEmpty { merged[merged.count - 1].terminator = .none }
-        self.records = merged
+        if unterminatedAtEnd { self.records[self.records.count - 1].terminator = .none }
     }
 
     /// Ensures the line before `index` ends with a terminator (when inserting after a last line without one).

@@ -68,16 +68,18 @@ extension MediaIndex {
         index.segments = LargeBuffer.emptyArray(reservingCapacity: count / 2 + 1)
 
         // Header values first (their tags may come in any order before the segments).
-        var seenUnique = [Bool](repeating: false, count: Int(KnownTag.unknown.rawValue) + 1)
+        // One bit a tag (there are fewer than 64): no array to allocate.
+        var seenUnique: UInt64 = 0
         var firstSegmentLine = -1
         for (i, record) in records.enumerated() where record.kind == .tag {
             let tag = record.tag
             if tag == .unknown { continue }
             if tag.isUnique {
-                if seenUnique[Int(tag.rawValue)] {
+                let bit: UInt64 = 1 << tag.rawValue
+                if seenUnique & bit != 0 {
                     sink.reportDuplicateTag(tag, line: i)
                 }
-                seenUnique[Int(tag.rawValue)] = true
+                seenUnique |= bit
             }
             if tag.isMultivariantPlaylistTag {
                 sink.report(
@@ -128,8 +130,13 @@ extension MediaIndex {
         }
         index.headerEnd = firstSegmentLine >= 0 ? firstSegmentLine : count
 
-        // Playlist tags that should precede the segments.
-        if firstSegmentLine >= 0 {
+        // Playlist tags that should precede the segments (the array only when one does not).
+        // Pairs, not the variadic `max` (which makes an array too).
+        let lastHeaderLine = max(
+            max(max(index.targetDurationLine, index.mediaSequenceLine), index.discontinuitySequenceLine),
+            max(max(index.playlistTypeLine, index.versionLine), max(index.partInformationLine, index.serverControlLine))
+        )
+        if firstSegmentLine >= 0, lastHeaderLine > firstSegmentLine {
             for line in [
                 index.targetDurationLine, index.mediaSequenceLine, index.discontinuitySequenceLine,
                 index.playlistTypeLine, index.versionLine, index.partInformationLine, index.serverControlLine,

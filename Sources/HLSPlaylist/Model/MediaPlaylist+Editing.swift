@@ -95,16 +95,13 @@ extension MediaPlaylist {
         let order = insertions.indices.sorted { a, b in
             insertions[a].index != insertions[b].index ? insertions[a].index < insertions[b].index : a > b
         }
-        var groups: [(line: Int, records: [LineRecord])] = []
-        for k in order where !insertions[k].lines.isEmpty {
-            let records = insertions[k].lines.map { self.store.makeRecord(Array($0.utf8)) }
-            if let last = groups.last, last.line == insertions[k].index {
-                groups[groups.count - 1].records += records
-            } else {
-                groups.append((insertions[k].index, records))
+        var records: [(line: Int, record: LineRecord)] = []
+        for k in order {
+            for text in insertions[k].lines {
+                records.append((insertions[k].index, self.store.makeRecord(Array(text.utf8))))
             }
         }
-        self.store.insertRecords(groups)
+        self.store.insertRecords(records)
         self.reindex()
     }
 
@@ -156,23 +153,30 @@ extension MediaPlaylist {
     /// ``insertDateRanges(_:)`` with the ranges' `dateRange`s.
     public mutating func insertDateRanges(rendered ranges: [(dateRange: RenderedDateRange, position: Int)]) {
         guard !ranges.isEmpty else { return }
-        let lines = ranges.map { self.insertionLine(forSegment: $0.position) }
-        var groups: [(line: Int, records: [LineRecord])] = []
+        // Where each range goes, in line order (then as given).
+        var order: [(line: Int, k: Int)] = []
+        order.reserveCapacity(ranges.count)
+        var sorted = true
+        for k in ranges.indices {
+            let line = self.insertionLine(forSegment: ranges[k].position)
+            if let last = order.last, last.line > line { sorted = false }
+            order.append((line, k))
+        }
+        if !sorted { order.sort { ($0.line, $0.k) < ($1.line, $1.k) } }
+        var records: [(line: Int, record: LineRecord)] = []
+        records.reserveCapacity(ranges.count)
         var placed: [(line: Int, dateRange: DateRange?)] = []
-        for k in lines.indices.sorted(by: { (lines[$0], $0) < (lines[$1], $1) }) {
+        placed.reserveCapacity(ranges.count)
+        for (line, k) in order {
             let rendered = ranges[k].dateRange
             var record = rendered.record
             record.terminator = self.store.preferredTerminator
             (record.start, record.end) = rendered.line.withUnsafeBufferPointer { self.store.appendEdit($0) }
             record.edited = true
-            if let last = groups.last, last.line == lines[k] {
-                groups[groups.count - 1].records.append(record)
-            } else {
-                groups.append((lines[k], [record]))
-            }
-            placed.append((lines[k], rendered.indexed))
+            records.append((line, record))
+            placed.append((line, rendered.indexed))
         }
-        self.store.insertRecords(groups)
+        self.store.insertRecords(records)
         guard ranges.allSatisfy({ $0.dateRange.record.kind == .tag && $0.dateRange.record.tag == .dateRange }) else {
             self.reindex()
             return
@@ -216,11 +220,13 @@ extension MediaPlaylist {
     }
 
     /// Rewrites every URI like ``rewriteURIs(_:)``, on bytes: the fast path for long playlists
-    /// (no `String` is made for a segment URI).
+    /// (no `String` is made for a segment URI, and the new URI is written where the playlist keeps
+    /// it).
     ///
     /// - Parameter transform: Gets a URI's bytes (a segment URI line without the spaces and tabs
     ///   around it, or the value of a `URI` attribute without its quotes) and appends the new URI
-    ///   to its second argument, empty on every call; returns `false` to keep the URI as it is.
+    ///   to its second argument, which may already hold other bytes: it must only append. Returns
+    ///   `false` to keep the URI as it is (what it appended is then dropped).
     public mutating func rewriteURIs(
         bytes transform: (_ uri: UnsafeBufferPointer<UInt8>, _ output: inout [UInt8]) -> Bool
     ) {
@@ -239,26 +245,52 @@ extension MediaPlaylist {
         }
     }
 
-    /// The loop under both `rewriteURIs`: `line` writes the new content of a URI line into its
+    /// The loop under both `rewriteURIs`: `line` appends the new content of a URI line to its
     /// output (returning `false` to keep the line), `tags` maps a tag's `URI` attribute value.
+    ///
+    /// A URI line read from the source is rewritten straight into the edit buffer: no copy.
     private mutating func rewriteURILines(
         _ line: (_ content: UnsafeBufferPointer<UInt8>, _ output: inout [UInt8]) -> Bool,
         tags: (String) -> String
     ) {
         var reindex = false
-        var output: [UInt8] = []
-        output.reserveCapacity(256)
+        var reserved = false
+        var scratch: [UInt8] = []
+        let source = self.store.source
         for i in self.store.records.indices {
             let record = self.store.records[i]
-            let newRecord: LineRecord
+            var newRecord: LineRecord
             switch record.kind {
+            case .uri where !record.edited:
+                let start = self.store.edits.count
+                let changed = source.bytes.withUnsafeBufferPointer { bytes in
+                    let content = UnsafeBufferPointer(rebasing: bytes[Int(record.start)..<Int(record.end)])
+                    guard line(content, &self.store.edits) else { return false }
+                    let written = self.store.edits.count - start
+                    return written != content.count
+                        || !self.store.edits.withUnsafeBufferPointer { edits in
+                            UnsafeBufferPointer(rebasing: edits[start...]).elementsEqual(content)
+                        }
+                }
+                guard changed else {
+                    self.store.edits.removeSubrange(start...)
+                    continue
+                }
+                if !reserved {
+                    // The first rewritten URI tells how long the others will be, about: room for
+                    // one a segment, so that the buffer does not move (and copy) as it grows.
+                    reserved = true
+                    let written = self.store.edits.count - start
+                    self.store.reserveEdits(self.index.segments.count * (written + written / 4 + 1))
+                }
+                newRecord = self.store.recordForAppendedEdit(from: start, terminator: record.terminator)
             case .uri:
-                output.removeAll(keepingCapacity: true)
+                scratch.removeAll(keepingCapacity: true)
                 let changed = self.store.withContent(i) { content in
-                    line(content, &output) && !(output.count == content.count && output.elementsEqual(content))
+                    line(content, &scratch) && !(scratch.count == content.count && scratch.elementsEqual(content))
                 }
                 guard changed else { continue }
-                newRecord = output.withUnsafeBufferPointer {
+                newRecord = scratch.withUnsafeBufferPointer {
                     self.store.makeRecord(bytes: $0, terminator: record.terminator)
                 }
             case .tag:

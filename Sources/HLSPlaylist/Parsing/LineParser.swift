@@ -52,6 +52,19 @@ enum LineParser {
 
     /// A record for an edited or new line (its `start` and `end` are within `content`).
     static func record(forEdited content: UnsafeBufferPointer<UInt8>, terminator: LineTerminator) -> LineRecord {
+        if let first = content.first, let last = content.last, first != UInt8(ascii: "#"), first != UInt8(ascii: " "),
+            first != UInt8(ascii: "\t"), last != UInt8(ascii: " "), last != UInt8(ascii: "\t")
+        {
+            // A URI without spaces around it (what rewriting URIs writes): what `parseLine` gives,
+            // without its set-up.
+            return LineRecord(
+                kind: .uri,
+                tag: .unknown,
+                terminator: terminator,
+                start: 0,
+                end: Int32(truncatingIfNeeded: content.count)
+            )
+        }
         var sink = DiagnosticSink(file: nil)
         var dates = DateTime.DayCache()
         return self.parseLine(
