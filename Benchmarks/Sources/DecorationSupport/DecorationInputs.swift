@@ -52,6 +52,14 @@ public enum DecorationInputs {
         )
     ]
 
+    /// ``liveBreaks`` changed at `revision` milliseconds after the epoch (its `updatedAt`): a
+    /// break the decorator has not rendered yet.
+    public static func liveBreaks(revision: Int64) -> [LiveBreak] {
+        var breaks = self.liveBreaks
+        breaks[0].updatedAt = DateTime(millisecondsSince1970: self.epochMilliseconds + revision)
+        return breaks
+    }
+
     /// 48 breaks of 60 s, one every half hour of the 24-hour DVR playlist (which already carries
     /// 500 interstitial tags of its own).
     public static let dvrBreaks = (0..<48).map { k in

@@ -75,7 +75,9 @@ public enum LiveBreakSelection {
         var selected = breaks.filter { b in
             !b.cancelled && b.startDate + b.duration >= windowStart && b.startDate <= windowEnd + lookahead
         }
-        if selected.count > 1 { selected.sort { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate } }
+        if selected.count > 1 {
+            selected.sort { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }
+        }
         return selected
     }
 

@@ -91,7 +91,7 @@ public struct SegmentURIResolver: Sendable {
     private mutating func rewriteOnce(_ playlist: inout MediaPlaylist) {
         var resolved = 0
         let (plainBase, plainBaseBytes, playlistURL) = (self.plainBase, self.plainBaseBytes, self.playlistURL)
-        playlist.rewriteURIs { (uri: UnsafeBufferPointer<UInt8>, output: inout [UInt8]) in
+        playlist.rewriteURIBytes { uri, output in
             resolved += 1
             if plainBase != nil, PlainRelativeURI.isPlain(uri) {
                 output.append(contentsOf: plainBaseBytes)

@@ -290,7 +290,8 @@ struct LineStore: Sendable {
     }
 
     /// A record for new line content, given as bytes.
-    mutating func makeRecord(bytes content: UnsafeBufferPointer<UInt8>, terminator: LineTerminator? = nil) -> LineRecord {
+    mutating func makeRecord(bytes content: UnsafeBufferPointer<UInt8>, terminator: LineTerminator? = nil) -> LineRecord
+    {
         var record = LineParser.record(forEdited: content, terminator: terminator ?? self.preferredTerminator)
         (record.start, record.end) = self.appendEdit(content)
         record.edited = true

@@ -227,11 +227,13 @@ extension MediaPlaylist {
     ///   around it, or the value of a `URI` attribute without its quotes) and appends the new URI
     ///   to its second argument, which may already hold other bytes: it must only append. Returns
     ///   `false` to keep the URI as it is (what it appended is then dropped).
-    public mutating func rewriteURIs(
-        bytes transform: (_ uri: UnsafeBufferPointer<UInt8>, _ output: inout [UInt8]) -> Bool
+    public mutating func rewriteURIBytes(
+        _ transform: (_ uri: UnsafeBufferPointer<UInt8>, _ output: inout [UInt8]) -> Bool
     ) {
         self.rewriteURILines { line, output in
-            if let first = line.first, let last = line.last, first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09 {
+            if let first = line.first, let last = line.last,
+                first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+            {
                 // Rare: trimmed as Characters, as `rewriteURIs(_:)` does (a space followed by a
                 // combining mark is not a space).
                 var trimmed = String(decoding: line, as: UTF8.self).trimmingSpaces()
