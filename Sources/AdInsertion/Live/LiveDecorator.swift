@@ -63,20 +63,17 @@ public enum LiveDecorator {
         // Taken, not copied: when the caller gives up the playlist, it is edited in place.
         var result = consume playlist
         uris.rewrite(&result)
-        let timings = result.timings
-        guard let firstDate = timings.first?.date, let last = timings.last, let lastDate = last.date else {
-            return result
-        }
+        guard let (segmentCount, firstDate, windowEnd) = Self.window(of: result) else { return result }
         let selected = LiveBreakSelection.breaks(
             breaks,
             windowStart: firstDate,
-            windowEnd: lastDate + last.duration,
+            windowEnd: windowEnd,
             lookahead: lookahead
         )
         let existing = Set(result.dateRanges.map(\.dateRange.id))
         var insertions: [(dateRange: RenderedDateRange, position: Int)] = []
         func insert(_ line: LiveBreakLines.Line) {
-            let position = result.timeMapping(at: line.start).map { min($0.segment, timings.count) } ?? timings.count
+            let position = result.timeMapping(at: line.start).map { min($0.segment, segmentCount) } ?? segmentCount
             insertions.append((line.rendered, line.start < firstDate ? 0 : position))
         }
         for b in selected where !existing.contains(b.id) {
@@ -88,7 +85,7 @@ public enum LiveDecorator {
         let preloaded = LiveBreakSelection.preloaded(
             breaks,
             windowStart: firstDate,
-            windowEnd: lastDate + last.duration,
+            windowEnd: windowEnd,
             lookahead: lookahead,
             window: preloadWindow
         )
@@ -100,6 +97,18 @@ public enum LiveDecorator {
         }
         result.insertDateRanges(rendered: insertions)
         return result
+    }
+}
+
+extension LiveDecorator {
+    /// The segment count, the first segment's date and the last one's end, or `nil` without dates.
+    ///
+    /// Read here and let go: timings kept while tags are inserted would share the index's segment
+    /// array, which the insertion would then copy.
+    fileprivate static func window(of playlist: MediaPlaylist) -> (count: Int, start: DateTime, end: DateTime)? {
+        let timings = playlist.timings
+        guard let first = timings.first?.date, let last = timings.last, let lastDate = last.date else { return nil }
+        return (timings.count, first, lastDate + last.duration)
     }
 }
 

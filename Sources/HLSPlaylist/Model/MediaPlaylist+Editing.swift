@@ -259,6 +259,8 @@ extension MediaPlaylist {
         var reserved = false
         var scratch: [UInt8] = []
         let source = self.store.source
+        // Room for a small playlist's URIs at once (a large one reserves on its first URI below).
+        self.store.reserveEdits(min(source.bytes.count, 1 << 16))
         for i in self.store.records.indices {
             let record = self.store.records[i]
             var newRecord: LineRecord
