@@ -3,7 +3,9 @@
 // playlist, and `intermission format`'s work (parse, serialize) on the same DVR file, in one run.
 // Prints one JSON line; scripts/bench-decorate.sh runs it pinned to one core.
 //
-//   DecorateSpeed                  all figures, CPU time of this thread (best and median)
+//   DecorateSpeed                  all figures, CPU time of this thread (best and median); the live
+//                                  window also with its break changed before every run (the
+//                                  break's line rendered again rather than taken from the cache)
 //   DecorateSpeed --only live N    N live-window pipelines and nothing else (for callgrind:
 //   DecorateSpeed --only dvr N     the instructions of N runs minus those of 0 runs, over N)
 //   DecorateSpeed --only format N
@@ -58,6 +60,14 @@ precondition(String(decoding: liveOutput, as: UTF8.self).contains("ID=\"break-1\
 let live = measure(samples: 31, batch: 2_000) {
     sink &+= DecorationInputs.pipeline(DecorationInputs.liveWindow, breaks: DecorationInputs.liveBreaks).count
 }
+// The same with the break changed before every run (a new `updatedAt`): its line is rendered
+// each time, as on the first decoration after an admin call or an SCTE-35 update.
+var revision: Int64 = 0
+let liveCold = measure(samples: 31, batch: 2_000) {
+    revision += 1
+    let changed = DecorationInputs.liveBreaks(revision: revision)
+    sink &+= DecorationInputs.pipeline(DecorationInputs.liveWindow, breaks: changed).count
+}
 let decorated = measure(samples: 11, batch: 1) {
     sink &+= DecorationInputs.pipeline(dvr, breaks: DecorationInputs.dvrBreaks).count
 }
@@ -66,6 +76,7 @@ print(
     """
     {"tool":"intermission-decorate","clock":"thread CPU time","live_window_bytes":\(DecorationInputs.liveWindow.count),\
     "live_pipeline_us":\(live.best * 1e6),"live_pipeline_median_us":\(live.median * 1e6),\
+    "live_changed_break_pipeline_median_us":\(liveCold.median * 1e6),\
     "dvr_bytes":\(dvr.count),"dvr_decorate_ms":\(decorated.best * 1e3),"dvr_decorate_median_ms":\(decorated.median * 1e3),\
     "dvr_format_ms":\(formatted.best * 1e3),"dvr_format_median_ms":\(formatted.median * 1e3),\
     "dvr_decorate_over_format":\(decorated.median / formatted.median),"sink":\(sink % 10)}

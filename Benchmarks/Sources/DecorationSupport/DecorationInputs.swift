@@ -52,6 +52,14 @@ public enum DecorationInputs {
         )
     ]
 
+    /// ``liveBreaks`` changed at `revision` milliseconds after the epoch (its `updatedAt`): a
+    /// break the decorator has not rendered yet.
+    public static func liveBreaks(revision: Int64) -> [LiveBreak] {
+        var breaks = self.liveBreaks
+        breaks[0].updatedAt = DateTime(millisecondsSince1970: self.epochMilliseconds + revision)
+        return breaks
+    }
+
     /// 48 breaks of 60 s, one every half hour of the 24-hour DVR playlist (which already carries
     /// 500 interstitial tags of its own).
     public static let dvrBreaks = (0..<48).map { k in
@@ -66,18 +74,26 @@ public enum DecorationInputs {
     }
 
     /// Parses `bytes`, decorates the media playlist with `breaks` and serializes it.
+    ///
+    /// The parsed playlist is handed to the decorator (no other reference to it is kept), so that
+    /// the decorator edits it in place instead of copying its arrays.
     public static func pipeline(_ bytes: [UInt8], breaks: [LiveBreak]) -> [UInt8] {
-        guard case .media(let media) = PlaylistParser.parse(bytes, options: .init(mode: .lenient)).playlist else {
-            preconditionFailure("the benchmark input is a media playlist")
-        }
-        return LiveDecorator.decorate(
-            media,
+        LiveDecorator.decorate(
+            self.mediaPlaylist(bytes),
             playlistURL: upstreamURL,
             breaks: breaks,
             lookahead: lookahead,
             locator: locator
         )
         .serialized()
+    }
+
+    /// The media playlist parsed from `bytes` (leniently, as the server reads upstreams).
+    static func mediaPlaylist(_ bytes: [UInt8]) -> MediaPlaylist {
+        guard case .media(let media) = PlaylistParser.parse(bytes, options: .init(mode: .lenient)).playlist else {
+            preconditionFailure("the benchmark input is a media playlist")
+        }
+        return media
     }
 
     /// What `intermission format` does with a file: parse, serialize.

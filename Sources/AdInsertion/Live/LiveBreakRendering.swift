@@ -72,10 +72,13 @@ public enum LiveBreakSelection {
         windowEnd: DateTime,
         lookahead: MediaTime
     ) -> [LiveBreak] {
-        breaks.filter { b in
+        var selected = breaks.filter { b in
             !b.cancelled && b.startDate + b.duration >= windowStart && b.startDate <= windowEnd + lookahead
         }
-        .sorted { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }
+        if selected.count > 1 {
+            selected.sort { $0.startDate == $1.startDate ? $0.id < $1.id : $0.startDate < $1.startDate }
+        }
+        return selected
     }
 
     /// The breaks whose preload range (``LiveBreak/preloadRange(locator:window:)``) a window

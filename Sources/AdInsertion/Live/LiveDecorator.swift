@@ -19,7 +19,7 @@ public enum LiveDecorator {
     ///   - preloadWindow: The length of each break's preload range (Appendix F,
     ///     ``LiveBreak/preloadRange(locator:window:)``); zero writes none.
     public static func decorate(
-        _ playlist: MediaPlaylist,
+        _ playlist: consuming MediaPlaylist,
         playlistURL: String,
         breaks: [LiveBreak],
         lookahead: MediaTime,
@@ -27,9 +27,10 @@ public enum LiveDecorator {
         midRollsOnce: Bool = false,
         preloadWindow: MediaTime = .zero
     ) -> MediaPlaylist {
-        var uris = SegmentURIResolver(playlistURL: playlistURL)
+        // Used once: nothing to remember from one read to the next.
+        var uris = SegmentURIResolver(playlistURL: playlistURL, remembering: false)
         return Self.decorate(
-            playlist,
+            consume playlist,
             uris: &uris,
             breaks: breaks,
             lookahead: lookahead,
@@ -51,7 +52,7 @@ public enum LiveDecorator {
     ///   - midRollsOnce: Whether mid-rolls get `CUE="ONCE"` (``LiveChannel/marksMidRollsOnce``).
     ///   - preloadWindow: The length of each break's preload range; zero writes none.
     public static func decorate(
-        _ playlist: MediaPlaylist,
+        _ playlist: consuming MediaPlaylist,
         uris: inout SegmentURIResolver,
         breaks: [LiveBreak],
         lookahead: MediaTime,
@@ -59,43 +60,55 @@ public enum LiveDecorator {
         midRollsOnce: Bool = false,
         preloadWindow: MediaTime = .zero
     ) -> MediaPlaylist {
-        var result = playlist
+        // Taken, not copied: when the caller gives up the playlist, it is edited in place.
+        var result = consume playlist
         uris.rewrite(&result)
-        let timings = result.timings
-        guard let firstDate = timings.first?.date, let last = timings.last, let lastDate = last.date else {
-            return result
-        }
+        guard let (segmentCount, firstDate, windowEnd) = Self.window(of: result) else { return result }
         let selected = LiveBreakSelection.breaks(
             breaks,
             windowStart: firstDate,
-            windowEnd: lastDate + last.duration,
+            windowEnd: windowEnd,
             lookahead: lookahead
         )
         let existing = Set(result.dateRanges.map(\.dateRange.id))
-        var insertions: [(dateRange: DateRange, position: Int)] = []
+        var insertions: [(dateRange: RenderedDateRange, position: Int)] = []
+        func insert(_ line: LiveBreakLines.Line) {
+            let position = result.timeMapping(at: line.start).map { min($0.segment, segmentCount) } ?? segmentCount
+            insertions.append((line.rendered, line.start < firstDate ? 0 : position))
+        }
         for b in selected where !existing.contains(b.id) {
-            guard let range = b.interstitialEvent(locator: locator, midRollsOnce: midRollsOnce).dateRange() else {
+            guard let line = LiveBreakLines.interstitial(b, locator: locator, midRollsOnce: midRollsOnce) else {
                 continue
             }
-            let position = result.timeMapping(at: b.startDate).map { min($0.segment, timings.count) } ?? timings.count
-            insertions.append((range, b.startDate < firstDate ? 0 : position))
+            insert(line)
         }
         let preloaded = LiveBreakSelection.preloaded(
             breaks,
             windowStart: firstDate,
-            windowEnd: lastDate + last.duration,
+            windowEnd: windowEnd,
             lookahead: lookahead,
             window: preloadWindow
         )
         for b in preloaded {
-            guard let preload = b.preloadRange(locator: locator, window: preloadWindow),
-                !existing.contains(preload.identifier)
+            guard let line = LiveBreakLines.preload(b, locator: locator, window: preloadWindow),
+                !existing.contains(line.identifier)
             else { continue }
-            let position = result.timeMapping(at: preload.start).map { min($0.segment, timings.count) } ?? timings.count
-            insertions.append((preload.dateRange(), preload.start < firstDate ? 0 : position))
+            insert(line)
         }
-        result.insertDateRanges(insertions)
+        result.insertDateRanges(rendered: insertions)
         return result
+    }
+}
+
+extension LiveDecorator {
+    /// The segment count, the first segment's date and the last one's end, or `nil` without dates.
+    ///
+    /// Read here and let go: timings kept while tags are inserted would share the index's segment
+    /// array, which the insertion would then copy.
+    fileprivate static func window(of playlist: MediaPlaylist) -> (count: Int, start: DateTime, end: DateTime)? {
+        let timings = playlist.timings
+        guard let first = timings.first?.date, let last = timings.last, let lastDate = last.date else { return nil }
+        return (timings.count, first, lastDate + last.duration)
     }
 }
 
@@ -173,62 +186,96 @@ public enum PlainRelativeURI {
     /// The folder of `url` (up to and including its last `/`, without query or fragment) when it
     /// is an `http(s)` URL with a host and a path free of `.` and `..` segments; `nil` otherwise.
     public static func base(of url: String) -> String? {
-        // On the UTF-8 bytes: the playlist URL is read once per decoration, and String indexing
-        // cost more than the rest of a small live window's decoration.
-        let bytes = Array(url.utf8)
-        let end = bytes.firstIndex { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") } ?? bytes.count
-        let lower = bytes.prefix(min(8, end)).map {
-            $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 | 0x20 : $0
+        var url = url
+        return url.withUTF8 { Self.base(ofBytes: $0) }
+    }
+
+    /// ``base(of:)`` on the URL's UTF-8 bytes: the playlist URL is read once per decoration, and
+    /// `String` indexing cost more than the rest of a small live window's decoration.
+    private static func base(ofBytes bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        var end = 0
+        while end < bytes.count, bytes[end] != UInt8(ascii: "?"), bytes[end] != UInt8(ascii: "#") { end += 1 }
+        /// Whether the URL starts with `scheme` (lower case), ignoring case.
+        func starts(with scheme: StaticString) -> Bool {
+            let count = scheme.utf8CodeUnitCount
+            guard end >= count else { return false }
+            for k in 0..<count {
+                let byte = bytes[k]
+                let lower = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                if lower != scheme.utf8Start[k] { return false }
+            }
+            return true
         }
-        let schemeLength = lower.starts(with: "https://".utf8) ? 8 : lower.starts(with: "http://".utf8) ? 7 : 0
-        guard schemeLength > 0, schemeLength <= end else { return nil }
-        let rest = bytes[schemeLength..<end]
-        guard let slash = rest.firstIndex(of: UInt8(ascii: "/")), slash != rest.startIndex,
-            let last = rest.lastIndex(of: UInt8(ascii: "/"))
-        else {
-            return nil
-        }
+        let schemeLength = starts(with: "https://") ? 8 : starts(with: "http://") ? 7 : 0
+        guard schemeLength > 0 else { return nil }
+        // The authority ends at the first `/` after the scheme; the folder at the last `/`.
+        var slash = schemeLength
+        while slash < end, bytes[slash] != UInt8(ascii: "/") { slash += 1 }
+        guard slash < end, slash != schemeLength else { return nil }
+        var last = end - 1
+        while bytes[last] != UInt8(ascii: "/") { last -= 1 }
         // No `.` or `..` segment in the folder (`/a/./b/`, `/a/../`).
         var segmentStart = slash + 1
         // `last` may be the authority's slash itself (`http://host/x.m3u8`): then there is no folder to check.
-        for k in stride(from: slash + 1, through: last, by: 1) where bytes[k] == UInt8(ascii: "/") {
-            let length = k - segmentStart
-            if length == 1 && bytes[segmentStart] == UInt8(ascii: ".")
-                || length == 2 && bytes[segmentStart] == UInt8(ascii: ".")
-                    && bytes[segmentStart + 1] == UInt8(ascii: ".")
-            {
-                return nil
+        var k = slash + 1
+        while k <= last {
+            if bytes[k] == UInt8(ascii: "/") {
+                let length = k - segmentStart
+                if length == 1 && bytes[segmentStart] == UInt8(ascii: ".")
+                    || length == 2 && bytes[segmentStart] == UInt8(ascii: ".")
+                        && bytes[segmentStart + 1] == UInt8(ascii: ".")
+                {
+                    return nil
+                }
+                segmentStart = k + 1
             }
-            segmentStart = k + 1
+            k += 1
         }
-        return String(decoding: bytes[...last], as: UTF8.self)
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[...last]), as: UTF8.self)
     }
 
     /// Whether `uri` is a relative path of letters, digits, `-`, `_`, `.`, `~` and single `/`
     /// between segments, none of them `.` or `..`, and not starting with `/` (so no scheme, no
     /// authority, no query, no fragment, no percent-encoding), at most 2 KiB.
     public static func isPlain(_ uri: String) -> Bool {
-        let bytes = uri.utf8
-        guard !bytes.isEmpty, bytes.count <= 2048 else { return false }
-        var segmentLength = 0
-        var dots = 0
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "/"):
-                // Empty, `.` and `..` segments are not plain.
-                if segmentLength == 0 || dots == segmentLength && dots <= 2 { return false }
-                segmentLength = 0
-                dots = 0
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                segmentLength += 1
-            case UInt8(ascii: "."):
-                segmentLength += 1
-                dots += 1
-            default:
+        var uri = uri
+        return uri.withUTF8 { Self.isPlain($0) }
+    }
+
+    /// ``isPlain(_:)`` on the URI's UTF-8 bytes.
+    public static func isPlain(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = bytes.count
+        guard count > 0, count <= 2048 else { return false }
+        /// Whether the segment from `start` to `end` (a `/` or the end) is empty, `.` or `..`.
+        func isDotOrEmpty(_ start: Int, _ end: Int) -> Bool {
+            switch end - start {
+            case 0: true
+            case 1: bytes[start] == UInt8(ascii: ".")
+            case 2: bytes[start] == UInt8(ascii: ".") && bytes[start + 1] == UInt8(ascii: ".")
+            default: false
+            }
+        }
+        var segmentStart = 0
+        for k in 0..<count {
+            let byte = bytes[k]
+            if byte == UInt8(ascii: "/") {
+                if isDotOrEmpty(segmentStart, k) { return false }
+                segmentStart = k + 1
+            } else if !Self.isSegmentByte(byte) {
                 return false
             }
         }
-        return segmentLength > 0 && !(dots == segmentLength && dots <= 2)
+        return !isDotOrEmpty(segmentStart, count)
+    }
+
+    /// Whether `byte` is a letter, a digit, `-`, `.`, `_` or `~`: one bit a byte, in two words
+    /// (the bytes below 128; none above is plain).
+    @inline(__always)
+    static func isSegmentByte(_ byte: UInt8) -> Bool {
+        // Bytes 0–63: `-` (45), `.` (46), `0`–`9` (48–57).
+        let low: UInt64 = 0x03FF_6000_0000_0000
+        // Bytes 64–127: `A`–`Z` (65–90), `_` (95), `a`–`z` (97–122), `~` (126).
+        let high: UInt64 = 0x47FF_FFFE_87FF_FFFE
+        return byte < 128 && ((byte < 64 ? low : high) >> UInt64(byte & 63)) & 1 != 0
     }
 }

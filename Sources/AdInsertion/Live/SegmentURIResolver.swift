@@ -17,6 +17,10 @@ public struct SegmentURIResolver: Sendable {
     /// The playlist's URL, the base every URI is resolved against.
     public let playlistURL: String
     private let plainBase: String?
+    /// ``plainBase``'s bytes (empty without one).
+    private let plainBaseBytes: [UInt8]
+    /// Whether resolutions are kept for the next read (a resolver used once keeps nothing).
+    private let remembering: Bool
     private var known: [String: String] = [:]
     private var lastSeen = 0
     /// How many URIs were resolved since the resolver was made (the others were known already): a
@@ -25,8 +29,15 @@ public struct SegmentURIResolver: Sendable {
 
     /// A resolver for the playlist at `playlistURL`, knowing no URI yet.
     public init(playlistURL: String) {
+        self.init(playlistURL: playlistURL, remembering: true)
+    }
+
+    /// A resolver that keeps its resolutions for the next read, or one used once that does not.
+    init(playlistURL: String, remembering: Bool) {
         self.playlistURL = playlistURL
         self.plainBase = PlainRelativeURI.base(of: playlistURL)
+        self.plainBaseBytes = Array((self.plainBase ?? "").utf8)
+        self.remembering = remembering
     }
 
     /// `uri` made absolute, as `URIReference.resolve(_:against:)` would against ``playlistURL``
@@ -46,6 +57,10 @@ public struct SegmentURIResolver: Sendable {
     /// URIs that left the window are forgotten once the resolver holds more than twice as many as
     /// the last call rewrote (then this call keeps only its own): lookups alone on the usual call.
     public mutating func rewrite(_ playlist: inout MediaPlaylist) {
+        guard self.remembering else {
+            self.rewriteOnce(&playlist)
+            return
+        }
         let pruning = self.known.count > 2 * self.lastSeen + 64
         var kept: [String: String] = [:]
         var seen = 0
@@ -68,6 +83,25 @@ public struct SegmentURIResolver: Sendable {
         }
         self.known = pruning ? kept : known
         self.lastSeen = seen
+        self.resolutions += resolved
+    }
+
+    /// The rewrite of a resolver used once: every URI resolved, plain relative ones on their bytes
+    /// (the base's bytes then the URI's, no `String` made), nothing remembered.
+    private mutating func rewriteOnce(_ playlist: inout MediaPlaylist) {
+        var resolved = 0
+        let (plainBase, plainBaseBytes, playlistURL) = (self.plainBase, self.plainBaseBytes, self.playlistURL)
+        playlist.rewriteURIBytes { uri, output in
+            resolved += 1
+            if plainBase != nil, PlainRelativeURI.isPlain(uri) {
+                output.append(contentsOf: plainBaseBytes)
+                output.append(contentsOf: uri)
+            } else {
+                let absolute = URIReference.resolve(String(decoding: uri, as: UTF8.self), against: playlistURL)
+                output.append(contentsOf: absolute.utf8)
+            }
+            return true
+        }
         self.resolutions += resolved
     }
 

@@ -149,3 +149,35 @@ public struct PlacedDateRange: Sendable, Hashable {
         self.lineIndex = lineIndex
     }
 }
+
+/// An `EXT-X-DATERANGE` line rendered and read back once, to insert into many playlists
+/// (``MediaPlaylist/insertDateRanges(rendered:)``) without rendering or reading it again.
+///
+/// A live channel's break is written into every reload of its playlist: rendering it once per
+/// change of the break, not once per reload, is most of the cost of decorating a small window.
+public struct RenderedDateRange: Sendable, Hashable {
+    /// The date range as given.
+    public let dateRange: DateRange
+    /// The line's bytes, without a terminator.
+    let line: [UInt8]
+    /// The line as the parser records it.
+    let record: LineRecord
+    /// What a playlist's index holds for the line: its attributes as read back from it, or `nil`
+    /// when they do not parse (then the index leaves it out, as a parse would).
+    let indexed: DateRange?
+
+    /// Renders `dateRange` as its tag line.
+    public init(_ dateRange: DateRange) {
+        self.dateRange = dateRange
+        let line = Array(dateRange.tag.rendered.utf8)
+        self.line = line
+        (self.record, self.indexed) = line.withUnsafeBufferPointer { b in
+            let record = LineParser.record(forEdited: b, terminator: .lineFeed)
+            guard record.kind == .tag, record.tag == .dateRange else { return (record, nil) }
+            return (record, LineStore.attributes(ofLine: b).map(DateRange.init(attributes:)))
+        }
+    }
+
+    /// The line's text.
+    public var text: String { String(decoding: self.line, as: UTF8.self) }
+}

@@ -53,7 +53,15 @@ public enum LargeBuffer {
     /// An empty array that can grow to at least `minimumCapacity` elements without moving, in
     /// storage advised for huge pages.
     static func emptyArray<Element>(reservingCapacity minimumCapacity: Int) -> [Element] {
-        [Element](unsafeUninitializedCapacity: minimumCapacity) { buffer, initialized in
+        if minimumCapacity * MemoryLayout<Element>.stride < self.minimumAdvisedBytes {
+            // Too small to advise: `reserveCapacity` is specialized here, whereas the unsafe
+            // initializer below asks the runtime for the storage's type metadata on every call
+            // (a few hundred instructions, as much as parsing a line).
+            var array: [Element] = []
+            array.reserveCapacity(minimumCapacity)
+            return array
+        }
+        return [Element](unsafeUninitializedCapacity: minimumCapacity) { buffer, initialized in
             self.advise(UnsafeMutableRawBufferPointer(buffer))
             initialized = 0
         }

@@ -68,16 +68,18 @@ extension MediaIndex {
         index.segments = LargeBuffer.emptyArray(reservingCapacity: count / 2 + 1)
 
         // Header values first (their tags may come in any order before the segments).
-        var seenUnique = [Bool](repeating: false, count: Int(KnownTag.unknown.rawValue) + 1)
+        // One bit a tag (there are fewer than 64): no array to allocate.
+        var seenUnique: UInt64 = 0
         var firstSegmentLine = -1
         for (i, record) in records.enumerated() where record.kind == .tag {
             let tag = record.tag
             if tag == .unknown { continue }
             if tag.isUnique {
-                if seenUnique[Int(tag.rawValue)] {
+                let bit: UInt64 = 1 << tag.rawValue
+                if seenUnique & bit != 0 {
                     sink.reportDuplicateTag(tag, line: i)
                 }
-                seenUnique[Int(tag.rawValue)] = true
+                seenUnique |= bit
             }
             if tag.isMultivariantPlaylistTag {
                 sink.report(
@@ -128,8 +130,13 @@ extension MediaIndex {
         }
         index.headerEnd = firstSegmentLine >= 0 ? firstSegmentLine : count
 
-        // Playlist tags that should precede the segments.
-        if firstSegmentLine >= 0 {
+        // Playlist tags that should precede the segments (the array only when one does not).
+        // Pairs, not the variadic `max` (which makes an array too).
+        let lastHeaderLine = max(
+            max(max(index.targetDurationLine, index.mediaSequenceLine), index.discontinuitySequenceLine),
+            max(max(index.playlistTypeLine, index.versionLine), max(index.partInformationLine, index.serverControlLine))
+        )
+        if firstSegmentLine >= 0, lastHeaderLine > firstSegmentLine {
             for line in [
                 index.targetDurationLine, index.mediaSequenceLine, index.discontinuitySequenceLine,
                 index.playlistTypeLine, index.versionLine, index.partInformationLine, index.serverControlLine,
@@ -359,5 +366,138 @@ extension MediaIndex {
                 k -= 1
             }
         }
+    }
+}
+
+extension MediaIndex {
+    /// Brings the index up to date after date range lines are inserted, without reading the
+    /// playlist again: every
+    /// line number at or after an insertion point moves down by the lines inserted up to it, and
+    /// the ranges join ``dateRanges`` in line order.
+    ///
+    /// - Parameter placed: For each inserted line, in the order of the new lines, the line it goes
+    ///   in before (in the numbering before the insertion; the line count for the end) and its
+    ///   date range as read back from it (`nil`: its attributes do not parse, so it is not indexed).
+    mutating func insertDateRanges(_ placed: [(line: Int, dateRange: DateRange?)]) {
+        guard let firstPoint = placed.first?.line else { return }
+        // The insertion points, ascending, and how many lines go in at or before each.
+        var points: [Int] = []
+        var moved: [Int] = []
+        for p in placed {
+            if points.last == p.line {
+                moved[moved.count - 1] += 1
+            } else {
+                points.append(p.line)
+                moved.append((moved.last ?? 0) + 1)
+            }
+        }
+        /// `line` in the new numbering (-1 stays -1): binary search for the last point at or before it.
+        func shift(_ line: Int) -> Int {
+            guard line >= firstPoint else { return line }
+            var low = 0
+            var high = points.count - 1
+            while low < high {
+                let middle = (low + high + 1) / 2
+                if points[middle] <= line { low = middle } else { high = middle - 1 }
+            }
+            return line + moved[low]
+        }
+        /// The same for a field that only grows from one call to the next: a cursor, not a search.
+        struct Cursor {
+            var k = -1
+            mutating func shift(_ line: Int32, _ points: [Int], _ moved: [Int]) -> Int32 {
+                guard line >= 0 else { return line }
+                while self.k + 1 < points.count, points[self.k + 1] <= Int(line) { self.k += 1 }
+                return self.k >= 0 ? line + Int32(moved[self.k]) : line
+            }
+        }
+
+        // Date ranges: the old ones move, the new ones go in before the line they were placed at.
+        var ranges: [PlacedDateRange] = []
+        ranges.reserveCapacity(self.dateRanges.count + placed.count)
+        var old = 0
+        var before = 0  // lines inserted before the current point
+        var p = 0
+        while p < placed.count {
+            let point = placed[p].line
+            while old < self.dateRanges.count, self.dateRanges[old].lineIndex < point {
+                var range = self.dateRanges[old]
+                range.lineIndex += before
+                ranges.append(range)
+                old += 1
+            }
+            // The segment count before the point: the segments whose URI line precedes it (the
+            // segments are moved after this loop).
+            var position = 0
+            var upper = self.segments.count
+            while position < upper {
+                let middle = (position + upper) / 2
+                if Int(self.segments[middle].uriLine) < point { position = middle + 1 } else { upper = middle }
+            }
+            while p < placed.count, placed[p].line == point {
+                if let dateRange = placed[p].dateRange {
+                    ranges.append(PlacedDateRange(dateRange: dateRange, position: position, lineIndex: point + before))
+                }
+                before += 1
+                p += 1
+            }
+        }
+        while old < self.dateRanges.count {
+            var range = self.dateRanges[old]
+            range.lineIndex += before
+            ranges.append(range)
+            old += 1
+        }
+        self.dateRanges = ranges
+
+        // Segments: those ending before the first point keep their lines.
+        var firstMoved = 0
+        var high = self.segments.count
+        while firstMoved < high {
+            let middle = (firstMoved + high) / 2
+            if Int(self.segments[middle].uriLine) < firstPoint { firstMoved = middle + 1 } else { high = middle }
+        }
+        if firstMoved < self.segments.count {
+            var firstLines = Cursor()
+            var infLines = Cursor()
+            var uriLines = Cursor()
+            // Key and map lines repeat from segment to segment: remember the last one shifted.
+            var lastKey: (old: Int32, new: Int32) = (-1, -1)
+            var lastMap: (old: Int32, new: Int32) = (-1, -1)
+            self.segments.withUnsafeMutableBufferPointer { segments in
+                for s in firstMoved..<segments.count {
+                    segments[s].firstLine = firstLines.shift(segments[s].firstLine, points, moved)
+                    segments[s].infLine = infLines.shift(segments[s].infLine, points, moved)
+                    segments[s].uriLine = uriLines.shift(segments[s].uriLine, points, moved)
+                    let key = segments[s].keyLine
+                    if key != lastKey.old { lastKey = (key, key < 0 ? key : Int32(shift(Int(key)))) }
+                    segments[s].keyLine = lastKey.new
+                    let map = segments[s].mapLine
+                    if map != lastMap.old { lastMap = (map, map < 0 ? map : Int32(shift(Int(map)))) }
+                    segments[s].mapLine = lastMap.new
+                }
+            }
+        }
+
+        func shiftLine(_ line: Int) -> Int { line < 0 ? line : shift(line) }
+        self.versionLine = shiftLine(self.versionLine)
+        self.targetDurationLine = shiftLine(self.targetDurationLine)
+        self.mediaSequenceLine = shiftLine(self.mediaSequenceLine)
+        self.discontinuitySequenceLine = shiftLine(self.discontinuitySequenceLine)
+        self.playlistTypeLine = shiftLine(self.playlistTypeLine)
+        self.endListLine = shiftLine(self.endListLine)
+        self.iFramesOnlyLine = shiftLine(self.iFramesOnlyLine)
+        self.independentSegmentsLine = shiftLine(self.independentSegmentsLine)
+        self.startLine = shiftLine(self.startLine)
+        self.partInformationLine = shiftLine(self.partInformationLine)
+        self.serverControlLine = shiftLine(self.serverControlLine)
+        self.skipLine = shiftLine(self.skipLine)
+        self.defineLines = self.defineLines.map(shift)
+        self.preloadHintLines = self.preloadHintLines.map(shift)
+        self.renditionReportLines = self.renditionReportLines.map(shift)
+        self.trailingPartLines = self.trailingPartLines.map(shift)
+        self.trailingFirstLine = shift(self.trailingFirstLine)
+        // The first segment tag or date range: the first new line may now come first.
+        self.headerEnd = min(shift(self.headerEnd), firstPoint)
     }
 }

@@ -88,10 +88,20 @@ extension MediaPlaylist {
 
     /// Applies several insertions at once, each given as (line index in the current playlist, lines),
     /// with one re-index: the fast path for decorating a long playlist.
+    ///
+    /// Lines given for the same index go in before it in the reverse of the order of the
+    /// insertions (as inserting them one after the other would).
     public mutating func insertLines(_ insertions: [(index: Int, lines: [String])]) {
-        for insertion in insertions.sorted(by: { $0.index > $1.index }) {
-            self.insertLinesWithoutReindex(insertion.lines, at: insertion.index)
+        let order = insertions.indices.sorted { a, b in
+            insertions[a].index != insertions[b].index ? insertions[a].index < insertions[b].index : a > b
         }
+        var records: [(line: Int, record: LineRecord)] = []
+        for k in order {
+            for text in insertions[k].lines {
+                records.append((insertions[k].index, self.store.makeRecord(Array(text.utf8))))
+            }
+        }
+        self.store.insertRecords(records)
         self.reindex()
     }
 
@@ -130,16 +140,52 @@ extension MediaPlaylist {
         self.insertLines([dateRange.tag.rendered], at: self.insertionLine(forSegment: position))
     }
 
-    /// Inserts several date ranges with one re-index.
+    /// Inserts several date ranges at once.
     public mutating func insertDateRanges(_ ranges: [(dateRange: DateRange, position: Int)]) {
-        var grouped: [Int: [String]] = [:]
-        var order: [Int] = []
-        for (range, position) in ranges {
-            let line = self.insertionLine(forSegment: position)
-            if grouped[line] == nil { order.append(line) }
-            grouped[line, default: []].append(range.tag.rendered)
+        self.insertDateRanges(rendered: ranges.map { (RenderedDateRange($0.dateRange), $0.position) })
+    }
+
+    /// Inserts several date ranges rendered beforehand, each among the tags of segment `position`
+    /// (or after the last segment), in one pass over the lines: neither the tags nor the rest of
+    /// the playlist are rendered or read again.
+    ///
+    /// Ranges for the same position go in in the order given. The result is the same as
+    /// ``insertDateRanges(_:)`` with the ranges' `dateRange`s.
+    public mutating func insertDateRanges(rendered ranges: [(dateRange: RenderedDateRange, position: Int)]) {
+        guard !ranges.isEmpty else { return }
+        // Where each range goes, in line order (then as given).
+        var order: [(line: Int, k: Int)] = []
+        order.reserveCapacity(ranges.count)
+        var sorted = true
+        for k in ranges.indices {
+            let line = self.insertionLine(forSegment: ranges[k].position)
+            if let last = order.last, last.line > line { sorted = false }
+            order.append((line, k))
         }
-        self.insertLines(order.map { (index: $0, lines: grouped[$0]!) })
+        if !sorted { order.sort { ($0.line, $0.k) < ($1.line, $1.k) } }
+        var records: [(line: Int, record: LineRecord)] = []
+        records.reserveCapacity(ranges.count)
+        var placed: [(line: Int, dateRange: DateRange?)] = []
+        placed.reserveCapacity(ranges.count)
+        for (line, k) in order {
+            let rendered = ranges[k].dateRange
+            var record = rendered.record
+            record.terminator = self.store.preferredTerminator
+            (record.start, record.end) = rendered.line.withUnsafeBufferPointer { self.store.appendEdit($0) }
+            record.edited = true
+            records.append((line, record))
+            placed.append((line, rendered.indexed))
+        }
+        self.store.insertRecords(records)
+        guard ranges.allSatisfy({ $0.dateRange.record.kind == .tag && $0.dateRange.record.tag == .dateRange }) else {
+            self.reindex()
+            return
+        }
+        self.index.insertDateRanges(placed)
+        #if DEBUG
+        var sink = DiagnosticSink(file: nil)
+        assert(self.index == MediaIndex.build(self.store, sink: &sink), "the moved index differs from a rebuilt one")
+        #endif
     }
 
     /// Replaces the `k`-th date range (in ``dateRanges`` order); only its line is re-rendered.
@@ -162,38 +208,114 @@ extension MediaPlaylist {
     /// Rewrites every segment URI (and URI attributes of KEY, MAP, PART, PRELOAD-HINT and
     /// RENDITION-REPORT tags) with `transform`, re-rendering only lines that change.
     ///
-    /// One re-index.
+    /// At most one re-index (none when only URIs changed and no segment has a byte range).
     public mutating func rewriteURIs(_ transform: (String) -> String) {
-        var changed = false
+        self.rewriteURILines { line, output in
+            let old = String(decoding: line, as: UTF8.self)
+            output.append(contentsOf: transform(old.trimmingSpaces()).utf8)
+            return true
+        } tags: { uri in
+            transform(uri)
+        }
+    }
+
+    /// Rewrites every URI like ``rewriteURIs(_:)``, on bytes: the fast path for long playlists
+    /// (no `String` is made for a segment URI, and the new URI is written where the playlist keeps
+    /// it).
+    ///
+    /// - Parameter transform: Gets a URI's bytes (a segment URI line without the spaces and tabs
+    ///   around it, or the value of a `URI` attribute without its quotes) and appends the new URI
+    ///   to its second argument, which may already hold other bytes: it must only append. Returns
+    ///   `false` to keep the URI as it is (what it appended is then dropped).
+    public mutating func rewriteURIBytes(
+        _ transform: (_ uri: UnsafeBufferPointer<UInt8>, _ output: inout [UInt8]) -> Bool
+    ) {
+        self.rewriteURILines { line, output in
+            if let first = line.first, let last = line.last,
+                first == 0x20 || first == 0x09 || last == 0x20 || last == 0x09
+            {
+                // Rare: trimmed as Characters, as `rewriteURIs(_:)` does (a space followed by a
+                // combining mark is not a space).
+                var trimmed = String(decoding: line, as: UTF8.self).trimmingSpaces()
+                return trimmed.withUTF8 { transform($0, &output) }
+            }
+            return transform(line, &output)
+        } tags: { uri in
+            var uri = uri
+            var output: [UInt8] = []
+            return uri.withUTF8 { transform($0, &output) } ? String(decoding: output, as: UTF8.self) : uri
+        }
+    }
+
+    /// The loop under both `rewriteURIs`: `line` appends the new content of a URI line to its
+    /// output (returning `false` to keep the line), `tags` maps a tag's `URI` attribute value.
+    ///
+    /// A URI line read from the source is rewritten straight into the edit buffer: no copy.
+    private mutating func rewriteURILines(
+        _ line: (_ content: UnsafeBufferPointer<UInt8>, _ output: inout [UInt8]) -> Bool,
+        tags: (String) -> String
+    ) {
+        var reindex = false
+        var reserved = false
+        var scratch: [UInt8] = []
+        let source = self.store.source
+        // Room for a small playlist's URIs at once (a large one reserves on its first URI below).
+        self.store.reserveEdits(min(source.bytes.count, 1 << 16))
         for i in self.store.records.indices {
             let record = self.store.records[i]
+            var newRecord: LineRecord
             switch record.kind {
+            case .uri where !record.edited:
+                let start = self.store.edits.count
+                let changed = source.bytes.withUnsafeBufferPointer { bytes in
+                    let content = UnsafeBufferPointer(rebasing: bytes[Int(record.start)..<Int(record.end)])
+                    guard line(content, &self.store.edits) else { return false }
+                    let written = self.store.edits.count - start
+                    return written != content.count
+                        || !self.store.edits.withUnsafeBufferPointer { edits in
+                            UnsafeBufferPointer(rebasing: edits[start...]).elementsEqual(content)
+                        }
+                }
+                guard changed else {
+                    self.store.edits.removeSubrange(start...)
+                    continue
+                }
+                if !reserved {
+                    // The first rewritten URI tells how long the others will be, about: room for
+                    // one a segment, so that the buffer does not move (and copy) as it grows.
+                    reserved = true
+                    let written = self.store.edits.count - start
+                    self.store.reserveEdits(self.index.segments.count * (written + written / 4 + 1))
+                }
+                newRecord = self.store.recordForAppendedEdit(from: start, terminator: record.terminator)
             case .uri:
-                let old = self.store.text(i)
-                let new = transform(old.trimmingSpaces())
-                if new != old {
-                    let newRecord = self.store.makeRecord(Array(new.utf8), terminator: record.terminator)
-                    self.store.records[i] = newRecord
-                    changed = true
+                scratch.removeAll(keepingCapacity: true)
+                let changed = self.store.withContent(i) { content in
+                    line(content, &scratch) && !(scratch.count == content.count && scratch.elementsEqual(content))
+                }
+                guard changed else { continue }
+                newRecord = scratch.withUnsafeBufferPointer {
+                    self.store.makeRecord(bytes: $0, terminator: record.terminator)
                 }
             case .tag:
                 switch record.tag {
                 case .key, .map, .part, .preloadHint, .renditionReport, .sessionKey:
                     guard var list = self.store.attributes(i), let uri = list[.uri]?.quotedString else { continue }
-                    let new = transform(uri)
-                    if new != uri {
-                        list[.uri] = .quoted(new)
-                        let text = Tag(name: record.tag.name, attributes: list).rendered
-                        let newRecord = self.store.makeRecord(Array(text.utf8), terminator: record.terminator)
-                        self.store.records[i] = newRecord
-                        changed = true
-                    }
+                    let new = tags(uri)
+                    guard new != uri else { continue }
+                    list[.uri] = .quoted(new)
+                    let text = Tag(name: record.tag.name, attributes: list).rendered
+                    newRecord = self.store.makeRecord(Array(text.utf8), terminator: record.terminator)
                 default: continue
                 }
             default: continue
             }
+            self.store.records[i] = newRecord
+            // Lines keep their numbers: the index stays as it is unless a line changed what it
+            // is, or a segment URI matters to a byte range.
+            if !reindex, !self.updateIndexInPlace(line: i, old: record, new: newRecord) { reindex = true }
         }
-        if changed { self.reindex() }
+        if reindex { self.reindex() }
     }
 
     /// Sets or removes segment `k`'s own `EXT-X-PROGRAM-DATE-TIME`.

@@ -50,22 +50,32 @@ enum LineParser {
         return i == end ? .blank : .uri
     }
 
-    /// A record for an edited or new line.
-    static func record(forEdited content: [UInt8], terminator: LineTerminator) -> LineRecord {
-        var sink = DiagnosticSink(file: nil)
-        let record = content.withUnsafeBufferPointer { b in
-            var dates = DateTime.DayCache()
-            return self.parseLine(
-                b,
-                start: 0,
-                end: b.count,
+    /// A record for an edited or new line (its `start` and `end` are within `content`).
+    static func record(forEdited content: UnsafeBufferPointer<UInt8>, terminator: LineTerminator) -> LineRecord {
+        if let first = content.first, let last = content.last, first != UInt8(ascii: "#"), first != UInt8(ascii: " "),
+            first != UInt8(ascii: "\t"), last != UInt8(ascii: " "), last != UInt8(ascii: "\t")
+        {
+            // A URI without spaces around it (what rewriting URIs writes): what `parseLine` gives,
+            // without its set-up.
+            return LineRecord(
+                kind: .uri,
+                tag: .unknown,
                 terminator: terminator,
-                lineNumber: 0,
-                sink: &sink,
-                dates: &dates
+                start: 0,
+                end: Int32(truncatingIfNeeded: content.count)
             )
         }
-        return record
+        var sink = DiagnosticSink(file: nil)
+        var dates = DateTime.DayCache()
+        return self.parseLine(
+            content,
+            start: 0,
+            end: content.count,
+            terminator: terminator,
+            lineNumber: 0,
+            sink: &sink,
+            dates: &dates
+        )
     }
 
     /// Parses every line of `bytes`.

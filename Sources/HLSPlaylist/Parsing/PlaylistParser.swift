@@ -115,10 +115,12 @@ public enum PlaylistParser {
         }
         var diagnostics = sink.items
         // Line order (stable for equal lines), whichever pass found them.
-        diagnostics = diagnostics.enumerated().sorted { a, b in
-            (a.element.location.line, a.element.location.column, a.offset)
-                < (b.element.location.line, b.element.location.column, b.offset)
-        }.map(\.element)
+        if diagnostics.count > 1 {
+            diagnostics = diagnostics.enumerated().sorted { a, b in
+                (a.element.location.line, a.element.location.column, a.offset)
+                    < (b.element.location.line, b.element.location.column, b.offset)
+            }.map(\.element)
+        }
         if options.mode.strict, let first = diagnostics.firstIndex(where: { $0.severity == .error }) {
             diagnostics = Array(diagnostics[...first])
         }
