@@ -3,10 +3,11 @@ import HLSPlaylist
 import IntermissionTestSupport
 import Testing
 
-/// A random live channel reloaded many times in a row: segments appended and removed from the
-/// front, interstitial date ranges added, changed and removed, `EXT-X-ENDLIST` appearing. After
-/// every reload, the schedule brought up to date with `update(primary:events:)` equals one built
-/// from scratch on the same playlist.
+/// Random live channels reloaded many times in a row, each reload checked against a fresh build.
+///
+/// Segments are appended and removed from the front, interstitial date ranges added, changed and
+/// removed, `EXT-X-ENDLIST` appears. After every reload, the schedule brought up to date with
+/// `update(primary:events:)` equals one built from scratch on the same playlist.
 @Suite struct ScheduleLiveReloadTests {
     static let seeds: [UInt64] = Array(1...60)
 
@@ -139,7 +140,11 @@ import Testing
         var configuration = Schedule.Configuration(start: starts.randomElement(using: &g)!)
         if Int.random(in: 0..<10, using: &g) == 0 { configuration.handlesInterstitialEvents = false }
         var playlist = try MediaPlaylist(parsing: channel.text)
-        var schedule = Schedule(primary: playlist, events: InterstitialEvent.events(in: playlist), configuration: configuration)
+        var schedule = Schedule(
+            primary: playlist,
+            events: InterstitialEvent.events(in: playlist),
+            configuration: configuration
+        )
         for step in 0..<40 {
             for _ in 0..<Int.random(in: 0...3, using: &g) { channel.appendSegment(&g) }
             if Int.random(in: 0..<4, using: &g) == 0, channel.dates.count - channel.first > 4 {
@@ -159,7 +164,10 @@ import Testing
                 if Bool.random(using: &g) {
                     schedule.markPlayed(id)
                 } else {
-                    schedule.setAssetDurations([MediaTime(milliseconds: Int64.random(in: 0...20_000, using: &g))], forEvent: id)
+                    schedule.setAssetDurations(
+                        [MediaTime(milliseconds: Int64.random(in: 0...20_000, using: &g))],
+                        forEvent: id
+                    )
                 }
             }
             let fresh = Self.fresh(like: schedule, primary: playlist, events: events)
