@@ -26,6 +26,9 @@ struct WalkCheckpoint: Sendable {
     var lastEventID: String?
     var playoutEnd: MediaTime
     var integratedEnd: MediaTime
+    /// The latest resume point of an `X-SNAP IN` event before the group (`nil`: none), so an
+    /// update knows without a scan whether a longer primary can move one.
+    var latestSnappedResume: MediaTime?
 }
 
 extension Schedule {
@@ -116,10 +119,22 @@ extension Schedule {
         return a < b
     }
 
+    /// How many events the arrays built for `count` events make room for.
+    static func capacity(for count: Int) -> Int {
+        count + count / 8 + 8
+    }
+
     /// Resolves every event, orders them and walks the whole timeline.
     mutating func rebuild() {
-        self.resolved = self.inputs.map { self.resolve($0) }
-        var order = Array(self.inputs.indices)
+        // Room for the events of the next few live reloads, so that updates append in place.
+        let capacity = Schedule.capacity(for: self.inputs.count)
+        var resolved: [ResolvedEvent] = []
+        resolved.reserveCapacity(capacity)
+        for event in self.inputs { resolved.append(self.resolve(event)) }
+        self.resolved = resolved
+        var order: [Int] = []
+        order.reserveCapacity(capacity)
+        order.append(contentsOf: self.inputs.indices)
         order.sort { self.precedes($0, $1) }
         self.order = order
         self.walk(restartingAt: nil)
@@ -427,6 +442,7 @@ struct Walker {
     var lastEventID: String?
     var playoutEnd: MediaTime = .zero
     var integratedEnd: MediaTime = .zero
+    var latestSnappedResume: MediaTime?
     var start: Schedule.StartPosition?
     var origin: MediaTime
 
@@ -439,9 +455,11 @@ struct Walker {
     }
 
     mutating func reset(count: Int) {
-        self.items.reserveCapacity(2 * count + 1)
-        self.events.reserveCapacity(count)
-        self.checkpoints = Array(repeating: nil, count: count + 1)
+        let capacity = Schedule.capacity(for: count)
+        self.items.reserveCapacity(2 * capacity + 1)
+        self.events.reserveCapacity(capacity)
+        self.checkpoints.reserveCapacity(capacity + 1)
+        self.checkpoints.append(contentsOf: repeatElement(nil, count: count + 1))
     }
 
     mutating func restore(_ checkpoint: WalkCheckpoint, position: Int, count eventCount: Int) {
@@ -457,6 +475,7 @@ struct Walker {
         self.lastEventID = checkpoint.lastEventID
         self.playoutEnd = checkpoint.playoutEnd
         self.integratedEnd = checkpoint.integratedEnd
+        self.latestSnappedResume = checkpoint.latestSnappedResume
     }
 
     var checkpoint: WalkCheckpoint {
@@ -465,7 +484,8 @@ struct Walker {
             cursor: self.cursor,
             lastEventID: self.lastEventID,
             playoutEnd: self.playoutEnd,
-            integratedEnd: self.integratedEnd
+            integratedEnd: self.integratedEnd,
+            latestSnappedResume: self.latestSnappedResume
         )
     }
 
@@ -521,6 +541,9 @@ struct Walker {
             }
         } else {
             startDate = event.date
+        }
+        if event.alignsResumptionWithPrimarySegmentBoundary, let resume {
+            self.latestSnappedResume = self.latestSnappedResume.map { MediaTime.max($0, resume) } ?? resume
         }
         self.events.append(
             ScheduledEvent(

@@ -65,6 +65,8 @@ extension Schedule {
             // Past the old end, dates were extrapolated and boundaries did not exist: events that
             // start there may map, snap or be dated differently, and resume points there may snap.
             let threshold = oldEnd - self.timeline.targetDuration
+            // From the end back: the placed events that start at or after the threshold.
+            var lowest: Int?
             var k = self.order.count - 1
             while k >= 0 {
                 let input = self.order[k]
@@ -73,23 +75,13 @@ extension Schedule {
                 if r.section == 1 {
                     if r.start < threshold { break }
                     recheck.append(input)
+                    lowest = k
                 }
                 k -= 1
             }
-            for (position, scheduled) in self.events.enumerated() {
-                let section = self.resolved[self.order[position]].section
-                if section > 1 { break }
-                if section == 1, let start = scheduled.startTime, start >= threshold {
-                    floor = position
-                    break
-                }
-                if scheduled.event.alignsResumptionWithPrimarySegmentBoundary, let resume = scheduled.resumeTime,
-                    resume >= threshold
-                {
-                    floor = position
-                    break
-                }
-            }
+            floor = self.firstResumingPast(threshold, before: lowest ?? (k + 1))
+            // Without interstitials the events have no start, so none sets the floor.
+            if floor == nil, let lowest, self.events[lowest].startTime != nil { floor = lowest }
         }
         return self.apply(changed: changed, recheck: recheck, tailChanged: tailChanged, floor: floor)
     }
@@ -203,7 +195,7 @@ extension Schedule {
             let fresh = self.resolve(self.inputs[input])
             if input < self.resolved.count {
                 if !changedSet.contains(input), self.resolved[input] == fresh { continue }
-                guard let position = self.order.firstIndex(of: input) else { continue }
+                guard let position = self.position(of: input) else { continue }
                 first = min(first, position)
                 self.order.remove(at: position)
                 self.resolved[input] = fresh
@@ -239,6 +231,34 @@ extension Schedule {
         return ScheduleUpdate(firstChangedItem: checkpoint.itemCount, isRebuilt: false)
     }
 
+    /// The first schedule position before `limit` of an event with `X-SNAP IN` whose resume point
+    /// is at or after `threshold` (it may snap differently once the primary grows), or `nil`.
+    ///
+    /// The walk's checkpoint at `limit` keeps the latest such resume point before it, so this
+    /// scans only when one exists (or when `limit` has no checkpoint).
+    private func firstResumingPast(_ threshold: MediaTime, before limit: Int) -> Int? {
+        guard limit > 0 else { return nil }
+        if limit < self.checkpoints.count, let checkpoint = self.checkpoints[limit] {
+            guard let latest = checkpoint.latestSnappedResume, latest >= threshold else { return nil }
+        }
+        for position in 0..<min(limit, self.events.count) {
+            let scheduled = self.events[position]
+            if scheduled.event.alignsResumptionWithPrimarySegmentBoundary, let resume = scheduled.resumeTime,
+                resume >= threshold
+            {
+                return position
+            }
+        }
+        return nil
+    }
+
+    /// The schedule position of `input` (a binary search on its current resolution).
+    private func position(of input: Int) -> Int? {
+        let position = self.insertionPosition(of: input)
+        if position < self.order.count, self.order[position] == input { return position }
+        return self.order.firstIndex(of: input)
+    }
+
     /// The first schedule position of the group (same section and start) holding `position`.
     private func groupStart(of position: Int) -> Int {
         let r = self.resolved[self.order[position]]
@@ -264,8 +284,9 @@ extension Schedule {
 }
 
 extension InterstitialEvent {
-    /// Whether two events are equal, comparing the cheap, most often changed fields first
-    /// (same result as `==`, faster on the update path).
+    /// Whether two events are equal, comparing the cheap, most often changed fields first and text
+    /// by its bytes (same result as `==`, several times faster on the update path, which compares
+    /// every event of a reload with the one before).
     @inline(__always)
     static func same(_ a: borrowing InterstitialEvent, _ b: borrowing InterstitialEvent) -> Bool {
         a.start == b.start && a.resumptionOffset == b.resumptionOffset && a.playoutLimit == b.playoutLimit
@@ -274,8 +295,78 @@ extension InterstitialEvent {
             && a.alignsStartWithPrimarySegmentBoundary == b.alignsStartWithPrimarySegmentBoundary
             && a.alignsResumptionWithPrimarySegmentBoundary == b.alignsResumptionWithPrimarySegmentBoundary
             && a.supplementsPrimaryContent == b.supplementsPrimaryContent && a.contentMayVary == b.contentMayVary
-            && a.identifier == b.identifier && a.timelineOccupancy == b.timelineOccupancy
-            && a.assetListURI == b.assetListURI && a.assetURIs == b.assetURIs && a.skipControl == b.skipControl
-            && a.userDefinedAttributes == b.userDefinedAttributes && a.defects == b.defects
+            && a.timelineOccupancy == b.timelineOccupancy && a.skipControl == b.skipControl
+            && TextEquality.same(a.identifier, b.identifier) && TextEquality.same(a.assetListURI, b.assetListURI)
+            && TextEquality.same(a.assetURIs, b.assetURIs)
+            && TextEquality.same(a.userDefinedAttributes, b.userDefinedAttributes)
+            && (a.defects.isEmpty ? b.defects.isEmpty : a.defects == b.defects)
+    }
+}
+
+/// String equality that compares UTF-8 bytes in place, a word at a time, before falling back to
+/// `==` (which also finds canonically equivalent spellings equal) when the bytes differ.
+///
+/// Equal bytes are equal strings, so the result is always that of `==`; only the cost differs:
+/// `==` on two large strings from different parses goes through several runtime calls.
+enum TextEquality {
+    @inline(__always)
+    static func same(_ a: String, _ b: String) -> Bool {
+        let equalBytes = a.utf8.withContiguousStorageIfAvailable { x in
+            b.utf8.withContiguousStorageIfAvailable { y in Self.same(x, y) }
+        }
+        if case .some(.some(true)) = equalBytes { return true }
+        return a == b
+    }
+
+    @inline(__always)
+    static func same(_ a: String?, _ b: String?) -> Bool {
+        switch (a, b) {
+        case (.none, .none): true
+        case (.some(let x), .some(let y)): Self.same(x, y)
+        default: false
+        }
+    }
+
+    static func same(_ a: [String], _ b: [String]) -> Bool {
+        guard a.count == b.count else { return false }
+        for k in a.indices where !Self.same(a[k], b[k]) { return false }
+        return true
+    }
+
+    static func same(_ a: [Attribute], _ b: [Attribute]) -> Bool {
+        guard a.count == b.count else { return false }
+        for k in a.indices
+        where !Self.same(a[k].name, b[k].name) || !Self.same(a[k].value.rawValue, b[k].value.rawValue) {
+            return false
+        }
+        return true
+    }
+
+    /// Whether two byte runs are equal: eight bytes at a time, the last word overlapping the one before.
+    @inline(__always)
+    static func same(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
+        let count = x.count
+        guard count == y.count else { return false }
+        guard count > 0, let p = x.baseAddress.map(UnsafeRawPointer.init),
+            let q = y.baseAddress.map(UnsafeRawPointer.init)
+        else { return true }
+        if count < 8 {
+            for k in 0..<count
+            where p.load(fromByteOffset: k, as: UInt8.self) != q.load(fromByteOffset: k, as: UInt8.self) {
+                return false
+            }
+            return true
+        }
+        var k = 0
+        while k < count - 8 {
+            if p.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+                != q.loadUnaligned(fromByteOffset: k, as: UInt64.self)
+            {
+                return false
+            }
+            k += 8
+        }
+        return p.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
+            == q.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
     }
 }
