@@ -221,7 +221,8 @@ extension TestResponse {
         let (response, elapsed) = try await Self.askUpstream(port: try refusingPort(), timeout: .seconds(8))
         #expect(response.status == .badGateway)
         #expect(response.json?["error"]?["message"]?.stringValue?.contains("is unreachable") == true)
-        #expect(elapsed < .seconds(3), "\(elapsed)")
+        // Well under the 8 s deadline (a busy shared machine has taken 3.3 s to answer at all).
+        #expect(elapsed < .seconds(6), "\(elapsed)")
     }
 
     /// The 502 says what the origin did, in the words of the shared fetch: the status it answered
