@@ -149,19 +149,7 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
             )
         }
         // Another connection holds the write lock until told.
-        let (held, heldContinuation) = AsyncStream<Void>.makeStream()
-        let release = DispatchSemaphore(value: 0)
-        let holder = Task {
-            try await blocker.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    heldContinuation.yield()
-                    release.wait()
-                    return .commit
-                }
-            }
-        }
-        var heldIterator = held.makeAsyncIterator()
-        await heldIterator.next()
+        let lock = await HeldWriteLock(blocker)
 
         @Sendable func ask(_ viewer: String) async -> Result<AdDecision, any Error> {
             do {
@@ -192,8 +180,7 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
             try await Task.sleep(for: .milliseconds(2))
         }
         #expect(store.pendingDecisions == 1 + viewers.count)
-        release.signal()
-        try await holder.value
+        try await lock.free()
 
         if case .failure(let error) = await first.value { Issue.record("the first decision failed: \(error)") }
         let results = await batch.value
