@@ -24,7 +24,9 @@
 #      PORT (default 18181), NGINX_PORT (default 18180), CONFIGURATION (default release),
 #      THREADS (wrk threads, default 2), ROUNDS (default 3), CONNECTIONS (default "64 256": the
 #      playlist routes run at each; the other routes at the first), DECISIONS (default 1: 0 skips
-#      the asset-list runs), NGINX (the nginx binary, default nginx).
+#      the asset-list runs), NGINX (the nginx binary, default nginx), ONLY (`decisions`: only the
+#      asset-list runs, no nginx routes), SYNCHRONOUS (`full`: the store flushes every commit to the
+#      disk, `?synchronous=full`; default the store's own, `normal`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-5s}
@@ -58,7 +60,7 @@ cp "$demo_media/prog.m3u8" "$demo_media/seg-000.ts" "$root/media/demo/primary/"
 cat > "$work/bench.yaml" <<YAML
 server:
   port: $port
-  database: $work/bench.sqlite
+  database: $work/bench.sqlite${SYNCHRONOUS:+?synchronous=$SYNCHRONOUS}
   logLevel: warning
 media:
   bench: $work/media
@@ -121,6 +123,8 @@ base="http://127.0.0.1:$port"
 nginx_base="http://127.0.0.1:$nginx_port"
 for _ in $(seq 1 50); do curl -s -o /dev/null "$nginx_base/" && break; sleep 0.1; done
 
+# ONLY=decisions skips the nginx routes and the cold render (the two blocks kept unindented).
+if [ "${ONLY:-}" != decisions ]; then
 # The first byte of a cold decorated DVR playlist (each asset's first request renders it), and
 # `intermission format` on the same file, three of each.
 cold=()
@@ -139,6 +143,7 @@ for path in live/demo/prog.m3u8 live/demo/main.m3u8 vod/demo/prog.m3u8 vod/dvr/p
     curl -sf "$base/$path" -o "$root/$path"
 done
 curl -sf -H 'Accept-Encoding: gzip' "$base/vod/dvr/prog.m3u8" -o "$root/vod/dvr/prog.m3u8.gz"
+fi
 
 cat > "$work/options.lua" <<'LUA'
 wrk.method = "OPTIONS"
@@ -186,7 +191,11 @@ measure() {
 }
 
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+field() { echo "$1" | awk -v f="$2" '{print $f}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
+met() { awk -v v="$1" -v t="$2" 'BEGIN {print (v >= t ? "met" : "NOT met")}'; }
 
+if [ "${ONLY:-}" != decisions ]; then
 # route label | path | wrk script | connections
 routes=()
 for c in "${connection_counts[@]}"; do
@@ -219,10 +228,6 @@ for round in $(seq 1 "$rounds"); do
         echo "   $label ($c): nginx ${results[$index,nginx,$round]} / ours ${results[$index,ours,$round]}" >&2
     done
 done
-
-field() { echo "$1" | awk -v f="$2" '{print $f}'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}'; }
-met() { awk -v v="$1" -v t="$2" 'BEGIN {print (v >= t ? "met" : "NOT met")}'; }
 
 echo
 echo "intermission serve ($configuration) against nginx $("$nginx_binary" -v 2>&1 | sed 's/.*\///') (1 worker), wrk -t$threads -d$duration --latency, median of $rounds interleaved rounds"
@@ -259,6 +264,7 @@ echo
 echo "3.9 MB decorated VOD playlist, first byte of a cold render: ${cold[*]} s (median $cold_median s);" \
     "intermission format on the same file: ${format[*]} s (median $format_median s);" \
     "ratio $(ratio "$cold_median" "$format_median") (target <= 2: $(awk -v a="$cold_median" -v b="$format_median" 'BEGIN {print (a <= 2 * b ? "met" : "NOT met")}'))"
+fi
 
 if [ "${DECISIONS:-1}" != 0 ]; then
     cat > "$work/new.lua" <<'LUA'
@@ -280,7 +286,7 @@ end
 LUA
     wrk -t"$threads" -c"$first_connections" -d2s -s "$work/returning.lua" "$base" > /dev/null
     echo
-    echo "asset-list decisions with SQLite ($first_connections connections, median of $rounds runs; req/s, per CPU-s, p99 ms, non-2xx):"
+    echo "asset-list decisions with SQLite, synchronous=${SYNCHRONOUS:-normal} ($first_connections connections, median of $rounds runs; req/s, per CPU-s, p99 ms, non-2xx; load average before: $(cut -d' ' -f1-3 /proc/loadavg)):"
     for kind in new returning; do
         rps=() p99=() cpu=() bad=0
         for _ in $(seq 1 "$rounds"); do
@@ -297,9 +303,10 @@ LUA
         printf '  %-10s %9.0f %9.0f %8.2f %5d  %s\n' "$kind" "$r" "$(median "${cpu[@]}")" "$p" "$bad" "$target"
     done
     health=$(curl -sf -H 'Authorization: Bearer demo' "$base/health" || true)
-    echo "  decisions stored: $(echo "$health" | sed -n 's/.*"decisions": *\([0-9]*\).*/\1/p')"
+    echo "  decisions stored: $(echo "$health" | sed -n 's/.*"decisions": *\([0-9]*\).*/\1/p'); load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 fi
 
+[ "${ONLY:-}" = decisions ] && exit 0
 for other in scripts/bench-preload.sh scripts/bench-upstream.sh; do
     if [ -x "$other" ]; then
         echo

@@ -83,6 +83,9 @@ enum StoreSource {
 }
 
 /// Opens the store: a database URL names a path or `sqlite:PATH` (SQLite), or `memory:`.
+///
+/// A SQLite URL may end in `?synchronous=full` (every commit flushed to the disk) or
+/// `?synchronous=normal` (the default); see `SQLiteAdStore.Durability`.
 func openStore(_ source: StoreSource) async throws -> any AdStore {
     let url: String
     switch source {
@@ -102,8 +105,23 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     } else if path.hasPrefix("sqlite:") {
         path = String(path.dropFirst("sqlite:".count))
     }
+    var durability = SQLiteAdStore.Durability.normal
+    if let question = path.lastIndex(of: "?") {
+        let option = path[path.index(after: question)...]
+        let prefix = "synchronous="
+        guard option.hasPrefix(prefix),
+            let chosen = SQLiteAdStore.Durability(rawValue: option.dropFirst(prefix.count).lowercased())
+        else {
+            throw ConfigurationError(
+                message:
+                    "database URL '\(URLRedaction.redact(url))': the only option is ?synchronous=normal or ?synchronous=full"
+            )
+        }
+        durability = chosen
+        path = String(path[..<question])
+    }
     guard !path.isEmpty else { throw ConfigurationError(message: "database URL '\(url)' names no file") }
-    return try SQLiteAdStore(path: path)
+    return try SQLiteAdStore(path: path, durability: durability)
 }
 
 /// The store's part in the service group: when the group shuts down gracefully, after the HTTP
@@ -196,6 +214,8 @@ struct ServerApplicationParts: Sendable {
     let groups = GroupSessions()
     /// Failed writes, for `/health`.
     let storageHealth = StorageHealth()
+    /// Encoded asset lists by pod, shared by the controller and the event-loop answers.
+    let assetListBodies = AssetListBodies()
     /// The metrics of the routes answered before routing, bound once.
     let vodMetrics: ServerMetrics.BoundRoute
     let liveMetrics: ServerMetrics.BoundRoute
@@ -282,7 +302,17 @@ struct ServerApplicationParts: Sendable {
             liveMetrics: self.liveMetrics,
             mediaMetrics: self.mediaMetrics,
             serverName: serverName,
-            answered: self.metrics.eventLoopAnswerCounter()
+            answered: self.metrics.eventLoopAnswerCounter(),
+            assetLists: AssetListAnswers(
+                playlists: self.playlists,
+                store: self.store,
+                metrics: self.metrics,
+                route: self.metrics.bind(route: AssetListAnswers.routePattern),
+                publicBaseURL: self.publicBaseURL,
+                listening: self.listening,
+                resolvedURIs: self.resolvedURIs,
+                bodies: self.assetListBodies
+            )
         )
     }
 
@@ -332,7 +362,8 @@ struct ServerApplicationParts: Sendable {
             clock: self.clock,
             publicBaseURL: self.publicBaseURL,
             listening: self.listening,
-            resolvedURIs: self.resolvedURIs
+            resolvedURIs: self.resolvedURIs,
+            bodies: self.assetListBodies
         ).addRoutes(to: router)
         AdminController(playlists: self.playlists, inventory: self.inventory, store: self.store, clock: self.clock)
             .addRoutes(to: router.group("v1/admin").add(middleware: BearerTokenMiddleware(token: self.adminToken)))

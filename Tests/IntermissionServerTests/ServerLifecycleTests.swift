@@ -116,19 +116,7 @@ actor HeldBreakReadStore: AdStore {
 
         // Another connection takes the write lock and keeps it until told.
         let blocker = try DatabaseQueue(path: path)
-        let (held, heldContinuation) = AsyncStream<Void>.makeStream()
-        let release = DispatchSemaphore(value: 0)
-        let holder = Task {
-            try await blocker.writeWithoutTransaction { db in
-                try db.inTransaction(.immediate) {
-                    heldContinuation.yield()
-                    release.wait()
-                    return .commit
-                }
-            }
-        }
-        var heldIterator = held.makeAsyncIterator()
-        await heldIterator.next()
+        let lock = await HeldWriteLock(blocker)
 
         let count = 300
         let decisions = Task {
@@ -171,8 +159,7 @@ actor HeldBreakReadStore: AdStore {
         await group.triggerGracefulShutdown()
         // The store waits for its queue: give the shutdown time to reach it, then free the lock.
         try await Task.sleep(for: .milliseconds(50))
-        release.signal()
-        try await holder.value
+        try await lock.free()
         try await running.value
 
         let results = try await decisions.value

@@ -1,5 +1,6 @@
 import AdInsertion
 import Foundation
+import GRDB
 import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
@@ -94,4 +95,34 @@ func write(_ text: String, to path: String) throws {
     let folder = (path as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     try text.write(toFile: path, atomically: true, encoding: .utf8)
+}
+
+/// A write lock on an SQLite file, taken by another connection and kept until ``free()``.
+struct HeldWriteLock {
+    private let release: DispatchSemaphore
+    private let holder: Task<Void, any Error>
+
+    /// Takes the write lock with `connection` (an immediate transaction) and returns once it is held.
+    init(_ connection: DatabaseQueue) async {
+        let (held, heldContinuation) = AsyncStream<Void>.makeStream()
+        let release = DispatchSemaphore(value: 0)
+        self.release = release
+        self.holder = Task {
+            try await connection.writeWithoutTransaction { db in
+                try db.inTransaction(.immediate) {
+                    heldContinuation.yield()
+                    release.wait()
+                    return .commit
+                }
+            }
+        }
+        var heldIterator = held.makeAsyncIterator()
+        await heldIterator.next()
+    }
+
+    /// Frees the lock and waits until the transaction that held it has ended.
+    func free() async throws {
+        self.release.signal()
+        try await self.holder.value
+    }
 }

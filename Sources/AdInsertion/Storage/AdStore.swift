@@ -20,9 +20,16 @@ public protocol DecisionStore: Sendable {
     ) async throws -> (decision: AdDecision, isNew: Bool)
     /// How many decisions are stored.
     func decisionCount() async throws -> Int
+    /// The stored decision for `key` when the store holds a copy in memory, answered without
+    /// waiting (for callers that must not suspend, such as an event loop); `nil` when it does not,
+    /// or when it cannot vouch for the copy now. A non-`nil` answer is always a stored decision.
+    func rememberedDecision(for key: DecisionKey) -> AdDecision?
 }
 
 extension DecisionStore {
+    /// A store that keeps no copies in memory answers every question through its other requirements.
+    public func rememberedDecision(for key: DecisionKey) -> AdDecision? { nil }
+
     /// A non-atomic composition of the other requirements; stores with transactions do better.
     public func findOrCreateDecision(
         _ key: DecisionKey,

@@ -5,6 +5,8 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOCore
+import Synchronization
 
 /// `GET /v1/asset-lists/{scope}/{break}.json`: the late-bound ad decision of one viewer and break.
 struct AssetListController: Sendable {
@@ -18,6 +20,8 @@ struct AssetListController: Sendable {
     let publicBaseURL: String?
     let listening: ListeningAddress
     let resolvedURIs: ResolvedURICache
+    /// Encoded answers of the pods decided lately (shared with ``AssetListAnswers``).
+    let bodies: AssetListBodies
 
     /// Adds the route.
     func addRoutes(to router: Router<ServerRequestContext>) {
@@ -76,8 +80,6 @@ struct AssetListController: Sendable {
             store: self.store
         )
         let anonymous = (viewer ?? "").isEmpty
-        var list: AssetList
-        let outcome: String
         do {
             let (decision, isNew) = try await service.decision(
                 viewer: viewer,
@@ -88,7 +90,7 @@ struct AssetListController: Sendable {
                 now: now
             )
             if !anonymous { self.storageHealth.succeeded() }
-            outcome = anonymous ? "anonymous" : "stored"
+            let outcome = anonymous ? "anonymous" : "stored"
             self.metrics.decision(
                 kind: scope.kind.rawValue,
                 result: anonymous ? "anonymous" : (isNew ? "new" : "stored"),
@@ -102,14 +104,14 @@ struct AssetListController: Sendable {
                     ]
                 )
             }
-            let base = self.publicBaseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? self.listening.url
-            if let base {
-                list = decision.assetList(resolvingAgainst: base, cache: self.resolvedURIs)
-            } else {
-                list = AssetList(
-                    assets: decision.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration.seconds) }
-                )
-            }
+            let base = Self.base(publicBaseURL: self.publicBaseURL, listening: self.listening)
+            var response = Response(
+                status: .ok,
+                headers: Self.answerFields,
+                body: .init(byteBuffer: self.bodies.body(of: decision, base: base, resolving: self.resolvedURIs))
+            )
+            response.headers[Self.decisionHeader] = outcome
+            return response
         } catch {
             // The storage failed: say so loudly, and answer at once with an empty pod (the player
             // then resumes by the break's own rules), marked as not stored.
@@ -121,13 +123,25 @@ struct AssetListController: Sendable {
                 "storage failed: the decision was not stored; answered with an empty pod",
                 metadata: ["sqlite_code": "\(code)", "error": "\(text)", "scope": "\(scope)", "break": "\(breakID)"]
             )
-            list = AssetList(assets: [])
+            var list = AssetList(assets: [])
             list.otherMembers = [("X-INTERMISSION-STORED", .bool(false))]
-            outcome = "not-stored"
+            var response = Response.bytes(
+                list.encode(),
+                contentType: "application/json",
+                cacheControl: "private, no-store"
+            )
+            response.headers[Self.decisionHeader] = "not-stored"
+            return response
         }
-        var response = Response.bytes(list.encode(), contentType: "application/json", cacheControl: "private, no-store")
-        response.headers[Self.decisionHeader] = outcome
-        return response
+    }
+
+    /// The fields of every asset-list answer (before the CORS middleware adds its own).
+    static let answerFields: HTTPFields = [.contentType: "application/json", .cacheControl: "private, no-store"]
+
+    /// The base creative URIs are made absolute against: `publicBaseURL` (with a final `/`), else
+    /// the address the server is bound to, else `nil` (URIs as configured).
+    static func base(publicBaseURL: String?, listening: ListeningAddress) -> String? {
+        publicBaseURL.map { $0.hasSuffix("/") ? $0 : $0 + "/" } ?? listening.url
     }
 
     /// The SQLite result code of a storage error (`13` disk full, `8` read-only, …; `file` when the
@@ -145,4 +159,138 @@ struct AssetListController: Sendable {
         return ("other", "\(error)")
     }
 
+}
+
+/// The encoded asset lists of the pods decided lately, by pod and base: many viewers get the same
+/// pod, so each is resolved and encoded once, and an answer shares its bytes.
+///
+/// Bounded: it starts over past 1,024 pods.
+final class AssetListBodies: Sendable {
+    private struct Key: Hashable {
+        var assets: [AdDecision.Asset]
+        var base: String?
+    }
+
+    private let bodies = Mutex<[Key: ByteBuffer]>([:])
+
+    /// The JSON asset list of `decision`, URIs resolved against `base` (as configured when `nil`).
+    func body(of decision: AdDecision, base: String?, resolving cache: ResolvedURICache) -> ByteBuffer {
+        let key = Key(assets: decision.assets, base: base)
+        if let known = self.bodies.withLock({ $0[key] }) { return known }
+        let list =
+            base.map { decision.assetList(resolvingAgainst: $0, cache: cache) }
+            ?? AssetList(assets: decision.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration.seconds) })
+        let body = ByteBuffer(bytes: list.encode())
+        self.bodies.withLock { table in
+            if table.count >= 1024 { table.removeAll(keepingCapacity: true) }
+            table[key] = body
+        }
+        return body
+    }
+}
+
+/// Returning viewers of VOD breaks, answered on the connection's event loop (see
+/// ``EventLoopAnswers``): a viewer whose decision the store remembers gets it back with no hop to
+/// the concurrency pool, no router and no database read.
+///
+/// Only requests whose answer cannot differ from the controller's are taken: `GET` of
+/// `/v1/asset-lists/vod-{asset}/{break}.json` for a configured asset and break (a VOD break never
+/// changes while the server runs), with `_HLS_primary_id` naming the viewer and every byte of the
+/// path and query a letter, a digit or one of `-._~/?=&` (no percent-encoding to decode), each of
+/// the three `_HLS_` parameters at most once and within its range, and no `X-Playback-Session-Id`.
+/// Anything else, live breaks (an admin can cancel them at any time), and any viewer the store
+/// does not remember, go to ``AssetListController`` as before. The answer carries the fields the
+/// controller and the CORS middleware give, and is counted in the same metrics.
+struct AssetListAnswers: Sendable {
+    let playlists: PlaylistService
+    let store: any AdStore
+    let metrics: ServerMetrics
+    /// The route's request metrics, bound once.
+    let route: ServerMetrics.BoundRoute
+    let publicBaseURL: String?
+    let listening: ListeningAddress
+    let resolvedURIs: ResolvedURICache
+    let bodies: AssetListBodies
+
+    /// The route pattern, as the router reports it to the metrics middleware.
+    static let routePattern = "/v1/asset-lists/{scope}/{break}.json"
+
+    /// The answer to a returning viewer of a VOD break, or `nil` to pass the request on.
+    func answer(_ request: HTTPRequest) -> PreparedAnswer? {
+        guard request.method == .get, let target = request.path, target.hasPrefix("/v1/asset-lists/vod-"),
+            request.headerFields[Self.sessionField] == nil, let parsed = Self.parse(target)
+        else { return nil }
+        let start = ContinuousClock.now
+        guard (try? self.playlists.vodBreak(asset: parsed.asset, breakID: parsed.breakID)) != nil,
+            let decision = self.store.rememberedDecision(
+                for: DecisionKey(viewer: parsed.viewer, scope: "vod-" + parsed.asset, breakID: parsed.breakID)
+            )
+        else { return nil }
+        let base = AssetListController.base(publicBaseURL: self.publicBaseURL, listening: self.listening)
+        let body = self.bodies.body(of: decision, base: base, resolving: self.resolvedURIs)
+        var headers = AssetListController.answerFields
+        headers[AssetListController.decisionHeader] = "stored"
+        headers[.accessControlAllowOrigin] = "*"
+        headers[.accessControlExposeHeaders] = OpenCORSMiddleware<ServerRequestContext>.exposedFields
+        headers[.contentLength] = String(body.readableBytes)
+        // Nothing was written: the storage's health is left as the last write said.
+        self.metrics.decision(kind: AdScope.Kind.vod.rawValue, result: "stored", assets: decision.assets.count)
+        self.route.record(method: .get, status: .ok, duration: ContinuousClock.now - start)
+        return PreparedAnswer(status: .ok, headers: headers, body: body)
+    }
+
+    private static let sessionField = HTTPField.Name("X-Playback-Session-Id")!
+
+    /// The asset, break and viewer of a request target, or `nil` when it is not one this type takes.
+    static func parse(_ target: String) -> (asset: String, breakID: String, viewer: String)? {
+        guard target.utf8.count <= InputLimits.requestTargetBytes,
+            target.utf8.allSatisfy({ Self.plain[Int($0)] })
+        else { return nil }
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let segments = parts[0].dropFirst("/v1/asset-lists/vod-".count).split(
+            separator: "/",
+            omittingEmptySubsequences: false
+        )
+        guard segments.count == 2, segments[1].hasSuffix(".json") else { return nil }
+        let asset = String(segments[0])
+        let breakID = String(segments[1].dropLast(".json".count))
+        guard (try? InputLimits.id(asset, field: "scope")) != nil, (try? InputLimits.id(breakID, field: "break")) != nil
+        else { return nil }
+        var viewer: Substring?
+        var interstitial: Substring?
+        var offset: Substring?
+        for item in parts.count == 2 ? parts[1].split(separator: "&") : [] {
+            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let value = pair.count == 2 ? pair[1] : nil
+            let name = pair[0]
+            if name == InterstitialRequestURL.primaryIDParameter {
+                guard viewer == nil, let value else { return nil }
+                viewer = value
+            } else if name == InterstitialRequestURL.interstitialIDParameter {
+                guard interstitial == nil, let value else { return nil }
+                interstitial = value
+            } else if name == InterstitialRequestURL.startOffsetParameter {
+                guard offset == nil, let value else { return nil }
+                offset = value
+            }
+        }
+        guard let viewer, !viewer.isEmpty, viewer.utf8.count <= InputLimits.primaryIDBytes else { return nil }
+        if let interstitial, interstitial != breakID { return nil }
+        if let offset, (try? AssetListController.startOffset(String(offset))) == nil { return nil }
+        return (asset, breakID, String(viewer))
+    }
+
+    /// The bytes a taken request target may hold: letters, digits and `-._~/?=&`.
+    private static let plain: [Bool] = (0..<256).map { byte in
+        switch UInt8(byte) {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"),
+            UInt8(ascii: "?"), UInt8(ascii: "="), UInt8(ascii: "&"):
+            return true
+        default:
+            return false
+        }
+    }
 }

@@ -30,7 +30,8 @@ struct PreparedAnswer {
 }
 
 /// What the connections answer on their event loop: fresh entries of the playlist cache and of the
-/// small `/media/` files, with the metrics of their routes bound once.
+/// small `/media/` files, and returning viewers' asset lists (``AssetListAnswers``), with the
+/// metrics of their routes bound once.
 struct EventLoopAnswers: Sendable {
     let responses: ResponseCache
     let mediaFiles: MediaFileCache
@@ -41,6 +42,8 @@ struct EventLoopAnswers: Sendable {
     let serverName: String?
     /// `intermission_event_loop_answers_total`, or `nil` to count nothing beyond the routes.
     var answered: Counter? = nil
+    /// Returning viewers' asset lists of VOD breaks, or `nil` to leave them to the router.
+    var assetLists: AssetListAnswers? = nil
 
     /// The answer to a request from a fresh entry, counted in its route's metrics, or `nil` when
     /// no fresh entry answers it (the request then goes to the responders, which render, load or
@@ -52,6 +55,10 @@ struct EventLoopAnswers: Sendable {
     /// rechecking a file's time) in one place.
     func answer(_ request: HTTPRequest) -> PreparedAnswer? {
         guard request.method == .get || request.method == .head else { return nil }
+        if let assetLists = self.assetLists, let answer = assetLists.answer(request) {
+            self.answered?.increment()
+            return answer
+        }
         let start = ContinuousClock.now
         if let key = ResponseCache.key(request.path) {
             guard let entry = self.responses.fresh(key) else { return nil }

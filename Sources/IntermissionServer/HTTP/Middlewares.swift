@@ -49,10 +49,12 @@ struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         guard !admin else { return response }
         response.headers[.accessControlAllowOrigin] = "*"
-        response.headers[.accessControlExposeHeaders] =
-            "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
+        response.headers[.accessControlExposeHeaders] = Self.exposedFields
         return response
     }
+
+    /// `Access-Control-Expose-Headers` of every answer outside the admin API.
+    static var exposedFields: String { "Content-Length, Content-Type, Retry-After, X-Intermission-Decision" }
 }
 
 /// Counts requests and their latency per route (the route pattern, not the path, so label values stay few).

@@ -14,10 +14,18 @@ import SystemPackage
 /// recent creatives (including those given earlier in the same batch) and inserts its decision,
 /// so concurrent requests for the same viewer and break get the same answer. A request is
 /// answered only after the transaction holding its decision has committed: nothing answered is
-/// lost, and a burst of new viewers costs one commit per batch instead of one per viewer. A
-/// question asked again is answered from the decisions this process committed lately (the last
-/// 8,192), without a database round trip; any other goes to the writer, which finds the stored
-/// answer if there is one (made before a restart, or by another process on the same file).
+/// lost, and a burst of new viewers costs one commit per batch instead of one per viewer.
+///
+/// A question asked again is answered from memory: the store remembers the decisions it committed
+/// or found in the database (a bounded index, least recently used first out, see
+/// ``rememberedDecision(for:)``), so a returning viewer costs no database read. The database stays
+/// the truth: the index only holds copies of committed rows, and a question it cannot answer goes
+/// to the writer, which finds the stored answer if there is one (made before a restart, or by
+/// another process on the same file) and remembers it.
+///
+/// Commits are as durable as ``Durability`` says (``Durability/normal`` unless configured).
+/// Checkpoints (copying the log into the database) run from a connection of their own, off the
+/// writer's path, so a batch never waits for one.
 ///
 /// ``close()`` ends it cleanly (the server calls it when its service group shuts down, after the
 /// HTTP server has stopped): new decisions are refused, every one already queued is written and
@@ -29,31 +37,80 @@ import SystemPackage
 /// nothing (decisions, breaks and inventory changes throw `AdInsertionError.Code.storage`), since
 /// what it writes would be lost at the next start.
 public final class SQLiteAdStore: AdStore {
+    /// How a commit reaches the disk before a decision is answered.
+    ///
+    /// Both keep every answered decision through a crash or `SIGKILL` of the server process (what
+    /// issue 11 asks). In WAL mode a commit writes the transaction's pages and its commit record to
+    /// the `-wal` file (`write(2)`) before SQLite reports it committed, whatever the setting; those
+    /// bytes then belong to the kernel's page cache of the file, not to the process, so a process
+    /// that dies a moment later loses none of them, and the next open replays every transaction
+    /// whose commit record is in the log. The settings differ only in what a crash of the machine
+    /// itself (kernel panic, power loss) can take (SQLite's documentation of `PRAGMA synchronous`:
+    /// "A transaction committed in WAL mode with synchronous=NORMAL might roll back following a
+    /// power loss or system crash"; the database is never corrupted by it).
+    public enum Durability: String, Sendable, CaseIterable {
+        /// `PRAGMA synchronous = NORMAL`: no `fsync` at a commit; the log is synced before each
+        /// checkpoint copies it. Survives a crash of the process (`SIGKILL` included); the last
+        /// commits before a power loss or kernel crash may roll back. The default: a commit costs a
+        /// `write(2)`, not a disk flush (6 to 9 ms on the machines measured), which with 64
+        /// connections alone would cap new decisions near 64 per flush.
+        case normal
+        /// `PRAGMA synchronous = FULL`: the log is flushed (`fsync`) at every commit, so an
+        /// answered decision survives a power loss too; one flush per group-committed batch.
+        case full
+    }
+
     private let pool: DatabasePool
     private let writer: DecisionWriter
     private let file: FileIdentity
+    private let checkpointer: Checkpointer?
+
+    /// How many decisions the store remembers by default (about 400 bytes each).
+    public static let defaultRememberedDecisions = 65_536
 
     /// Opens (creating if needed) the database at `path`.
     ///
+    /// - Parameters:
+    ///   - path: The database file.
+    ///   - durability: How a commit reaches the disk (see ``Durability``).
+    ///   - remembering: How many decisions to remember for questions asked again (at least 1).
     /// - Throws: GRDB's `DatabaseError` when the file cannot be opened.
-    public init(path: String) throws {
+    public init(
+        path: String,
+        durability: Durability = .normal,
+        remembering: Int = SQLiteAdStore.defaultRememberedDecisions
+    ) throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
-            // WAL is DatabasePool's default. FULL: a commit is on disk before the writer answers,
-            // so an answered decision survives a crash of the machine too; group commit makes
-            // that one fsync per batch, which measured no slower than NORMAL here.
-            try db.execute(sql: "PRAGMA synchronous = FULL")
-            // Checkpoints run in the committing connection and hold the next batch while they copy
-            // the log into the database: small and frequent (1 MiB of log) keeps that wait short
-            // (p99 of an asset-list decision 17 ms instead of 24 ms at SQLite's 4 MiB default).
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 256")
+            // Checkpoints run from the checkpointer's connection (below), after commits; the
+            // committing connection copies the log itself only when it has grown past 64 MiB
+            // (the checkpointer cannot keep up, or a reader keeps it from finishing).
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = 16384")
         }
         configuration.busyMode = .timeout(5)
         let pool = try DatabasePool(path: path, configuration: configuration)
+        // Set on the writer after the pool is open: DatabasePool turns WAL on after
+        // `prepareDatabase` and sets `synchronous = NORMAL` with it, so a level set there is lost.
+        try pool.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA synchronous = \(durability == .full ? "FULL" : "NORMAL")")
+        }
         let file = FileIdentity(path: path)
+        // A connection that only checkpoints (it never writes rows): a passive checkpoint takes no
+        // writer lock, so batches commit while it copies. An in-memory or unusual file has none.
+        var checkpointConfiguration = Configuration()
+        checkpointConfiguration.busyMode = .immediateError
+        let checkpointer = (try? DatabaseQueue(path: path, configuration: checkpointConfiguration)).map {
+            Checkpointer(queue: $0)
+        }
         self.pool = pool
         self.file = file
-        self.writer = DecisionWriter(pool: pool, check: { file.problem() })
+        self.checkpointer = checkpointer
+        self.writer = DecisionWriter(
+            pool: pool,
+            remembering: max(1, remembering),
+            check: { file.problem() },
+            committed: { checkpointer?.request() }
+        )
     }
 
     /// Why writes cannot be acknowledged now (the file was unlinked or replaced), or `nil`.
@@ -99,6 +156,11 @@ public final class SQLiteAdStore: AdStore {
         try await self.pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") ?? "" }
     }
 
+    /// `PRAGMA synchronous` as in force: `1` (`NORMAL`) or `2` (`FULL`), see ``Durability``.
+    public func synchronousLevel() async throws -> Int {
+        try await self.pool.write { db in try Int.fetchOne(db, sql: "PRAGMA synchronous") ?? -1 }
+    }
+
     /// How many new-decision requests wait for the writer or are in the transaction it is writing.
     public var pendingDecisions: Int {
         self.writer.pending
@@ -109,7 +171,28 @@ public final class SQLiteAdStore: AdStore {
     /// the database is closed; later calls fail.
     public func close() async throws {
         await self.writer.finish()
+        await self.checkpointer?.close()
         try self.pool.close()
+    }
+
+    /// How many checkpoints the checkpointer's connection has run (each copies what the log holds
+    /// into the database, without stopping the writer).
+    public var checkpointCount: Int {
+        self.checkpointer?.count ?? 0
+    }
+
+    /// How many decisions the store remembers now (never more than it was opened with).
+    public var rememberedCount: Int {
+        self.writer.rememberedCount
+    }
+
+    /// The decision for `key` when the store remembers it (committed by this store, or found in
+    /// the database by its writer), without waiting; `nil` otherwise, and whenever the file is no
+    /// longer the one opened (nothing is acknowledged then).
+    public func rememberedDecision(for key: DecisionKey) -> AdDecision? {
+        // The file is checked only on a hit (a miss answers nothing either way).
+        guard let known = self.writer.remembered(key), self.file.problem() == nil else { return nil }
+        return known
     }
 
     /// The schema's migrations, in order.
@@ -257,9 +340,9 @@ public final class SQLiteAdStore: AdStore {
     ) async throws -> (decision: AdDecision, isNew: Bool) {
         // A player asks once per break, so most questions are new: they go straight to the writer,
         // which looks for an earlier answer inside its transaction. Questions asked again (a retry,
-        // a second rendition) are answered from the decisions this process committed recently.
+        // a second rendition, a returning viewer) are answered from the remembered decisions.
         try self.requireFile()
-        if let recent = self.writer.recentlyCommitted(key) { return (recent, false) }
+        if let known = self.writer.remembered(key) { return (known, false) }
         return try await self.writer.submit(DecisionWriter.Request(key: key, recentSince: recentSince, make: make))
     }
 
@@ -397,35 +480,45 @@ private final class DecisionWriter: Sendable {
         var finished: [CheckedContinuation<Void, Never>] = []
         var transactions = 0
         var requests = 0
-        /// Decisions committed lately, for questions asked again; a ring of keys bounds it.
-        var committed: [DecisionKey: AdDecision] = [:]
-        var ring: [DecisionKey] = []
-        var ringNext = 0
     }
-
-    /// How many committed decisions the writer remembers.
-    private static let rememberLimit = 8192
 
     /// The largest batch one transaction takes; the rest waits for the next one.
     private static let batchLimit = 256
 
     private let pool: DatabasePool
     private let state = Mutex(State())
+    /// Decisions committed or found by this writer, for questions asked again (its own lock: a
+    /// lookup never waits for the queue's).
+    private let memory: Mutex<RememberedDecisions>
     /// Why a commit cannot be acknowledged (the file is not the one opened), or `nil`.
     private let check: @Sendable () -> String?
+    /// Called after each committed batch (the checkpointer's cue).
+    private let committed: @Sendable () -> Void
 
-    init(pool: DatabasePool, check: @escaping @Sendable () -> String?) {
+    init(
+        pool: DatabasePool,
+        remembering: Int,
+        check: @escaping @Sendable () -> String?,
+        committed: @escaping @Sendable () -> Void
+    ) {
         self.pool = pool
+        self.memory = Mutex(RememberedDecisions(capacity: remembering))
         self.check = check
+        self.committed = committed
     }
 
     var statistics: (transactions: Int, requests: Int) {
         self.state.withLock { ($0.transactions, $0.requests) }
     }
 
-    /// A decision this writer committed lately for `key`, if it still remembers it.
-    func recentlyCommitted(_ key: DecisionKey) -> AdDecision? {
-        self.state.withLock { $0.committed[key] }
+    /// A decision this writer committed or found for `key`, if it still remembers it.
+    func remembered(_ key: DecisionKey) -> AdDecision? {
+        self.memory.withLock { $0.decision(for: key) }
+    }
+
+    /// How many decisions it remembers.
+    var rememberedCount: Int {
+        self.memory.withLock { $0.count }
     }
 
     /// Requests queued or being written.
@@ -536,18 +629,14 @@ private final class DecisionWriter: Sendable {
             self.state.withLock { state in
                 state.transactions += 1
                 state.requests += batch.count
+            }
+            self.memory.withLock { memory in
                 for (request, result) in zip(requests, results) {
                     guard case .success(let (decision, _)) = result else { continue }
-                    guard state.committed.updateValue(decision, forKey: request.key) == nil else { continue }
-                    if state.ring.count < Self.rememberLimit {
-                        state.ring.append(request.key)
-                    } else {
-                        state.committed[state.ring[state.ringNext]] = nil
-                        state.ring[state.ringNext] = request.key
-                        state.ringNext = (state.ringNext + 1) % Self.rememberLimit
-                    }
+                    memory.remember(decision, for: request.key)
                 }
             }
+            self.committed()
             // Answers go out only now, after the commit.
             for (waiting, result) in zip(batch, results) {
                 switch result {
@@ -571,6 +660,137 @@ private final class DecisionWriter: Sendable {
             return cause
         }
         return error is AdInsertionError ? error : cause
+    }
+}
+
+/// Decisions remembered for questions asked again: at most `capacity`, and when full the one
+/// least recently used goes first (approximately: the "clock" algorithm, where each entry has a
+/// used mark that a lookup sets, and the hand that looks for a slot to reuse clears marks and
+/// takes the first entry without one), so a lookup costs a hash and a flag, never a list update.
+///
+/// Holds only copies of committed rows; forgetting one costs a database read, never an answer.
+struct RememberedDecisions {
+    private struct Entry {
+        var key: DecisionKey
+        var decision: AdDecision
+        var used: Bool
+    }
+
+    /// The most entries kept.
+    let capacity: Int
+    private var slots: [DecisionKey: Int] = [:]
+    private var entries: [Entry] = []
+    private var hand = 0
+
+    /// An empty index of at most `capacity` entries (at least 1).
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// How many entries it holds.
+    var count: Int { self.entries.count }
+
+    /// The decision for `key`, marked as used, or `nil`.
+    mutating func decision(for key: DecisionKey) -> AdDecision? {
+        guard let slot = self.slots[key] else { return nil }
+        self.entries[slot].used = true
+        return self.entries[slot].decision
+    }
+
+    /// Remembers `decision` under `key`, in place of the least recently used entry when full.
+    mutating func remember(_ decision: AdDecision, for key: DecisionKey) {
+        if let slot = self.slots[key] {
+            self.entries[slot].decision = decision
+            return
+        }
+        if self.entries.count < self.capacity {
+            self.slots[key] = self.entries.count
+            self.entries.append(Entry(key: key, decision: decision, used: false))
+            return
+        }
+        // At most one turn: every mark the hand passes is cleared.
+        while self.entries[self.hand].used {
+            self.entries[self.hand].used = false
+            self.hand = (self.hand + 1) % self.capacity
+        }
+        self.slots[self.entries[self.hand].key] = nil
+        self.entries[self.hand] = Entry(key: key, decision: decision, used: false)
+        self.slots[key] = self.hand
+        self.hand = (self.hand + 1) % self.capacity
+    }
+}
+
+/// Copies the write-ahead log into the database from a connection of its own, after commits.
+///
+/// Passive checkpoints take no writer lock, so the decision writer keeps committing while one
+/// runs, and under ``SQLiteAdStore/Durability/normal`` the log's `fsync` happens here rather than
+/// in a request's path. Cues that come while one runs are folded into one more run.
+private final class Checkpointer: Sendable {
+    private struct State {
+        var running = false
+        var again = false
+        var closed = false
+        var count = 0
+        var idle: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let queue: DatabaseQueue
+    private let state = Mutex(State())
+
+    init(queue: DatabaseQueue) {
+        self.queue = queue
+    }
+
+    /// Checkpoints run so far.
+    var count: Int { self.state.withLock { $0.count } }
+
+    /// Asks for a checkpoint (after a commit); returns at once.
+    func request() {
+        let start = self.state.withLock { state -> Bool in
+            guard !state.closed else { return false }
+            if state.running {
+                state.again = true
+                return false
+            }
+            state.running = true
+            return true
+        }
+        if start { Task { await self.run() } }
+    }
+
+    private func run() async {
+        while true {
+            // A checkpoint that cannot run now (a busy lock, a closed file) is left to the next cue
+            // or to the writer's own automatic checkpoint.
+            _ = try? await self.queue.writeWithoutTransaction { db in try db.checkpoint(.passive) }
+            let idle = self.state.withLock { state -> [CheckedContinuation<Void, Never>]? in
+                state.count += 1
+                if state.again && !state.closed {
+                    state.again = false
+                    return nil
+                }
+                state.running = false
+                defer { state.idle = [] }
+                return state.idle
+            }
+            guard let idle else { continue }
+            for waiting in idle { waiting.resume() }
+            return
+        }
+    }
+
+    /// Stops taking cues, waits for a running checkpoint, and closes the connection.
+    func close() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = self.state.withLock { state -> Bool in
+                state.closed = true
+                guard state.running else { return true }
+                state.idle.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        try? self.queue.close()
     }
 }
 
