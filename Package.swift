@@ -225,7 +225,7 @@ if !coreOnly {
         ),
         .testTarget(
             name: "AdInsertionTests",
-            dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist"],
+            dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -300,7 +300,7 @@ final class ResponseCache: Sendable {
         for continuation in waiting { continuation.resume(returning: entry) }
     }
 
-    /// The break revision of a scope (a live channel), to pass back to ``store(_:key:scope:generation:)``.
+    /// The break revision of a scope (a live channel), to pass back to ``store(_:key:scope:generation:deferringGzip:)``.
     func generation(of scope: String) -> Int {
         self.state.withLock { $0.generations[scope, default: 0] }
     }
