@@ -43,7 +43,6 @@ import Testing
             offset: .zero,
             playhead: MediaTime(seconds: playhead),
             lead: MediaTime(seconds: lead),
-            horizon: 30,
             prepared: [],
             using: &random
         )
@@ -85,6 +84,26 @@ import Testing
         for quarter in 0..<4 {
             let low = 10 + 3.5 * Double(quarter)
             #expect(moments.contains { $0 >= low && $0 < low + 3.5 })
+        }
+    }
+
+    /// A range seen a minute before its window opens (beyond the 30 s forward buffer): the moments
+    /// still spread over the whole window, not all at its start (bench-preload.sh measured every
+    /// viewer's request within 4 s of the window's start when the window was cut to the buffer).
+    @Test func aWindowBeyondTheForwardBufferIsSpreadWhole() {
+        var moments: [Double] = []
+        for seed in 1...200 as ClosedRange<UInt64> {
+            var book = PreloadBook()
+            // Window 62…94, target at 94 with a 6 s lead: the usual request at 88; playhead 0.
+            _ = self.update(&book, [Self.preload(62, 94, target: 94)], playhead: 0, seed: seed)
+            if let moment = book.entries["p"]?.moment { moments.append(moment.seconds) }
+        }
+        #expect(moments.count == 200)
+        #expect(moments.allSatisfy { $0 >= 62 && $0 <= 88 })
+        // 200 uniform draws over 26 s: each of four 6.5 s quarters holds at least 20.
+        for quarter in 0..<4 {
+            let low = 62 + 6.5 * Double(quarter)
+            #expect(moments.filter { $0 >= low && $0 < low + 6.5 }.count >= 20, "quarter \(quarter)")
         }
     }
 

@@ -77,10 +77,12 @@ extension InterstitialCoordinator {
     /// - A range whose tag disappeared is dropped; its answer, fetched or under way, is discarded.
     /// - A new range (usable, placed, its target not yet prepared) gets a moment drawn uniformly
     ///   from `PreloadRange.loadSpan(start:end:playhead:normalLoad:joined:reading:)`: its window
-    ///   clamped to start at the playhead, to end within `horizon` of the playhead and no later than
-    ///   where the target's list would be requested without the hint (the target's start minus
-    ///   `lead`; the window's end when the target is not in the playlist yet, which the appendix
-    ///   says to assume appears at the reload at the range's end).
+    ///   clamped to start at the playhead and to end no later than where the target's list would
+    ///   be requested without the hint (the target's start minus `lead`; the window's end when the
+    ///   target is not in the playlist yet, which the appendix says to assume appears at the reload
+    ///   at the range's end). The window is not cut to the forward buffer: a range seen long before
+    ///   its window opens (a server announcing breaks a minute ahead) would then put every viewer's
+    ///   moment at the window's start, the stampede the range exists to spread.
     /// - A scheduled moment later than the target's usual request (the target appeared or moved)
     ///   comes forward to it.
     ///
@@ -92,8 +94,6 @@ extension InterstitialCoordinator {
     ///   - playhead: The primary playhead (stable time).
     ///   - lead: How far ahead of the playhead the player requests an asset list without a hint
     ///     (its forward buffer, bounded by the live edge).
-    ///   - horizon: How far ahead of the playhead the player ever requests an asset list (its
-    ///     forward buffer).
     ///   - prepared: Events whose list is known, loading, or whose break is past.
     ///   - random: Draws the moments (seeded in tests and reproducible runs).
     func updatePreloads<G: RandomNumberGenerator>(
@@ -103,7 +103,6 @@ extension InterstitialCoordinator {
         offset: MediaTime,
         playhead: MediaTime,
         lead: MediaTime,
-        horizon: MediaTime,
         prepared: Set<String>,
         using random: inout G
     ) -> [Action] {
@@ -147,7 +146,7 @@ extension InterstitialCoordinator {
                     start: windowStart,
                     end: end + offset,
                     playhead: playhead,
-                    normalLoad: MediaTime.min(normal, playhead + horizon),
+                    normalLoad: normal,
                     joined: playhead > windowStart
                 )
             else {

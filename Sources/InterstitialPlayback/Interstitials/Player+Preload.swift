@@ -32,7 +32,6 @@ extension Player {
             offset: self.interstitials.offset,
             playhead: self.primaryPosition,
             lead: self.preloadLead(),
-            horizon: self.configuration.forwardBufferDuration,
             prepared: prepared,
             using: &random
         )
