@@ -10,19 +10,6 @@ import Testing
 
 @testable import IntermissionServer
 
-/// A decision of one creative for `key`, named by `creative`.
-private func decision(_ key: DecisionKey, creative: String) -> AdDecision {
-    AdDecision(
-        viewer: key.viewer,
-        scope: key.scope,
-        breakID: key.breakID,
-        decidedAt: t0,
-        startOffset: nil,
-        podDuration: MediaTime(seconds: 10),
-        assets: [.init(creativeID: creative, uri: "/ads/\(creative).m3u8", duration: MediaTime(seconds: 10))]
-    )
-}
-
 private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
     DecisionKey(viewer: viewer, scope: "vod-demo", breakID: breakID)
 }

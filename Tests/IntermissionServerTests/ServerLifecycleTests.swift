@@ -126,17 +126,7 @@ actor HeldBreakReadStore: AdStore {
                         let key = DecisionKey(viewer: "v\(k)", scope: "vod-demo", breakID: "midroll-1")
                         do {
                             let answer = try await store.findOrCreateDecision(key, recentSince: nil) { _ in
-                                AdDecision(
-                                    viewer: key.viewer,
-                                    scope: key.scope,
-                                    breakID: key.breakID,
-                                    decidedAt: t0,
-                                    startOffset: nil,
-                                    podDuration: MediaTime(seconds: 10),
-                                    assets: [
-                                        .init(creativeID: "red", uri: "/ads/red.m3u8", duration: MediaTime(seconds: 10))
-                                    ]
-                                )
+                                decision(key, creative: "red")
                             }
                             return (k, .success(answer.decision))
                         } catch {

@@ -126,3 +126,16 @@ struct HeldWriteLock {
         try await self.holder.value
     }
 }
+
+/// A stored decision of one creative for `key`, named by `creative`.
+func decision(_ key: DecisionKey, creative: String) -> AdDecision {
+    AdDecision(
+        viewer: key.viewer,
+        scope: key.scope,
+        breakID: key.breakID,
+        decidedAt: t0,
+        startOffset: nil,
+        podDuration: MediaTime(seconds: 10),
+        assets: [.init(creativeID: creative, uri: "/ads/\(creative).m3u8", duration: MediaTime(seconds: 10))]
+    )
+}
