@@ -123,4 +123,33 @@ import Testing
         #expect(tracker.interstitialEvents.first?.playoutLimit == 12)
         #expect(tracker.interstitialEvents.first?.duration == 15)
     }
+
+    /// The tracker keeps each range's event between reloads; after every kind of reload its events
+    /// must be those its merged ranges make now.
+    @Test func keptEventsFollowEveryReload() throws {
+        let d =
+            #"ID="d",CLASS="com.apple.hls.interstitial",START-DATE="2024-05-01T10:00:50.000Z",X-ASSET-URI="https://ads.example.com/d.m3u8""#
+        let reloads: [MediaPlaylist] = [
+            try Self.live([Self.a, Self.b]),
+            try Self.live([Self.a, Self.b, Self.c], sequence: 1),
+            try Self.live([Self.a, #"ID="a",X-PLAYOUT-LIMIT=12.5"#, Self.c], sequence: 2),
+            try Self.live([Self.c, d, #"ID="c",X-RESTRICT="SKIP""#], sequence: 3),
+            try Self.live([Self.c, d, #"ID="d",CUE="ONCE""#], sequence: 4),
+            try Self.live([Self.a], sequence: 5),
+        ]
+        var tracker = DateRangeTracker()
+        for reload in reloads {
+            tracker.update(with: reload)
+            #expect(tracker.interstitialEvents == tracker.dateRanges.compactMap { InterstitialEvent(dateRange: $0) })
+        }
+        // The reloads above did change the events: an early return, a restriction, a cue.
+        var check = DateRangeTracker(playlist: reloads[1])
+        check.update(with: reloads[2])
+        #expect(check.interstitialEvents.first?.playoutLimit == MediaTime(seconds: 12.5))
+        check.update(with: reloads[3])
+        #expect(check.interstitialEvents.map(\.identifier) == ["c", "d"])
+        #expect(check.interstitialEvents.first?.restrictions == [.skip])
+        check.update(with: reloads[4])
+        #expect(check.interstitialEvents.last?.willPlayOnce == true)
+    }
 }

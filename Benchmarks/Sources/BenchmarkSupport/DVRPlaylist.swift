@@ -70,6 +70,24 @@ extension DVRPlaylist {
     }
 }
 
+extension DVRPlaylist {
+    /// A third next reload of ``liveText()``: one more 2 s segment, and the last interstitial's
+    /// date range repeated with `X-PLAYOUT-LIMIT=20.0` added (a live break returning early the way
+    /// the spec lets a server change a date range: by adding an attribute).
+    public static func liveReloadEarlyReturnText() throws -> String {
+        var text = try liveText()
+        guard let tag = text.range(of: "ID=\"dvr-break-500\""),
+            let end = text[tag.upperBound...].firstIndex(of: "\n")
+        else {
+            preconditionFailure("the DVR playlist has an interstitial with ID dvr-break-500")
+        }
+        text.insert(contentsOf: ",X-PLAYOUT-LIMIT=20.0", at: end)
+        let start = 1_735_689_600_000 + 43_200 * 2_000  // the date right after the last segment, in ms
+        return text + "#EXT-X-PROGRAM-DATE-TIME:\(DateTimeText.iso(milliseconds: Int64(start)))\n"
+            + "#EXTINF:2.000,\n1080p/seg-0043201.ts\n"
+    }
+}
+
 /// ISO-8601 text without Foundation's formatters.
 enum DateTimeText {
     static func iso(milliseconds: Int64) -> String {

@@ -91,6 +91,37 @@ precondition(
     "the incremental update must equal a fresh build"
 )
 _ = updated.update(primary: live, events: liveEvents)
+// As the player updates: the events come from its DateRangeTracker, which keeps the event of each
+// unchanged date range from one reload to the next, and the reload adds one segment and changes one
+// date range (the last break gains X-PLAYOUT-LIMIT: an early return).
+@inline(never)
+func trackedForwardUpdate(_ schedule: inout Schedule, to next: (MediaPlaylist, [InterstitialEvent])) {
+    // The array form (what the single-playlist form calls), so that this function's body differs
+    // from forwardUpdate's and the linker does not fold the two: callgrind counts each apart.
+    _ = schedule.update(primary: [next.0], events: next.1)
+}
+let earlyReturn = try MediaPlaylist(parsing: try DVRPlaylist.liveReloadEarlyReturnText())
+let liveTracker = DateRangeTracker(playlist: live)
+var earlyTracker = liveTracker
+precondition(earlyTracker.update(with: earlyReturn).updated == ["dvr-break-500"])
+let trackedBack = liveTracker.interstitialEvents
+let trackedNext = earlyTracker.interstitialEvents
+precondition(trackedNext.count == 500 && trackedNext.last?.playoutLimit != trackedBack.last?.playoutLimit)
+var tracked = Schedule(primary: live, events: trackedBack, configuration: .init(start: .beginning))
+var trackedSamples: [Double] = []
+for _ in 0..<300 {
+    let start = threadCPUNanoseconds()
+    trackedForwardUpdate(&tracked, to: (earlyReturn, trackedNext))
+    trackedSamples.append(Double(threadCPUNanoseconds() - start) / 1e9)
+    _ = tracked.update(primary: live, events: trackedBack)
+}
+trackedSamples.sort()
+_ = tracked.update(primary: earlyReturn, events: trackedNext)
+precondition(
+    tracked.items
+        == Schedule(primary: earlyReturn, events: trackedNext, configuration: .init(start: .beginning)).items,
+    "the incremental update must equal a fresh build"
+)
 // The same with the events tracked across the reload (same-ID merging of 501 ranges).
 let tracker = DateRangeTracker(playlist: live)
 let trackedUpdate =
@@ -115,6 +146,8 @@ print(
     "live_update_us":\(update.best * 1e6),"live_update_median_us":\(update.median * 1e6),\
     "live_update_changed_range_us":\(changedUpdate.best * 1e6),\
     "live_update_changed_range_median_us":\(changedUpdate.median * 1e6),"live_update_target_us":20,"live_update_clock":"thread CPU time",\
+    "live_update_tracked_events_us":\(trackedSamples[0] * 1e6),\
+    "live_update_tracked_events_median_us":\(trackedSamples[150] * 1e6),\
     "live_update_with_tracker_us":\(trackedUpdate.best * 1e6),"live_update_with_tracker_median_us":\(trackedUpdate.median * 1e6)}
     """
 )

@@ -48,11 +48,19 @@ public struct DateRangeUpdate: Sendable, Hashable {
 public struct DateRangeTracker: Sendable, Hashable {
     /// The merged date ranges in the order their IDs were first seen.
     public private(set) var dateRanges: [DateRange]
+    /// The event of each range in ``dateRanges`` (`nil` for a range that is not a playable
+    /// interstitial), made when the range is added or gains attributes.
+    ///
+    /// An unchanged range gives the same event value reload after reload, its text sharing storage
+    /// with the one before, so the schedule's update (which compares each reloaded event with the
+    /// previous one) finds it equal at the cost of a pointer comparison per text field.
+    private var events: [InterstitialEvent?]
     private var reported: Set<String>
 
     /// Creates an empty tracker.
     public init() {
         self.dateRanges = []
+        self.events = []
         self.reported = []
     }
 
@@ -73,7 +81,7 @@ public struct DateRangeTracker: Sendable, Hashable {
     /// The merged interstitial ranges as events, in first-seen order (ranges without `START-DATE`
     /// are left out).
     public var interstitialEvents: [InterstitialEvent] {
-        self.dateRanges.compactMap { InterstitialEvent(dateRange: $0) }
+        self.events.compactMap { $0 }
     }
 
     /// Merges a playlist (a full reload or a delta update) and reports what changed.
@@ -99,6 +107,7 @@ public struct DateRangeTracker: Sendable, Hashable {
                 range.attributes.attributes.removeAll { !seen.insert($0.name).inserted }
                 position[id] = self.dateRanges.count
                 self.dateRanges.append(range)
+                self.events.append(InterstitialEvent(dateRange: range))
                 change.added.append(id)
                 continue
             }
@@ -108,8 +117,9 @@ public struct DateRangeTracker: Sendable, Hashable {
                 placed.dateRange.attributes,
                 into: &self.dateRanges[k].attributes
             )
-            if !added.isEmpty, !change.added.contains(id), updated.insert(id).inserted {
-                change.updated.append(id)
+            if !added.isEmpty {
+                self.events[k] = InterstitialEvent(dateRange: self.dateRanges[k])
+                if !change.added.contains(id), updated.insert(id).inserted { change.updated.append(id) }
             }
             for conflict in conflicts {
                 let key = id + "\u{0}" + conflict.name + "\u{0}" + conflict.rejected.rawValue
@@ -131,7 +141,14 @@ public struct DateRangeTracker: Sendable, Hashable {
         }
         if !removable.isEmpty {
             change.removed = self.dateRanges.map(\.id).filter { removable.contains($0) }
-            self.dateRanges.removeAll { removable.contains($0.id) }
+            var kept = 0
+            for k in self.dateRanges.indices where !removable.contains(self.dateRanges[k].id) {
+                self.dateRanges.swapAt(kept, k)
+                self.events.swapAt(kept, k)
+                kept += 1
+            }
+            self.dateRanges.removeLast(self.dateRanges.count - kept)
+            self.events.removeLast(self.events.count - kept)
             self.reported = self.reported.filter { key in
                 !removable.contains(String(key.prefix { $0 != "\u{0}" }))
             }

@@ -299,7 +299,7 @@ extension InterstitialEvent {
             && TextEquality.same(a.identifier, b.identifier) && TextEquality.same(a.assetListURI, b.assetListURI)
             && TextEquality.same(a.assetURIs, b.assetURIs)
             && TextEquality.same(a.userDefinedAttributes, b.userDefinedAttributes)
-            && (a.defects.isEmpty ? b.defects.isEmpty : a.defects == b.defects)
+            && (TextEquality.shareStorage(a.defects, b.defects) || a.defects == b.defects)
     }
 }
 
@@ -311,6 +311,11 @@ extension InterstitialEvent {
 enum TextEquality {
     @inline(__always)
     static func same(_ a: String, _ b: String) -> Bool {
+        // Two copies of one string value, or two small strings (held inline, in one canonical
+        // form) with the same bytes, have the same representation: equal at once.
+        if unsafeBitCast(a, to: (UInt64, UInt64).self) == unsafeBitCast(b, to: (UInt64, UInt64).self) {
+            return true
+        }
         let equalBytes = a.utf8.withContiguousStorageIfAvailable { x in
             b.utf8.withContiguousStorageIfAvailable { y in Self.same(x, y) }
         }
@@ -328,12 +333,14 @@ enum TextEquality {
     }
 
     static func same(_ a: [String], _ b: [String]) -> Bool {
+        if Self.shareStorage(a, b) { return true }
         guard a.count == b.count else { return false }
         for k in a.indices where !Self.same(a[k], b[k]) { return false }
         return true
     }
 
     static func same(_ a: [Attribute], _ b: [Attribute]) -> Bool {
+        if Self.shareStorage(a, b) { return true }
         guard a.count == b.count else { return false }
         for k in a.indices
         where !Self.same(a[k].name, b[k].name) || !Self.same(a[k].value.rawValue, b[k].value.rawValue) {
@@ -342,7 +349,16 @@ enum TextEquality {
         return true
     }
 
-    /// Whether two byte runs are equal: eight bytes at a time, the last word overlapping the one before.
+    /// Whether two arrays are one buffer (copies of one value, or both the shared empty array):
+    /// then they are equal without looking at their elements.
+    @inline(__always)
+    static func shareStorage<Element>(_ a: [Element], _ b: [Element]) -> Bool {
+        // An array's representation is one reference to its buffer.
+        unsafeBitCast(a, to: UInt.self) == unsafeBitCast(b, to: UInt.self)
+    }
+
+    /// Whether two byte runs are equal: the same bytes in memory (two copies of one string), else
+    /// eight bytes at a time, the last word overlapping the one before.
     @inline(__always)
     static func same(_ x: UnsafeBufferPointer<UInt8>, _ y: UnsafeBufferPointer<UInt8>) -> Bool {
         let count = x.count
@@ -350,6 +366,14 @@ enum TextEquality {
         guard count > 0, let p = x.baseAddress.map(UnsafeRawPointer.init),
             let q = y.baseAddress.map(UnsafeRawPointer.init)
         else { return true }
+        if p == q { return true }
+        return Self.sameBytes(p, q, count: count)
+    }
+
+    /// Whether `count` bytes (at least one) at two addresses are equal, eight at a time, the last
+    /// word overlapping the one before.
+    @inline(__always)
+    static func sameBytes(_ p: UnsafeRawPointer, _ q: UnsafeRawPointer, count: Int) -> Bool {
         if count < 8 {
             for k in 0..<count
             where p.load(fromByteOffset: k, as: UInt8.self) != q.load(fromByteOffset: k, as: UInt8.self) {

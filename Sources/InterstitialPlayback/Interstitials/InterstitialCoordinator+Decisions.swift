@@ -145,19 +145,23 @@ extension InterstitialCoordinator {
     /// with the reloaded primary and the events, recomputing only what changed.
     ///
     /// - Parameters:
+    /// The schedule so far is consumed: given the only copy (the player hands over its own with
+    /// `take()`), the update changes it in place rather than copying its arrays on every reload.
+    ///
+    /// - Parameters:
     ///   - current: The schedule so far.
     ///   - rebuilding: Whether to place every event again.
     ///   - primary: The primary's playlists whose boundaries `X-SNAP` counts (``snapPlaylists(main:tracks:)``).
     ///   - events: The events the schedule places.
     ///   - startTime: The item's start time, for a new schedule.
     func schedule(
-        after current: Schedule?,
+        after current: consuming Schedule?,
         rebuilding: Bool,
         primary: [MediaPlaylist],
         events: [InterstitialEvent],
         startTime: MediaTime?
     ) -> Schedule {
-        guard var schedule = current else {
+        guard var schedule = consume current else {
             var configuration = Schedule.Configuration()
             configuration.start = self.startRequest(isLive: primary.first?.isLive == true, startTime: startTime)
             return Schedule(primary: primary, events: events, configuration: configuration)

@@ -64,7 +64,7 @@ extension Player {
         if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) { self.interstitials.offset = offset }
         let events = self.effectiveEvents()
         self.interstitials.schedule = self.interstitials.coordinator.schedule(
-            after: self.interstitials.schedule,
+            after: self.interstitials.schedule.take(),
             rebuilding: rebuilding,
             primary: self.snapPlaylists(main: playlist),
             events: self.schedulableEvents(events),
