@@ -123,14 +123,16 @@ final class RawConnection: Sendable {
 
     /// A connection that stays silent is closed after the idle timeout, whether it sent nothing or
     /// half a request head; one that finished a request stays open for the next until then.
-    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    @Test(.timeLimit(.minutes(2)), arguments: [true, false])
     func silentConnectionsAreClosedAfterTheIdleTimeout(groupHub: Bool) async throws {
         let ended = try await Self.shutdownEnds(groupHub: groupHub, idleTimeout: .milliseconds(500)) { port in
             let silent = try await RawConnection.open(port: port)
             let half = try await RawConnection.open(port: port)
             await half.send("GET /health HTTP/1.1\r\nHost: x\r\n")
-            #expect(await silent.closedByServer(within: 10), "silent, group hub \(groupHub)")
-            #expect(await half.closedByServer(within: 10), "half a head, group hub \(groupHub)")
+            // Generous: in the full suite on two cores, the event loops this server shares with
+            // every other test's server have been seen more than 10 s late (CI, stop 20's run).
+            #expect(await silent.closedByServer(within: 25), "silent, group hub \(groupHub)")
+            #expect(await half.closedByServer(within: 25), "half a head, group hub \(groupHub)")
         }
         #expect(ended)
     }
