@@ -292,4 +292,83 @@ import Testing
             }
         }
     }
+
+    /// A seek by one participant into an ad stitched into her primary moves the whole group to the
+    /// start of that ad: she plays her ad from its start, the other (no ad) the same content moment;
+    /// leaving her ad, she catches up with the group (the default policy).
+    @Test(.timeLimit(.minutes(2)))
+    func aSeekIntoAStitchedAdMovesEveryoneToItsStart() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        try media.segments("p", count: 12)
+        try media.segments("a", count: 2)
+        // Alice: 4 s of content, a 2 s stitched ad (EXT-X-CUE-OUT between discontinuities), 8 s more.
+        var alice: [String] = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        for index in 0..<4 { alice.append(contentsOf: ["#EXTINF:1.000,", "p\(index).ts"]) }
+        alice.append(contentsOf: ["#EXT-X-DISCONTINUITY", "#EXT-X-CUE-OUT:DURATION=2"])
+        for index in 0..<2 { alice.append(contentsOf: ["#EXTINF:1.000,", "a\(index).ts"]) }
+        alice.append(contentsOf: ["#EXT-X-CUE-IN", "#EXT-X-DISCONTINUITY"])
+        for index in 4..<12 { alice.append(contentsOf: ["#EXTINF:1.000,", "p\(index).ts"]) }
+        alice.append("#EXT-X-ENDLIST")
+        try media.write("alice.m3u8", alice.joined(separator: "\n") + "\n")
+        try media.vod("bob.m3u8", seconds: 12)
+        let app = try await buildApplication(configuration: Self.configuration(media: media))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let base = "http://127.0.0.1:\(port)/media/group"
+            let groupURL = "ws://127.0.0.1:\(port)/v1/groups/stitched"
+            let alicePlayer = Player(item: PlayerItem(url: "\(base)/alice.m3u8"))
+            let bobPlayer = Player(item: PlayerItem(url: "\(base)/bob.m3u8"))
+            let players: [Player] = [alicePlayer, bobPlayer]
+            let aliceCoordinator = PlaybackCoordinator(
+                player: alicePlayer,
+                groupURL: groupURL,
+                configuration: .init(participantID: "alice")
+            )
+            let bobCoordinator = PlaybackCoordinator(
+                player: bobPlayer,
+                groupURL: groupURL,
+                configuration: .init(participantID: "bob")
+            )
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await alicePlayer.run(until: MediaTime(seconds: 40)) }
+                group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 40)) }
+                group.addTask { try await aliceCoordinator.run() }
+                group.addTask { try await bobCoordinator.run() }
+                while await aliceCoordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                while await bobCoordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                // Alice asks for 5 s of her item: 1 s into her ad.
+                await aliceCoordinator.seek(toItemTime: MediaTime(seconds: 5))
+                await aliceCoordinator.play()
+                // Both land on the ad's start (item 4 s for both: Alice's ad, Bob's content).
+                let deadline = ContinuousClock.now + .seconds(30)
+                var positions: [MediaTime] = try await Self.positions(of: players)
+                while ContinuousClock.now < deadline {
+                    let aliceRate = await alicePlayer.rate
+                    let bobRate = await bobPlayer.rate
+                    let started = positions[0] >= MediaTime(seconds: 4) && positions[1] >= MediaTime(seconds: 4)
+                    if aliceRate == 1, bobRate == 1, started { break }
+                    try await Task.sleep(for: .milliseconds(20))
+                    positions = try await Self.positions(of: players)
+                }
+                let ceiling = MediaTime(seconds: 4.9)
+                #expect(positions[0] < ceiling && positions[1] < ceiling, "\(positions): not the ad's start")
+                // Alice is out of the group while in her ad; when it ends (item 6 s), the default
+                // policy has her catch up with the group, skipping the content she missed: from then
+                // on her item time is Bob's plus her 2 s ad.
+                let caughtUp = ContinuousClock.now + .seconds(30)
+                while ContinuousClock.now < caughtUp {
+                    positions = try await Self.positions(of: players)
+                    if positions[0] > MediaTime(seconds: 7.5) { break }
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                try await Task.sleep(for: .seconds(1))
+                positions = try await Self.positions(of: players)
+                let aliceContent: MediaTime = positions[0] - MediaTime(seconds: 2)
+                let gap: MediaTime = (aliceContent - positions[1]).magnitude
+                #expect(gap <= MediaTime(milliseconds: 100), "positions \(positions)")
+                group.cancelAll()
+            }
+        }
+    }
 }
