@@ -51,7 +51,8 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
             serverName: answers.serverName
         ),
         // The feeds stop before the store closes (services shut down in reverse order).
-        services: [StoreService(store: store), UpstreamPollingService(feeds: parts.playlists.feeds)],
+        services: [StoreService(store: store)] + BreakChangeService.services(store: store, playlists: parts.playlists)
+            + [UpstreamPollingService(feeds: parts.playlists.feeds)],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? 0
             let host = hostname == "0.0.0.0" ? "127.0.0.1" : hostname
@@ -82,7 +83,9 @@ enum StoreSource {
     case opened(any AdStore)
 }
 
-/// Opens the store: a database URL names a path or `sqlite:PATH` (SQLite), or `memory:`.
+/// Opens the store: a database URL names a path or `sqlite:PATH` (SQLite),
+/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (PostgreSQL, see `PostgresURL`), or
+/// `memory:`; another `scheme://` is refused.
 ///
 /// A SQLite URL may end in `?synchronous=full` (every commit flushed to the disk) or
 /// `?synchronous=normal` (the default); see `SQLiteAdStore.Durability`.
@@ -93,10 +96,17 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     case .url(let text): url = text
     }
     if url == "memory:" || url == ":memory:" { return InMemoryAdStore() }
-    if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") {
+    if PostgresURL.names(url) {
+        let settings = try PostgresURL(parsing: url)
+        return PostgresAdStore(settings: settings, remembering: SQLiteAdStore.defaultRememberedDecisions)
+    }
+    if let scheme = url.firstRange(of: "://").map({ url[..<$0.lowerBound] }), scheme.lowercased() != "sqlite",
+        scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
+    {
         throw ConfigurationError(
+            key: "database",
             message:
-                "database '\(URLRedaction.redact(url))': PostgreSQL is not supported yet; use a file path or sqlite:PATH"
+                "database URL '\(PostgresURL.shown(url))': unknown scheme '\(scheme.prefix(32))'; use a file path, sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or memory:"
         )
     }
     var path = url

@@ -27,7 +27,8 @@ struct Serve: AsyncParsableCommand {
 
     @Option(
         name: .long,
-        help: "Where to store decisions: a file path or sqlite:PATH (default intermission.sqlite), or memory:."
+        help:
+            "Where to store decisions: a file path or sqlite:PATH (default intermission.sqlite), postgres://USER@HOST:PORT/DATABASE (shared by several instances), or memory:."
     )
     var database: String?
 

@@ -13,7 +13,9 @@ public struct ConfigurationFile: Sendable, Codable {
         public var host: String?
         /// `port`: the port; 0 picks a free one (default 8080).
         public var port: Int?
-        /// `database`: a path, `sqlite:PATH` or `memory:` (default `intermission.sqlite`); a SQLite
+        /// `database`: a path, `sqlite:PATH`, `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (one
+        /// database shared by several instances; options in the README) or `memory:` (default
+        /// `intermission.sqlite`); a SQLite
         /// path may end in `?synchronous=full` to flush every commit to the disk (the default,
         /// `?synchronous=normal`, keeps every answered decision through a crash of the process).
         public var database: String?

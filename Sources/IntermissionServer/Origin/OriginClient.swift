@@ -158,7 +158,7 @@ enum URLRedaction {
     /// `https://user:pass@host/p.m3u8?token=x` → `https://REDACTED@host/p.m3u8?REDACTED`.
     ///
     /// Anything
-    /// that is not an `http(s)` URL comes back without its query.
+    /// that is not an `http(s)` or `postgres(ql)` URL comes back without its query.
     static func redact(_ url: String) -> String {
         var text = Substring(url)
         if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
@@ -168,7 +168,8 @@ enum URLRedaction {
             query = true
         }
         var result = String(text)
-        for scheme in ["http://", "https://"] where text.lowercased().hasPrefix(scheme) {
+        for scheme in ["http://", "https://", "postgres://", "postgresql://"] where text.lowercased().hasPrefix(scheme)
+        {
             let rest = text.dropFirst(scheme.count)
             let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
             let authority = rest[..<authorityEnd]

@@ -305,12 +305,15 @@ actor PlaylistService {
     /// The actor is reentrant: while one request waits for the store, another may fill the cache
     /// and save a break into it. What the store answered then is older than the cache, so the cache
     /// wins and the answer is dropped (writing it would forget the break just saved).
+    /// A read that began before the channel's breaks changed elsewhere (the revision moved while it
+    /// waited, see ``breaksChangedElsewhere(channel:)``) is answered but not kept.
     func storedBreaks(channel: String) async throws -> [String: LiveBreak] {
         if let cached = self.storedBreaks[channel] { return cached }
+        let revision = self.revisions[channel, default: 0]
         var byID: [String: LiveBreak] = [:]
         for b in try await self.store.breaks(channel: channel) { byID[b.id] = b }
         if let cached = self.storedBreaks[channel] { return cached }
-        self.storedBreaks[channel] = byID
+        if self.revisions[channel, default: 0] == revision { self.storedBreaks[channel] = byID }
         return byID
     }
 
@@ -318,11 +321,23 @@ actor PlaylistService {
     func saveBreak(_ liveBreak: LiveBreak) async throws {
         _ = try await self.storedBreaks(channel: liveBreak.channel)
         try await self.store.save(liveBreak)
-        self.storedBreaks[liveBreak.channel, default: [:]][liveBreak.id] = liveBreak
+        // Not kept when the channel's breaks were forgotten meanwhile: the next read has them all.
+        if self.storedBreaks[liveBreak.channel] != nil {
+            self.storedBreaks[liveBreak.channel]?[liveBreak.id] = liveBreak
+        }
         self.revisions[liveBreak.channel, default: 0] += 1
         self.responses.invalidate(scope: "live:" + liveBreak.channel)
         self.feeds.breaksChanged(channel: liveBreak.channel)
         self.metrics.breakChanged(origin: liveBreak.origin.rawValue)
+    }
+
+    /// Forgets a channel's stored breaks and its cached playlists because another server instance
+    /// changed its breaks in the shared store: the next playlist reads them again.
+    func breaksChangedElsewhere(channel: String) {
+        self.storedBreaks[channel] = nil
+        self.revisions[channel, default: 0] += 1
+        self.responses.invalidate(scope: "live:" + channel)
+        self.feeds.breaksChanged(channel: channel)
     }
 
     /// A live break by ID: stored, or planned (`auto-N`, computed in constant time and answered only

@@ -1,0 +1,604 @@
+import AdInsertion
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// An `AdStore` in a PostgreSQL database (postgres-nio), shared by any number of server instances.
+///
+/// Decisions take no lock, in this process or in the database: the decision table's key is
+/// (viewer, scope, break), and a new decision is `INSERT … ON CONFLICT DO NOTHING`; when the insert
+/// finds a row (another request, here or on another instance, stored one first) the stored row is
+/// read back and answered instead. So every instance gives a viewer the same pod for a break, and
+/// a decision is answered only after its row is committed. Each question costs two prepared
+/// statements on pooled connections (one read that finds an earlier decision and the viewer's
+/// recent creatives together, one insert); a question asked again is answered from the remembered
+/// decisions, as in `SQLiteAdStore`.
+///
+/// Live breaks are shared too: saving one bumps the channel's revision in `break_revision` and
+/// sends `NOTIFY intermission_breaks, 'CHANNEL REVISION'` in the same transaction (delivered at
+/// commit; PostgreSQL's channels are per database, so instances on other databases never hear it).
+/// Every instance `LISTEN`s on a connection of its own and, as the fallback for a notification
+/// missed (a dropped connection, a restart of the database), re-reads every revision each
+/// ``PostgresURL/reread`` period (1 s unless configured). A revision newer than the one it knows
+/// comes out of ``breakChanges()``, and the server forgets that channel's breaks and cached
+/// playlists, so a break made on one instance is in the others' playlists within one target
+/// duration.
+///
+/// The schema is migrated with the same steps as SQLite's (recorded by name in
+/// `intermission_migration`), in one transaction under an advisory lock, so instances that start
+/// together migrate once.
+public final class PostgresAdStore: AdStore {
+    /// The `NOTIFY` channel of break changes.
+    static let notifyChannel = "intermission_breaks"
+
+    private let client: PostgresClient
+    private let settings: PostgresURL
+    private let logger: Logger
+    private let runner: Task<Void, Never>
+    private let memory: Mutex<RememberedDecisions>
+    private let gate = Mutex(Gate())
+    private let known = Mutex([String: Int64]())
+    private let changes: (stream: AsyncStream<String>, continuation: AsyncStream<String>.Continuation)
+    private let watcher = Mutex<Task<Void, Never>?>(nil)
+
+    /// Requests in flight, so that ``close()`` lets them finish.
+    private struct Gate {
+        var closed = false
+        var inFlight = 0
+        var idle: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// Opens a pool of connections to the database `url` names (connections are made when needed).
+    ///
+    /// - Parameters:
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (see the server's README).
+    ///   - remembering: How many decisions to remember for questions asked again (at least 1).
+    /// - Throws: `ConfigurationError` when the URL is not usable.
+    public convenience init(
+        url: String,
+        remembering: Int = SQLiteAdStore.defaultRememberedDecisions
+    ) throws {
+        try self.init(settings: PostgresURL(parsing: url), remembering: remembering)
+    }
+
+    init(settings: PostgresURL, remembering: Int) {
+        var configuration = PostgresClient.Configuration(
+            host: settings.host,
+            port: settings.port,
+            username: settings.user,
+            password: settings.password,
+            database: settings.database,
+            tls: .disable
+        )
+        configuration.options.maximumConnections = settings.poolSize
+        configuration.options.connectTimeout = .seconds(5)
+        var logger = Logger(label: "intermission.postgres")
+        logger.logLevel = .warning
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.settings = settings
+        self.logger = logger
+        self.memory = Mutex(RememberedDecisions(capacity: max(1, remembering)))
+        self.changes = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1024))
+        // Detached: the client's run ends when its task is cancelled (in `close()`), never with the
+        // graceful shutdown of a service group it happens to be created in.
+        self.runner = Task.detached { await client.run() }
+    }
+
+    // MARK: - Lifecycle
+
+    /// How long one request may take (waiting for a connection included) before it fails with a
+    /// storage error, so that an unreachable database never holds a viewer's request.
+    static let requestDeadline: Duration = .seconds(5)
+
+    /// Runs `body` unless the store is closed, counting it as in flight, and fails it after
+    /// ``requestDeadline``.
+    @discardableResult
+    private func admitted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        let open = self.gate.withLock { gate -> Bool in
+            guard !gate.closed else { return false }
+            gate.inFlight += 1
+            return true
+        }
+        guard open else {
+            throw AdInsertionError(code: .storage, message: "the store is shutting down; nothing was stored")
+        }
+        defer {
+            let idle = self.gate.withLock { gate -> [CheckedContinuation<Void, Never>] in
+                gate.inFlight -= 1
+                guard gate.inFlight == 0 else { return [] }
+                defer { gate.idle = [] }
+                return gate.idle
+            }
+            for waiting in idle { waiting.resume() }
+        }
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await body() }
+                group.addTask {
+                    try await Task.sleep(for: Self.requestDeadline)
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    throw AdInsertionError(
+                        code: .storage,
+                        message: "PostgreSQL did not answer within \(Self.requestDeadline); nothing was stored"
+                    )
+                }
+                return value
+            }
+        } catch let error as AdInsertionError {
+            throw error
+        } catch {
+            throw AdInsertionError(code: .storage, message: "PostgreSQL: \(Self.describe(error))")
+        }
+    }
+
+    /// What a database error says, without the query's bound values.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
+            }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    /// Refuses new requests, lets those in flight finish, then closes every connection.
+    public func close() async throws {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = self.gate.withLock { gate -> Bool in
+                gate.closed = true
+                guard gate.inFlight > 0 else { return true }
+                gate.idle.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+        // The listener gives its connection back before the pool stops.
+        let watcher = self.watcher.withLock { $0 }
+        watcher?.cancel()
+        await watcher?.value
+        self.changes.continuation.finish()
+        self.runner.cancel()
+        await self.runner.value
+    }
+
+    /// Why nothing can be stored now: the store is closed; `nil` otherwise (an unreachable database
+    /// shows in the first request that fails).
+    public func unavailability() async -> String? {
+        self.gate.withLock { $0.closed } ? "the PostgreSQL store is closed" : nil
+    }
+
+    // MARK: - Schema
+
+    /// The schema's steps, named as SQLite's (`SQLiteAdStore.migrator`) where they match; each is a
+    /// list of statements (the extended protocol takes one statement at a time).
+    static let migrations: [(name: String, statements: [String])] = [
+        (
+            "v1: decisions and live breaks",
+            [
+                decisionTable("decision", extraColumns: ""),
+                "CREATE TABLE decision_creative (viewer TEXT NOT NULL, creative_id TEXT NOT NULL, decided_at_ms BIGINT NOT NULL)",
+                "CREATE INDEX decision_creative_by_viewer ON decision_creative (viewer, decided_at_ms)",
+                "CREATE TABLE live_break (channel TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (channel, id))",
+            ]
+        ),
+        (
+            "v2: inventory changes",
+            ["CREATE TABLE inventory_change (seq BIGSERIAL PRIMARY KEY, data TEXT NOT NULL)"]
+        ),
+        (
+            "v3: decisions carry their creatives",
+            [
+                decisionTable("decision_v3", extraColumns: "creatives TEXT NOT NULL,"),
+                // The creatives of each decision, in order, from its assets' JSON (`creativeID`).
+                """
+                INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives)
+                SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets,
+                    COALESCE((SELECT string_agg(a.value->>'creativeID', E'\\n' ORDER BY a.ordinality)
+                        FROM jsonb_array_elements(assets::jsonb) WITH ORDINALITY AS a), '')
+                FROM decision
+                """,
+                "DROP TABLE decision",
+                "DROP TABLE decision_creative",
+                "ALTER TABLE decision_v3 RENAME TO decision",
+            ]
+        ),
+        (
+            "v4 (PostgreSQL): break revisions shared by instances",
+            ["CREATE TABLE break_revision (channel TEXT PRIMARY KEY, revision BIGINT NOT NULL)"]
+        ),
+    ]
+
+    private static func decisionTable(_ name: String, extraColumns: String) -> String {
+        """
+        CREATE TABLE \(name) (
+            viewer TEXT NOT NULL, scope TEXT NOT NULL, break_id TEXT NOT NULL,
+            decided_at_ms BIGINT NOT NULL, start_offset_ns BIGINT, pod_ns BIGINT NOT NULL, assets TEXT NOT NULL,
+            \(extraColumns)
+            PRIMARY KEY (viewer, scope, break_id)
+        )
+        """
+    }
+
+    /// Brings the schema up to date: the steps not yet recorded run in one transaction, under an
+    /// advisory lock so instances starting together wait for each other (idempotent).
+    public func migrate() async throws {
+        try await self.admitted {
+            try await self.client.withTransaction(logger: self.logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(7369746552)", logger: self.logger)
+                try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS intermission_migration (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+                    logger: self.logger
+                )
+                var applied = Set<String>()
+                for try await name in try await connection.query(
+                    "SELECT name FROM intermission_migration",
+                    logger: self.logger
+                ).decode(String.self) {
+                    applied.insert(name)
+                }
+                for migration in Self.migrations where !applied.contains(migration.name) {
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                    }
+                    try await connection.query(
+                        "INSERT INTO intermission_migration (name) VALUES (\(migration.name))",
+                        logger: self.logger
+                    )
+                }
+            }
+        }
+        self.startWatching()
+    }
+
+    /// The names of the steps recorded as done, in the order they ran.
+    func appliedMigrations() async throws -> [String] {
+        try await self.admitted {
+            var names: [String] = []
+            for try await name in try await self.client.query(
+                "SELECT name FROM intermission_migration ORDER BY applied_at, name"
+            ).decode(String.self) {
+                names.append(name)
+            }
+            return names
+        }
+    }
+
+    // MARK: - Decisions
+
+    /// The decision for `key` when the store remembers it (stored or found by this store).
+    public func rememberedDecision(for key: DecisionKey) -> AdDecision? {
+        self.memory.withLock { $0.decision(for: key) }
+    }
+
+    /// The decision stored for a key.
+    public func decision(for key: DecisionKey) async throws -> AdDecision? {
+        try await self.admitted { try await self.find(key, recentSince: nil).existing }
+    }
+
+    /// The creatives a viewer was given in decisions made at or after `since`.
+    public func recentCreatives(viewer: String, since: DateTime) async throws -> Set<String> {
+        try await self.admitted {
+            var creatives = Set<String>()
+            let rows = try await self.client.query(
+                "SELECT creatives FROM decision WHERE viewer = \(viewer) AND decided_at_ms >= \(since.millisecondsSince1970)"
+            )
+            for try await list in rows.decode(String.self) { Self.addCreatives(list, to: &creatives) }
+            return creatives
+        }
+    }
+
+    /// Stores a decision unless one exists for its key; returns the stored one.
+    public func save(_ decision: AdDecision) async throws -> AdDecision {
+        try await self.findOrCreateDecision(decision.key, recentSince: nil) { _ in decision }.decision
+    }
+
+    /// Returns the stored decision for `key`, or makes one with `make` and stores it; when another
+    /// request (of any instance) stores one first, that one is answered.
+    public func findOrCreateDecision(
+        _ key: DecisionKey,
+        recentSince: DateTime?,
+        make: @escaping @Sendable (Set<String>) -> AdDecision
+    ) async throws -> (decision: AdDecision, isNew: Bool) {
+        if let known = self.rememberedDecision(for: key) { return (known, false) }
+        return try await self.admitted {
+            let found = try await self.find(key, recentSince: recentSince)
+            if let existing = found.existing {
+                self.memory.withLock { $0.remember(existing, for: key) }
+                return (existing, false)
+            }
+            let made = make(found.recent)
+            var inserted = 0
+            for try await _ in try await self.client.execute(InsertDecision(decision: made)) { inserted += 1 }
+            if inserted == 1 {
+                self.memory.withLock { $0.remember(made, for: key) }
+                return (made, true)
+            }
+            // Another request stored one between the read and the insert: it is the answer.
+            guard let winner = try await self.find(key, recentSince: nil).existing else {
+                throw AdInsertionError(
+                    code: .storage,
+                    message: "PostgreSQL: the decision's row was neither inserted nor found"
+                )
+            }
+            self.memory.withLock { $0.remember(winner, for: key) }
+            return (winner, false)
+        }
+    }
+
+    /// The decision stored for `key` and the viewer's creatives since `recentSince`, in one query.
+    private func find(
+        _ key: DecisionKey,
+        recentSince: DateTime?
+    ) async throws -> (
+        existing: AdDecision?, recent: Set<String>
+    ) {
+        var existing: AdDecision?
+        var recent = Set<String>()
+        let statement = FindDecision(key: key, since: recentSince?.millisecondsSince1970 ?? .max)
+        for try await row in try await self.client.execute(statement) {
+            Self.addCreatives(row.creatives, to: &recent)
+            guard row.isKey else { continue }
+            let assets = try JSONDecoder().decode([AdDecision.Asset].self, from: Data(row.assets.utf8))
+            existing = AdDecision(
+                viewer: key.viewer,
+                scope: key.scope,
+                breakID: key.breakID,
+                decidedAt: DateTime(millisecondsSince1970: row.decidedAt),
+                startOffset: row.startOffset.map { MediaTime(nanoseconds: $0) },
+                podDuration: MediaTime(nanoseconds: row.pod),
+                assets: assets
+            )
+        }
+        return (existing, recentSince == nil ? [] : recent)
+    }
+
+    private static func addCreatives(_ list: String, to set: inout Set<String>) {
+        for id in list.split(separator: "\n", omittingEmptySubsequences: true) { set.insert(String(id)) }
+    }
+
+    /// How many decisions are stored.
+    public func decisionCount() async throws -> Int {
+        try await self.admitted {
+            var count: Int64 = 0
+            for try await value in try await self.client.query("SELECT COUNT(*) FROM decision").decode(Int64.self) {
+                count = value
+            }
+            return Int(count)
+        }
+    }
+
+    // MARK: - Breaks
+
+    /// The stored breaks of a channel.
+    public func breaks(channel: String) async throws -> [LiveBreak] {
+        try await self.admitted {
+            let decoder = JSONDecoder()
+            var breaks: [LiveBreak] = []
+            let rows = try await self.client.query(
+                "SELECT data FROM live_break WHERE channel = \(channel) ORDER BY id"
+            )
+            for try await data in rows.decode(String.self) {
+                breaks.append(try decoder.decode(LiveBreak.self, from: Data(data.utf8)))
+            }
+            return breaks
+        }
+    }
+
+    /// Creates or replaces a break, bumps its channel's revision and tells the other instances
+    /// (`NOTIFY`, sent when the transaction commits).
+    public func save(_ liveBreak: LiveBreak) async throws {
+        let data = String(decoding: try JSONEncoder().encode(liveBreak), as: UTF8.self)
+        let channel = liveBreak.channel
+        let revision = try await self.admitted {
+            try await self.client.withTransaction(logger: self.logger) { connection -> Int64 in
+                try await connection.query(
+                    """
+                    INSERT INTO live_break (channel, id, data) VALUES (\(channel), \(liveBreak.id), \(data))
+                    ON CONFLICT (channel, id) DO UPDATE SET data = EXCLUDED.data
+                    """,
+                    logger: self.logger
+                )
+                var revision: Int64 = 0
+                for try await value in try await connection.query(
+                    """
+                    INSERT INTO break_revision (channel, revision) VALUES (\(channel), 1)
+                    ON CONFLICT (channel) DO UPDATE SET revision = break_revision.revision + 1
+                    RETURNING revision
+                    """,
+                    logger: self.logger
+                ).decode(Int64.self) {
+                    revision = value
+                }
+                try await connection.query(
+                    "SELECT pg_notify(\(Self.notifyChannel), \(channel + " " + String(revision)))",
+                    logger: self.logger
+                )
+                return revision
+            }
+        }
+        // This instance knows its own change already.
+        self.known.withLock { $0[channel] = max($0[channel] ?? 0, revision) }
+    }
+
+    // MARK: - Inventory
+
+    /// Every change recorded, oldest first.
+    public func inventoryChanges() async throws -> [InventoryChange] {
+        try await self.admitted {
+            let decoder = JSONDecoder()
+            var changes: [InventoryChange] = []
+            for try await data in try await self.client.query("SELECT data FROM inventory_change ORDER BY seq").decode(
+                String.self
+            ) {
+                changes.append(try decoder.decode(InventoryChange.self, from: Data(data.utf8)))
+            }
+            return changes
+        }
+    }
+
+    /// Records an inventory change.
+    public func record(_ change: InventoryChange) async throws {
+        let data = String(decoding: try JSONEncoder().encode(change), as: UTF8.self)
+        try await self.admitted {
+            try await self.client.query("INSERT INTO inventory_change (data) VALUES (\(data))")
+            return true
+        }
+    }
+
+    // MARK: - Break changes of other instances
+
+    /// The channels whose breaks another instance changed (one element per change seen; several
+    /// changes may come as one).
+    ///
+    /// One consumer: the server's break-change service.
+    public func breakChanges() -> AsyncStream<String> {
+        self.changes.stream
+    }
+
+    /// A revision seen (notified or re-read): passes the channel on when it is newer than known.
+    private func seen(channel: String, revision: Int64) {
+        let newer = self.known.withLock { known -> Bool in
+            guard revision > known[channel] ?? 0 else { return false }
+            known[channel] = revision
+            return true
+        }
+        if newer { self.changes.continuation.yield(channel) }
+    }
+
+    /// Starts listening and the periodic re-read (once; after the schema exists).
+    private func startWatching() {
+        self.watcher.withLock { watcher in
+            guard watcher == nil else { return }
+            watcher = Task.detached { [weak self] in
+                guard let self else { return }
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask { await self.reread() }
+                    if self.settings.listen { group.addTask { await self.listen() } }
+                }
+            }
+        }
+    }
+
+    /// Reads every channel's revision each period (the first read reports every channel that has
+    /// one: forgetting breaks not yet read costs nothing).
+    private func reread() async {
+        while !Task.isCancelled {
+            do {
+                let rows = try await self.client.query("SELECT channel, revision FROM break_revision")
+                for try await (channel, revision) in rows.decode((String, Int64).self) {
+                    self.seen(channel: channel, revision: revision)
+                }
+            } catch {
+                if Task.isCancelled { return }
+                self.logger.debug("re-reading break revisions failed", metadata: ["error": "\(Self.describe(error))"])
+            }
+            try? await Task.sleep(for: self.settings.reread)
+        }
+    }
+
+    /// Listens for `NOTIFY` on a pooled connection, listening again a second after it fails.
+    private func listen() async {
+        while !Task.isCancelled {
+            do {
+                try await self.client.withConnection { connection in
+                    try await connection.listen(on: Self.notifyChannel) { notifications in
+                        for try await notification in notifications {
+                            let parts = notification.payload.split(separator: " ")
+                            guard parts.count >= 2, let revision = Int64(parts[parts.count - 1]) else { continue }
+                            let channel = notification.payload.dropLast(parts[parts.count - 1].count + 1)
+                            self.seen(channel: String(channel), revision: revision)
+                        }
+                    }
+                }
+            } catch {
+                if Task.isCancelled { return }
+                self.logger.debug("LISTEN failed", metadata: ["error": "\(Self.describe(error))"])
+            }
+            try? await Task.sleep(for: .seconds(1))
+        }
+    }
+}
+
+/// Finds a decision by key and the viewer's decisions since a date, in one prepared statement.
+private struct FindDecision: PostgresPreparedStatement {
+    static let name = "intermission_find_decision"
+    static let sql = """
+        SELECT scope = $2 AND break_id = $3, decided_at_ms, start_offset_ns, pod_ns, assets, creatives
+        FROM decision WHERE viewer = $1 AND ((scope = $2 AND break_id = $3) OR decided_at_ms >= $4)
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .int8]
+
+    struct Row {
+        var isKey: Bool
+        var decidedAt: Int64
+        var startOffset: Int64?
+        var pod: Int64
+        var assets: String
+        var creatives: String
+    }
+
+    var key: DecisionKey
+    var since: Int64
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 4)
+        bindings.append(self.key.viewer)
+        bindings.append(self.key.scope)
+        bindings.append(self.key.breakID)
+        bindings.append(self.since)
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Row {
+        let (isKey, decidedAt, startOffset, pod, assets, creatives) = try row.decode(
+            (Bool, Int64, Int64?, Int64, String, String).self
+        )
+        return Row(
+            isKey: isKey,
+            decidedAt: decidedAt,
+            startOffset: startOffset,
+            pod: pod,
+            assets: assets,
+            creatives: creatives
+        )
+    }
+}
+
+/// Inserts a decision unless its key has one; answers a row only when it inserted.
+private struct InsertDecision: PostgresPreparedStatement {
+    static let name = "intermission_insert_decision"
+    static let sql = """
+        INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (viewer, scope, break_id) DO NOTHING RETURNING 1
+        """
+    static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .int8, .int8, .int8, .text, .text]
+
+    typealias Row = Int32
+
+    var decision: AdDecision
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 8)
+        bindings.append(self.decision.viewer)
+        bindings.append(self.decision.scope)
+        bindings.append(self.decision.breakID)
+        bindings.append(self.decision.decidedAt.millisecondsSince1970)
+        bindings.append(self.decision.startOffset?.nanoseconds)
+        bindings.append(self.decision.podDuration.nanoseconds)
+        bindings.append(SQLiteAdStore.assetsText(self.decision.assets))
+        bindings.append(SQLiteAdStore.creativesText(self.decision.assets))
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> Int32 {
+        try row.decode(Int32.self)
+    }
+}

@@ -1,0 +1,363 @@
+import AdInsertion
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import PostgresNIO
+import Testing
+
+@testable import IntermissionServer
+
+/// The PostgreSQL server the tests use: `INTERMISSION_TEST_POSTGRES_URL` names a database on it
+/// whose user may create databases (`.ci/run` starts one on loopback).
+///
+/// Without it the suites that
+/// need it are skipped, unless INTERMISSION_REQUIRE_REFEREES=1, where a test fails instead.
+enum TestPostgres {
+    static let url = ProcessInfo.processInfo.environment["INTERMISSION_TEST_POSTGRES_URL"]
+    static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
+    static var available: Bool { url != nil }
+
+    /// A new, empty database on the test server; returns its URL with `options` appended.
+    static func freshDatabase(options: String = "") async throws -> String {
+        let base = try PostgresURL(parsing: try #require(url))
+        let name = "intermission_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        var configuration = PostgresConnection.Configuration(
+            host: base.host,
+            port: base.port,
+            username: base.user,
+            password: base.password,
+            database: base.database,
+            tls: .disable
+        )
+        configuration.options.connectTimeout = .seconds(10)
+        let connection = try await PostgresConnection.connect(
+            configuration: configuration,
+            id: 1,
+            logger: Logger(label: "test.postgres")
+        )
+        do {
+            try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Logger(label: "t"))
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+        try await connection.close()
+        let credentials = base.password.map { "\(base.user):\($0)" } ?? base.user
+        let query = options.isEmpty ? "" : "?" + options
+        return "postgres://\(credentials)@\(base.host):\(base.port)/\(name)\(query)"
+    }
+}
+
+@Suite struct PostgresRefereeTests {
+    @Test(.enabled(if: TestPostgres.required)) func thePostgresServerIsThereWhenRequired() {
+        #expect(
+            TestPostgres.url != nil,
+            "INTERMISSION_REQUIRE_REFEREES=1 but INTERMISSION_TEST_POSTGRES_URL is not set (.ci/run starts PostgreSQL)"
+        )
+    }
+}
+
+/// The store kinds the protocol suite runs against.
+enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case sqlite
+    case postgres
+
+    var testDescription: String { self.rawValue }
+
+    /// The kinds available here (PostgreSQL only with a test server).
+    static var available: [StoreKind] { TestPostgres.available ? [.sqlite, .postgres] : [.sqlite] }
+
+    /// The URL of a new, empty database of this kind.
+    func freshURL() async throws -> String {
+        switch self {
+        case .sqlite: "sqlite:" + (try makeScratchFolder()) + "/store.sqlite"
+        case .postgres: try await TestPostgres.freshDatabase()
+        }
+    }
+}
+
+/// The `AdStore` contract, on SQLite and on PostgreSQL alike.
+@Suite struct AdStoreContractTests {
+    private static func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
+        DecisionKey(viewer: viewer, scope: "vod-movie", breakID: breakID)
+    }
+
+    private static func open(_ url: String) async throws -> any AdStore {
+        let store = try await openStore(.url(url))
+        try await store.migrate()
+        return store
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func decisionsAreFoundOrCreatedOnceAndKeepTheFirst(kind: StoreKind) async throws {
+        let store = try await Self.open(try await kind.freshURL())
+        let first = try await store.findOrCreateDecision(Self.key("ann"), recentSince: nil) { _ in
+            decision(Self.key("ann"), creative: "red")
+        }
+        #expect(first.isNew && first.decision.assets.map(\.creativeID) == ["red"])
+        let again = try await store.findOrCreateDecision(Self.key("ann"), recentSince: nil) { _ in
+            decision(Self.key("ann"), creative: "blue")
+        }
+        #expect(!again.isNew && again.decision == first.decision)
+        // `save` keeps the earlier decision.
+        #expect(try await store.save(decision(Self.key("ann"), creative: "green")) == first.decision)
+        #expect(try await store.decision(for: Self.key("ann")) == first.decision)
+        #expect(try await store.decision(for: Self.key("bob")) == nil)
+        // The repeat window sees the creatives of the viewer's earlier decisions.
+        let second = try await store.findOrCreateDecision(Self.key("ann", "c"), recentSince: t0) { recent in
+            decision(Self.key("ann", "c"), creative: recent.contains("red") ? "not-red" : "red")
+        }
+        #expect(second.isNew && second.decision.assets.map(\.creativeID) == ["not-red"])
+        #expect(try await store.recentCreatives(viewer: "ann", since: t0) == ["red", "not-red"])
+        #expect(try await store.recentCreatives(viewer: "ann", since: t0 + 1).isEmpty)
+        #expect(try await store.recentCreatives(viewer: "bob", since: t0).isEmpty)
+        #expect(try await store.decisionCount() == 2)
+        try await store.close()
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func breaksAndInventoryChangesAreKeptAcrossAReopen(kind: StoreKind) async throws {
+        let url = try await kind.freshURL()
+        let store = try await Self.open(url)
+        let news = LiveBreak(id: "news", channel: "ch", startDate: t0, duration: MediaTime(seconds: 30), updatedAt: t0)
+        try await store.save(news)
+        var shortened = news
+        shortened.playoutLimit = MediaTime(seconds: 10)
+        try await store.save(shortened)
+        try await store.save(
+            LiveBreak(id: "a", channel: "other", startDate: t0, duration: MediaTime(seconds: 10), updatedAt: t0)
+        )
+        let creative = Creative(id: "red", uri: "/ads/red.m3u8", duration: 10, value: 1)
+        try await store.record(.upsert(creative))
+        try await store.record(.remove("red"))
+        try await store.close()
+
+        let reopened = try await Self.open(url)
+        #expect(try await reopened.breaks(channel: "ch") == [shortened])
+        #expect(try await reopened.breaks(channel: "other").map(\.id) == ["a"])
+        #expect(try await reopened.breaks(channel: "none").isEmpty)
+        #expect(try await reopened.inventoryChanges() == [.upsert(creative), .remove("red")])
+        try await reopened.close()
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func twoStoresOnOneDatabaseNeverDecideTwice(kind: StoreKind) async throws {
+        let url = try await kind.freshURL()
+        let one = try await Self.open(url)
+        let two = try await Self.open(url)
+        let viewers = (0..<40).map { "viewer-\($0)" }
+        // Every viewer asks both stores at once; each store would give its own creative.
+        let answers = try await withThrowingTaskGroup(of: (String, String, String).self) { group in
+            for viewer in viewers {
+                for (name, store) in [("one", one), ("two", two)] {
+                    group.addTask {
+                        let answer = try await store.findOrCreateDecision(Self.key(viewer), recentSince: t0) { _ in
+                            decision(Self.key(viewer), creative: name)
+                        }
+                        return (viewer, name, answer.decision.assets[0].creativeID)
+                    }
+                }
+            }
+            var byViewer: [String: Set<String>] = [:]
+            for try await (viewer, _, creative) in group { byViewer[viewer, default: []].insert(creative) }
+            return byViewer
+        }
+        #expect(answers.count == viewers.count)
+        #expect(answers.values.allSatisfy { $0.count == 1 }, "\(answers.filter { $0.value.count > 1 })")
+        #expect(try await one.decisionCount() == viewers.count)
+        for viewer in viewers {
+            #expect(try await two.decision(for: Self.key(viewer))?.assets[0].creativeID == answers[viewer]?.first)
+        }
+        try await one.close()
+        try await two.close()
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func migratingTwiceIsHarmless(kind: StoreKind) async throws {
+        let url = try await kind.freshURL()
+        let store = try await Self.open(url)
+        _ = try await store.save(decision(Self.key("ann"), creative: "red"))
+        try await store.migrate()
+        try await store.migrate()
+        let other = try await Self.open(url)
+        try await other.migrate()
+        #expect(try await other.decision(for: Self.key("ann"))?.assets[0].creativeID == "red")
+        #expect(try await other.decisionCount() == 1)
+        if let postgres = other as? PostgresAdStore {
+            #expect(try await postgres.appliedMigrations().sorted() == PostgresAdStore.migrations.map(\.name).sorted())
+        }
+        try await store.close()
+        try await other.close()
+    }
+}
+
+/// PostgreSQL-only behaviour: the migrations run concurrently, and a closed store refuses work.
+@Suite(.enabled(if: TestPostgres.available)) struct PostgresAdStoreTests {
+    @Test(.timeLimit(.minutes(2))) func instancesStartingTogetherMigrateOnce() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let stores = try (0..<4).map { _ in try PostgresAdStore(url: url) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in stores { group.addTask { try await store.migrate() } }
+            try await group.waitForAll()
+        }
+        let applied = try await stores[0].appliedMigrations()
+        #expect(applied.sorted() == PostgresAdStore.migrations.map(\.name).sorted())
+        for store in stores { try await store.close() }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aClosedStoreRefusesWithAStorageError() async throws {
+        let store = try PostgresAdStore(url: try await TestPostgres.freshDatabase())
+        try await store.migrate()
+        try await store.close()
+        #expect(await store.unavailability() != nil)
+        do {
+            _ = try await store.decisionCount()
+            Issue.record("a closed store answered")
+        } catch let error as AdInsertionError {
+            #expect(error.code == .storage)
+        }
+    }
+}
+
+/// Two server instances on one PostgreSQL database, over real HTTP on loopback.
+@Suite(.enabled(if: TestPostgres.available)) struct PostgresInstancesTests {
+    private static func configuration(_ url: String, clock: ManualWallClock) throws -> ServerConfiguration {
+        try demoConfiguration(clock: clock, database: url)
+    }
+
+    /// The paths of an asset list's URIs (the instances differ by port only).
+    private static func pod(_ response: TestResponse) -> [String] {
+        (response.json?["ASSETS"]?.arrayValue ?? []).compactMap { asset in
+            asset["URI"]?.stringValue.flatMap { uri in uri.range(of: "/media/").map { String(uri[$0.lowerBound...]) } }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(3))) func concurrentRequestsToBothInstancesStoreOneDecision() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let clock = ManualWallClock(t0 + 100)
+        let viewers = (0..<24).map { "v\($0)" }
+        try await withServer(try Self.configuration(url, clock: clock)) { a in
+            try await withServer(try Self.configuration(url, clock: clock)) { b in
+                let pods = try await withThrowingTaskGroup(of: (String, [String]).self) { group in
+                    for viewer in viewers {
+                        for client in [a, b] {
+                            group.addTask {
+                                let response = try await client.get(
+                                    "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1&_HLS_primary_id=\(viewer)"
+                                )
+                                #expect(response.status == .ok)
+                                return (viewer, Self.pod(response))
+                            }
+                        }
+                    }
+                    var byViewer: [String: [[String]]] = [:]
+                    for try await (viewer, pod) in group { byViewer[viewer, default: []].append(pod) }
+                    return byViewer
+                }
+                for viewer in viewers {
+                    let answers = try #require(pods[viewer])
+                    #expect(
+                        answers.count == 2 && !answers[0].isEmpty && answers[0] == answers[1],
+                        "\(viewer): \(answers)"
+                    )
+                }
+            }
+        }
+        let store = try PostgresAdStore(url: url)
+        #expect(try await store.decisionCount() == viewers.count)
+        try await store.close()
+    }
+
+    /// An admin break made on instance A shows in instance B's live playlist: through `NOTIFY`
+    /// alone (re-read once an hour), and through the re-read alone (no `LISTEN`).
+    @Test(.timeLimit(.minutes(3)), arguments: ["reread=3600", "listen=off&reread=0.2"])
+    func anAdminBreakOnOneInstanceReachesTheOther(options: String) async throws {
+        let url = try await TestPostgres.freshDatabase(options: options)
+        let clock = ManualWallClock(t0 + 100)
+        try await withServer(try Self.configuration(url, clock: clock)) { a in
+            try await withServer(try Self.configuration(url, clock: clock)) { b in
+                // B has read (and cached) the channel's breaks before A adds one.
+                let before = try await b.get("/live/demo/prog.m3u8")
+                #expect(before.status == .ok && !before.text.contains("ID=\"news\""))
+                let created = try await a.admin(
+                    .post,
+                    "/v1/admin/channels/demo/breaks",
+                    json: "{\"id\": \"news\", \"startIn\": 4, \"duration\": 30}"
+                )
+                #expect(created.status == .created)
+                // A bounded wait (the clock stands still, so B's cache never expires by itself).
+                var seen = false
+                for _ in 0..<300 where !seen {
+                    seen = try await b.get("/live/demo/prog.m3u8").text.contains("ID=\"news\"")
+                    if !seen { try await Task.sleep(for: .milliseconds(100)) }
+                }
+                #expect(seen, "instance B never showed the break made on instance A")
+                let line = try #require(
+                    dateRangeLines(try await b.get("/live/demo/prog.m3u8").text).first { $0.contains("ID=\"news\"") }
+                )
+                #expect(line.contains("DURATION=30"))
+            }
+        }
+    }
+}
+
+/// Database URLs from outside: every malformed one is refused with a message that says why.
+@Suite struct DatabaseURLTests {
+    @Test func aFullURLIsRead() throws {
+        let url = try PostgresURL(parsing: "postgresql://ann:p%40ss%3A@[::1]:6543/ads?pool=5&reread=0.5&listen=off")
+        #expect(url.user == "ann" && url.password == "p@ss:" && url.host == "::1" && url.port == 6543)
+        #expect(url.database == "ads" && url.poolSize == 5 && url.reread == .milliseconds(500) && !url.listen)
+        let plain = try PostgresURL(parsing: "postgres://intermission@127.0.0.1/intermission")
+        #expect(plain.port == 5432 && plain.password == nil && plain.poolSize == 20 && plain.listen)
+    }
+
+    @Test(arguments: [
+        ("mysql://u@h/db", "unknown scheme"),
+        ("http://u@h/db", "unknown scheme"),
+        ("postgres://u@h:0/db", "port must be a number from 1 to 65535"),
+        ("postgres://u@h:65536/db", "port must be a number from 1 to 65535"),
+        ("postgres://u@h:9223372036854775808/db", "port must be a number from 1 to 65535"),
+        ("postgres://u@h:-1/db", "port must be a number from 1 to 65535"),
+        ("postgres://u@h:/db", "port must be a number from 1 to 65535"),
+        ("postgres://u@h:5432/d\u{0}b", "control character"),
+        ("postgres://u%00@h/db", "encoded control character"),
+        ("postgres://u@h/db%0a", "encoded control character"),
+        ("postgres://u@h/db%zz", "bad percent escape"),
+        ("postgres://@h/db", "names no user"),
+        ("postgres://h/db", "names no user"),
+        ("postgres://u@/db", "names no host"),
+        ("postgres://u@h", "names no database"),
+        ("postgres://u@h/", "one database name"),
+        ("postgres://u@h/a/b", "one database name"),
+        ("postgres://u@h/db?sslmode=require", "not supported"),
+        ("postgres://u@h/db?pool=0", "pool must be"),
+        ("postgres://u@h/db?pool=99999999999999999999", "pool must be"),
+        ("postgres://u@h/db?reread=nan", "reread must be"),
+        ("postgres://u@h/db?reread=1e308", "reread must be"),
+        ("postgres://u@h/db?color=red", "unknown option"),
+        ("postgres://u@h\u{7F}/db", "control character"),
+        ("postgres://u@h/" + String(repeating: "d", count: 100_000), "longer than 4096 bytes"),
+    ])
+    func aBadURLIsRefusedWithAClearError(url: String, reason: String) async throws {
+        do {
+            _ = try await openStore(.url(url))
+            Issue.record("accepted \(url.prefix(80))")
+        } catch let error as ConfigurationError {
+            #expect(error.message.contains(reason), "\(error.message.prefix(300))")
+            #expect(error.message.utf8.count < 400)
+        }
+    }
+
+    @Test func thePasswordNeverShowsInAnError() async throws {
+        do {
+            _ = try await openStore(.url("postgres://ann:hunter2@h:0/db"))
+            Issue.record("accepted a port of 0")
+        } catch let error as ConfigurationError {
+            #expect(!error.message.contains("hunter2") && error.message.contains("port"))
+        }
+        #expect(!URLRedaction.redact("postgres://ann:hunter2@h/db").contains("hunter2"))
+    }
+}
