@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes the server's HTTP API from its own OpenAPI document with schemathesis (PyPI).
 #
-#   scripts/fuzz-api.sh [EXAMPLES]    (default 100 examples per operation)
+#   scripts/fuzz-api.sh [EXAMPLES]    (default 50 examples per operation)
 #
 # Builds `intermission` (unless SERVER_BINARY names one), starts `intermission serve --demo` on a
 # free loopback port with its admin token (`demo`), checks `/openapi.yaml` with openapi-spec-validator, then
@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-examples=${1:-100}
+examples=${1:-50}
 seed=${FUZZ_SEED:-2026}
 token=demo  # the token `--demo` sets when the configuration names none
 python3 -m pip install -q --disable-pip-version-check 'schemathesis>=4,<5' 'openapi-spec-validator>=0.7,<1'

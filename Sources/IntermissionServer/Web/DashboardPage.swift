@@ -80,7 +80,9 @@ struct DashboardPage: Sendable {
         out += "<noscript><meta http-equiv=\"refresh\" content=\"\(self.refreshSeconds)\"></noscript>\n"
         out += "<style nonce=\"\(e(nonce))\">\(Self.style)</style>\n</head>\n<body>\n"
         out += "<header><h1>Intermission</h1><p class=\"meta\">Server time <time id=\"now\">\(e(self.now))</time>"
-        if let count = self.decisionCount { out += " · <span id=\"decision-count\">\(count)</span> decisions stored" }
+        if let count = self.decisionCount {
+            out += " · <span id=\"decision-count\">\(count)</span> decision\(count == 1 ? "" : "s") stored"
+        }
         out += " · refreshes every \(self.refreshSeconds) s · <a href=\"/openapi.yaml\">API (OpenAPI)</a>"
         out += " · <a href=\"/health\">health</a> · <a href=\"/metrics\">metrics</a></p>\n"
         out += "<p class=\"admin\"><label for=\"token\">Admin token</label> "
