@@ -46,12 +46,13 @@ python3 -c 'import sys, yaml; from openapi_spec_validator import validate; valid
 echo "openapi.yaml is a valid OpenAPI document"
 
 status=0
-schemathesis run "$base/openapi.yaml" --url "$base" \
+# Run in the scratch folder: schemathesis keeps its state in ./.schemathesis.
+(cd "$work" && schemathesis run "$base/openapi.yaml" --url "$base" \
     --header "Authorization: Bearer $token" \
     --checks not_a_server_error \
     --mode all --max-examples "$examples" --seed "$seed" \
     --request-timeout 10 --workers 2 --continue-on-failure \
-    --suppress-health-check all --warnings off || status=$?
+    --suppress-health-check all --warnings off) || status=$?
 
 if ! kill -0 "$server" 2>/dev/null; then
     echo "FAILED fuzz-api: the server died" >&2
