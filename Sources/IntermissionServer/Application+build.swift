@@ -9,7 +9,7 @@ import Synchronization
 /// Builds the server: the same application for `intermission serve` and the tests.
 ///
 /// Opens the store (and migrates it), mounts local media folders, and routes:
-/// `GET /vod/{asset}/**`, `GET /live/{channel}/**`, `GET /v1/asset-lists/{scope}/{break}.json`,
+/// `GET /` (a web page), `GET /openapi.yaml`, `GET /vod/{asset}/**`, `GET /live/{channel}/**`, `GET /v1/asset-lists/{scope}/{break}.json`,
 /// `/v1/admin/...` (bearer token), `GET /media/{mount}/**`, `GET /health`, `GET /metrics`.
 ///
 /// Run it with `try await app.runService()`: SIGTERM and SIGINT start a graceful shutdown that
@@ -273,6 +273,8 @@ struct ServerApplicationParts: Sendable {
     /// The methods of every route (for `405` with `Allow`); `makeRouter()` registers the same.
     static let routeMethods: RouteMethods = {
         var routes = RouteMethods()
+        routes.add("", .get)
+        routes.add("openapi.yaml", .get)
         routes.add("health", .get)
         routes.add("metrics", .get)
         routes.add("vod/*/**", .get)
@@ -362,6 +364,7 @@ struct ServerApplicationParts: Sendable {
             adminToken: self.adminToken
         ).addRoutes(to: router)
         PlaylistController(playlists: self.playlists, responses: self.responses).addRoutes(to: router)
+        WebController(playlists: self.playlists, store: self.store, clock: self.clock).addRoutes(to: router)
         AssetListController(
             playlists: self.playlists,
             inventory: self.inventory,

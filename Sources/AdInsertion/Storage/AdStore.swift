@@ -24,11 +24,17 @@ public protocol DecisionStore: Sendable {
     /// waiting (for callers that must not suspend, such as an event loop); `nil` when it does not,
     /// or when it cannot vouch for the copy now. A non-`nil` answer is always a stored decision.
     func rememberedDecision(for key: DecisionKey) -> AdDecision?
+    /// The decisions stored last, newest first, at most `limit` of them (for the server's web page);
+    /// a store that cannot tell which are newest answers none.
+    func latestDecisions(limit: Int) async throws -> [AdDecision]
 }
 
 extension DecisionStore {
     /// A store that keeps no copies in memory answers every question through its other requirements.
     public func rememberedDecision(for key: DecisionKey) -> AdDecision? { nil }
+
+    /// A store that cannot list its decisions by age answers none.
+    public func latestDecisions(limit: Int) async throws -> [AdDecision] { [] }
 
     /// A non-atomic composition of the other requirements; stores with transactions do better.
     public func findOrCreateDecision(
@@ -168,6 +174,15 @@ public actor InMemoryAdStore: AdStore {
     /// How many decisions are stored.
     public func decisionCount() async throws -> Int {
         self.decisions.count
+    }
+
+    /// The decisions made last, newest first (ties in the order of viewer, scope and break).
+    public func latestDecisions(limit: Int) async throws -> [AdDecision] {
+        let sorted = self.decisions.values.sorted {
+            if $0.decidedAt != $1.decidedAt { return $0.decidedAt > $1.decidedAt }
+            return ($0.viewer, $0.scope, $0.breakID) < ($1.viewer, $1.scope, $1.breakID)
+        }
+        return Array(sorted.prefix(max(0, limit)))
     }
 
     /// The stored breaks of a channel.

@@ -388,6 +388,34 @@ public final class SQLiteAdStore: AdStore {
         try self.requireFile()
     }
 
+    /// The decisions stored last, newest first: rows are appended in decision order, so the last
+    /// rows by `rowid` are the newest (read without a scan of the table).
+    public func latestDecisions(limit: Int) async throws -> [AdDecision] {
+        let count = min(max(0, limit), 10_000)
+        return try await self.pool.read { db in
+            let rows = try Row.fetchAll(
+                db,
+                sql:
+                    "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision ORDER BY rowid DESC LIMIT ?",
+                arguments: [count]
+            )
+            let decoder = JSONDecoder()
+            return try rows.map { row in
+                let assetsText: String = row["assets"]
+                let offset: Int64? = row["start_offset_ns"]
+                return AdDecision(
+                    viewer: row["viewer"],
+                    scope: row["scope"],
+                    breakID: row["break_id"],
+                    decidedAt: DateTime(millisecondsSince1970: row["decided_at_ms"]),
+                    startOffset: offset.map { MediaTime(nanoseconds: $0) },
+                    podDuration: MediaTime(nanoseconds: row["pod_ns"]),
+                    assets: try decoder.decode([AdDecision.Asset].self, from: Data(assetsText.utf8))
+                )
+            }
+        }
+    }
+
     // MARK: - Rows
 
     private static func fetchDecision(_ db: Database, _ key: DecisionKey) throws -> AdDecision? {

@@ -1,4 +1,3 @@
-import HLSInterstitials
 import HLSPlaylist
 
 extension Schedule {
@@ -10,10 +9,20 @@ extension Schedule {
     /// (every item back to back) and the **integrated** timeline (what a progress bar shows).
     /// A time axis with labels runs along the bottom.
     ///
-    /// - Parameter width: The picture's width in pixels.
+    /// - Parameters:
+    ///   - width: The picture's width in pixels.
+    ///   - marksLiveEdge: Draws the end of a live playlist (the live edge) as a labelled line on the
+    ///     primary lane.
+    ///   - standalone: Starts with the XML declaration (a file of its own); `false` leaves it out, for
+    ///     an `<svg>` element placed inside an HTML page.
     /// - Returns: The SVG text (UTF-8, no external references).
-    func svg(width: Int = 960) -> String {
-        SVGTimeline(schedule: self, width: Double(max(width, 320))).render()
+    public func svg(width: Int = 960, marksLiveEdge: Bool = false, standalone: Bool = true) -> String {
+        SVGTimeline(
+            schedule: self,
+            width: Double(min(max(width, 320), 10_000)),
+            marksLiveEdge: marksLiveEdge && self.isLive,
+            standalone: standalone
+        ).render()
     }
 }
 
@@ -21,6 +30,8 @@ extension Schedule {
 private struct SVGTimeline {
     let schedule: Schedule
     let width: Double
+    let marksLiveEdge: Bool
+    let standalone: Bool
 
     let left = 96.0
     let right = 24.0
@@ -59,7 +70,7 @@ private struct SVGTimeline {
 
     func render() -> String {
         var out = ""
-        out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        if self.standalone { out += "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" }
         out += "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(n(self.width))\" height=\"\(n(self.height))\" "
         out += "viewBox=\"0 0 \(n(self.width)) \(n(self.height))\" font-family=\"Helvetica, Arial, sans-serif\">\n"
         out += "<title>\(escape(self.title))</title>\n"
@@ -75,6 +86,7 @@ private struct SVGTimeline {
         out += self.laneLabel("playout", y: self.playoutLaneY)
         out += self.laneLabel("integrated", y: self.integratedLaneY)
         out += self.primaryLane()
+        if self.marksLiveEdge { out += self.liveEdge() }
         out += self.sequenceLane(y: self.playoutLaneY, span: \.playout)
         out += self.sequenceLane(y: self.integratedLaneY, span: \.integrated)
         out += self.axis()
@@ -261,6 +273,16 @@ private struct SVGTimeline {
                 out += "<title>\(escape(eventID)) resumes where it started</title></circle>\n"
             }
         }
+        return out
+    }
+
+    /// The live edge: the end of the primary timeline of a live playlist.
+    func liveEdge() -> String {
+        let x = self.x(self.schedule.primaryDuration.seconds)
+        let y = self.primaryLaneY
+        var out = "<line x1=\"\(n(x))\" y1=\"\(n(y - 26))\" x2=\"\(n(x))\" y2=\"\(n(y + self.laneHeight + 4))\" "
+        out += "stroke=\"\(self.jumpColor)\" stroke-width=\"2\"><title>live edge</title></line>\n"
+        out += text(x - 4, y - 28, "live edge", size: 10.5, anchor: "end", color: self.jumpColor, weight: "bold")
         return out
     }
 
