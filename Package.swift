@@ -92,6 +92,7 @@ if !coreOnly {
         .package(url: "https://github.com/adam-fowler/compress-nio.git", from: "1.5.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ]
     targets += [
         .target(
@@ -165,6 +166,7 @@ if !coreOnly {
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Demo/make.sh", "Demo/README.md"],
             resources: [.copy("Demo")],
@@ -179,6 +181,7 @@ if !coreOnly {
                 "HTTPFetch",
                 "InterstitialPlayback",
                 "IntermissionServer",
+                "AdInsertion",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),

@@ -230,6 +230,8 @@ struct ServerApplicationParts: Sendable {
     let vodMetrics: ServerMetrics.BoundRoute
     let liveMetrics: ServerMetrics.BoundRoute
     let mediaMetrics: ServerMetrics.BoundRoute
+    /// Beacons and viewer plans.
+    let tracking: TrackingService
 
     init(configuration: ServerConfiguration, store: any AdStore, logger: Logger) {
         let metrics = ServerMetrics()
@@ -268,6 +270,14 @@ struct ServerApplicationParts: Sendable {
         self.publicBaseURL = configuration.publicBaseURL
         self.mounts = configuration.mounts
         self.logger = logger
+        self.tracking = TrackingService(
+            configuration: configuration.tracking,
+            store: (store as? any TrackingStore) ?? InMemoryTrackingStore(),
+            inventory: self.inventory,
+            clock: configuration.clock,
+            client: OriginClient.originHTTPClient,
+            logger: logger
+        )
     }
 
     /// The methods of every route (for `405` with `Allow`); `makeRouter()` registers the same.
@@ -287,6 +297,9 @@ struct ServerApplicationParts: Sendable {
         routes.add("v1/admin/channels/*/breaks/*", .delete)
         routes.add("v1/admin/inventory", .get, .post)
         routes.add("v1/admin/inventory/*", .delete)
+        routes.add("v1/track/*/*", .get, .post)
+        routes.add("v1/admin/reports/breaks/*/*", .get)
+        routes.add("v1/admin/reports/creatives/*", .get)
         return routes
     }()
 
@@ -323,7 +336,8 @@ struct ServerApplicationParts: Sendable {
                 publicBaseURL: self.publicBaseURL,
                 listening: self.listening,
                 resolvedURIs: self.resolvedURIs,
-                bodies: self.assetListBodies
+                bodies: self.assetListBodies,
+                tracking: self.tracking
             )
         )
     }
@@ -363,7 +377,8 @@ struct ServerApplicationParts: Sendable {
             clock: self.clock,
             adminToken: self.adminToken
         ).addRoutes(to: router)
-        PlaylistController(playlists: self.playlists, responses: self.responses).addRoutes(to: router)
+        PlaylistController(playlists: self.playlists, responses: self.responses, tracking: self.tracking)
+            .addRoutes(to: router)
         WebController(playlists: self.playlists, store: self.store, clock: self.clock).addRoutes(to: router)
         AssetListController(
             playlists: self.playlists,
@@ -376,10 +391,15 @@ struct ServerApplicationParts: Sendable {
             publicBaseURL: self.publicBaseURL,
             listening: self.listening,
             resolvedURIs: self.resolvedURIs,
-            bodies: self.assetListBodies
+            bodies: self.assetListBodies,
+            tracking: self.tracking
         ).addRoutes(to: router)
+        let admin = router.group("v1/admin").add(middleware: BearerTokenMiddleware(token: self.adminToken))
         AdminController(playlists: self.playlists, inventory: self.inventory, store: self.store, clock: self.clock)
-            .addRoutes(to: router.group("v1/admin").add(middleware: BearerTokenMiddleware(token: self.adminToken)))
+            .addRoutes(to: admin)
+        let trackingController = TrackingController(tracking: self.tracking)
+        trackingController.addRoutes(to: router)
+        trackingController.addAdminRoutes(to: admin)
         return router
     }
 }

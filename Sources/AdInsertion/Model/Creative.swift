@@ -11,12 +11,22 @@ public struct Creative: Sendable, Hashable, Codable {
     public var duration: MediaTime
     /// How much the ad is worth; higher values are placed first.
     public var value: Double
+    /// The ad server's beacon URLs per tracking event, called when a viewer's beacon for the event
+    /// arrives (`nil` or empty: beacons are recorded, not forwarded).
+    public var tracking: [TrackingEvent: [String]]?
 
     /// Creates a creative.
-    public init(id: String, uri: String, duration: MediaTime, value: Double) {
+    public init(
+        id: String,
+        uri: String,
+        duration: MediaTime,
+        value: Double,
+        tracking: [TrackingEvent: [String]]? = nil
+    ) {
         self.id = id
         self.uri = uri
         self.duration = duration
         self.value = value
+        self.tracking = tracking
     }
 }

@@ -8,7 +8,7 @@ public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringCon
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String {
             case invalidJSON, notAnObject, missingAssets, assetsNotAnArray, invalidAsset, invalidSkipControl
-            case numberOutOfRange
+            case numberOutOfRange, invalidCreativeSignaling
         }
 
         private let base: Base
@@ -32,6 +32,9 @@ public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringCon
         /// A number (`DURATION`, `OFFSET`) is larger than ``AssetList/maximumSeconds``;
         /// ``AssetListDecodingError/path`` names the key.
         public static let numberOutOfRange = Code(.numberOutOfRange)
+        /// An entry's `X-AD-CREATIVE-SIGNALING` is not the SVTA2053-2 shape (read on demand by
+        /// `AssetList.Asset.creativeSignaling()`, never by ``AssetList/decode(_:)-([UInt8])``).
+        public static let invalidCreativeSignaling = Code(.invalidCreativeSignaling)
 
         /// The code's name.
         public var description: String { self.base.rawValue }

@@ -48,9 +48,12 @@ public struct ConfigurationFile: Sendable, Codable {
         public var duration: Double
         /// `value`: higher values are placed first (default 1).
         public var value: Double?
+        /// `tracking`: the ad server's beacon URLs by event (`impression`, `start`, `firstQuartile`,
+        /// `midpoint`, `thirdQuartile`, `complete`, `clickTracking`), called when a viewer's beacon arrives.
+        public var tracking: [String: [String]]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, uri, duration, value
+            case id, uri, duration, value, tracking
         }
     }
 
@@ -156,9 +159,11 @@ public struct ConfigurationFile: Sendable, Codable {
     public var vod: [VODEntry]?
     /// `channels:`: the live channels.
     public var channels: [ChannelEntry]?
+    /// `tracking:`: beacons and viewer plans.
+    public var tracking: TrackingEntry?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case server, media, repeatWindow, inventory, vod, channels
+        case server, media, repeatWindow, inventory, vod, channels, tracking
     }
 
     /// The keys each part of the file may hold: anything else is refused, so a misspelt key never
@@ -185,7 +190,8 @@ public struct ConfigurationFile: Sendable, Codable {
             [
                 "server": .of(Server.CodingKeys.self),
                 "media": .anyKeys,
-                "inventory": .list(.of(CreativeEntry.CodingKeys.self)),
+                "inventory": .list(.of(CreativeEntry.CodingKeys.self, ["tracking": .anyKeys])),
+                "tracking": .of(TrackingEntry.CodingKeys.self),
                 "vod": .list(.of(VODEntry.CodingKeys.self, ["breaks": .list(.of(VODBreakEntry.CodingKeys.self))])),
                 "channels": .list(.of(ChannelEntry.CodingKeys.self, ["breaks": .of(LivePlanEntry.CodingKeys.self)])),
             ]
@@ -320,10 +326,12 @@ public struct ConfigurationFile: Sendable, Codable {
                     id: try L.id(entry.id, field: "\(path).id"),
                     uri: try L.uri(entry.uri, field: "\(path).uri"),
                     duration: try L.seconds(entry.duration, in: L.duration, field: "\(path).duration"),
-                    value: try L.number(entry.value ?? 1, in: L.creativeValue, field: "\(path).value")
+                    value: try L.number(entry.value ?? 1, in: L.creativeValue, field: "\(path).value"),
+                    tracking: try TrackingEntry.creativeTracking(entry.tracking, field: "\(path).tracking")
                 )
             )
         }
+        if let tracking = self.tracking { try tracking.apply(to: &result.tracking) }
         for (k, entry) in (self.vod ?? []).enumerated() {
             let path = "vod[\(k)]"
             var asset = VODAsset(

@@ -47,6 +47,8 @@ public struct ServerConfiguration: Sendable {
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
     /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
     public var openedStore: (any AdStore)?
+    /// Tracking beacons and viewer plans (the `tracking:` section).
+    public var tracking = TrackingConfiguration()
 
     /// Creates a configuration with defaults: `127.0.0.1:8080`, SQLite in `intermission.sqlite`.
     public init(

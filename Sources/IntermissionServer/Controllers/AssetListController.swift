@@ -22,6 +22,8 @@ struct AssetListController: Sendable {
     let resolvedURIs: ResolvedURICache
     /// Encoded answers of the pods decided lately (shared with ``AssetListAnswers``).
     let bodies: AssetListBodies
+    /// Plans and beacon URLs.
+    let tracking: TrackingService
 
     /// Adds the route.
     func addRoutes(to router: Router<ServerRequestContext>) {
@@ -46,6 +48,7 @@ struct AssetListController: Sendable {
             throw APIError.notFound("unknown scope: expected vod-{asset} or live-{channel}")
         }
         guard breakID.utf8.count <= 200 else { throw APIError.notFound("no break with an ID that long") }
+        let plan = try self.tracking.plan(of: request)
         let query = request.uri.queryParameters
         if let id = query[Substring(InterstitialRequestURL.interstitialIDParameter)], id != breakID {
             throw APIError.badRequest("_HLS_interstitial_id does not match the break of the path")
@@ -74,6 +77,7 @@ struct AssetListController: Sendable {
             }
             duration = liveBreak.effectiveDuration
         }
+        if plan == .b { return Self.noAds() }
         let service = AdDecisionService(
             decider: await self.inventory.decider,
             policy: self.decisions,
@@ -105,11 +109,11 @@ struct AssetListController: Sendable {
                 )
             }
             let base = Self.base(publicBaseURL: self.publicBaseURL, listening: self.listening)
-            var response = Response(
-                status: .ok,
-                headers: Self.answerFields,
-                body: .init(byteBuffer: self.bodies.body(of: decision, base: base, resolving: self.resolvedURIs))
-            )
+            let body =
+                plan == .a && !self.tracking.configuration.beacons
+                ? self.bodies.body(of: decision, base: base, resolving: self.resolvedURIs)
+                : self.tracking.body(of: decision, plan: plan, base: base, resolving: self.resolvedURIs)
+            var response = Response(status: .ok, headers: Self.answerFields, body: .init(byteBuffer: body))
             response.headers[Self.decisionHeader] = outcome
             return response
         } catch {
@@ -211,6 +215,7 @@ struct AssetListAnswers: Sendable {
     let listening: ListeningAddress
     let resolvedURIs: ResolvedURICache
     let bodies: AssetListBodies
+    let tracking: TrackingService
 
     /// The route pattern, as the router reports it to the metrics middleware.
     static let routePattern = "/v1/asset-lists/{scope}/{break}.json"
@@ -218,7 +223,9 @@ struct AssetListAnswers: Sendable {
     /// The answer to a returning viewer of a VOD break, or `nil` to pass the request on.
     func answer(_ request: HTTPRequest) -> PreparedAnswer? {
         guard request.method == .get, let target = request.path, target.hasPrefix("/v1/asset-lists/vod-"),
-            request.headerFields[Self.sessionField] == nil, let parsed = Self.parse(target)
+            request.headerFields[Self.sessionField] == nil, let parsed = Self.parse(target),
+            !self.tracking.configuration.beacons, !self.tracking.configuration.requirePlan,
+            !target.contains(TrackingService.planParameter + "=")
         else { return nil }
         let start = ContinuousClock.now
         guard (try? self.playlists.vodBreak(asset: parsed.asset, breakID: parsed.breakID)) != nil,

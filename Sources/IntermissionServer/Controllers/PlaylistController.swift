@@ -8,6 +8,8 @@ import Hummingbird
 struct PlaylistController: Sendable {
     let playlists: PlaylistService
     let responses: ResponseCache
+    /// Viewer plans: a playlist requested with a plan token passes it on (see `PlanPlaylists`).
+    let tracking: TrackingService
 
     /// Adds the routes.
     func addRoutes(to router: Router<ServerRequestContext>) {
@@ -42,7 +44,11 @@ struct PlaylistController: Sendable {
         let scope = prefix + id
         // Read before rendering, so an invalidation while rendering keeps the answer out of the cache.
         let generation = self.responses.generation(of: scope)
+        let plan = try self.tracking.plan(of: request)
         let rendered = try await render(id, path)
+        if let token = request.uri.queryParameters[Substring(TrackingService.planParameter)] {
+            return self.tracking.planPlaylist(rendered, token: String(token), plan: plan)
+        }
         return self.answer(rendered, request, scope: scope, generation: generation)
     }
 

@@ -236,6 +236,8 @@ final class ResponseCache: Sendable {
             return target.hasPrefix("/live/") || target.hasPrefix("/vod/") ? target[...] : nil
         }
         let path = target[..<mark]
+        // A playlist for a viewer plan carries the plan's token on: never shared.
+        if target[mark...].contains(TrackingService.planParameter + "=") { return nil }
         if path.hasPrefix("/live/") {
             let query = target[mark...]
             return query.contains("_HLS_msn=") || query.contains("_HLS_part=") ? nil : path

@@ -60,9 +60,9 @@ public final class SQLiteAdStore: AdStore {
         case full
     }
 
-    private let pool: DatabasePool
+    let pool: DatabasePool
     private let writer: DecisionWriter
-    private let file: FileIdentity
+    let file: FileIdentity
     private let checkpointer: Checkpointer?
 
     /// How many decisions the store remembers by default (about 400 bytes each).
@@ -262,6 +262,9 @@ public final class SQLiteAdStore: AdStore {
                     ALTER TABLE decision_v3 RENAME TO decision;
                     """
             )
+        }
+        migrator.registerMigration("v4: tracking beacons") { db in
+            try db.execute(sql: Self.beaconTable)
         }
         return migrator
     }
@@ -824,7 +827,7 @@ private final class Checkpointer: Sendable {
 
 /// The device and inode of the database file when it was opened, to notice when the path no
 /// longer names that file.
-private struct FileIdentity: Sendable {
+struct FileIdentity: Sendable {
     let path: String
     let device: UInt64?
     let inode: UInt64?

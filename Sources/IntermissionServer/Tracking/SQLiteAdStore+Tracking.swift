@@ -1,0 +1,98 @@
+import AdInsertion
+import GRDB
+import HLSPlaylist
+
+extension SQLiteAdStore: TrackingStore {
+    /// The beacon table (migration "v4: tracking beacons"): one row per decision, slot and event,
+    /// with the number of duplicates that arrived after the first.
+    static let beaconTable = """
+        CREATE TABLE tracking_beacon (
+            viewer TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            break_id TEXT NOT NULL,
+            slot INTEGER NOT NULL,
+            event TEXT NOT NULL,
+            creative_id TEXT NOT NULL,
+            plan TEXT NOT NULL,
+            received_at_ms INTEGER NOT NULL,
+            duplicates INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (viewer, scope, break_id, slot, event)
+        ) WITHOUT ROWID;
+        CREATE INDEX tracking_beacon_by_break ON tracking_beacon (scope, break_id);
+        CREATE INDEX tracking_beacon_by_creative ON tracking_beacon (creative_id);
+        """
+
+    /// Records a beacon in one transaction, committed before it returns: a first beacon is
+    /// inserted, a duplicate adds one to the row's count (`INSERT … ON CONFLICT`, so concurrent
+    /// duplicates never make two rows, whichever connection or process writes them).
+    public func record(_ beacon: Beacon) async throws -> BeaconRecording {
+        if let problem = self.file.problem() { throw AdInsertionError(code: .storage, message: problem) }
+        let duplicates = try await self.pool.write { db -> Int in
+            try db.execute(
+                sql: """
+                    INSERT INTO tracking_beacon
+                        (viewer, scope, break_id, slot, event, creative_id, plan, received_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (viewer, scope, break_id, slot, event) DO UPDATE SET duplicates = duplicates + 1
+                    """,
+                arguments: [
+                    beacon.key.viewer, beacon.key.scope, beacon.key.breakID, beacon.key.slot,
+                    beacon.key.event.rawValue, beacon.creativeID, beacon.plan.rawValue,
+                    beacon.receivedAt.millisecondsSince1970,
+                ]
+            )
+            return try Int.fetchOne(
+                db,
+                sql:
+                    "SELECT duplicates FROM tracking_beacon WHERE viewer = ? AND scope = ? AND break_id = ? AND slot = ? AND event = ?",
+                arguments: [
+                    beacon.key.viewer, beacon.key.scope, beacon.key.breakID, beacon.key.slot,
+                    beacon.key.event.rawValue,
+                ]
+            ) ?? 0
+        }
+        if let problem = self.file.problem() { throw AdInsertionError(code: .storage, message: problem) }
+        return BeaconRecording(isNew: duplicates == 0, duplicates: duplicates)
+    }
+
+    /// Counts beacons by creative, plan and event.
+    public func beaconCounts(_ filter: BeaconReportFilter) async throws -> [BeaconCount] {
+        let (condition, arguments): (String, StatementArguments)
+        switch filter {
+        case .breakOf(let scope, let breakID):
+            (condition, arguments) = ("scope = ? AND break_id = ?", [scope, breakID])
+        case .creative(let id): (condition, arguments) = ("creative_id = ?", [id])
+        }
+        let rows = try self.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT creative_id, plan, event, COUNT(*) AS beacons, SUM(duplicates) AS duplicates
+                    FROM tracking_beacon WHERE \(condition) GROUP BY creative_id, plan, event
+                    """,
+                arguments: arguments
+            )
+        }
+        var lines: [BeaconCount] = []
+        for row in rows {
+            let plan: String = row["plan"]
+            let event: String = row["event"]
+            guard let plan = ViewerPlan(rawValue: plan), let event = TrackingEvent(rawValue: event) else { continue }
+            var scope = "*"
+            var breakID = "*"
+            if case .breakOf(let s, let b) = filter { (scope, breakID) = (s, b) }
+            lines.append(
+                BeaconCount(
+                    scope: scope,
+                    breakID: breakID,
+                    creativeID: row["creative_id"],
+                    plan: plan,
+                    event: event,
+                    beacons: row["beacons"],
+                    duplicates: row["duplicates"]
+                )
+            )
+        }
+        return BeaconCount.sorted(lines)
+    }
+}

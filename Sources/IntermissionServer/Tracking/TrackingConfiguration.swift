@@ -1,0 +1,35 @@
+import AdInsertion
+
+/// How the server signs beacon URLs and plan tokens, and forwards beacons to ad servers.
+public struct TrackingConfiguration: Sendable {
+    /// The HMAC-SHA256 key of beacon URLs and plan tokens (`tracking.key`).
+    ///
+    /// `nil`: a random key per
+    /// run, so beacon URLs handed out before a restart are refused after it, and plan tokens cannot
+    /// be minted.
+    public var key: [UInt8]?
+    /// Whether a multivariant or asset-list request without a plan token is refused with 403
+    /// (`tracking.requirePlan`); when not, a request without one gets plan A.
+    public var requirePlan: Bool = false
+    /// Whether asset-list entries carry `X-AD-CREATIVE-SIGNALING` with signed `/v1/track` URLs
+    /// (`tracking.beacons`).
+    public var beacons: Bool = false
+    /// Whether the playlists of a plan-B viewer carry no interstitial date ranges at all
+    /// (`tracking.planBRemovesInterstitials`); when not, they keep them and the asset lists come
+    /// back empty.
+    public var planBRemovesInterstitials: Bool = false
+    /// How many times a forward is tried in all (`tracking.forwardAttempts`, 1 to 20).
+    public var forwardAttempts: Int = 6
+    /// The wait before the first retry; each next wait doubles (`tracking.forwardRetryDelay`).
+    public var forwardRetryDelay: Duration = .milliseconds(500)
+    /// The most forwards waiting at once; past it, new ones are dropped and counted
+    /// (`tracking.forwardQueue`).
+    public var forwardQueueCapacity: Int = 10_000
+    /// How long an ad server has to answer one forward.
+    public var forwardTimeout: Duration = .seconds(5)
+
+    /// Creates a configuration with defaults.
+    public init(key: [UInt8]? = nil) {
+        self.key = key
+    }
+}

@@ -1,0 +1,194 @@
+import AdInsertion
+import AsyncHTTPClient
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+/// Beacons and plans: signs the tracking URLs written into asset lists, checks plan tokens,
+/// records beacons and hands them to the forwarder.
+struct TrackingService: Sendable {
+    let configuration: TrackingConfiguration
+    let signer: TokenSigner
+    let store: any TrackingStore
+    let forwarder: BeaconForwarder
+    let inventory: InventoryRegistry
+    let clock: any WallClock
+
+    /// The query parameter that carries a plan token (on the multivariant, media-playlist and
+    /// asset-list URLs).
+    static let planParameter = "plan"
+
+    /// The events written into every slot.
+    static let slotEvents: [TrackingEvent] = [
+        .impression, .start, .firstQuartile, .midpoint, .thirdQuartile, .complete, .clickTracking,
+    ]
+
+    init(
+        configuration: TrackingConfiguration,
+        store: any TrackingStore,
+        inventory: InventoryRegistry,
+        clock: any WallClock,
+        client: HTTPClient,
+        logger: Logger
+    ) {
+        self.configuration = configuration
+        self.signer = TokenSigner(key: configuration.key)
+        self.store = store
+        self.inventory = inventory
+        self.clock = clock
+        self.forwarder = BeaconForwarder(client: client, configuration: configuration, logger: logger)
+    }
+
+    /// The plan a request asks for through its `plan` token: plan A without one (unless a plan is
+    /// required), 403 for a token this server did not sign, an edited one or an expired one.
+    func plan(of request: Request) throws -> ViewerPlan {
+        let values = request.uri.queryParameters.getAll(Self.planParameter)
+        guard let token = values.first else {
+            if self.configuration.requirePlan {
+                throw APIError(.forbidden, code: "planRequired", message: "a signed plan token (?plan=…) is required")
+            }
+            return .a
+        }
+        guard values.count == 1 else {
+            throw APIError(.forbidden, code: "badPlanToken", message: "give one plan token, not \(values.count)")
+        }
+        switch self.signer.plan(ofToken: String(token), now: self.clock.now()) {
+        case .plan(let plan): return plan
+        case .expired: throw APIError(.forbidden, code: "planExpired", message: "the plan token has expired")
+        case .badSignature:
+            throw APIError(.forbidden, code: "badPlanToken", message: "the plan token is not one this server signed")
+        }
+    }
+
+    /// Adds `X-AD-CREATIVE-SIGNALING` to each entry of `list` (the entries of `decision`, in order):
+    /// one slot with the creative's ID and a signed `/v1/track/{token}/{event}` URL per event.
+    ///
+    /// - Parameter viewer: The decision's viewer, or for an anonymous request a fresh identifier
+    ///   of its own (so anonymous viewers' beacons are not merged).
+    func addSignaling(to list: inout AssetList, decision: AdDecision, viewer: String, plan: ViewerPlan, base: String?) {
+        var start = MediaTime.zero
+        let root = base ?? "/"
+        for (index, asset) in decision.assets.enumerated() where index < list.assets.count {
+            let token = self.signer.beaconToken(
+                .init(
+                    viewer: viewer,
+                    scope: decision.scope,
+                    breakID: decision.breakID,
+                    slot: index,
+                    creativeID: asset.creativeID,
+                    plan: plan
+                )
+            )
+            let tracking = Self.slotEvents.map { event in
+                CreativeSignaling.TrackingEvent(
+                    type: event.rawValue,
+                    offset: event.fraction.map { JSONNumber(MediaTime(seconds: asset.duration.seconds * $0)) },
+                    urls: [root + "v1/track/" + token + "/" + event.rawValue]
+                )
+            }
+            let slot = CreativeSignaling.Item(
+                type: "linear",
+                start: JSONNumber(start),
+                duration: JSONNumber(asset.duration),
+                identifiers: [CreativeSignaling.Identifier(scheme: "creativeId", value: asset.creativeID)],
+                tracking: tracking
+            )
+            list.assets[index].setCreativeSignaling(CreativeSignaling(payload: [slot]))
+            start = start + asset.duration
+        }
+    }
+
+    /// Plan C: once the first ad has played, the rest of the pod may be skipped (`SKIP-CONTROL`
+    /// `OFFSET` = the first ad's duration; skip control counts across the whole interstitial).
+    static func applySkipAfterFirst(to list: inout AssetList) {
+        guard list.assets.count > 1 else { return }
+        var skip = list.skipControl ?? AssetList.SkipControlOverride()
+        skip.offset = list.assets[0].duration
+        list.skipControl = skip
+    }
+
+    /// Records a beacon and, the first time, queues its forwards; answers when it is stored.
+    func track(token: String, event eventName: String, request: Request) async throws -> BeaconRecording {
+        guard let event = TrackingEvent(rawValue: eventName) else {
+            throw APIError.notFound(
+                "unknown tracking event: expected one of impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickTracking"
+            )
+        }
+        guard let slot = self.signer.slot(ofBeaconToken: token) else {
+            throw APIError(.forbidden, code: "badBeaconToken", message: "the beacon URL is not one this server signed")
+        }
+        let beacon = Beacon(
+            key: BeaconKey(
+                viewer: slot.viewer,
+                scope: slot.scope,
+                breakID: slot.breakID,
+                slot: slot.slot,
+                event: event
+            ),
+            creativeID: slot.creativeID,
+            plan: slot.plan,
+            receivedAt: self.clock.now()
+        )
+        let recording = try await self.store.record(beacon)
+        if recording.isNew {
+            let creative = await self.inventory.creatives.first { $0.id == slot.creativeID }
+            let urls = creative?.tracking?[event] ?? []
+            if !urls.isEmpty {
+                let ip =
+                    Self.header(request, "X-Device-IP")
+                    ?? Self.header(request, "X-Forwarded-For").map {
+                        String($0.prefix { $0 != "," }).trimmingCharacters(in: .whitespaces)
+                    }
+                let agent = Self.header(request, "X-Device-User-Agent") ?? Self.header(request, "User-Agent")
+                await self.forwarder.enqueue(
+                    urls.map { BeaconForwarder.Job(url: $0, deviceIP: ip, deviceUserAgent: agent) }
+                )
+            }
+        }
+        return recording
+    }
+
+    private static func header(_ request: Request, _ name: String) -> String? {
+        guard let field = HTTPField.Name(name), let value = request.headers[field], !value.isEmpty,
+            value.utf8.count <= 1024, value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F })
+        else { return nil }
+        return value
+    }
+}
+
+extension TrackingService {
+    /// The asset list of `decision` for a viewer of `plan`: URIs resolved against `base`, each entry
+    /// with its signaling when beacons are on, and plan C's skip control.
+    func body(of decision: AdDecision, plan: ViewerPlan, base: String?, resolving cache: ResolvedURICache) -> ByteBuffer
+    {
+        var list =
+            base.map { decision.assetList(resolvingAgainst: $0, cache: cache) }
+            ?? AssetList(assets: decision.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration) })
+        if self.configuration.beacons {
+            let viewer =
+                decision.viewer.isEmpty
+                ? "anonymous-" + String(UInt64.random(in: .min ... .max), radix: 16) : decision.viewer
+            self.addSignaling(to: &list, decision: decision, viewer: viewer, plan: plan, base: base)
+        }
+        if plan == .c { Self.applySkipAfterFirst(to: &list) }
+        return ByteBuffer(bytes: list.encode())
+    }
+}
+
+extension AssetListController {
+    /// The answer to a viewer of plan B: an empty pod (the player resumes by the break's rules at
+    /// once), decided for no one and stored nowhere.
+    static func noAds() -> Response {
+        var response = Response.bytes(
+            AssetList(assets: []).encode(),
+            contentType: "application/json",
+            cacheControl: "private, no-store"
+        )
+        response.headers[Self.decisionHeader] = "plan-b"
+        return response
+    }
+}
