@@ -195,15 +195,21 @@ private func count(_ report: JSONValue, creative: String, event: TrackingEvent, 
             }
             #expect(try await client.get("/v1/track/\(token)/pause").status == .notFound)
             let hostile = [
-                "/v1/track/" + String(repeating: "a", count: 100_000) + "/impression",
                 "/v1/track/%00/impression", "/v1/track/\(token)/%00", "/v1/track/%2e%2e/impression",
                 "/v1/track/\(token)/%2e%2e", "/v1/track/-9223372036854775808/start",
                 "/v1/admin/reports/breaks/vod-demo/%00", "/v1/admin/reports/creatives/%2e%2e",
-                "/v1/admin/reports/breaks/x/" + String(repeating: "b", count: 100_000),
             ]
             for target in hostile {
                 let answer = try await client.admin(.get, target)
                 #expect((400..<500).contains(answer.status.code), "\(target.prefix(60)): \(answer.status)")
+            }
+            let port = try #require(client.port)
+            let long = [
+                "/v1/track/" + String(repeating: "a", count: 100_000) + "/impression",
+                "/v1/admin/reports/breaks/x/" + String(repeating: "b", count: 100_000),
+            ]
+            for target in long {
+                #expect(try await statusOnFreshConnection(port: port, target, token: "secret") == 414)
             }
             // Nothing was stored by any of them.
             let byBreak = try await report(client, "breaks/vod-demo/midroll-1")
@@ -234,12 +240,14 @@ private func count(_ report: JSONValue, creative: String, event: TrackingEvent, 
                 "B" + token.dropFirst(),
                 PlanTokens.mint(.b, key: Array("another key".utf8)),
                 PlanTokens.mint(.b, key: trackingKey, expires: 1),
-                "B-0", "", String(repeating: "x", count: 100_000), "%00", "%2e%2e",
+                "B-0", "", "%00", "%2e%2e",
             ]
             for bad in forged {
                 let answer = try await client.get(midroll + "&_HLS_primary_id=pf&plan=" + bad)
                 #expect(answer.status == .forbidden, "\(bad.prefix(40)): \(answer.status)")
             }
+            let long = midroll + "&_HLS_primary_id=pf&plan=" + String(repeating: "x", count: 100_000)
+            #expect(try await statusOnFreshConnection(port: try #require(client.port), long) == 414)
         }
         configuration.tracking.requirePlan = true
         try await withServer(configuration) { client in
@@ -290,7 +298,9 @@ private func count(_ report: JSONValue, creative: String, event: TrackingEvent, 
             #expect(dateRangeLines(mediaA.text).count == 4)
             // The shared copy without a token is not the plan's.
             #expect(dateRangeLines(try await client.get("/vod/demo/prog.m3u8").text).count == 4)
-            for bad in ["B" + c.dropFirst(), "%00", "%2e%2e", String(repeating: "z", count: 100_000)] {
+            let long = "/vod/demo/main.m3u8?plan=" + String(repeating: "z", count: 100_000)
+            #expect(try await statusOnFreshConnection(port: try #require(client.port), long) == 414)
+            for bad in ["B" + c.dropFirst(), "%00", "%2e%2e"] {
                 let answer = try await client.get("/vod/demo/main.m3u8?plan=" + bad)
                 #expect(
                     answer.status == .forbidden || answer.status.code == 414 || answer.status.code == 431,
@@ -348,4 +358,15 @@ private func count(_ report: JSONValue, creative: String, event: TrackingEvent, 
             }
         }
     }
+}
+
+/// Sends one request for `target` on a connection of its own and returns the status: a target too
+/// long for the server (414) closes its connection, which must not be the test client's.
+func statusOnFreshConnection(port: Int, _ target: String, token: String? = nil) async throws -> Int {
+    let authorization = token.map { "Authorization: Bearer \($0)\r\n" } ?? ""
+    let answer = try await rawExchange(
+        port: port,
+        "GET \(target) HTTP/1.1\r\nHost: x\r\n\(authorization)Connection: close\r\n\r\n"
+    )
+    return answer.status
 }

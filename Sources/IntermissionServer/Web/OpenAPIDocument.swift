@@ -334,6 +334,82 @@ enum OpenAPIDocument {
                 "401": {$ref: "#/components/responses/Error"}
                 "403": {$ref: "#/components/responses/Error"}
                 "404": {$ref: "#/components/responses/Error"}
+          /v1/track/{token}/{event}:
+            parameters:
+              - name: token
+                in: path
+                required: true
+                description: The signed beacon token written into the asset list's X-AD-CREATIVE-SIGNALING
+                schema: {type: string, maxLength: 2048}
+              - name: event
+                in: path
+                required: true
+                schema:
+                  type: string
+                  enum: [impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickTracking]
+            get:
+              tags: [playback]
+              operationId: trackBeacon
+              summary: Records a beacon once (repeats are counted) and forwards it to the ad server
+              responses:
+                "204": {description: Recorded (X-Intermission-Duplicates says how many repeats came before)}
+                "400": {$ref: "#/components/responses/Error"}
+                "403": {$ref: "#/components/responses/Error"}
+                "404": {$ref: "#/components/responses/Error"}
+            post:
+              tags: [playback]
+              operationId: trackBeaconPost
+              summary: The same as GET, for clients that post beacons
+              responses:
+                "204": {description: Recorded}
+                "400": {$ref: "#/components/responses/Error"}
+                "403": {$ref: "#/components/responses/Error"}
+                "404": {$ref: "#/components/responses/Error"}
+          /v1/admin/reports/breaks/{scope}/{break}:
+            get:
+              tags: [admin]
+              operationId: breakReport
+              summary: Beacons received for one break, per creative, event and plan, with forwarding counts
+              security: [{bearerAuth: []}]
+              parameters:
+                - name: scope
+                  in: path
+                  required: true
+                  schema: {type: string, maxLength: 200}
+                - name: break
+                  in: path
+                  required: true
+                  schema: {$ref: "#/components/schemas/ID"}
+              responses:
+                "200":
+                  description: The report
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/BeaconReport"}
+                "400": {$ref: "#/components/responses/Error"}
+                "401": {$ref: "#/components/responses/Error"}
+                "403": {$ref: "#/components/responses/Error"}
+                "404": {$ref: "#/components/responses/Error"}
+          /v1/admin/reports/creatives/{creative}:
+            get:
+              tags: [admin]
+              operationId: creativeReport
+              summary: Beacons received for one creative, per break, event and plan
+              security: [{bearerAuth: []}]
+              parameters:
+                - name: creative
+                  in: path
+                  required: true
+                  schema: {$ref: "#/components/schemas/ID"}
+              responses:
+                "200":
+                  description: The report
+                  content:
+                    application/json:
+                      schema: {$ref: "#/components/schemas/BeaconReport"}
+                "400": {$ref: "#/components/responses/Error"}
+                "401": {$ref: "#/components/responses/Error"}
+                "403": {$ref: "#/components/responses/Error"}
         components:
           securitySchemes:
             bearerAuth:
@@ -373,6 +449,16 @@ enum OpenAPIDocument {
                 application/json:
                   schema: {$ref: "#/components/schemas/Error"}
           schemas:
+            BeaconReport:
+              type: object
+              required: [lines, beacons, duplicates, forwarding]
+              properties:
+                lines:
+                  type: array
+                  items: {type: object, additionalProperties: true}
+                beacons: {type: integer}
+                duplicates: {type: integer}
+                forwarding: {type: object, additionalProperties: true}
             ID:
               type: string
               minLength: 1
