@@ -213,7 +213,9 @@ extension TestResponse {
                 == true,
             "\(response.text)"
         )
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(4), "\(elapsed)")
+        // Under the full suite on two cores the answer has been seen 4+ s after the 1 s timeout
+        // (CI); what matters is that it is a 502 about the timeout, not a hang.
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(8), "\(elapsed)")
     }
 
     /// A refused connection is a 502 at once, not after the timeout.

@@ -67,8 +67,13 @@ struct TrackingService: Sendable {
     /// Adds `X-AD-CREATIVE-SIGNALING` to each entry of `list` (the entries of `decision`, in order):
     /// one slot with the creative's ID and a signed `/v1/track/{token}/{event}` URL per event.
     ///
-    /// - Parameter viewer: The decision's viewer, or for an anonymous request a fresh identifier
-    ///   of its own (so anonymous viewers' beacons are not merged).
+    /// - Parameters:
+    ///   - list: The asset list to sign.
+    ///   - decision: The decision the list was made from.
+    ///   - viewer: The decision's viewer, or for an anonymous request a fresh identifier of its own
+    ///     (so anonymous viewers' beacons are not merged).
+    ///   - plan: The viewer's plan, carried in each beacon's token.
+    ///   - base: The server's public base URL for the beacon URLs, or `nil` for root-relative ones.
     func addSignaling(to list: inout AssetList, decision: AdDecision, viewer: String, plan: ViewerPlan, base: String?) {
         var start = MediaTime.zero
         let root = base ?? "/"
