@@ -46,7 +46,9 @@ enum TestPostgres {
         }
         try await connection.close()
         let credentials = base.password.map { "\(base.user):\($0)" } ?? base.user
-        let query = options.isEmpty ? "" : "?" + options
+        // A long request timeout: in the full suite on two cores, the store's first requests have
+        // waited more than the default 5 s for a connection.
+        let query = "?timeout=120" + (options.isEmpty ? "" : "&" + options)
         return "postgres://\(credentials)@\(base.host):\(base.port)/\(name)\(query)"
     }
 }
@@ -307,7 +309,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// Database URLs from outside: every malformed one is refused with a message that says why.
 @Suite struct DatabaseURLTests {
     @Test func aFullURLIsRead() throws {
-        let url = try PostgresURL(parsing: "postgresql://ann:p%40ss%3A@[::1]:6543/ads?pool=5&reread=0.5&listen=off")
+        let url = try PostgresURL(
+            parsing: "postgresql://ann:p%40ss%3A@[::1]:6543/ads?pool=5&reread=0.5&listen=off&timeout=2.5"
+        )
+        #expect(url.timeout == .milliseconds(2500))
         #expect(url.user == "ann" && url.password == "p@ss:" && url.host == "::1" && url.port == 6543)
         #expect(url.database == "ads" && url.poolSize == 5 && url.reread == .milliseconds(500) && !url.listen)
         let plain = try PostgresURL(parsing: "postgres://intermission@127.0.0.1/intermission")
@@ -337,6 +342,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         ("postgres://u@h/db?pool=99999999999999999999", "pool must be"),
         ("postgres://u@h/db?reread=nan", "reread must be"),
         ("postgres://u@h/db?reread=1e308", "reread must be"),
+        ("postgres://u@h/db?timeout=0", "timeout must be"),
+        ("postgres://u@h/db?timeout=601", "timeout must be"),
+        ("postgres://u@h/db?timeout=nan", "timeout must be"),
+        ("postgres://u@h/db?timeout=-9223372036854775808", "timeout must be"),
         ("postgres://u@h/db?color=red", "unknown option"),
         ("postgres://u@h\u{7F}/db", "control character"),
         ("postgres://u@h/" + String(repeating: "d", count: 100_000), "longer than 4096 bytes"),

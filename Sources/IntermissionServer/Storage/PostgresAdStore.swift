@@ -91,8 +91,9 @@ public final class PostgresAdStore: AdStore {
     // MARK: - Lifecycle
 
     /// How long one request may take (waiting for a connection included) before it fails with a
-    /// storage error, so that an unreachable database never holds a viewer's request.
-    static let requestDeadline: Duration = .seconds(5)
+    /// storage error, so that an unreachable database never holds a viewer's request
+    /// (``PostgresURL/timeout``, 5 s unless configured).
+    var requestDeadline: Duration { self.settings.timeout }
 
     /// Runs `body` unless the store is closed, counting it as in flight, and fails it after
     /// ``requestDeadline``.
@@ -119,14 +120,14 @@ public final class PostgresAdStore: AdStore {
             return try await withThrowingTaskGroup(of: T?.self) { group in
                 group.addTask { try await body() }
                 group.addTask {
-                    try await Task.sleep(for: Self.requestDeadline)
+                    try await Task.sleep(for: self.requestDeadline)
                     return nil
                 }
                 defer { group.cancelAll() }
                 guard let first = try await group.next(), let value = first else {
                     throw AdInsertionError(
                         code: .storage,
-                        message: "PostgreSQL did not answer within \(Self.requestDeadline); nothing was stored"
+                        message: "PostgreSQL did not answer within \(self.requestDeadline); nothing was stored"
                     )
                 }
                 return value

@@ -11,6 +11,8 @@
 ///   `NOTIFY` is missed (0.1 through 3600, default 1; keep it under the channels' target duration).
 /// - `listen=on|off`: whether to `LISTEN` for other instances' break changes (default `on`; `off`
 ///   leaves only the periodic re-read).
+/// - `timeout=SECONDS`: how long one request may take, waiting for a connection included, before
+///   it fails with a storage error (1 through 600, default 5).
 /// - `sslmode=disable`: the only mode; the store speaks plain TCP (loopback or a private network).
 struct PostgresURL: Sendable, Equatable {
     /// The user name to log in as.
@@ -29,6 +31,8 @@ struct PostgresURL: Sendable, Equatable {
     var reread: Duration = .seconds(1)
     /// Whether to listen for break changes.
     var listen = true
+    /// How long one request may take before it fails.
+    var timeout: Duration = .seconds(5)
 
     /// Whether `text` names a PostgreSQL database (its scheme, in any case, is `postgres` or
     /// `postgresql`).
@@ -150,6 +154,12 @@ struct PostgresURL: Sendable, Equatable {
                 throw failure("reread must be a number of seconds from 0.1 to 3600")
             }
             self.reread = .milliseconds(Int64((seconds * 1000).rounded()))
+        case "timeout":
+            guard value.count <= 12, let seconds = Double(value), seconds.isFinite, (1...600).contains(seconds)
+            else {
+                throw failure("timeout must be a number of seconds from 1 to 600")
+            }
+            self.timeout = .milliseconds(Int64((seconds * 1000).rounded()))
         case "listen":
             guard value == "on" || value == "off" else { throw failure("listen must be on or off") }
             self.listen = value == "on"
@@ -160,7 +170,7 @@ struct PostgresURL: Sendable, Equatable {
                 )
             }
         default:
-            throw failure("unknown option '\(name.prefix(32))' (pool, reread, listen, sslmode)")
+            throw failure("unknown option '\(name.prefix(32))' (pool, reread, listen, timeout, sslmode)")
         }
     }
 
