@@ -202,14 +202,16 @@ struct ControllerAndMonitorTests {
                 return .json(assetList(base, ["red"]))
             }
             site.serveWaiting("/lists/stuck.json") { _ in
-                try? await Task.sleep(for: .seconds(5))
+                try? await Task.sleep(for: .seconds(12))
                 return .json(assetList(base, ["green"]))
             }
+            // The timeout leaves room for a starved loopback fetch in the full parallel suite on
+            // two cores (1.5 s was once not enough for the 0.4 s list); the stuck list stays far out.
             var configuration = Player.Configuration()
-            configuration.interstitialRequestTimeout = .milliseconds(1500)
+            configuration.interstitialRequestTimeout = .seconds(4)
             let player = try await play(base + "/vod/prog.m3u8", configuration: configuration)
             let log = await player.log
-            // 0.4 s is within the timeout: the ad plays; 5 s is not: that break is cancelled.
+            // 0.4 s is within the timeout: the ad plays; 12 s is not: that break is cancelled.
             #expect(
                 summaries(log) == [
                     "list:slow", "current:slow", "asset:slow#0", "finished:slow", "current:nil", "resumed@4.0",
