@@ -22,6 +22,8 @@ struct AssetListController: Sendable {
     let resolvedURIs: ResolvedURICache
     /// Encoded answers of the pods decided lately (shared with ``AssetListAnswers``).
     let bodies: AssetListBodies
+    /// Asks the presentations' VAST ad servers (see `AssetListController+AdServer.swift`).
+    var adServers = AdServerClient()
 
     /// Adds the route.
     func addRoutes(to router: Router<ServerRequestContext>) {
@@ -73,6 +75,21 @@ struct AssetListController: Sendable {
                 throw APIError.notFound("channel '\(scope.name)' has no break '\(breakID)' within an hour of now")
             }
             duration = liveBreak.effectiveDuration
+        }
+        if let settings = self.adServerSettings(for: scope),
+            let response = await self.adServerAnswer(
+                request,
+                context: context,
+                settings: settings,
+                scope: scope,
+                breakID: breakID,
+                viewer: viewer,
+                duration: duration,
+                startOffset: startOffset,
+                now: now
+            )
+        {
+            return response
         }
         let service = AdDecisionService(
             decider: await self.inventory.decider,
