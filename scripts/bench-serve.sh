@@ -26,9 +26,11 @@
 #      playlist routes run at each; the other routes at the first), DECISIONS (default 1: 0 skips
 #      the asset-list runs), NGINX (the nginx binary, default nginx), ONLY (`decisions`: only the
 #      asset-list runs, no nginx routes), SYNCHRONOUS (`full`: the store flushes every commit to the
-#      disk, `?synchronous=full`; default the store's own, `normal`).
+#      disk, `?synchronous=full`; default the store's own, `normal`); ONLY=vast runs
+#      scripts/bench-vast.sh instead (decisions with a VAST ad server on loopback).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+if [ "${ONLY:-}" = vast ]; then exec scripts/bench-vast.sh "$@"; fi
 duration=${1:-5s}
 port=${PORT:-18181}
 nginx_port=${NGINX_PORT:-18180}

@@ -110,11 +110,11 @@ struct VASTDecodingTests {
         #expect(document.breaks[0].adTagURI == "http://ads.test/vast/inline.xml")
         #expect(document.breaks[1].vast?.ads.first?.id == "embedded")
         let positions = document.vodPositions(presentationDuration: MediaTime(seconds: 3600))
-        #expect(positions.map(\.id) == ["preroll", "midroll-1", "half", "postroll"])
-        #expect(positions.map(\.position) == [.preRoll, .midRoll(MediaTime(seconds: 600)), .midRoll(MediaTime(seconds: 1800)), .postRoll])
+        #expect(positions.map { $0.id } == ["preroll", "midroll-1", "half", "postroll"])
+        #expect(positions.map { $0.position } == [.preRoll, .midRoll(MediaTime(seconds: 600)), .midRoll(MediaTime(seconds: 1800)), .postRoll])
         // A time past the end of a short presentation is left out.
         let short = document.vodPositions(presentationDuration: MediaTime(seconds: 300))
-        #expect(short.map(\.id) == ["preroll", "half", "postroll"])
+        #expect(short.map { $0.id } == ["preroll", "half", "postroll"])
         #expect(VMAPDecoder.timeOffset("100%") == .percentage(100))
         #expect(VMAPDecoder.timeOffset("nan%") == nil && VMAPDecoder.timeOffset("101%") == nil)
     }

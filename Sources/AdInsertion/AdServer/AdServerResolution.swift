@@ -204,7 +204,7 @@ public struct AdServerResolution: Sendable, Hashable {
     /// document order, each kept if it still fits in the break.
     public func pod(_ ads: [ResolvedAd]) -> [ResolvedAd] {
         let sequenced = ads.filter { $0.sequence != nil }.sorted { a, b in
-            if a.sequence != b.sequence { return a.sequence! < b.sequence! }
+            if a.sequence != b.sequence { return (a.sequence ?? 0) < (b.sequence ?? 0) }
             return a.order.lexicographicallyPrecedes(b.order)
         }
         let alone = ads.filter { $0.sequence == nil }.sorted { $0.order.lexicographicallyPrecedes($1.order) }
