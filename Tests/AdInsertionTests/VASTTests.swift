@@ -47,9 +47,10 @@ struct VASTDecodingTests {
     func durations() {
         #expect(VASTDecoder.duration("00:00:15") == MediaTime(seconds: 15))
         #expect(VASTDecoder.duration("01:02:03.250") == MediaTime(milliseconds: 3_723_250))
-        for bad in ["1e308", "15", "00:00:60", "24:00:00", "-1:00:00", "00:00:1", "00:00:15.", "00:00:15.1234567890",
-            "nan", "00:00:1\u{0}", String(repeating: "9", count: 100_000)]
-        {
+        for bad in [
+            "1e308", "15", "00:00:60", "24:00:00", "-1:00:00", "00:00:1", "00:00:15.", "00:00:15.1234567890",
+            "nan", "00:00:1\u{0}", String(repeating: "9", count: 100_000),
+        ] {
             #expect(VASTDecoder.duration(bad) == nil, "\(bad.prefix(20))")
         }
     }
@@ -111,7 +112,11 @@ struct VASTDecodingTests {
         #expect(document.breaks[1].vast?.ads.first?.id == "embedded")
         let positions = document.vodPositions(presentationDuration: MediaTime(seconds: 3600))
         #expect(positions.map { $0.id } == ["preroll", "midroll-1", "half", "postroll"])
-        #expect(positions.map { $0.position } == [.preRoll, .midRoll(MediaTime(seconds: 600)), .midRoll(MediaTime(seconds: 1800)), .postRoll])
+        #expect(
+            positions.map { $0.position } == [
+                .preRoll, .midRoll(MediaTime(seconds: 600)), .midRoll(MediaTime(seconds: 1800)), .postRoll,
+            ]
+        )
         // A time past the end of a short presentation is left out.
         let short = document.vodPositions(presentationDuration: MediaTime(seconds: 300))
         #expect(short.map { $0.id } == ["preroll", "half", "postroll"])
@@ -168,7 +173,8 @@ struct AdServerResolutionTests {
         )
         #expect(
             t.events["start"] == [
-                "http://ads.test/beacon/w1-start", "http://ads.test/beacon/w2-start", "http://ads.test/beacon/inline-start",
+                "http://ads.test/beacon/w1-start", "http://ads.test/beacon/w2-start",
+                "http://ads.test/beacon/inline-start",
             ]
         )
         #expect(t.events["complete"]?.count == 3)
@@ -208,7 +214,11 @@ struct AdServerResolutionTests {
         let failure = self.resolution.failed(pending, code: .wrapperTimeout, reason: "refused")
         #expect(failure.filledURLs(cacheBuster: "7") == ["http://ads.test/beacon/wrapper-dead-error?code=301"])
         #expect(
-            AdServerResolution.fill("http://x/e?c=%5BERRORCODE%5D&r=[CACHEBUSTING]", code: .wrapperLimit, cacheBuster: "42")
+            AdServerResolution.fill(
+                "http://x/e?c=%5BERRORCODE%5D&r=[CACHEBUSTING]",
+                code: .wrapperLimit,
+                cacheBuster: "42"
+            )
                 == "http://x/e?c=302&r=42"
         )
     }

@@ -23,7 +23,9 @@ struct AdServerStorageTests {
         )
         var made = decision(key, creative: "UAID-1")
         made.assets[0].tracking = tracking
-        made.assets.append(AdDecision.Asset(creativeID: "local", uri: "/ads/local.m3u8", duration: MediaTime(seconds: 5)))
+        made.assets.append(
+            AdDecision.Asset(creativeID: "local", uri: "/ads/local.m3u8", duration: MediaTime(seconds: 5))
+        )
         let first = try SQLiteAdStore(path: path)
         try await first.migrate()
         _ = try await first.findOrCreateDecision(key, recentSince: nil) { _ in made }
@@ -34,7 +36,10 @@ struct AdServerStorageTests {
         #expect(read?.assets.map(\.tracking) == [tracking, nil])
         try await second.close()
         let encoded = String(decoding: try JSONEncoder().encode(made.assets), as: UTF8.self)
-        #expect(try JSONDecoder().decode([AdDecision.Asset].self, from: Data(SQLiteAdStore.assetsText(made.assets).utf8)) == made.assets)
+        #expect(
+            try JSONDecoder().decode([AdDecision.Asset].self, from: Data(SQLiteAdStore.assetsText(made.assets).utf8))
+                == made.assets
+        )
         #expect(encoded.contains("\"tracking\""))
     }
 }

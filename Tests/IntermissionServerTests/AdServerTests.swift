@@ -87,8 +87,11 @@ struct AdServerTests {
         return configuration
     }
 
-    func list(_ client: any TestClientProtocol, viewer: String = "v1", headers: HTTPFields = [:]) async throws -> AssetList
-    {
+    func list(
+        _ client: any TestClientProtocol,
+        viewer: String = "v1",
+        headers: HTTPFields = [:]
+    ) async throws -> AssetList {
         let response = try await client.get(
             "/v1/asset-lists/vod-demo/pod.json?_HLS_interstitial_id=pod&_HLS_primary_id=\(viewer)",
             headers: headers
@@ -112,20 +115,25 @@ struct AdServerTests {
                     headers: [HTTPField.Name("X-Device-IP")!: "203.0.113.9", .userAgent: "AppleCoreMedia/1.0"]
                 )
                 #expect(
-                    list.assets.map(\.uri) == ["pod-first", "pod-second", "pod-third", "filler"].map {
-                        "\(base)/media/\($0).m3u8"
-                    }
+                    list.assets.map(\.uri)
+                        == ["pod-first", "pod-second", "pod-third", "filler"].map {
+                            "\(base)/media/\($0).m3u8"
+                        }
                 )
                 #expect(list.assets.map(\.duration.seconds) == [10, 10, 10, 10.5])
                 // Asked again: the stored pod, and the ad server is not asked again.
                 let again = try await self.list(client)
                 #expect(again.assets.map(\.uri) == list.assets.map(\.uri))
                 let hits = await log.hits
-                #expect(hits.filter { $0.hasPrefix("device pod.xml") } == ["device pod.xml 203.0.113.9 AppleCoreMedia/1.0"])
+                #expect(
+                    hits.filter { $0.hasPrefix("device pod.xml") } == ["device pod.xml 203.0.113.9 AppleCoreMedia/1.0"]
+                )
                 let decision = try await store.decision(
                     for: DecisionKey(viewer: "v1", scope: "vod-demo", breakID: "pod")
                 )
-                #expect(decision?.assets.map(\.creativeID) == ["UAID-FIRST", "UAID-SECOND", "UAID-THIRD", "UAID-FILLER"])
+                #expect(
+                    decision?.assets.map(\.creativeID) == ["UAID-FIRST", "UAID-SECOND", "UAID-THIRD", "UAID-FILLER"]
+                )
                 #expect(decision?.assets.first?.tracking?.impression == ["\(base)/beacon/pod-first-impression"])
             }
         }
@@ -140,14 +148,19 @@ struct AdServerTests {
                 let list = try await self.list(client)
                 #expect(list.assets.map(\.uri) == ["\(base)/media/inline-1200.m3u8"])
                 #expect(list.assets.map(\.duration.seconds) == [15])
-                let decision = try await store.decision(for: DecisionKey(viewer: "v1", scope: "vod-demo", breakID: "pod"))
+                let decision = try await store.decision(
+                    for: DecisionKey(viewer: "v1", scope: "vod-demo", breakID: "pod")
+                )
                 let tracking = try #require(decision?.assets.first?.tracking)
                 #expect(
-                    tracking.impression == ["w1-impression", "w2-impression", "inline-impression"].map {
-                        "\(base)/beacon/\($0)"
-                    }
+                    tracking.impression
+                        == ["w1-impression", "w2-impression", "inline-impression"].map {
+                            "\(base)/beacon/\($0)"
+                        }
                 )
-                #expect(tracking.events["start"] == ["w1-start", "w2-start", "inline-start"].map { "\(base)/beacon/\($0)" })
+                #expect(
+                    tracking.events["start"] == ["w1-start", "w2-start", "inline-start"].map { "\(base)/beacon/\($0)" }
+                )
                 #expect(tracking.error.count == 3)
                 #expect(decision?.assets.first?.creativeID == "UAID-INLINE")
             }
@@ -208,7 +221,10 @@ struct AdServerTests {
             }
             // The loop: the same wrapper's error URL, once per level it was reached at (6), each 302.
             let loops = await log.wait { $0.filter { $0.hasPrefix("beacon loop-error") }.count >= 6 }
-            #expect(loops.filter { $0.hasPrefix("beacon loop-error") } == Array(repeating: "beacon loop-error?code=302", count: 6))
+            #expect(
+                loops.filter { $0.hasPrefix("beacon loop-error") }
+                    == Array(repeating: "beacon loop-error?code=302", count: 6)
+            )
         }
     }
 

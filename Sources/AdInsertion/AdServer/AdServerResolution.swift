@@ -117,7 +117,11 @@ public struct AdServerResolution: Sendable, Hashable {
                     )
                 } else if let parent, !parent.followsAdditionalWrappers {
                     walk.failures.append(
-                        Failure(code: .wrapper, urls: carried.error, reason: "a wrapper that allows no further wrapper led to one")
+                        Failure(
+                            code: .wrapper,
+                            urls: carried.error,
+                            reason: "a wrapper that allows no further wrapper led to one"
+                        )
                     )
                 } else {
                     walk.pending.append(
@@ -168,7 +172,14 @@ public struct AdServerResolution: Sendable, Hashable {
             let tracking = inherited.adding(own).adding(AdTracking.of(ad, creatives: [creative]).droppingAdLevel())
             let id = creative.universalAdID ?? creative.id ?? creative.adID ?? ad.id ?? file.url
             return .success(
-                ResolvedAd(creativeID: id, uri: file.url, duration: duration, sequence: nil, tracking: tracking, order: [])
+                ResolvedAd(
+                    creativeID: id,
+                    uri: file.url,
+                    duration: duration,
+                    sequence: nil,
+                    tracking: tracking,
+                    order: []
+                )
             )
         }
         return .failure(

@@ -210,7 +210,9 @@ public enum MarkupTree {
         /// Decodes the entity at `position` (`&amp;`, `&#38;`, `&#x26;`).
         mutating func entity() throws(MarkupError) -> [UInt8] {
             var end = self.position + 1
-            while end < self.bytes.count && end - self.position <= 12 && self.bytes[end] != UInt8(ascii: ";") { end += 1 }
+            while end < self.bytes.count && end - self.position <= 12 && self.bytes[end] != UInt8(ascii: ";") {
+                end += 1
+            }
             guard end < self.bytes.count, self.bytes[end] == UInt8(ascii: ";") else {
                 throw self.fail("'&' that starts no entity (write &amp;)")
             }
@@ -256,7 +258,9 @@ public enum MarkupTree {
         }
 
         mutating func skipSpace() {
-            while self.position < self.bytes.count && MarkupTree.isSpace(self.bytes[self.position]) { self.position += 1 }
+            while self.position < self.bytes.count && MarkupTree.isSpace(self.bytes[self.position]) {
+                self.position += 1
+            }
         }
 
         /// A start tag; returns the element when it closes the root (`<VAST/>`).
@@ -282,7 +286,8 @@ public enum MarkupTree {
                     return nil
                 }
                 if byte == UInt8(ascii: "/") {
-                    guard self.position + 1 < self.bytes.count, self.bytes[self.position + 1] == UInt8(ascii: ">") else {
+                    guard self.position + 1 < self.bytes.count, self.bytes[self.position + 1] == UInt8(ascii: ">")
+                    else {
                         throw self.fail("'/' in <\(name)> not followed by '>'")
                     }
                     self.position += 2
@@ -302,7 +307,9 @@ public enum MarkupTree {
                 self.position += 1
                 var value: [UInt8] = []
                 while true {
-                    guard self.position < self.bytes.count else { throw self.fail("attribute \(attribute) is not closed") }
+                    guard self.position < self.bytes.count else {
+                        throw self.fail("attribute \(attribute) is not closed")
+                    }
                     let c = self.bytes[self.position]
                     if c == quote { break }
                     if c == UInt8(ascii: "<") { throw self.fail("'<' in attribute \(attribute)") }
@@ -310,7 +317,9 @@ public enum MarkupTree {
                         value += try self.entity()
                         continue
                     }
-                    if c < 0x20 && !MarkupTree.isSpace(c) { throw self.fail("control character \(c) in attribute \(attribute)") }
+                    if c < 0x20 && !MarkupTree.isSpace(c) {
+                        throw self.fail("control character \(c) in attribute \(attribute)")
+                    }
                     value.append(c)
                     self.position += 1
                 }

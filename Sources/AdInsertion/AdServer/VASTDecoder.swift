@@ -29,7 +29,11 @@ public enum VASTDecoder {
     /// Decodes a parsed `VAST` element (also the one inside a VMAP `VASTAdData`).
     public static func decode(_ root: MarkupElement) throws(VASTError) -> (VASTDocument, [VASTDiagnostic]) {
         guard root.name == "VAST" else {
-            throw VASTError(code: .schemaValidation, message: "the root element is <\(root.name)>, not <VAST>", line: root.line)
+            throw VASTError(
+                code: .schemaValidation,
+                message: "the root element is <\(root.name)>, not <VAST>",
+                line: root.line
+            )
         }
         var diagnostics: [VASTDiagnostic] = []
         var document = VASTDocument(version: root.attributes["version"])
@@ -60,7 +64,8 @@ public enum VASTDecoder {
                 diagnostics.append(
                     VASTDiagnostic(
                         rule: "vast.sequence",
-                        message: "sequence \(Self.shown(text)) is not a number from 1 to 10000; the ad is read as stand-alone",
+                        message:
+                            "sequence \(Self.shown(text)) is not a number from 1 to 10000; the ad is read as stand-alone",
                         line: element.line,
                         fix: "write sequence as a positive integer"
                     )
@@ -118,7 +123,9 @@ public enum VASTDecoder {
         var creative = VASTCreative(id: element.attributes["id"], adID: element.attributes["adId"])
         if let universal = element.child("UniversalAdId") {
             let text = universal.trimmedText
-            if !text.isEmpty && text.lowercased() != "unknown" && text.utf8.count <= 256 { creative.universalAdID = text }
+            if !text.isEmpty && text.lowercased() != "unknown" && text.utf8.count <= 256 {
+                creative.universalAdID = text
+            }
         }
         guard let linear = element.child("Linear") else { return creative }
         var result = VASTLinear()
@@ -128,7 +135,8 @@ public enum VASTDecoder {
                 diagnostics.append(
                     VASTDiagnostic(
                         rule: "vast.duration",
-                        message: "Duration \(Self.shown(duration.trimmedText)) is not HH:MM:SS or HH:MM:SS.mmm within a day",
+                        message:
+                            "Duration \(Self.shown(duration.trimmedText)) is not HH:MM:SS or HH:MM:SS.mmm within a day",
                         line: duration.line,
                         fix: "write the creative's duration as HH:MM:SS.mmm"
                     )
@@ -214,7 +222,8 @@ public enum VASTDecoder {
             diagnostics.append(
                 VASTDiagnostic(
                     rule: "vast.url",
-                    message: "<\(element.name)> holds \(Self.shown(text)), not an http(s) URL of at most \(Self.maximumURLBytes) bytes; it is dropped",
+                    message:
+                        "<\(element.name)> holds \(Self.shown(text)), not an http(s) URL of at most \(Self.maximumURLBytes) bytes; it is dropped",
                     line: element.line,
                     fix: "write an absolute http(s) URL without spaces"
                 )
@@ -230,7 +239,9 @@ public enum VASTDecoder {
 
     /// Text for a message: at most 40 characters, control characters escaped.
     static func shown(_ text: String) -> String {
-        let head = text.unicodeScalars.prefix(40).map { $0.value < 0x20 ? "\\u{\(String($0.value, radix: 16))}" : String($0) }
+        let head = text.unicodeScalars.prefix(40).map {
+            $0.value < 0x20 ? "\\u{\(String($0.value, radix: 16))}" : String($0)
+        }
         return "'" + head.joined() + (text.unicodeScalars.count > 40 ? "…'" : "'")
     }
 }

@@ -12,7 +12,9 @@ public struct VMAPDocument: Sendable, Hashable {
 
     /// The breaks placed on a presentation of `duration`: `start` is a pre-roll, `end` (and 100%)
     /// a post-roll, a time or a percentage a mid-roll; ordinal positions (`#n`) and times past the
-    /// end are left out. Breaks that fall at the same place keep the first.
+    /// end are left out.
+    ///
+    /// Breaks that fall at the same place keep the first.
     public func vodPositions(presentationDuration duration: MediaTime) -> [(id: String, position: VODBreakPosition)] {
         var result: [(id: String, position: VODBreakPosition)] = []
         var seen: Set<VODBreakPosition> = []
@@ -104,7 +106,11 @@ public enum VMAPDecoder {
             throw VASTError(code: .xmlParsing, message: error.message, line: error.line)
         }
         guard root.name == "VMAP" else {
-            throw VASTError(code: .schemaValidation, message: "the root element is <\(root.name)>, not <VMAP>", line: root.line)
+            throw VASTError(
+                code: .schemaValidation,
+                message: "the root element is <\(root.name)>, not <VMAP>",
+                line: root.line
+            )
         }
         var diagnostics: [VASTDiagnostic] = []
         var document = VMAPDocument()
@@ -138,7 +144,12 @@ public enum VMAPDecoder {
                         diagnostics += found
                     } catch {
                         diagnostics.append(
-                            VASTDiagnostic(rule: "vmap.vast", message: error.message, line: error.line, fix: "fix the inline VAST")
+                            VASTDiagnostic(
+                                rule: "vmap.vast",
+                                message: error.message,
+                                line: error.line,
+                                fix: "fix the inline VAST"
+                            )
                         )
                     }
                 }

@@ -16,7 +16,9 @@ extension AssetListController {
 
     /// The fields of the viewer's device sent to the ad server: `X-Device-IP` (from the request's
     /// own `X-Device-IP`, else the first `X-Forwarded-For` address) and `X-Device-User-Agent` (the
-    /// request's `X-Device-User-Agent`, else its `User-Agent`). Each value is at most 512 bytes of
+    /// request's `X-Device-User-Agent`, else its `User-Agent`).
+    ///
+    /// Each value is at most 512 bytes of
     /// printable ASCII; others are not sent.
     static func deviceFields(of request: Request) -> [(name: String, value: String)] {
         func field(_ name: String) -> String? {
@@ -91,11 +93,17 @@ extension AssetListController {
         for failure in outcome.failures {
             context.logger.info(
                 "ad server",
-                metadata: ["scope": "\(scope)", "break": "\(breakID)", "vast_error": "\(failure.code)", "reason": "\(failure.reason)"]
+                metadata: [
+                    "scope": "\(scope)", "break": "\(breakID)", "vast_error": "\(failure.code)",
+                    "reason": "\(failure.reason)",
+                ]
             )
         }
         if let problem = outcome.problem {
-            context.logger.warning("ad server unusable; local inventory", metadata: ["scope": "\(scope)", "problem": "\(problem)"])
+            context.logger.warning(
+                "ad server unusable; local inventory",
+                metadata: ["scope": "\(scope)", "problem": "\(problem)"]
+            )
         }
         guard !outcome.ads.isEmpty else {
             self.metrics.decision(kind: scope.kind.rawValue, result: "adserver-fallback", assets: 0)
