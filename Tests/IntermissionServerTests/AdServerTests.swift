@@ -196,7 +196,8 @@ struct AdServerTests {
             let store = InMemoryAdStore()
             let configuration = try self.configuration(base: base, template: "/fail", store: store)
             try await withServer(configuration) { client in
-                #expect(try await self.list(client).assets.isEmpty)
+                let answered = try await self.list(client)
+                #expect(answered.assets.isEmpty)
             }
         }
     }
@@ -214,7 +215,8 @@ struct AdServerTests {
                 let store = InMemoryAdStore()
                 let configuration = try self.configuration(base: base, template: template, store: store)
                 try await withServer(configuration) { client in
-                    #expect(try await self.list(client).assets.isEmpty, "\(template)")
+                    let answered = try await self.list(client)
+                #expect(answered.assets.isEmpty, "\(template)")
                 }
                 let hits = await log.wait { $0.contains(expected) }
                 #expect(hits.contains(expected), "\(template)")
@@ -239,7 +241,8 @@ struct AdServerTests {
                 store: store
             )
             try await withServer(configuration) { client in
-                #expect(try await self.list(client).assets.isEmpty)
+                let answered = try await self.list(client)
+                #expect(answered.assets.isEmpty)
             }
             let hits = await log.wait { $0.contains("beacon wrapper-slow-error?code=301") }
             #expect(hits.contains("beacon wrapper-slow-error?code=301"))
@@ -253,7 +256,8 @@ struct AdServerTests {
                 let store = InMemoryAdStore()
                 let configuration = try self.configuration(base: base, template: template, store: store)
                 try await withServer(configuration) { client in
-                    #expect(try await self.list(client).assets.isEmpty, "\(template)")
+                    let answered = try await self.list(client)
+                #expect(answered.assets.isEmpty, "\(template)")
                 }
             }
         }

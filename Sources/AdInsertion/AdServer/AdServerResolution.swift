@@ -79,6 +79,9 @@ public struct AdServerResolution: Sendable, Hashable {
         public var pending: [Pending] = []
         /// The failures to report.
         public var failures: [Failure] = []
+
+        /// Creates an empty walk.
+        public init() {}
     }
 
     /// Walks a response: `parent` is the wrapper it answers, `nil` for the ad server's own answer.
