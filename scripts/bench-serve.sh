@@ -25,12 +25,15 @@
 #      THREADS (wrk threads, default 2), ROUNDS (default 3), CONNECTIONS (default "64 256": the
 #      playlist routes run at each; the other routes at the first), DECISIONS (default 1: 0 skips
 #      the asset-list runs), NGINX (the nginx binary, default nginx), ONLY (`decisions`: only the
-#      asset-list runs, no nginx routes; `postgres`: scripts/bench-postgres.sh instead), SYNCHRONOUS (`full`: the store flushes every commit to the
-#      disk, `?synchronous=full`; default the store's own, `normal`).
+#      asset-list runs, no nginx routes; `postgres`: scripts/bench-postgres.sh instead; `vast`:
+#      scripts/bench-vast.sh instead, decisions with a VAST ad server on loopback), SYNCHRONOUS
+#      (`full`: the store flushes every commit to the disk, `?synchronous=full`; default the
+#      store's own, `normal`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # ONLY=postgres: asset-list decisions on PostgreSQL, one and two instances (scripts/bench-postgres.sh).
 [ "${ONLY:-}" = postgres ] && exec scripts/bench-postgres.sh "$@"
+if [ "${ONLY:-}" = vast ]; then exec scripts/bench-vast.sh "$@"; fi
 duration=${1:-5s}
 port=${PORT:-18181}
 nginx_port=${NGINX_PORT:-18180}

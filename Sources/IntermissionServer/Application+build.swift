@@ -273,6 +273,7 @@ struct ServerApplicationParts: Sendable {
         self.tracking = TrackingService(
             configuration: configuration.tracking,
             store: (store as? any TrackingStore) ?? InMemoryTrackingStore(),
+            decisions: store,
             inventory: self.inventory,
             clock: configuration.clock,
             client: OriginClient.originHTTPClient,

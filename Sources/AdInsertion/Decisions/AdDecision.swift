@@ -13,12 +13,15 @@ public struct AdDecision: Sendable, Hashable, Codable {
         public var uri: String
         /// Its duration.
         public var duration: MediaTime
+        /// The URLs to track it with, when an ad server gave it (`nil` for the local inventory).
+        public var tracking: AdTracking?
 
         /// Creates an asset.
-        public init(creativeID: String, uri: String, duration: MediaTime) {
+        public init(creativeID: String, uri: String, duration: MediaTime, tracking: AdTracking? = nil) {
             self.creativeID = creativeID
             self.uri = uri
             self.duration = duration
+            self.tracking = tracking
         }
     }
 

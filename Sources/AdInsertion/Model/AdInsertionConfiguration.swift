@@ -14,6 +14,8 @@ public struct VODAsset: Sendable, Hashable {
     public var breaks: [VODBreak]
     /// The date given to media time 0 when the origin has no `EXT-X-PROGRAM-DATE-TIME`.
     public var programDateTimeOrigin: DateTime
+    /// The VAST ad server asked for the breaks' ads, if any (else the local inventory decides).
+    public var adServer: AdServerSettings?
 
     /// Creates an asset.
     public init(
@@ -190,6 +192,8 @@ public struct LiveChannel: Sendable, Hashable {
     /// with a hint, so only the part of the window before that spreads the load: the default
     /// leaves five target durations of spread.
     public var preloadWindow: MediaTime?
+    /// The VAST ad server asked for the breaks' ads, if any (else the local inventory decides).
+    public var adServer: AdServerSettings?
 
     /// The target durations a preload window lasts by default (the `preloadWindow` property).
     public static let defaultPreloadTargetDurations = 8

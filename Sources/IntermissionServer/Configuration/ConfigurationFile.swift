@@ -89,9 +89,11 @@ public struct ConfigurationFile: Sendable, Codable {
         public var programDateTime: String?
         /// `breaks`: the breaks of the asset.
         public var breaks: [VODBreakEntry]?
+        /// `adServer`: the VAST ad server asked for the breaks' ads (default: the local inventory).
+        public var adServer: AdServerEntry?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, origin, playlist, programDateTime, breaks
+            case id, origin, playlist, programDateTime, breaks, adServer
         }
     }
 
@@ -140,10 +142,12 @@ public struct ConfigurationFile: Sendable, Codable {
         /// `preloadWindow`: seconds before each break that its preload range (Appendix F) opens;
         /// 0 writes none (default: 8 target durations).
         public var preloadWindow: Double?
+        /// `adServer`: the VAST ad server asked for the breaks' ads (default: the local inventory).
+        public var adServer: AdServerEntry?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, upstream, loop, playlist, window, startDate, breaks, lookahead, staleAfter, scte35Duration
-            case cueOnce, preloadWindow
+            case cueOnce, preloadWindow, adServer
         }
     }
 
@@ -192,8 +196,24 @@ public struct ConfigurationFile: Sendable, Codable {
                 "media": .anyKeys,
                 "inventory": .list(.of(CreativeEntry.CodingKeys.self, ["tracking": .anyKeys])),
                 "tracking": .of(TrackingEntry.CodingKeys.self),
-                "vod": .list(.of(VODEntry.CodingKeys.self, ["breaks": .list(.of(VODBreakEntry.CodingKeys.self))])),
-                "channels": .list(.of(ChannelEntry.CodingKeys.self, ["breaks": .of(LivePlanEntry.CodingKeys.self)])),
+                "vod": .list(
+                    .of(
+                        VODEntry.CodingKeys.self,
+                        [
+                            "breaks": .list(.of(VODBreakEntry.CodingKeys.self)),
+                            "adServer": .of(AdServerEntry.CodingKeys.self),
+                        ]
+                    )
+                ),
+                "channels": .list(
+                    .of(
+                        ChannelEntry.CodingKeys.self,
+                        [
+                            "breaks": .of(LivePlanEntry.CodingKeys.self),
+                            "adServer": .of(AdServerEntry.CodingKeys.self),
+                        ]
+                    )
+                ),
             ]
         )
     }
@@ -351,6 +371,7 @@ public struct ConfigurationFile: Sendable, Codable {
             for (j, b) in (entry.breaks ?? []).enumerated() {
                 asset.breaks.append(try Self.vodBreak(b, path: "\(path).breaks[\(j)]"))
             }
+            asset.adServer = try entry.adServer.map { try $0.settings(path: "\(path).adServer") }
             ad.assets.append(asset)
         }
         for (k, entry) in (self.channels ?? []).enumerated() {
@@ -469,6 +490,7 @@ public struct ConfigurationFile: Sendable, Codable {
             channel.defaultSCTE35Duration = try L.seconds(scte, in: L.duration, field: "\(path).scte35Duration")
         }
         channel.marksMidRollsOnce = entry.cueOnce ?? false
+        channel.adServer = try entry.adServer.map { try $0.settings(path: "\(path).adServer") }
         if let window = entry.preloadWindow {
             channel.preloadWindow = try L.seconds(window, in: L.preloadWindow, field: "\(path).preloadWindow")
         }

@@ -24,6 +24,8 @@ struct AssetListController: Sendable {
     let bodies: AssetListBodies
     /// Plans and beacon URLs.
     let tracking: TrackingService
+    /// Asks the presentations' VAST ad servers (see `AssetListController+AdServer.swift`).
+    var adServers = AdServerClient()
 
     /// Adds the route.
     func addRoutes(to router: Router<ServerRequestContext>) {
@@ -78,6 +80,22 @@ struct AssetListController: Sendable {
             duration = liveBreak.effectiveDuration
         }
         if plan == .b { return Self.noAds() }
+        if let settings = self.adServerSettings(for: scope),
+            let response = await self.adServerAnswer(
+                request,
+                context: context,
+                settings: settings,
+                scope: scope,
+                breakID: breakID,
+                viewer: viewer,
+                duration: duration,
+                startOffset: startOffset,
+                plan: plan,
+                now: now
+            )
+        {
+            return response
+        }
         let service = AdDecisionService(
             decider: await self.inventory.decider,
             policy: self.decisions,

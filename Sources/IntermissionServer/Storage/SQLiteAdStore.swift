@@ -462,11 +462,13 @@ public final class SQLiteAdStore: AdStore {
     static func assetsText(_ assets: [AdDecision.Asset]) -> String {
         JSONValue.array(
             assets.map { asset in
-                .object([
-                    ("creativeID", .string(asset.creativeID)),
-                    ("uri", .string(asset.uri)),
-                    ("duration", .object([("nanoseconds", .number(Double(asset.duration.nanoseconds)))])),
-                ])
+                .object(
+                    [
+                        ("creativeID", .string(asset.creativeID)),
+                        ("uri", .string(asset.uri)),
+                        ("duration", .object([("nanoseconds", .number(Double(asset.duration.nanoseconds)))])),
+                    ] + (asset.tracking.map { [("tracking", $0.jsonValue)] } ?? [])
+                )
             }
         ).text()
     }

@@ -14,6 +14,8 @@ struct TrackingService: Sendable {
     let configuration: TrackingConfiguration
     let signer: TokenSigner
     let store: any TrackingStore
+    /// The stored decisions, whose ad-server ads carry the URLs their beacons are forwarded to.
+    let decisions: any AdStore
     let forwarder: BeaconForwarder
     let inventory: InventoryRegistry
     let clock: any WallClock
@@ -30,6 +32,7 @@ struct TrackingService: Sendable {
     init(
         configuration: TrackingConfiguration,
         store: any TrackingStore,
+        decisions: any AdStore,
         inventory: InventoryRegistry,
         clock: any WallClock,
         client: HTTPClient,
@@ -38,6 +41,7 @@ struct TrackingService: Sendable {
         self.configuration = configuration
         self.signer = TokenSigner(key: configuration.key)
         self.store = store
+        self.decisions = decisions
         self.inventory = inventory
         self.clock = clock
         self.forwarder = BeaconForwarder(client: client, configuration: configuration, logger: logger)
@@ -140,8 +144,7 @@ struct TrackingService: Sendable {
         )
         let recording = try await self.store.record(beacon)
         if recording.isNew {
-            let creative = await self.inventory.creatives.first { $0.id == slot.creativeID }
-            let urls = creative?.tracking?[event] ?? []
+            let urls = await self.forwardURLs(of: slot, event: event)
             if !urls.isEmpty {
                 let ip =
                     Self.header(request, "X-Device-IP")
@@ -155,6 +158,43 @@ struct TrackingService: Sendable {
             }
         }
         return recording
+    }
+
+    /// Where a beacon of `slot` is forwarded: the ad server's URLs for the event when an ad server
+    /// chose the slot's ad (kept with the stored decision; anonymous viewers' decisions are not
+    /// stored, so theirs are not forwarded), else the inventory creative's `tracking:` URLs.
+    func forwardURLs(of slot: TokenSigner.Slot, event: TrackingEvent) async -> [String] {
+        if !slot.viewer.hasPrefix("anonymous-"),
+            let decision = try? await self.decisions.decision(
+                for: DecisionKey(viewer: slot.viewer, scope: slot.scope, breakID: slot.breakID)
+            ),
+            slot.slot < decision.assets.count,
+            decision.assets[slot.slot].creativeID == slot.creativeID,
+            let tracking = decision.assets[slot.slot].tracking
+        {
+            return Self.adServerURLs(tracking, event: event)
+        }
+        let creative = await self.inventory.creatives.first { $0.id == slot.creativeID }
+        return creative?.tracking?[event] ?? []
+    }
+
+    /// The ad server's URLs for `event`, its VAST macros filled: `[CACHEBUSTING]` with eight
+    /// random digits and `[TIMESTAMP]` with the time now (ISO 8601, percent-encoded), as VAST 4
+    /// asks of the one who fires them.
+    static func adServerURLs(_ tracking: AdTracking, event: TrackingEvent) -> [String] {
+        let urls: [String]
+        switch event {
+        case .impression: urls = tracking.impression
+        case .clickTracking: urls = tracking.clickTracking
+        default: urls = tracking.events[event.rawValue] ?? []
+        }
+        guard !urls.isEmpty else { return [] }
+        let buster = String(format: "%08d", Int.random(in: 0..<100_000_000))
+        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "%3A")
+        return urls.map {
+            $0.replacingOccurrences(of: "[CACHEBUSTING]", with: buster)
+                .replacingOccurrences(of: "[TIMESTAMP]", with: stamp)
+        }
     }
 
     private static func header(_ request: Request, _ name: String) -> String? {

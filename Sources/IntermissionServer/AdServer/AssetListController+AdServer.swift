@@ -1,0 +1,163 @@
+import AdInsertion
+import HLSPlaylist
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+
+extension AssetListController {
+    /// The ad server of a presentation, if it has one.
+    func adServerSettings(for scope: AdScope) -> AdServerSettings? {
+        switch scope.kind {
+        case .vod: return self.playlists.configuration.asset(scope.name)?.adServer
+        case .live: return self.playlists.configuration.channel(scope.name)?.adServer
+        }
+    }
+
+    /// The fields of the viewer's device sent to the ad server: `X-Device-IP` (from the request's
+    /// own `X-Device-IP`, else the first `X-Forwarded-For` address) and `X-Device-User-Agent` (the
+    /// request's `X-Device-User-Agent`, else its `User-Agent`).
+    ///
+    /// Each value is at most 512 bytes of
+    /// printable ASCII; others are not sent.
+    static func deviceFields(of request: Request) -> [(name: String, value: String)] {
+        func field(_ name: String) -> String? {
+            request.headers[HTTPField.Name(name)!].map { String($0.prefix(512)) }.flatMap { value in
+                value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) && !value.isEmpty ? value : nil
+            }
+        }
+        var fields: [(name: String, value: String)] = []
+        let forwarded = field("X-Forwarded-For")?.split(separator: ",").first.map {
+            String($0.trimmingPrefix(" "))
+        }
+        if let ip = field("X-Device-IP") ?? forwarded { fields.append(("X-Device-IP", ip)) }
+        if let agent = field("X-Device-User-Agent") ?? field("User-Agent") {
+            fields.append(("X-Device-User-Agent", agent))
+        }
+        return fields
+    }
+
+    /// The answer from the ad server, or `nil` to decide from the local inventory as without one
+    /// (the ad server answered nothing usable in time, or the storage failed and the local path
+    /// says so).
+    ///
+    /// A stored decision is answered again as it is. Otherwise the ad server is asked with all of
+    /// the budget but a reserve for storing; its pod keeps the ad server's order (a late joiner's
+    /// pod is not turned around), without the creatives the viewer saw within the repeat window.
+    func adServerAnswer(
+        _ request: Request,
+        context: ServerRequestContext,
+        settings: AdServerSettings,
+        scope: AdScope,
+        breakID: String,
+        viewer: String?,
+        duration: MediaTime,
+        startOffset: MediaTime?,
+        plan: ViewerPlan,
+        now: DateTime
+    ) async -> Response? {
+        let started = ContinuousClock.now
+        let viewerID = viewer ?? ""
+        let key = DecisionKey(viewer: viewerID, scope: scope.rawValue, breakID: breakID)
+        let anonymous = viewerID.isEmpty
+        if !anonymous {
+            let stored: AdDecision?
+            do {
+                stored = try await self.store.decision(for: key)
+            } catch {
+                return nil
+            }
+            if let stored {
+                self.metrics.decision(kind: scope.kind.rawValue, result: "stored", assets: stored.assets.count)
+                return self.answer(stored, plan: plan, outcome: "stored")
+            }
+        }
+        // Storing takes a few milliseconds, more on a busy machine: keep a tenth of the budget
+        // (at most 100 ms) for it.
+        let budget = Duration.nanoseconds(settings.timeout.nanoseconds)
+        let reserve = min(budget / 10, .milliseconds(100))
+        let resolution = AdServerResolution(breakDuration: duration, targetBitrate: settings.targetBitrate)
+        let url = settings.url(
+            breakDuration: duration,
+            startOffset: startOffset,
+            viewer: viewerID,
+            breakID: breakID,
+            scope: scope.rawValue,
+            cacheBuster: AdServerClient.cacheBuster()
+        )
+        let outcome = await self.adServers.resolve(
+            url: url,
+            headers: Self.deviceFields(of: request),
+            resolution: resolution,
+            deadline: started + budget - reserve
+        )
+        for failure in outcome.failures {
+            context.logger.info(
+                "ad server",
+                metadata: [
+                    "scope": "\(scope)", "break": "\(breakID)", "vast_error": "\(failure.code)",
+                    "reason": "\(failure.reason)",
+                ]
+            )
+        }
+        if let problem = outcome.problem {
+            context.logger.warning(
+                "ad server unusable; local inventory",
+                metadata: ["scope": "\(scope)", "problem": "\(problem)"]
+            )
+        }
+        guard !outcome.ads.isEmpty else {
+            self.metrics.decision(kind: scope.kind.rawValue, result: "adserver-fallback", assets: 0)
+            return nil
+        }
+        let assets = outcome.ads.map {
+            AdDecision.Asset(creativeID: $0.creativeID, uri: $0.uri, duration: $0.duration, tracking: $0.tracking)
+        }
+        let window = self.decisions.repeatWindow
+        let decision = AdDecision(
+            viewer: viewerID,
+            scope: scope.rawValue,
+            breakID: breakID,
+            decidedAt: now,
+            startOffset: startOffset,
+            podDuration: max(.zero, duration),
+            assets: assets
+        )
+        if anonymous {
+            self.metrics.decision(kind: scope.kind.rawValue, result: "anonymous", assets: assets.count)
+            return self.answer(decision, plan: plan, outcome: "anonymous")
+        }
+        let made: (decision: AdDecision, isNew: Bool)
+        do {
+            made = try await self.store.findOrCreateDecision(key, recentSince: window > .zero ? now - window : nil) {
+                recent in
+                var fresh = decision
+                fresh.assets.removeAll { recent.contains($0.creativeID) }
+                return fresh
+            }
+        } catch {
+            return nil
+        }
+        self.storageHealth.succeeded()
+        self.metrics.decision(
+            kind: scope.kind.rawValue,
+            result: made.isNew ? "new" : "stored",
+            assets: made.decision.assets.count
+        )
+        return self.answer(made.decision, plan: plan, outcome: "stored")
+    }
+
+    /// The asset-list response of a decision for a viewer of `plan`, made as the local inventory's
+    /// are: signed beacon URLs when beacons are on (their forwards go to the ad server's URLs, kept
+    /// with the decision), plan C's skip control.
+    private func answer(_ decision: AdDecision, plan: ViewerPlan, outcome: String) -> Response {
+        let base = Self.base(publicBaseURL: self.publicBaseURL, listening: self.listening)
+        let body =
+            plan == .a && !self.tracking.configuration.beacons
+            ? self.bodies.body(of: decision, base: base, resolving: self.resolvedURIs)
+            : self.tracking.body(of: decision, plan: plan, base: base, resolving: self.resolvedURIs)
+        var response = Response(status: .ok, headers: Self.answerFields, body: .init(byteBuffer: body))
+        response.headers[Self.decisionHeader] = outcome
+        return response
+    }
+}
