@@ -37,7 +37,10 @@ struct AdServerStorageTests {
         #expect(read?.assets.map(\.tracking) == [tracking, nil])
         try await second.close()
         let encoded = String(decoding: try JSONEncoder().encode(made.assets), as: UTF8.self)
-        let reread = try JSONDecoder().decode([AdDecision.Asset].self, from: Data(SQLiteAdStore.assetsText(made.assets).utf8))
+        let reread = try JSONDecoder().decode(
+            [AdDecision.Asset].self,
+            from: Data(SQLiteAdStore.assetsText(made.assets).utf8)
+        )
         #expect(reread == made.assets)
         #expect(encoded.contains("\"tracking\""))
     }

@@ -1,4 +1,5 @@
 import AdInsertion
+import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
@@ -23,7 +24,7 @@ actor AdServerLog {
 }
 
 /// A VAST ad server on loopback serving `Tests/Fixtures/vast` (`{{BASE}}` filled with its own
-/// address): `/vast/{name}` (`?delay=ms` answers late), `/fail` (500), `/beacon/{name}` (logged,
+/// address): `/vast/{name}` (logged as `asked {name}`; `?delay=ms` answers late), `/fail` (500), `/beacon/{name}` (logged,
 /// also with the device fields the request carried).
 func withAdServer<T: Sendable>(
     _ body: @escaping @Sendable (_ base: String, _ log: AdServerLog) async throws -> T
@@ -33,6 +34,7 @@ func withAdServer<T: Sendable>(
     let router = Router()
     router.get("vast/{name}") { request, context -> Response in
         let name = try context.parameters.require("name")
+        await log.add("asked \(name)")
         if let ip = request.headers[HTTPField.Name("X-Device-IP")!] {
             await log.add("device \(name) \(ip) \(request.headers[HTTPField.Name("X-Device-User-Agent")!] ?? "-")")
         }
@@ -167,6 +169,56 @@ struct AdServerTests {
         }
     }
 
+    /// The ad server's ads take the same path as the inventory's once decided: with beacons on,
+    /// each entry carries signed `/v1/track` URLs whose first hit is forwarded to the URLs the ad
+    /// server gave for the event; plan C gets skip control after the first ad; plan B never
+    /// reaches the ad server.
+    @Test(.timeLimit(.minutes(2)))
+    func beaconsAndPlansApplyToAdServerAds() async throws {
+        try await withAdServer { base, log in
+            let key = Array("ad-server-tracking-key-0123456789".utf8)
+            let store = InMemoryAdStore()
+            var configuration = try self.configuration(base: base, template: "/vast/pod.xml", store: store)
+            configuration.tracking = TrackingConfiguration(key: key)
+            configuration.tracking.beacons = true
+            configuration.tracking.forwardRetryDelay = .milliseconds(50)
+            try await withServer(configuration) { client in
+                let list = try await self.list(client, viewer: "beacon-viewer")
+                #expect(list.assets.count == 4)
+                let signaling = try #require(try list.assets.first?.creativeSignaling())
+                let impression = try #require(
+                    signaling.payload.first?.tracking?.first { $0.type == "impression" }?.urls.first
+                )
+                let path = String(impression[try #require(impression.range(of: "/v1/track/")).lowerBound...])
+                #expect(try await client.get(path).status == .noContent)
+                // A duplicate is counted, not forwarded again.
+                #expect(try await client.get(path).status == .noContent)
+                let hits = await log.wait { $0.contains("beacon pod-first-impression") }
+                #expect(hits.filter { $0.hasSuffix("-impression") } == ["beacon pod-first-impression"])
+
+                // Plan C: the pod's later ads may be skipped once the first (10 s) has played.
+                let c = try await client.get(
+                    "/v1/asset-lists/vod-demo/pod.json?_HLS_interstitial_id=pod&_HLS_primary_id=plan-c&plan="
+                        + PlanTokens.mint(.c, key: key)
+                )
+                let planC = try AssetList.decode(c.bytes)
+                #expect(planC.assets.count == 4)
+                #expect(planC.skipControl?.offset == 10)
+
+                // Plan B: an empty list, and the ad server is not asked.
+                let asked = await log.hits.count { $0.hasPrefix("asked") }
+                #expect(asked == 2)
+                let b = try await client.get(
+                    "/v1/asset-lists/vod-demo/pod.json?_HLS_interstitial_id=pod&_HLS_primary_id=plan-b&plan="
+                        + PlanTokens.mint(.b, key: key)
+                )
+                #expect(try AssetList.decode(b.bytes).assets.isEmpty)
+                #expect(b.headers[HTTPField.Name("X-Intermission-Decision")!] == "plan-b")
+                #expect(await log.hits.count { $0.hasPrefix("asked") } == asked)
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func slowAdServerFallsBackToTheInventoryWithinTheBudget() async throws {
         try await withAdServer { base, _ in
@@ -216,7 +268,7 @@ struct AdServerTests {
                 let configuration = try self.configuration(base: base, template: template, store: store)
                 try await withServer(configuration) { client in
                     let answered = try await self.list(client)
-                #expect(answered.assets.isEmpty, "\(template)")
+                    #expect(answered.assets.isEmpty, "\(template)")
                 }
                 let hits = await log.wait { $0.contains(expected) }
                 #expect(hits.contains(expected), "\(template)")
@@ -257,7 +309,7 @@ struct AdServerTests {
                 let configuration = try self.configuration(base: base, template: template, store: store)
                 try await withServer(configuration) { client in
                     let answered = try await self.list(client)
-                #expect(answered.assets.isEmpty, "\(template)")
+                    #expect(answered.assets.isEmpty, "\(template)")
                 }
             }
         }
