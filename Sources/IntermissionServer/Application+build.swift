@@ -380,7 +380,8 @@ struct ServerApplicationParts: Sendable {
         ).addRoutes(to: router)
         PlaylistController(playlists: self.playlists, responses: self.responses, tracking: self.tracking)
             .addRoutes(to: router)
-        WebController(playlists: self.playlists, store: self.store, clock: self.clock).addRoutes(to: router)
+        WebController(playlists: self.playlists, store: self.store, tracking: self.tracking.store, clock: self.clock)
+            .addRoutes(to: router)
         AssetListController(
             playlists: self.playlists,
             inventory: self.inventory,

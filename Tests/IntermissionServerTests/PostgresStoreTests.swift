@@ -196,6 +196,55 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 }
 
+/// The `TrackingStore` contract, on SQLite and on PostgreSQL alike.
+@Suite struct TrackingStoreContractTests {
+    private static func beacon(_ viewer: String, slot: Int, _ event: TrackingEvent, creative: String) -> Beacon {
+        Beacon(
+            key: BeaconKey(viewer: viewer, scope: "vod-movie", breakID: "b", slot: slot, event: event),
+            creativeID: creative,
+            plan: .a,
+            receivedAt: t0
+        )
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func beaconsAreStoredOnceCountedAndKeptAcrossAReopen(kind: StoreKind) async throws {
+        let url = try await kind.freshURL()
+        let store = try await openStore(.url(url))
+        try await store.migrate()
+        let tracking = try #require(store as? any TrackingStore, "\(kind) keeps no beacons")
+        let first = try await tracking.record(Self.beacon("ann", slot: 0, .impression, creative: "red"))
+        #expect(first == BeaconRecording(isNew: true, duplicates: 0))
+        // Concurrent copies of one beacon: stored once, each copy counted.
+        let copies = try await withThrowingTaskGroup(of: BeaconRecording.self) { group in
+            for _ in 0..<6 {
+                group.addTask { try await tracking.record(Self.beacon("ann", slot: 0, .impression, creative: "red")) }
+            }
+            return try await group.reduce(into: [BeaconRecording]()) { $0.append($1) }
+        }
+        #expect(copies.allSatisfy { !$0.isNew })
+        #expect(Set(copies.map(\.duplicates)) == Set(1...6))
+        _ = try await tracking.record(Self.beacon("bob", slot: 0, .impression, creative: "red"))
+        _ = try await tracking.record(Self.beacon("bob", slot: 1, .start, creative: "green"))
+        try await store.close()
+
+        let reopened = try await openStore(.url(url))
+        try await reopened.migrate()
+        let again = try #require(reopened as? any TrackingStore)
+        let byBreak = try await again.beaconCounts(.breakOf(scope: "vod-movie", breakID: "b"))
+        #expect(
+            byBreak.map { "\($0.creativeID) \($0.event.rawValue) \($0.beacons)+\($0.duplicates)" } == [
+                "green start 1+0", "red impression 2+6",
+            ]
+        )
+        #expect(byBreak.allSatisfy { $0.scope == "vod-movie" && $0.breakID == "b" && $0.plan == .a })
+        let byCreative = try await again.beaconCounts(.creative("green"))
+        #expect(byCreative.map(\.scope) == ["*"] && byCreative.map(\.beacons) == [1])
+        #expect(try await again.beaconCounts(.breakOf(scope: "vod-movie", breakID: "other")).isEmpty)
+        try await reopened.close()
+    }
+}
+
 /// PostgreSQL-only behaviour: the migrations run concurrently, and a closed store refuses work.
 @Suite(.enabled(if: TestPostgres.available)) struct PostgresAdStoreTests {
     @Test(.timeLimit(.minutes(2))) func instancesStartingTogetherMigrateOnce() async throws {
@@ -271,6 +320,45 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         let store = try PostgresAdStore(url: url)
         #expect(try await store.decisionCount() == viewers.count)
         try await store.close()
+    }
+
+    /// Beacons are shared: copies of one beacon sent to both instances at once are stored once,
+    /// and either instance's report counts all of them.
+    @Test(.timeLimit(.minutes(3))) func copiesOfABeaconOnBothInstancesAreStoredOnce() async throws {
+        let url = try await TestPostgres.freshDatabase()
+        let clock = ManualWallClock(t0 + 100)
+        @Sendable func configuration() throws -> ServerConfiguration {
+            var configuration = try Self.configuration(url, clock: clock)
+            configuration.tracking = TrackingConfiguration(key: Array("postgres-tracking-key-0123456789ab".utf8))
+            configuration.tracking.beacons = true
+            return configuration
+        }
+        try await withServer(try configuration()) { a in
+            try await withServer(try configuration()) { b in
+                let list = try await a.get(
+                    "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1&_HLS_primary_id=pg-viewer"
+                )
+                let decoded = try AssetList.decode(list.bytes)
+                let signaling = try #require(try decoded.assets.first?.creativeSignaling())
+                let url = try #require(
+                    signaling.payload.first?.tracking?.first { $0.type == "impression" }?.urls.first
+                )
+                let path = String(url[try #require(url.range(of: "/v1/track/")).lowerBound...])
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<16 {
+                        let client = index.isMultiple(of: 2) ? a : b
+                        group.addTask { Int(try await client.get(path).status.code) }
+                    }
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+                #expect(statuses == Array(repeating: 204, count: 16))
+                for client in [a, b] {
+                    let report = try await client.admin(.get, "/v1/admin/reports/breaks/vod-demo/midroll-1")
+                    #expect(report.json?["beacons"]?.intValue == 1, "\(report.text)")
+                    #expect(report.json?["duplicates"]?.intValue == 15, "\(report.text)")
+                }
+            }
+        }
     }
 
     /// An admin break made on instance A shows in instance B's live playlist: through `NOTIFY`

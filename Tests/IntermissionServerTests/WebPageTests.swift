@@ -65,6 +65,41 @@ import Testing
         }
     }
 
+    /// The beacons column counts the distinct beacons of each listed break per event, from the
+    /// server's tracking store (duplicates left out).
+    @Test func pageCountsTheBeaconsOfEachBreak() async throws {
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 125))
+        configuration.tracking = TrackingConfiguration(key: Array("web-page-beacons-key-0123456789ab".utf8))
+        configuration.tracking.beacons = true
+        try await withServer(configuration) { client in
+            #expect(try await client.get("/").text.contains("No beacons received yet."))
+            var paths: [String] = []
+            for viewer in ["w1", "w2"] {
+                let list = try await client.get(
+                    "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=\(viewer)"
+                )
+                let first = try #require(try AssetList.decode(list.bytes).assets.first?.creativeSignaling())
+                for type in ["impression", "start"] {
+                    let url = try #require(first.payload.first?.tracking?.first { $0.type == type }?.urls.first)
+                    paths.append(String(url[try #require(url.range(of: "/v1/track/")).lowerBound...]))
+                }
+            }
+            // Both viewers' impressions (one sent twice) and one start.
+            for path in [paths[0], paths[0], paths[2], paths[1]] {
+                #expect(try await client.get(path).status == .noContent)
+            }
+            let text = try await client.get("/").text
+            let table = try #require(text.range(of: "<table class=\"beacons\" id=\"beacons\">"))
+            let rows = text[table.upperBound...].components(separatedBy: "<tr><td>").dropFirst().map {
+                $0.components(separatedBy: "</td>").prefix(4).joined(separator: " ").replacingOccurrences(
+                    of: "<td>",
+                    with: ""
+                )
+            }
+            #expect(rows == ["vod-demo midroll-1 impression 2", "vod-demo midroll-1 start 1"])
+        }
+    }
+
     /// HEAD answers the page's headers without a body; other methods are refused with 405 and JSON;
     /// unknown paths are still JSON 404s.
     @Test func headOtherMethodsAndUnknownPaths() async throws {

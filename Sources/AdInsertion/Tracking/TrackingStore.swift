@@ -107,7 +107,8 @@ public enum BeaconReportFilter: Sendable, Hashable {
 
 /// Where tracking beacons are kept: each (decision, slot, event) once, with its duplicates counted.
 ///
-/// Implementations: ``InMemoryTrackingStore`` here, SQLite in the server.
+/// Implementations: ``InMemoryTrackingStore`` here; SQLite and PostgreSQL (shared by instances) in
+/// the server.
 public protocol TrackingStore: Sendable {
     /// Records a beacon, durably before it returns: the first of its key is stored, later ones
     /// only add to its duplicate count.

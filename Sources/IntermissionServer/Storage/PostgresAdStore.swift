@@ -34,9 +34,9 @@ public final class PostgresAdStore: AdStore {
     /// The `NOTIFY` channel of break changes.
     static let notifyChannel = "intermission_breaks"
 
-    private let client: PostgresClient
+    let client: PostgresClient
     private let settings: PostgresURL
-    private let logger: Logger
+    let logger: Logger
     private let runner: Task<Void, Never>
     private let memory: Mutex<RememberedDecisions>
     private let gate = Mutex(Gate())
@@ -98,7 +98,7 @@ public final class PostgresAdStore: AdStore {
     /// Runs `body` unless the store is closed, counting it as in flight, and fails it after
     /// ``requestDeadline``.
     @discardableResult
-    private func admitted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    func admitted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let open = self.gate.withLock { gate -> Bool in
             guard !gate.closed else { return false }
             gate.inFlight += 1
@@ -215,6 +215,7 @@ public final class PostgresAdStore: AdStore {
             "v4 (PostgreSQL): break revisions shared by instances",
             ["CREATE TABLE break_revision (channel TEXT PRIMARY KEY, revision BIGINT NOT NULL)"]
         ),
+        ("v5 (PostgreSQL): tracking beacons", beaconStatements),
     ]
 
     private static func decisionTable(_ name: String, extraColumns: String) -> String {

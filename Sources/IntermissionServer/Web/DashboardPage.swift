@@ -41,10 +41,8 @@ struct DashboardPage: Sendable {
         var breaks: [Break]
     }
 
-    /// Beacons received, as the tracking store reports them.
-    ///
-    /// TRACKING: the `tracking` branch adds beacon storage; until then this is `nil` and the page says
-    /// so. Fill it in ``WebController/beacons()`` from that store (a row per break and event).
+    /// Beacons received for a listed break and event, as the tracking store counts them (made by
+    /// ``WebController/beacons(channels:assets:)``).
     struct BeaconRow: Sendable {
         var scope: String
         var breakID: String
@@ -57,7 +55,7 @@ struct DashboardPage: Sendable {
     var assets: [Presentation]
     /// Decisions stored in all (from the store), when it can count them.
     var decisionCount: Int?
-    /// `nil` while the server keeps no beacons (see ``BeaconRow``).
+    /// `nil` when the tracking store did not answer.
     var beacons: [BeaconRow]?
     /// Seconds between reloads of the page.
     var refreshSeconds: Int = 5
@@ -152,7 +150,7 @@ struct DashboardPage: Sendable {
     private func beaconTable() -> String {
         let e = HTMLText.escape
         guard let beacons = self.beacons else {
-            return "<p class=\"empty\" id=\"beacons\">This server keeps no beacons yet.</p>\n"
+            return "<p class=\"empty\" id=\"beacons\">The beacon store did not answer.</p>\n"
         }
         guard !beacons.isEmpty else { return "<p class=\"empty\" id=\"beacons\">No beacons received yet.</p>\n" }
         var out = "<table class=\"beacons\" id=\"beacons\">\n<thead><tr><th>Scope</th><th>Break</th><th>Event</th>"

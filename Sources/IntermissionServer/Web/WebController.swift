@@ -10,6 +10,8 @@ import NIOCore
 struct WebController: Sendable {
     let playlists: PlaylistService
     let store: any AdStore
+    /// Where the beacons are kept.
+    let tracking: any TrackingStore
     let clock: any WallClock
 
     /// How many of the latest decisions the page reads from the store.
@@ -94,16 +96,34 @@ struct WebController: Sendable {
             channels: channels,
             assets: assets,
             decisionCount: try? await self.store.decisionCount(),
-            beacons: self.beacons()
+            beacons: await self.beacons(channels: channels, assets: assets)
         )
     }
 
-    /// Beacons received, per break and event.
-    ///
-    /// TRACKING: wire the beacon store of the `tracking` branch here (its per-break report); `nil`
-    /// makes the page say that the server keeps no beacons yet.
-    func beacons() -> [DashboardPage.BeaconRow]? {
-        nil
+    /// Beacons received for the breaks the page lists, per break and event (distinct beacons,
+    /// duplicates left out), in the page's order of presentations and breaks; `nil` when the store
+    /// does not answer.
+    func beacons(
+        channels: [DashboardPage.Presentation],
+        assets: [DashboardPage.Presentation]
+    ) async -> [DashboardPage.BeaconRow]? {
+        var rows: [DashboardPage.BeaconRow] = []
+        let listed =
+            channels.map { (AdScope(kind: .live, name: $0.id).rawValue, $0.breaks) }
+            + assets.map { (AdScope(kind: .vod, name: $0.id).rawValue, $0.breaks) }
+        for (scope, breaks) in listed {
+            for item in breaks {
+                guard let lines = try? await self.tracking.beaconCounts(.breakOf(scope: scope, breakID: item.id))
+                else { return nil }
+                var byEvent: [TrackingEvent: Int] = [:]
+                for line in lines { byEvent[line.event, default: 0] += line.beacons }
+                for event in TrackingEvent.allCases {
+                    guard let count = byEvent[event] else { continue }
+                    rows.append(.init(scope: scope, breakID: item.id, event: event.rawValue, count: count))
+                }
+            }
+        }
+        return rows
     }
 
     private func channel(

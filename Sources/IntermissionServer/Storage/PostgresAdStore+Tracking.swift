@@ -1,0 +1,103 @@
+import AdInsertion
+import HLSPlaylist
+import PostgresNIO
+
+extension PostgresAdStore: TrackingStore {
+    /// The beacon table, as SQLite's (`SQLiteAdStore.beaconTable`): one row per decision, slot and
+    /// event, with the number of duplicates that arrived after the first.
+    static let beaconStatements = [
+        """
+        CREATE TABLE tracking_beacon (
+            viewer TEXT NOT NULL,
+            scope TEXT NOT NULL,
+            break_id TEXT NOT NULL,
+            slot BIGINT NOT NULL,
+            event TEXT NOT NULL,
+            creative_id TEXT NOT NULL,
+            plan TEXT NOT NULL,
+            received_at_ms BIGINT NOT NULL,
+            duplicates BIGINT NOT NULL DEFAULT 0,
+            PRIMARY KEY (viewer, scope, break_id, slot, event)
+        )
+        """,
+        "CREATE INDEX tracking_beacon_by_break ON tracking_beacon (scope, break_id)",
+        "CREATE INDEX tracking_beacon_by_creative ON tracking_beacon (creative_id)",
+    ]
+
+    /// Records a beacon with one statement, committed before it returns: a first beacon is
+    /// inserted, a duplicate adds one to its row's count (`INSERT … ON CONFLICT … RETURNING`), so
+    /// that instances sharing the database store each beacon once and forward it once, whichever
+    /// instance each copy reaches.
+    public func record(_ beacon: Beacon) async throws -> BeaconRecording {
+        let key = beacon.key
+        let duplicates = try await self.admitted { () -> Int64 in
+            var duplicates: Int64 = 0
+            let rows = try await self.client.query(
+                """
+                INSERT INTO tracking_beacon (viewer, scope, break_id, slot, event, creative_id, plan, received_at_ms)
+                VALUES (\(key.viewer), \(key.scope), \(key.breakID), \(Int64(key.slot)), \(key.event.rawValue),
+                    \(beacon.creativeID), \(beacon.plan.rawValue), \(beacon.receivedAt.millisecondsSince1970))
+                ON CONFLICT (viewer, scope, break_id, slot, event)
+                    DO UPDATE SET duplicates = tracking_beacon.duplicates + 1
+                RETURNING duplicates
+                """,
+                logger: self.logger
+            )
+            for try await value in rows.decode(Int64.self) { duplicates = value }
+            return duplicates
+        }
+        return BeaconRecording(isNew: duplicates == 0, duplicates: Int(duplicates))
+    }
+
+    /// Counts beacons by creative, plan and event, across every instance's beacons.
+    public func beaconCounts(_ filter: BeaconReportFilter) async throws -> [BeaconCount] {
+        var scope = "*"
+        var breakID = "*"
+        let query: PostgresQuery
+        let select = "SELECT creative_id, plan, event, COUNT(*), SUM(duplicates)::BIGINT FROM tracking_beacon"
+        switch filter {
+        case .breakOf(let s, let b):
+            (scope, breakID) = (s, b)
+            var text = PostgresQuery.StringInterpolation(literalCapacity: 160, interpolationCount: 2)
+            text.appendInterpolation(unescaped: select + " WHERE scope = ")
+            text.appendInterpolation(s)
+            text.appendInterpolation(unescaped: " AND break_id = ")
+            text.appendInterpolation(b)
+            text.appendInterpolation(unescaped: " GROUP BY creative_id, plan, event")
+            query = PostgresQuery(stringInterpolation: text)
+        case .creative(let id):
+            var text = PostgresQuery.StringInterpolation(literalCapacity: 160, interpolationCount: 1)
+            text.appendInterpolation(unescaped: select + " WHERE creative_id = ")
+            text.appendInterpolation(id)
+            text.appendInterpolation(unescaped: " GROUP BY creative_id, plan, event")
+            query = PostgresQuery(stringInterpolation: text)
+        }
+        let rows = try await self.admitted { () -> [(String, String, String, Int64, Int64)] in
+            var rows: [(String, String, String, Int64, Int64)] = []
+            for try await row in try await self.client.query(query, logger: self.logger).decode(
+                (String, String, String, Int64, Int64).self
+            ) {
+                rows.append(row)
+            }
+            return rows
+        }
+        var lines: [BeaconCount] = []
+        for (creative, planText, eventText, beacons, duplicates) in rows {
+            guard let plan = ViewerPlan(rawValue: planText), let event = TrackingEvent(rawValue: eventText) else {
+                continue
+            }
+            lines.append(
+                BeaconCount(
+                    scope: scope,
+                    breakID: breakID,
+                    creativeID: creative,
+                    plan: plan,
+                    event: event,
+                    beacons: Int(beacons),
+                    duplicates: Int(duplicates)
+                )
+            )
+        }
+        return BeaconCount.sorted(lines)
+    }
+}
