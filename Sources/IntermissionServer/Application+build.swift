@@ -51,7 +51,13 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
             serverName: answers.serverName
         ),
         // The feeds stop before the store closes (services shut down in reverse order).
-        services: [StoreService(store: store)] + BreakChangeService.services(store: store, playlists: parts.playlists)
+        services: [StoreService(store: store)]
+            + BreakChangeService.services(
+                store: store,
+                playlists: parts.playlists,
+                inventory: parts.inventory,
+                logger: logger
+            )
             + [UpstreamPollingService(feeds: parts.playlists.feeds)],
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? 0

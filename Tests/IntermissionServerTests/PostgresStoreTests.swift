@@ -361,6 +361,55 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// A creative added through instance A's admin API is in instance B's inventory and decisions
+    /// without a restart, and one removed through B leaves A: through `NOTIFY` alone and through the
+    /// re-read alone.
+    @Test(.timeLimit(.minutes(3)), arguments: ["reread=3600", "listen=off&reread=0.2"])
+    func inventoryChangesOnOneInstanceReachTheOther(options: String) async throws {
+        let url = try await TestPostgres.freshDatabase(options: options)
+        let clock = ManualWallClock(t0 + 100)
+        @Sendable func ids(_ client: any TestClientProtocol) async throws -> [String] {
+            let answer = try await client.admin(.get, "/v1/admin/inventory")
+            return (answer.json?["creatives"]?.arrayValue ?? []).compactMap { $0["id"]?.stringValue }
+        }
+        @Sendable func waitUntil(
+            _ client: any TestClientProtocol,
+            _ predicate: @Sendable ([String]) -> Bool
+        ) async throws -> [String] {
+            var seen = try await ids(client)
+            for _ in 0..<300 where !predicate(seen) {
+                try await Task.sleep(for: .milliseconds(100))
+                seen = try await ids(client)
+            }
+            return seen
+        }
+        try await withServer(try Self.configuration(url, clock: clock)) { a in
+            try await withServer(try Self.configuration(url, clock: clock)) { b in
+                #expect(try await ids(b).contains("gold") == false)
+                let added = try await a.admin(
+                    .post,
+                    "/v1/admin/inventory",
+                    json: #"{"id": "gold", "uri": "/media/demo/ad-red/main.m3u8", "duration": 10, "value": 1000}"#
+                )
+                #expect(added.status == .created, "\(added.text)")
+                #expect(try await waitUntil(b) { $0.contains("gold") }.contains("gold"))
+                // B decides with it: the most valuable creative leads a new viewer's pod.
+                let pod = try await b.get(
+                    "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1&_HLS_primary_id=gold-viewer"
+                )
+                let decision = try PostgresAdStore(url: url)
+                let stored = try await decision.decision(
+                    for: DecisionKey(viewer: "gold-viewer", scope: "vod-demo", breakID: "midroll-1")
+                )
+                #expect(pod.status == .ok)
+                #expect(stored?.assets.first?.creativeID == "gold")
+                try await decision.close()
+                #expect(try await b.admin(.delete, "/v1/admin/inventory/gold").status.code < 300)
+                #expect(try await waitUntil(a) { !$0.contains("gold") }.contains("gold") == false)
+            }
+        }
+    }
+
     /// An admin break made on instance A shows in instance B's live playlist: through `NOTIFY`
     /// alone (re-read once an hour), and through the re-read alone (no `LISTEN`).
     @Test(.timeLimit(.minutes(3)), arguments: ["reread=3600", "listen=off&reread=0.2"])

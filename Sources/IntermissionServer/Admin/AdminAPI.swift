@@ -77,12 +77,22 @@ struct CreativeView: Codable, Sendable {
 
 /// The inventory, changeable through the admin API.
 actor InventoryRegistry {
+    /// The configured inventory, before any change.
+    private let configured: [Creative]
     private(set) var creatives: [Creative]
     private(set) var decider: AdDecider
 
     init(_ creatives: [Creative]) {
+        self.configured = creatives
         self.creatives = creatives
         self.decider = AdDecider(inventory: creatives)
+    }
+
+    /// Makes the inventory the configured one with every change of a shared store applied, in
+    /// order (another instance changed it).
+    func replay(_ changes: [InventoryChange]) {
+        self.creatives = InventoryChange.apply(changes, to: self.configured)
+        self.decider = AdDecider(inventory: self.creatives)
     }
 
     /// Applies the changes the store kept from earlier runs.

@@ -25,7 +25,9 @@ import Synchronization
 /// ``PostgresURL/reread`` period (1 s unless configured). A revision newer than the one it knows
 /// comes out of ``breakChanges()``, and the server forgets that channel's breaks and cached
 /// playlists, so a break made on one instance is in the others' playlists within one target
-/// duration.
+/// duration. Inventory changes travel the same way (``inventoryUpdates()``): a creative added or
+/// removed through one instance's admin API is in every instance's decisions within a re-read
+/// period, without a restart.
 ///
 /// The schema is migrated with the same steps as SQLite's (recorded by name in
 /// `intermission_migration`), in one transaction under an advisory lock, so instances that start
@@ -43,6 +45,8 @@ public final class PostgresAdStore: AdStore {
     private let known = Mutex([String: Int64]())
     private let changes: (stream: AsyncStream<String>, continuation: AsyncStream<String>.Continuation)
     private let watcher = Mutex<Task<Void, Never>?>(nil)
+    private let inventoryKnown = Mutex<Int64>(0)
+    private let inventorySignals = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     /// Requests in flight, so that ``close()`` lets them finish.
     private struct Gate {
@@ -433,26 +437,74 @@ public final class PostgresAdStore: AdStore {
     // MARK: - Inventory
 
     /// Every change recorded, oldest first.
+    ///
+    /// The newest one read becomes the one this instance
+    /// knows, so that only later changes come out of ``inventoryUpdates()``.
     public func inventoryChanges() async throws -> [InventoryChange] {
-        try await self.admitted {
+        let (changes, last) = try await self.admitted { () -> ([InventoryChange], Int64) in
             let decoder = JSONDecoder()
             var changes: [InventoryChange] = []
-            for try await data in try await self.client.query("SELECT data FROM inventory_change ORDER BY seq").decode(
-                String.self
-            ) {
+            var last: Int64 = 0
+            for try await (seq, data) in try await self.client.query(
+                "SELECT seq, data FROM inventory_change ORDER BY seq"
+            ).decode((Int64, String).self) {
                 changes.append(try decoder.decode(InventoryChange.self, from: Data(data.utf8)))
+                last = seq
             }
-            return changes
+            return (changes, last)
         }
+        self.inventoryKnown.withLock { $0 = max($0, last) }
+        return changes
     }
 
-    /// Records an inventory change.
+    /// Records an inventory change and tells the other instances (`NOTIFY` with the payload
+    /// `* SEQ`, sent at commit; `*` is never a channel ID).
     public func record(_ change: InventoryChange) async throws {
         let data = String(decoding: try JSONEncoder().encode(change), as: UTF8.self)
         try await self.admitted {
-            try await self.client.query("INSERT INTO inventory_change (data) VALUES (\(data))")
+            try await self.client.withTransaction(logger: self.logger) { connection -> Bool in
+                var seq: Int64 = 0
+                for try await value in try await connection.query(
+                    "INSERT INTO inventory_change (data) VALUES (\(data)) RETURNING seq",
+                    logger: self.logger
+                ).decode(Int64.self) {
+                    seq = value
+                }
+                try await connection.query(
+                    "SELECT pg_notify(\(Self.notifyChannel), \(Self.inventoryPayload + " " + String(seq)))",
+                    logger: self.logger
+                )
+                return true
+            }
+        }
+    }
+
+    /// The `NOTIFY` payload's first word for inventory changes.
+    static let inventoryPayload = "*"
+
+    /// One element each time a change newer than this instance knows is seen (notified or found by
+    /// the periodic re-read), its own changes included: the consumer reads ``inventoryChanges()``
+    /// again and applies them all to the configured inventory.
+    ///
+    /// One consumer: the server's break-change service.
+    public func inventoryUpdates() -> AsyncStream<Void> {
+        self.inventorySignals.stream
+    }
+
+    /// Forgets which inventory change this instance knows, so that the next re-read signals again
+    /// (reading the changes after a signal failed).
+    func inventoryReadFailed() {
+        self.inventoryKnown.withLock { $0 = 0 }
+    }
+
+    /// An inventory change seen: signals it when it is newer than known.
+    private func seenInventory(_ seq: Int64) {
+        let newer = self.inventoryKnown.withLock { known -> Bool in
+            guard seq > known else { return false }
+            known = seq
             return true
         }
+        if newer { self.inventorySignals.continuation.yield() }
     }
 
     // MARK: - Break changes of other instances
@@ -498,6 +550,8 @@ public final class PostgresAdStore: AdStore {
                 for try await (channel, revision) in rows.decode((String, Int64).self) {
                     self.seen(channel: channel, revision: revision)
                 }
+                let last = try await self.client.query("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM inventory_change")
+                for try await seq in last.decode(Int64.self) { self.seenInventory(seq) }
             } catch {
                 if Task.isCancelled { return }
                 self.logger.debug("re-reading break revisions failed", metadata: ["error": "\(Self.describe(error))"])
@@ -516,7 +570,11 @@ public final class PostgresAdStore: AdStore {
                             let parts = notification.payload.split(separator: " ")
                             guard parts.count >= 2, let revision = Int64(parts[parts.count - 1]) else { continue }
                             let channel = notification.payload.dropLast(parts[parts.count - 1].count + 1)
-                            self.seen(channel: String(channel), revision: revision)
+                            if channel == Self.inventoryPayload {
+                                self.seenInventory(revision)
+                            } else {
+                                self.seen(channel: String(channel), revision: revision)
+                            }
                         }
                     }
                 }
