@@ -23,6 +23,20 @@ struct Acknowledged: Sendable {
     }
 }
 
+/// How many pods and beacons the load's clients have had acknowledged so far.
+actor LoadProgress {
+    private var pods = 0
+    private var beacons = 0
+
+    func add(pods: Int = 0, beacons: Int = 0) {
+        self.pods += pods
+        self.beacons += beacons
+    }
+
+    /// Whether both counts are at least `count`.
+    func reached(_ count: Int) -> Bool { self.pods >= count && self.beacons >= count }
+}
+
 /// A PostgreSQL database of its own on the test server (`INTERMISSION_TEST_POSTGRES_URL`, which
 /// `scripts/postgres-scratch.sh` exports), made with `psql`.
 private enum CrashPostgres {
@@ -88,13 +102,19 @@ struct ServeCrashCommandTests {
         let base = String(firstURL.dropLast("/vod/demo/main.m3u8".count))
         let pid = first.process.processIdentifier
         // Eight clients ask for new viewers' pods and send each pod's impression and start beacons
-        // as fast as they can; the server is killed while they do.
+        // as fast as they can; the server is killed while they do, once they have had at least
+        // 2.5 s and 40 acknowledged pods and beacons (a busy machine may need far longer for that).
+        let progress = LoadProgress()
         let acknowledged = await withTaskGroup(of: Acknowledged.self) { group in
             for worker in 0..<8 {
-                group.addTask { await Self.load(base: base, worker: worker) }
+                group.addTask { await Self.load(base: base, worker: worker, progress: progress) }
             }
             group.addTask {
                 try? await Task.sleep(for: .milliseconds(2500))
+                let deadline = ContinuousClock.now + .seconds(90)
+                while await !progress.reached(40), ContinuousClock.now < deadline {
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
                 kill(pid, SIGKILL)
                 return Acknowledged()
             }
@@ -170,7 +190,7 @@ struct ServeCrashCommandTests {
 
     /// One client of the load: new viewers one after another, each pod's beacons after it, until a
     /// request fails (the server is gone) or 100,000 viewers.
-    static func load(base: String, worker: Int) async -> Acknowledged {
+    static func load(base: String, worker: Int, progress: LoadProgress) async -> Acknowledged {
         var acknowledged = Acknowledged()
         for k in 0..<100_000 {
             let viewer = "w\(worker)-\(k)"
@@ -183,6 +203,7 @@ struct ServeCrashCommandTests {
                 let pod = Self.pod(data, base: base)
             else { continue }
             acknowledged.pods[viewer] = pod.entries
+            await progress.add(pods: 1)
             for beacon in pod.beacons {
                 // Root-relative unless `publicBaseURL` is set (it is not here).
                 guard let start = beacon.url.range(of: "/v1/track/") else { continue }
@@ -192,6 +213,7 @@ struct ServeCrashCommandTests {
                 guard let (_, response) = try? await URLSession.shared.data(from: url) else { return acknowledged }
                 if (response as? HTTPURLResponse)?.statusCode == 204 {
                     acknowledged.beacons.append((path, beacon.line))
+                    await progress.add(beacons: 1)
                 }
             }
         }
