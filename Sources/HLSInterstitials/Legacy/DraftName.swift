@@ -122,18 +122,9 @@ public struct DraftName: Sendable, Hashable, CustomStringConvertible {
         hint:
             "announce the prefetch with a CLASS=\"com.apple.hls.preload\" date range (Appendix F) with X-URI, X-TARGET-ID and X-TARGET-CLASS"
     )
-    /// `X-com.apple.hls.preload`: HLSKit's preload attribute, not the spec's preload date range.
-    public static let preloadAttribute = DraftName(
-        name: "X-com.apple.hls.preload",
-        place: .attribute,
-        specName: nil,
-        rule: .vendorPrefetch,
-        origin: "HLSKit (atelier-socle/swift-hls-kit)",
-        hint:
-            "announce the preload with a separate CLASS=\"com.apple.hls.preload\" date range (Appendix F) with X-URI, X-TARGET-ID and X-TARGET-CLASS"
-    )
     /// `X-PRELOAD-AHEAD`: HLSKit's preload lead time, which Appendix F expresses as the preload range's
-    /// own START-DATE and DURATION.
+    /// own START-DATE and DURATION. (HLSKit's other preload attribute, `X-com.apple.hls.preload`, is
+    /// not a legal attribute name: the playlist parser reports it as `HLS-ATTR-SYNTAX`.)
     public static let preloadAhead = DraftName(
         name: "X-PRELOAD-AHEAD",
         place: .attribute,
@@ -163,8 +154,7 @@ public struct DraftName: Sendable, Hashable, CustomStringConvertible {
 
     /// Every draft name, in the order above.
     public static let all: [DraftName] = [
-        .legacyCue, .enableSkipAfter, .enableSkipFor, .skipAfter, .skipButtonStart, .restrictSeek, .prefetchID,
-        .preloadAttribute, .preloadAhead, .assetListEnableSkipAfter, .assetListEnableSkipFor,
+        .legacyCue, .enableSkipAfter, .enableSkipFor, .skipAfter, .skipButtonStart, .restrictSeek, .prefetchID, .preloadAhead, .assetListEnableSkipAfter, .assetListEnableSkipFor,
     ]
 
     /// The draft attribute names of date ranges, by name.
