@@ -30,7 +30,10 @@ private func event(_ name: String, _ policy: DraftNamePolicy) throws -> Intersti
         ("x-skip-button-start.m3u8", [("INT-NONSPEC-SKIP", "X-SKIP-BUTTON-START=", "X-SKIP-CONTROL-OFFSET")]),
         (
             "x-restrict-seek.m3u8",
-            [("INT-UNKNOWN-MEMBER", "X-RESTRICT=", "SKIP, JUMP"), ("INT-NONSPEC-RESTRICT", "X-RESTRICT=", "write SKIP")]
+            [
+                ("INT-UNKNOWN-MEMBER", "X-RESTRICT=", "SKIP, JUMP"),
+                ("INT-NONSPEC-RESTRICT", "X-RESTRICT=", "write SKIP"),
+            ]
         ),
         ("x-prefetch-id.m3u8", [("INT-VENDOR-PREFETCH", "X-PREFETCH-ID=", "CLASS=\"com.apple.hls.preload\"")]),
         (
@@ -40,7 +43,10 @@ private func event(_ name: String, _ policy: DraftNamePolicy) throws -> Intersti
         ("no-class.m3u8", [("INT-CLASS-VALUE", "#EXT-X-DATERANGE:", "add CLASS=\"com.apple.hls.interstitial\"")]),
         (
             "x-cue-shadowed.m3u8",
-            [("INT-LEGACY-CUE", "X-CUE=", "rename X-CUE to CUE"), ("INT-DRAFT-NAME-SHADOWED", "X-CUE=", "remove X-CUE")]
+            [
+                ("INT-LEGACY-CUE", "X-CUE=", "rename X-CUE to CUE"),
+                ("INT-DRAFT-NAME-SHADOWED", "X-CUE=", "remove X-CUE"),
+            ]
         ),
     ]
 
@@ -54,7 +60,9 @@ private func event(_ name: String, _ policy: DraftNamePolicy) throws -> Intersti
         for (diagnostic, want) in zip(diagnostics, expected) {
             #expect(diagnostic.rule.rawValue == want.rule)
             #expect(diagnostic.severity == .warning)
-            #expect(diagnostic.location == SourceLocation(file: path, line: 8, column: try column(of: want.at, in: path)))
+            #expect(
+                diagnostic.location == SourceLocation(file: path, line: 8, column: try column(of: want.at, in: path))
+            )
             #expect(diagnostic.hint.contains(want.hint), "\(diagnostic.hint)")
         }
     }
@@ -114,7 +122,9 @@ private func event(_ name: String, _ policy: DraftNamePolicy) throws -> Intersti
         let playlist = try Fixture.media("legacy/x-cue.m3u8")
         #expect(InterstitialEvent.events(in: playlist).first?.willPlayOnce == true)
         #expect(DateRangeTracker(playlist: playlist).interstitialEvents.first?.willPlayOnce == true)
-        #expect(DateRangeTracker(playlist: playlist, draftNames: .refuse).interstitialEvents.first?.willPlayOnce == false)
+        #expect(
+            DateRangeTracker(playlist: playlist, draftNames: .refuse).interstitialEvents.first?.willPlayOnce == false
+        )
     }
 
     @Test func specCueWinsOverXCue() throws {

@@ -154,7 +154,8 @@ public struct DraftName: Sendable, Hashable, CustomStringConvertible {
 
     /// Every draft name, in the order above.
     public static let all: [DraftName] = [
-        .legacyCue, .enableSkipAfter, .enableSkipFor, .skipAfter, .skipButtonStart, .restrictSeek, .prefetchID, .preloadAhead, .assetListEnableSkipAfter, .assetListEnableSkipFor,
+        .legacyCue, .enableSkipAfter, .enableSkipFor, .skipAfter, .skipButtonStart, .restrictSeek, .prefetchID,
+        .preloadAhead, .assetListEnableSkipAfter, .assetListEnableSkipFor,
     ]
 
     /// The draft attribute names of date ranges, by name.

@@ -82,7 +82,8 @@ public struct DraftNameFixer: Sendable {
             let id = attributes.first { $0.name == AttributeName.id.rawValue }
             let idText = id.flatMap(text)
             let classText = attributes.first { $0.name == AttributeName.`class`.rawValue }.flatMap(text)
-            let hasAsset = names.contains(AttributeName.assetURI.rawValue) || names.contains(AttributeName.assetList.rawValue)
+            let hasAsset =
+                names.contains(AttributeName.assetURI.rawValue) || names.contains(AttributeName.assetList.rawValue)
             if classText == DateRange.interstitialClass || (classText == nil && hasAsset), let idText {
                 interstitialIDs.insert(idText)
             }

@@ -1,5 +1,7 @@
 /// Byte-level scans that find draft names where they stand, for the fixer and for diagnostic
-/// locations. Nothing is decoded: offsets point into the input as given.
+/// locations.
+///
+/// Nothing is decoded: offsets point into the input as given.
 enum DraftNameScan {
     /// One `NAME=VALUE` of a tag line, as byte offsets into the whole input.
     struct Attribute {
@@ -106,7 +108,9 @@ enum DraftNameScan {
         var range: Range<Int>
     }
 
-    /// Every object key of a JSON text, in order. Malformed JSON is scanned as far as it goes.
+    /// Every object key of a JSON text, in order.
+    ///
+    /// Malformed JSON is scanned as far as it goes.
     static func jsonKeys(_ b: [UInt8]) -> [JSONKey] {
         struct Level {
             var object: Int?

@@ -57,7 +57,9 @@ public struct DateRangeTracker: Sendable, Hashable {
     private var events: [InterstitialEvent?]
     private var reported: Set<String>
     /// How events are read from draft and legacy attribute names (``DraftNamePolicy``); set it
-    /// before the first update. Accepts them by default.
+    /// before the first update.
+    ///
+    /// Accepts them by default.
     public var draftNames: DraftNamePolicy
 
     /// Creates an empty tracker.
@@ -174,7 +176,10 @@ extension InterstitialEvent {
     /// - Parameters:
     ///   - playlist: The media playlist.
     ///   - draftNames: How draft and legacy attribute names are read; accepted by default.
-    public static func events(in playlist: MediaPlaylist, draftNames: DraftNamePolicy = .accept) -> [InterstitialEvent] {
+    public static func events(
+        in playlist: MediaPlaylist,
+        draftNames: DraftNamePolicy = .accept
+    ) -> [InterstitialEvent] {
         DateRangeTracker(playlist: playlist, draftNames: draftNames).interstitialEvents
     }
 }
