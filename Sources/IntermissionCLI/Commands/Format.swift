@@ -40,7 +40,7 @@ struct Format: AsyncParsableCommand {
     func run() async throws {
         if self.fix && self.playlist.hasSuffix(".json") {
             let name = self.playlist
-            guard let size = (try? FileManager.default.attributesOfItem(atPath: name))?[.size] as? Int,
+            guard let size = ((try? FileManager.default.attributesOfItem(atPath: name))?[.size] as? NSNumber)?.intValue,
                 size <= PlaylistInput.maximumSize, let data = FileManager.default.contents(atPath: name)
             else {
                 printError("intermission: \(name): no such file, unreadable, or over 64 MiB")
