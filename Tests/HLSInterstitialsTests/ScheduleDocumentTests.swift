@@ -42,7 +42,10 @@ enum ScheduleDocuments {
         #expect(ranges[2].start == .date(ScheduleDocuments.date("2024-01-01T00:01:00.000Z")))
         #expect(ranges.allSatisfy { $0.isInterstitial })
         #expect(ranges[2]["X-TRACKING"] == ["impression": ["https://t.example.com/i"]])
-        #expect(ranges[2].location == ScheduleLocation(document: ScheduleDocuments.base + "flat.json", pointer: "/DATERANGES/2"))
+        #expect(
+            ranges[2].location
+                == ScheduleLocation(document: ScheduleDocuments.base + "flat.json", pointer: "/DATERANGES/2")
+        )
     }
 
     @Test func malformedEntriesAreReportedAtTheirJSONPointerAndLeftOut() throws {
@@ -67,7 +70,9 @@ enum ScheduleDocuments {
                 "INT-SCHEDULE-NESTED-URI-MISSING /DATERANGES/11",
             ]
         )
-        #expect(decoded.diagnostics.allSatisfy { $0.location.document == ScheduleDocuments.base + "malformed-entries.json" })
+        #expect(
+            decoded.diagnostics.allSatisfy { $0.location.document == ScheduleDocuments.base + "malformed-entries.json" }
+        )
         #expect(decoded.diagnostics.allSatisfy { !$0.hint.isEmpty })
         #expect(decoded.diagnostics.first { $0.rule == .unknownKey }?.severity == .warning)
         #expect(decoded.diagnostics.first { $0.rule == .startBoth }?.severity == .error)
@@ -99,11 +104,17 @@ enum ScheduleDocuments {
     }
 
     @Test func hostileSizesAreBounded() throws {
-        let options = DateRangeSchedule.Options(maximumBytes: 4096, maximumDateRanges: 3, maximumDepth: 8, maximumStringLength: 100)
+        let options = DateRangeSchedule.Options(
+            maximumBytes: 4096,
+            maximumDateRanges: 3,
+            maximumDepth: 8,
+            maximumStringLength: 100
+        )
         let big = "{\"DATERANGES\": [], \"X\": \"" + String(repeating: "a", count: 100_000) + "\"}"
         #expect(throws: DateRangeScheduleDecodingError.self) { try DateRangeSchedule.decode(big, options: options) }
         let deep = String(repeating: "[", count: 50) + String(repeating: "]", count: 50)
-        let deepDocument = "{\"DATERANGES\": [{\"CLASS\": \"c\", \"ID\": \"d\", \"X-SCHEDULE-OFFSET\": 0, \"X-D\": \(deep)}]}"
+        let deepDocument =
+            "{\"DATERANGES\": [{\"CLASS\": \"c\", \"ID\": \"d\", \"X-SCHEDULE-OFFSET\": 0, \"X-D\": \(deep)}]}"
         do {
             _ = try DateRangeSchedule.decode(deepDocument, options: options)
             Issue.record("a 50-deep document decoded with a depth limit of 8")
@@ -119,9 +130,12 @@ enum ScheduleDocuments {
             #expect(error.code == ScheduleRule.tooMany.id)
             #expect(error.location.pointer == "/DATERANGES")
         }
-        let long = "{\"DATERANGES\": [{\"CLASS\": \"com.apple.hls.interstitial\", \"ID\": \"l\", \"X-SCHEDULE-OFFSET\": 0, \"X-ASSET-URI\": \"https://a/\(String(repeating: "b", count: 200))\"}]}"
+        let long =
+            "{\"DATERANGES\": [{\"CLASS\": \"com.apple.hls.interstitial\", \"ID\": \"l\", \"X-SCHEDULE-OFFSET\": 0, \"X-ASSET-URI\": \"https://a/\(String(repeating: "b", count: 200))\"}]}"
         let decoded = try DateRangeSchedule.decode(long, options: options)
-        #expect(ScheduleDocuments.summary(decoded.diagnostics) == ["INT-SCHEDULE-STRING-VALUE /DATERANGES/0/X-ASSET-URI"])
+        #expect(
+            ScheduleDocuments.summary(decoded.diagnostics) == ["INT-SCHEDULE-STRING-VALUE /DATERANGES/0/X-ASSET-URI"]
+        )
         #expect(decoded.schedule.dateRanges.first?["X-ASSET-URI"] == nil)
     }
 
@@ -134,7 +148,11 @@ enum ScheduleDocuments {
         #expect(try offsetDiagnostics("9223372036") == [])
         #expect(try offsetDiagnostics("9223372037") == ["INT-SCHEDULE-OFFSET-VALUE /DATERANGES/0/X-SCHEDULE-OFFSET"])
         #expect(try offsetDiagnostics("-0.001") == ["INT-SCHEDULE-OFFSET-VALUE /DATERANGES/0/X-SCHEDULE-OFFSET"])
-        #expect(try offsetDiagnostics("9223372036854775807") == ["INT-SCHEDULE-OFFSET-VALUE /DATERANGES/0/X-SCHEDULE-OFFSET"])
+        #expect(
+            try offsetDiagnostics("9223372036854775807") == [
+                "INT-SCHEDULE-OFFSET-VALUE /DATERANGES/0/X-SCHEDULE-OFFSET"
+            ]
+        )
         #expect(try offsetDiagnostics("null") == ["INT-SCHEDULE-OFFSET-VALUE /DATERANGES/0/X-SCHEDULE-OFFSET"])
     }
 
@@ -158,7 +176,11 @@ enum ScheduleDocuments {
 
     @Test func offsetsCountFromTheScheduleStart() throws {
         let playlist = try Fixture.media("schedules/flat.m3u8")
-        let pending = self.resolver.resolve(playlist: playlist, playlistURL: ScheduleDocuments.base + "flat.m3u8", documents: [:])
+        let pending = self.resolver.resolve(
+            playlist: playlist,
+            playlistURL: ScheduleDocuments.base + "flat.m3u8",
+            documents: [:]
+        )
         #expect(pending.pendingURLs == [ScheduleDocuments.base + "flat.json"])
         #expect(pending.events.isEmpty)
         let resolved = self.resolver.resolve(
@@ -193,7 +215,8 @@ enum ScheduleDocuments {
             playlistURL: ScheduleDocuments.base + "flat.m3u8",
             documents: ScheduleDocuments.documents(["flat.json"])
         )
-        let scheduledEvents = InterstitialEvent.events(in: scheduledPlaylist) + resolved.events.filter { $0.identifier == "ad-2" }
+        let scheduledEvents =
+            InterstitialEvent.events(in: scheduledPlaylist) + resolved.events.filter { $0.identifier == "ad-2" }
         #expect(scheduledEvents.count == 1)
         let scheduled = Schedule(primary: scheduledPlaylist, events: scheduledEvents)
         let inline = Schedule(primary: inlinePlaylist)
@@ -208,7 +231,10 @@ enum ScheduleDocuments {
         #expect(fromSchedule.event.restrictions == [.skip, .jump])
         #expect(fromSchedule.event.resumptionOffset == .zero)
         #expect(fromSchedule.event.willPlayOnce)
-        #expect(fromSchedule.event.skipControl == SkipControl(offset: MediaTime(seconds: 5), duration: MediaTime(seconds: 10), labelID: "SKIP_AD"))
+        #expect(
+            fromSchedule.event.skipControl
+                == SkipControl(offset: MediaTime(seconds: 5), duration: MediaTime(seconds: 10), labelID: "SKIP_AD")
+        )
         #expect(fromSchedule.event.time == nil)
         #expect(scheduled.playoutDuration == MediaTime(seconds: 135))
         #expect(scheduled.items.first { $0.isInterstitial }?.restrictions == [.skip, .jump])
@@ -217,7 +243,11 @@ enum ScheduleDocuments {
     @Test func mixedClassesAndNestedOffsetsCountFromTheNestedStart() throws {
         let playlist = try Fixture.media("schedules/mixed.m3u8")
         let url = ScheduleDocuments.base + "mixed.m3u8"
-        let first = self.resolver.resolve(playlist: playlist, playlistURL: url, documents: ScheduleDocuments.documents(["mixed.json"]))
+        let first = self.resolver.resolve(
+            playlist: playlist,
+            playlistURL: url,
+            documents: ScheduleDocuments.documents(["mixed.json"])
+        )
         #expect(first.pendingURLs == [ScheduleDocuments.base + "nested/pod.json"])
         #expect(first.events.map(\.identifier) == ["pre"])
         #expect(first.events[0].cue == .join)
@@ -239,8 +269,20 @@ enum ScheduleDocuments {
         #expect(all.events[1].assetURIs == ["https://example.com/s/nested/pod1.m3u8"])
         #expect(all.events.map(\.scheduleIdentifier) == ["show", "pod", "pod"])
         let outer = DateRangeScheduleResolver(identifierSource: .outermost)
-        let outerIDs = outer.resolve(playlist: playlist, playlistURL: url, documents: ScheduleDocuments.documents(["mixed.json", "nested/pod.json"]))
+        let outerIDs = outer.resolve(
+            playlist: playlist,
+            playlistURL: url,
+            documents: ScheduleDocuments.documents(["mixed.json", "nested/pod.json"])
+        )
         #expect(outerIDs.events.map(\.scheduleIdentifier) == ["show", "show", "show"])
+        let playlistBase = DateRangeScheduleResolver(relativeURIBase: .playlist)
+        let fromPlaylist = playlistBase.resolve(
+            playlist: playlist,
+            playlistURL: "https://cdn.example.com/p/mixed.m3u8",
+            documents: ["https://cdn.example.com/p/mixed.json": ScheduleDocuments.documents(["mixed.json"]).values.first!]
+        )
+        #expect(fromPlaylist.pendingURLs == ["https://cdn.example.com/p/nested/pod.json"])
+        #expect(fromPlaylist.events.first?.assetURIs == ["https://cdn.example.com/p/ads/pre.m3u8"])
         let schedule = Schedule(primary: playlist, events: InterstitialEvent.events(in: playlist) + all.events)
         #expect(schedule.event("pod-ad-1")?.event.scheduleIdentifier == "pod")
         #expect(schedule.items.first?.eventID == "pre")
@@ -253,12 +295,18 @@ enum ScheduleDocuments {
             url: ScheduleDocuments.base + "cycle-a.json",
             start: ScheduleDocuments.date("2024-01-01T00:00:00.000Z")
         )
-        let resolved = self.resolver.resolve(references: [reference], documents: ScheduleDocuments.documents(["cycle-a.json", "cycle-b.json"]))
+        let resolved = self.resolver.resolve(
+            references: [reference],
+            documents: ScheduleDocuments.documents(["cycle-a.json", "cycle-b.json"])
+        )
         #expect(resolved.events.map(\.identifier) == ["a-ad", "b-ad"])
         #expect(resolved.events[1].date == ScheduleDocuments.date("2024-01-01T00:00:12.000Z"))
         #expect(resolved.pendingURLs.isEmpty)
         #expect(resolved.diagnostics.map(\.rule) == [.cycle])
-        #expect(resolved.diagnostics[0].location == ScheduleLocation(document: ScheduleDocuments.base + "cycle-b.json", pointer: "/DATERANGES/1"))
+        #expect(
+            resolved.diagnostics[0].location
+                == ScheduleLocation(document: ScheduleDocuments.base + "cycle-b.json", pointer: "/DATERANGES/1")
+        )
     }
 
     @Test func nestingDeeperThanTheLimitIsRefused() throws {
@@ -273,7 +321,11 @@ enum ScheduleDocuments {
                 """
             documents["https://example.com/d\(level).json"] = .success(try DateRangeSchedule.decode(text).schedule)
         }
-        let reference = DateRangeScheduleResolver.Reference(id: "s-1", url: "https://example.com/d1.json", start: ScheduleDocuments.date("2024-01-01T00:00:00.000Z"))
+        let reference = DateRangeScheduleResolver.Reference(
+            id: "s-1",
+            url: "https://example.com/d1.json",
+            start: ScheduleDocuments.date("2024-01-01T00:00:00.000Z")
+        )
         let resolved = self.resolver.resolve(references: [reference], documents: documents)
         #expect(resolved.events.map(\.identifier) == (1...8).map { "ad-\($0)" })
         #expect(resolved.events.last?.date == ScheduleDocuments.date("2024-01-01T00:01:11.000Z"))
@@ -283,8 +335,15 @@ enum ScheduleDocuments {
 
     @Test func unreadableScheduleIsAnErrorWithItsURL() {
         let url = ScheduleDocuments.base + "malformed-not-json.json"
-        let reference = DateRangeScheduleResolver.Reference(id: "s", url: url, start: ScheduleDocuments.date("2024-01-01T00:00:00.000Z"))
-        let resolved = self.resolver.resolve(references: [reference], documents: ScheduleDocuments.documents(["malformed-not-json.json"]))
+        let reference = DateRangeScheduleResolver.Reference(
+            id: "s",
+            url: url,
+            start: ScheduleDocuments.date("2024-01-01T00:00:00.000Z")
+        )
+        let resolved = self.resolver.resolve(
+            references: [reference],
+            documents: ScheduleDocuments.documents(["malformed-not-json.json"])
+        )
         #expect(resolved.events.isEmpty)
         #expect(resolved.diagnostics.map(\.rule) == [.unreadable])
         #expect(resolved.diagnostics.first?.location.document == url)
@@ -297,8 +356,15 @@ enum ScheduleDocuments {
               "X-ASSET-URI": "https://a/x.m3u8", "X-ASSET-LIST": "https://a/x.json", "CUE": ["PRE", "POST"]}]}
             """
         let schedule = try DateRangeSchedule.decode(text).schedule
-        let reference = DateRangeScheduleResolver.Reference(id: "s", url: "https://a/s.json", start: ScheduleDocuments.date("2024-01-01T00:00:00.000Z"))
-        let resolved = self.resolver.resolve(references: [reference], documents: ["https://a/s.json": .success(schedule)])
+        let reference = DateRangeScheduleResolver.Reference(
+            id: "s",
+            url: "https://a/s.json",
+            start: ScheduleDocuments.date("2024-01-01T00:00:00.000Z")
+        )
+        let resolved = self.resolver.resolve(
+            references: [reference],
+            documents: ["https://a/s.json": .success(schedule)]
+        )
         #expect(resolved.events.first?.defects.map(\.rule) == [.assetBoth, .cuePreAndPost])
     }
 }
@@ -319,9 +385,11 @@ enum ScheduleDocuments {
             """
         let diagnostics = InterstitialValidator().validate(playlist: playlist, file: "main.m3u8")
             .filter { $0.rule.description.hasPrefix("INT-SCHEDULE-") }
-        #expect(diagnostics.map { "\($0.rule) \($0.location.line)" } == [
-            "INT-SCHEDULE-URI-MISSING 5", "INT-SCHEDULE-URI-TYPE 6", "INT-SCHEDULE-CUE 7",
-        ])
+        #expect(
+            diagnostics.map { "\($0.rule) \($0.location.line)" } == [
+                "INT-SCHEDULE-URI-MISSING 5", "INT-SCHEDULE-URI-TYPE 6", "INT-SCHEDULE-CUE 7",
+            ]
+        )
         #expect(diagnostics.allSatisfy { $0.location.file == "main.m3u8" && !$0.hint.isEmpty })
     }
 

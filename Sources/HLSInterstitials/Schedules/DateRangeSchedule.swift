@@ -58,7 +58,9 @@ public struct DateRangeSchedule: Sendable, Hashable {
 
     /// Whether each entry needs an `ID` (reading chosen where the secondary sources differ: the
     /// issue lists `ID` without "required"; the one public decoder requires it, and the events a
-    /// schedule produces need identifiers). See the spec notes, "Appendix H".
+    /// schedule produces need identifiers).
+    ///
+    /// See the spec notes, "Appendix H".
     public static let requiresIDByDefault = true
 
     /// A decoded document: the schedule and what was wrong with the entries left out or kept.
@@ -421,7 +423,12 @@ struct EntryReader {
     mutating func attribute(_ key: String, _ value: JSONValue, at: ScheduleLocation) -> ScheduledDateRange.Member? {
         let member = ScheduledDateRange.Member(name: key, value: value)
         func wrongType(_ expected: String) -> ScheduledDateRange.Member? {
-            self.report(.attributeType, at, "\(key) must be \(expected), not \(value.typeName)", "write \(key) as \(expected)")
+            self.report(
+                .attributeType,
+                at,
+                "\(key) must be \(expected), not \(value.typeName)",
+                "write \(key) as \(expected)"
+            )
             return nil
         }
         if DateRangeSchedule.numberKeys.contains(key) {

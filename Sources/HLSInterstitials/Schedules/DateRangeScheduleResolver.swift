@@ -20,7 +20,9 @@ import HLSPlaylist
 /// ```
 public struct DateRangeScheduleResolver: Sendable {
     /// The deepest nesting of schedules followed: a playlist's schedule is depth 1, a schedule it
-    /// lists depth 2, and so on. Deeper schedules are refused with ``ScheduleRule/tooDeep``.
+    /// lists depth 2, and so on.
+    ///
+    /// Deeper schedules are refused with ``ScheduleRule/tooDeep``.
     ///
     /// 8 is what the one shipping implementation described in the secondary sources uses.
     public static let maximumNestingDepth = 8
@@ -46,12 +48,31 @@ public struct DateRangeScheduleResolver: Sendable {
     /// The fetch result of one schedule URL: a decoded document or why it could not be read.
     public typealias Document = Result<DateRangeSchedule, DateRangeScheduleDecodingError>
 
+    /// What relative URIs inside a schedule document (`X-URI` of a nested schedule,
+    /// `X-ASSET-URI`, `X-ASSET-LIST`) resolve against.
+    public enum RelativeURIBase: Sendable, Hashable {
+        /// The URL of the document that holds them (RFC 3986 §5.1.3: the retrieval URI).
+        case document
+        /// The playlist's URL (``Reference/playlistURL``; the document's URL when not given).
+        case playlist
+    }
+
+    /// The reading chosen for ``RelativeURIBase``: ``RelativeURIBase/document``, as for asset
+    /// lists and as RFC 3986 gives for any retrieved document (the secondary sources say nothing).
+    public static let defaultRelativeURIBase = RelativeURIBase.document
+
     /// Which `ID` scheduled events carry when schedules nest.
     public var identifierSource: ScheduleIdentifierSource
+    /// What relative URIs in documents resolve against.
+    public var relativeURIBase: RelativeURIBase
 
     /// Creates a resolver.
-    public init(identifierSource: ScheduleIdentifierSource = DateRangeScheduleResolver.defaultIdentifierSource) {
+    public init(
+        identifierSource: ScheduleIdentifierSource = DateRangeScheduleResolver.defaultIdentifierSource,
+        relativeURIBase: RelativeURIBase = DateRangeScheduleResolver.defaultRelativeURIBase
+    ) {
         self.identifierSource = identifierSource
+        self.relativeURIBase = relativeURIBase
     }
 
     /// A schedule date range of a playlist: its `ID`, the absolute URL of its document and its
@@ -63,12 +84,15 @@ public struct DateRangeScheduleResolver: Sendable {
         public var url: String
         /// `START-DATE` of the schedule date range.
         public var start: DateTime
+        /// The playlist's URL, for ``RelativeURIBase/playlist``.
+        public var playlistURL: String?
 
         /// Creates a reference.
-        public init(id: String, url: String, start: DateTime) {
+        public init(id: String, url: String, start: DateTime, playlistURL: String? = nil) {
             self.id = id
             self.url = url
             self.start = start
+            self.playlistURL = playlistURL
         }
     }
 
@@ -102,7 +126,14 @@ public struct DateRangeScheduleResolver: Sendable {
             guard let start = range.startDate, let uri = range.attributes[.preloadURI]?.quotedString, !uri.isEmpty,
                 seen.insert(range.id).inserted
             else { continue }
-            result.append(Reference(id: range.id, url: URIReference.resolve(uri, against: playlistURL), start: start))
+            result.append(
+                Reference(
+                    id: range.id,
+                    url: URIReference.resolve(uri, against: playlistURL),
+                    start: start,
+                    playlistURL: playlistURL
+                )
+            )
         }
         return result
     }
@@ -121,6 +152,7 @@ public struct DateRangeScheduleResolver: Sendable {
     public func resolve(references: [Reference], documents: [String: Document]) -> Resolution {
         var walk = Walk(identifierSource: self.identifierSource, documents: documents)
         for reference in references {
+            walk.playlistURL = self.relativeURIBase == .playlist ? reference.playlistURL : nil
             walk.visit(
                 url: reference.url,
                 start: reference.start,
@@ -141,14 +173,21 @@ private struct Walk {
     let documents: [String: DateRangeScheduleResolver.Document]
     var resolution = DateRangeScheduleResolver.Resolution()
     var pending: Set<String> = []
+    /// The base of relative URIs in documents; `nil` for each document's own URL.
+    var playlistURL: String?
 
-    init(identifierSource: DateRangeScheduleResolver.ScheduleIdentifierSource, documents: [String: DateRangeScheduleResolver.Document]) {
+    init(
+        identifierSource: DateRangeScheduleResolver.ScheduleIdentifierSource,
+        documents: [String: DateRangeScheduleResolver.Document]
+    ) {
         self.identifierSource = identifierSource
         self.documents = documents
     }
 
     mutating func report(_ rule: ScheduleRule, _ location: ScheduleLocation, _ message: String, _ hint: String) {
-        self.resolution.diagnostics.append(ScheduleDiagnostic(rule: rule, location: location, message: message, hint: hint))
+        self.resolution.diagnostics.append(
+            ScheduleDiagnostic(rule: rule, location: location, message: message, hint: hint)
+        )
     }
 
     // swift-format-ignore: FunctionParameterCount
@@ -189,7 +228,8 @@ private struct Walk {
         case .failure(let error):
             self.report(
                 .unreadable,
-                error.location.document == nil ? ScheduleLocation(document: url, pointer: error.location.pointer) : error.location,
+                error.location.document == nil
+                    ? ScheduleLocation(document: url, pointer: error.location.pointer) : error.location,
                 "schedule \"\(innerID)\" (\(url)) cannot be read: \(error.message)",
                 "serve a JSON object {\"DATERANGES\": [...]} at X-URI"
             )
@@ -204,7 +244,7 @@ private struct Walk {
             if entry.isSchedule {
                 guard case .string(let uri)? = entry["X-URI"] else { continue }
                 self.visit(
-                    url: URIReference.resolve(uri, against: url),
+                    url: URIReference.resolve(uri, against: self.playlistURL ?? url),
                     start: entryStart,
                     depth: depth + 1,
                     path: path + [url],
@@ -214,7 +254,7 @@ private struct Walk {
                 )
                 continue
             }
-            let range = entry.dateRange(start: entryStart, documentURL: url)
+            let range = entry.dateRange(start: entryStart, documentURL: self.playlistURL ?? url)
             if entry.isInterstitial, var event = InterstitialEvent(dateRange: range) {
                 event.scheduleIdentifier = self.identifierSource == .innermost ? innerID : outerID
                 self.resolution.events.append(event)
@@ -228,7 +268,9 @@ private struct Walk {
 extension ScheduledDateRange {
     /// The entry as a playlist date range starting at `start`: numbers as decimals, strings as
     /// quoted strings (`X-ASSET-URI`, `X-ASSET-LIST` and `X-URI` resolved against the document's
-    /// URL), `CUE`/`X-SNAP`/`X-RESTRICT` as string lists, `END-ON-NEXT` as `YES`. `X-` values that
+    /// URL), `CUE`/`X-SNAP`/`X-RESTRICT` as string lists, `END-ON-NEXT` as `YES`.
+    ///
+    /// `X-` values that
     /// are not strings or numbers have no attribute form and are left out.
     ///
     /// - Parameters:
