@@ -279,7 +279,9 @@ enum ScheduleDocuments {
         let fromPlaylist = playlistBase.resolve(
             playlist: playlist,
             playlistURL: "https://cdn.example.com/p/mixed.m3u8",
-            documents: ["https://cdn.example.com/p/mixed.json": ScheduleDocuments.documents(["mixed.json"]).values.first!]
+            documents: [
+                "https://cdn.example.com/p/mixed.json": ScheduleDocuments.documents(["mixed.json"]).values.first!
+            ]
         )
         #expect(fromPlaylist.pendingURLs == ["https://cdn.example.com/p/nested/pod.json"])
         #expect(fromPlaylist.events.first?.assetURIs == ["https://cdn.example.com/p/ads/pre.m3u8"])

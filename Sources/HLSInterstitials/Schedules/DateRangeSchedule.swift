@@ -5,7 +5,7 @@ import HLSPlaylist
 /// range names.
 ///
 /// Each entry is a date range whose attributes are JSON keys. Decode one with
-/// ``decode(_:document:options:)``, which keeps every entry that can be scheduled and reports the
+/// ``decode(_:document:options:)-([UInt8],_,_)``, which keeps every entry that can be scheduled and reports the
 /// rest as ``ScheduleDiagnostic``s; resolve documents into interstitial events with
 /// ``DateRangeScheduleResolver``.
 ///
@@ -25,7 +25,7 @@ public struct DateRangeSchedule: Sendable, Hashable {
         self.dateRanges = dateRanges
     }
 
-    /// Limits and readings for ``decode(_:document:options:)``.
+    /// Limits and readings for ``decode(_:document:options:)-([UInt8],_,_)``.
     public struct Options: Sendable, Hashable {
         /// The largest document accepted, in bytes (1 MiB by default).
         public var maximumBytes: Int
@@ -196,7 +196,7 @@ extension DateRangeSchedule {
         return try decode(json: json, document: document, options: options)
     }
 
-    /// Decodes a schedule from JSON text (see ``decode(_:document:options:)``).
+    /// Decodes a schedule from JSON text (see ``decode(_:document:options:)-([UInt8],_,_)``).
     ///
     /// - Throws: ``DateRangeScheduleDecodingError``.
     public static func decode(
@@ -207,7 +207,7 @@ extension DateRangeSchedule {
         try decode(Array(text.utf8), document: document, options: options)
     }
 
-    /// Decodes a schedule from a parsed JSON value (see ``decode(_:document:options:)``).
+    /// Decodes a schedule from a parsed JSON value (see ``decode(_:document:options:)-([UInt8],_,_)``).
     ///
     /// - Throws: ``DateRangeScheduleDecodingError``.
     public static func decode(

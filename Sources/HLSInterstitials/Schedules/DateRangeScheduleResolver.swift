@@ -4,7 +4,7 @@ import HLSPlaylist
 /// documents fetched so far (Appendix H of Apple's preliminary WWDC26 draft).
 ///
 /// The resolver does no I/O: the caller fetches each URL of ``Resolution/pendingURLs``, decodes
-/// it with ``DateRangeSchedule/decode(_:document:options:)``, adds it to the documents keyed by
+/// it with ``DateRangeSchedule/decode(_:document:options:)-([UInt8],_,_)``, adds it to the documents keyed by
 /// its absolute URL and resolves again. Entries of class `com.apple.hls.interstitial` become
 /// ``InterstitialEvent``s read exactly as the same date range in the playlist would be (through
 /// ``InterstitialEvent/init(dateRange:)``), so the integrated ``Schedule`` applies restrictions,

@@ -4,7 +4,7 @@ import HLSPlaylist
 /// identifier, how serious breaking it is, and what it requires.
 ///
 /// Identifiers start with `INT-SCHEDULE-` and never change meaning. Rules about the document are
-/// checked by ``DateRangeSchedule/decode(_:document:options:)``, rules about the playlist's
+/// checked by ``DateRangeSchedule/decode(_:document:options:)-([UInt8],_,_)``, rules about the playlist's
 /// `com.apple.hls.daterange-schedule` tag by ``DateRangeSchedule/tagDiagnostics(in:file:)``, and
 /// the nesting rules by ``DateRangeScheduleResolver``.
 public struct ScheduleRule: Sendable, Hashable, CustomStringConvertible {
@@ -229,7 +229,7 @@ public struct ScheduleDiagnostic: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// The error ``DateRangeSchedule/decode(_:document:options:)`` throws when a document cannot be
+/// The error ``DateRangeSchedule/decode(_:document:options:)-([UInt8],_,_)`` throws when a document cannot be
 /// read at all: not JSON, too large or deep, or not an object with a `DATERANGES` array.
 public struct DateRangeScheduleDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of error: the rule's identifier (``ScheduleRule/invalidJSON``,
