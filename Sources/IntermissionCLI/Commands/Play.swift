@@ -4,6 +4,8 @@ import Foundation
 import HLSPlaylist
 import InterstitialPlayback
 
+extension BeaconMode: ExpressibleByArgument {}
+
 /// `intermission play`: a headless player that streams HLS and plays interstitials.
 struct Play: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -54,6 +56,13 @@ struct Play: AsyncParsableCommand {
     @Flag(help: "Print the event log as JSON lines.")
     var json = false
 
+    @Option(
+        help: """
+            Who fires the tracking beacons of asset lists' X-AD-CREATIVE-SIGNALING (SVTA2053-2): off             (the server; the default) or client (this player, once per slot at its playback moment;             logged as beaconFired and beaconFailed).
+            """
+    )
+    var beacons: BeaconMode = .off
+
     @OptionGroup var network: NetworkOptions
 
     static func pair(_ text: String) throws -> (Double, Double) {
@@ -98,6 +107,7 @@ struct Play: AsyncParsableCommand {
         configuration.playlistTimeout = .seconds(self.network.timeout)
         configuration.segmentTimeout = .seconds(self.network.timeout)
         configuration.interstitialRequestTimeout = .seconds(self.network.timeout)
+        configuration.beaconMode = self.beacons
         let json = self.json
         configuration.keepsLog = false
         configuration.logHandler = { entry in

@@ -97,4 +97,8 @@ struct InterstitialState: Sendable {
     var ignored: [String: [InterstitialEvent.Defect]] = [:]
     /// The preload ranges (Appendix F) followed: moments, requests and answers.
     var preloads = PreloadBook()
+    /// Client-side beacons (SVTA2053-2): what fires when.
+    var beacons = BeaconTracker()
+    /// The asset-list URL of each event, which its beacon URLs resolve against.
+    var beaconBases: [String: String] = [:]
 }

@@ -79,6 +79,7 @@ extension Player {
         case .success(let list):
             let loaded = self.interstitials.coordinator.assetListDidLoad(list, for: event, primaryID: self.sessionID)
             self.interstitials.lists[eventID] = loaded
+            self.planBeacons(eventID: eventID, list: list, listURL: self.interstitials.beaconBases[eventID])
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
             let arrived = self.interstitials.coordinator.listLoaded(
                 list,

@@ -36,7 +36,12 @@ extension Player {
                 )
             }
         }
+        if case .beacon = purpose {
+            self.handleBeacon(result, now: now)
+            return
+        }
         if case .assetList(let eventID) = purpose {
+            if self.firesBeacons { self.interstitials.beaconBases[eventID] = request.url }
             self.handleAssetList(eventID: eventID, result, now: now)
             return
         }
