@@ -17,7 +17,7 @@ struct Play: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The multivariant or media playlist URL.")
+    @Argument(help: "The multivariant or media playlist URL, or the path of one on disk (an offline copy).")
     var url: String
 
     @Option(help: "Clock seconds per real second.")
@@ -91,7 +91,7 @@ struct Play: AsyncParsableCommand {
         // Its own client: a refused connection fails at once instead of being retried until the deadline.
         let client = PlaylistInput.makeClient(timeout: self.network.timeout)
         do {
-            try await self.play(loader: HTTPResourceLoader(client: client))
+            try await self.play(loader: LocalFileLoader(network: HTTPResourceLoader(client: client)))
         } catch {
             try? await client.shutdown()
             throw error
@@ -99,8 +99,15 @@ struct Play: AsyncParsableCommand {
         try? await client.shutdown()
     }
 
+    /// An http(s) or file URL as given; a path (an offline copy's `main.m3u8`) as a `file://` URL.
+    static func streamURL(_ text: String) -> String {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("file://") { return text }
+        return URL(fileURLWithPath: text).standardizedFileURL.absoluteString
+    }
+
     /// Plays the stream, loading through `loader`.
-    func play(loader: HTTPResourceLoader) async throws {
+    func play(loader: any ResourceLoader) async throws {
         var configuration = Player.Configuration()
         configuration.preferredLanguages = self.language.map { [$0] } ?? []
         // --timeout bounds every request (playlists, segments, asset lists), 30 s by default.
@@ -113,7 +120,7 @@ struct Play: AsyncParsableCommand {
         configuration.logHandler = { entry in
             if json { FileHandle.standardOutput.write(Data((entry.description + "\n").utf8)) }
         }
-        let item = PlayerItem(url: self.url, automaticallyHandlesInterstitialEvents: !self.noInterstitials)
+        let item = PlayerItem(url: Self.streamURL(self.url), automaticallyHandlesInterstitialEvents: !self.noInterstitials)
         let player = Player(
             item: item,
             clock: RealPlaybackClock(speed: self.speed),

@@ -99,6 +99,7 @@ struct InterstitialState: Sendable {
     var preloads = PreloadBook()
     /// Client-side beacons (SVTA2053-2): what fires when.
     var beacons = BeaconTracker()
-    /// The asset-list URL of each event, which its beacon URLs resolve against.
-    var beaconBases: [String: String] = [:]
+    /// The asset-list URL of each event, which its assets' and beacons' relative URIs resolve
+    /// against.
+    var listURLs: [String: String] = [:]
 }

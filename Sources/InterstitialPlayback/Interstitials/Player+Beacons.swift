@@ -51,7 +51,6 @@ extension Player {
             plannedStart = plannedStart + asset.mediaDuration
         }
         self.interstitials.beacons.listLoaded(eventID: eventID, assets: assets)
-        if let listURL { self.interstitials.beaconBases[eventID] = listURL }
     }
 
     /// The playhead of the event playing moved: the beacons it reached join the queue.
@@ -103,7 +102,7 @@ extension Player {
                 )
                 continue
             }
-            let base = self.interstitials.beaconBases[fire.key.eventID] ?? self.primaryBase
+            let base = self.interstitials.listURLs[fire.key.eventID] ?? self.primaryBase
             let url = URIReference.resolve(fire.url, against: base)
             self.beaconQueue.items.append(BeaconQueue.Item(fire: fire, url: url, due: now))
         }

@@ -41,11 +41,14 @@ extension Player {
             return
         }
         if case .assetList(let eventID) = purpose {
-            if self.firesBeacons { self.interstitials.beaconBases[eventID] = request.url }
+            self.interstitials.listURLs[eventID] = request.url
             self.handleAssetList(eventID: eventID, result, now: now)
             return
         }
         if case .preload(let rangeID) = purpose {
+            if let target = self.interstitials.preloads.entries[rangeID]?.range.targetID {
+                self.interstitials.listURLs[target] = request.url
+            }
             self.handlePreload(rangeID: rangeID, result)
             return
         }
