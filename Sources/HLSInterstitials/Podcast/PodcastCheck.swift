@@ -9,7 +9,11 @@ extension InterstitialValidator {
     ///   - bytes: The playlist file.
     ///   - file: Its path or URL, for locations.
     ///   - profile: The profile whose rules to add; `nil` adds none.
-    public func validate(playlist bytes: [UInt8], file: String? = nil, profile: ValidationProfile?) -> [PlaylistDiagnostic] {
+    public func validate(
+        playlist bytes: [UInt8],
+        file: String? = nil,
+        profile: ValidationProfile?
+    ) -> [PlaylistDiagnostic] {
         var diagnostics = self.validate(playlist: bytes, file: file)
         guard let profile else { return diagnostics }
         switch PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: file)).playlist {
@@ -27,7 +31,11 @@ extension InterstitialValidator {
     ///   - profile: The profile.
     ///   - playlist: A media playlist of the presentation (a variant's or a rendition's).
     ///   - file: Its path or URL, for locations.
-    public func validate(profile: ValidationProfile, media playlist: MediaPlaylist, file: String? = nil)
+    public func validate(
+        profile: ValidationProfile,
+        media playlist: MediaPlaylist,
+        file: String? = nil
+    )
         -> [PlaylistDiagnostic]
     {
         switch profile {
@@ -44,7 +52,11 @@ extension InterstitialValidator {
     ///   - profile: The profile.
     ///   - multivariant: The multivariant playlist.
     ///   - file: Its path or URL, for locations.
-    public func validate(profile: ValidationProfile, multivariant: MultivariantPlaylist, file: String? = nil)
+    public func validate(
+        profile: ValidationProfile,
+        multivariant: MultivariantPlaylist,
+        file: String? = nil
+    )
         -> [PlaylistDiagnostic]
     {
         switch profile {
@@ -109,7 +121,8 @@ struct PodcastMediaCheck {
                 .podcastNotVOD,
                 line: 1,
                 "the episode's media playlist lacks \(missing.joined(separator: " and ")); Apple Podcasts plays VOD only",
-                hint: "write #EXT-X-PLAYLIST-TYPE:VOD after #EXT-X-TARGETDURATION and end the playlist with #EXT-X-ENDLIST"
+                hint:
+                    "write #EXT-X-PLAYLIST-TYPE:VOD after #EXT-X-TARGETDURATION and end the playlist with #EXT-X-ENDLIST"
             )
         }
         let version = self.playlist.version ?? 1
@@ -118,7 +131,8 @@ struct PodcastMediaCheck {
                 .podcastVersion,
                 line: self.playlist.version == nil ? 1 : lineNumber(in: lines, startingWith: "#EXT-X-VERSION"),
                 "the media playlist's EXT-X-VERSION is \(version)\(self.playlist.version == nil ? " (absent)" : ""); Apple Podcasts needs at least \(PodcastLimits.minimumMediaVersion)",
-                hint: "write #EXT-X-VERSION:\(PodcastLimits.minimumMediaVersion) (or higher if the playlist uses newer features)"
+                hint:
+                    "write #EXT-X-VERSION:\(PodcastLimits.minimumMediaVersion) (or higher if the playlist uses newer features)"
             )
         }
         if let target = self.playlist.targetDuration, !PodcastLimits.targetDurationRange.contains(target) {
@@ -126,7 +140,8 @@ struct PodcastMediaCheck {
                 .podcastTargetDuration,
                 line: lineNumber(in: lines, startingWith: "#EXT-X-TARGETDURATION"),
                 "EXT-X-TARGETDURATION is \(target) s; Apple Podcasts needs 4 to 10 s",
-                hint: "segment the episode into segments of 4 to 10 s (6 s recommended) and set EXT-X-TARGETDURATION to match"
+                hint:
+                    "segment the episode into segments of 4 to 10 s (6 s recommended) and set EXT-X-TARGETDURATION to match"
             )
         }
         for (k, line) in lines.enumerated() where line.text.hasPrefix("#EXT-X-PROGRAM-DATE-TIME:") {

@@ -40,7 +40,9 @@ public enum PodcastLimits {
     /// playlists").
     public static let minimumMultivariantVersion = 4
     /// The audio codecs "Encoding media for HLS" names: AAC-LC (`mp4a.40.2`, recommended), HE-AAC
-    /// v1 (`mp4a.40.5`) and v2 (`mp4a.40.29`). The page names the codecs; the `CODECS` strings are
+    /// v1 (`mp4a.40.5`) and v2 (`mp4a.40.29`).
+    ///
+    /// The page names the codecs; the `CODECS` strings are
     /// their standard RFC 6381 spellings (our reading).
     public static let audioCodecs: Set<String> = ["mp4a.40.2", "mp4a.40.5", "mp4a.40.29"]
 }
@@ -200,7 +202,9 @@ extension InterstitialRule {
         "every variant needs CODECS and AVERAGE-BANDWIDTH, and every video variant RESOLUTION"
     )
 
-    /// The rules of ``ValidationProfile/podcast``, in the order above. They are not in ``all``:
+    /// The rules of ``ValidationProfile/podcast``, in the order above.
+    ///
+    /// They are not in ``all``:
     /// they apply only when the profile is asked for.
     public static let podcastRules: [InterstitialRule] = [
         .podcastSegmentBoundary, .podcastSnap, .podcastCuePost, .podcastCueValue, .podcastAttributeRequired,
