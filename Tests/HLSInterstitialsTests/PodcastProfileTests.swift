@@ -193,6 +193,17 @@ private func listing(_ diagnostics: [PlaylistDiagnostic]) -> String {
         #expect(diagnostics.map(\.rule.rawValue) == ["INT-PODCAST-VARIANT-ATTRIBUTE"])
         #expect(diagnostics.first?.location.line == 4)
         #expect(diagnostics.first?.message.contains("RESOLUTION") == true)
+        // A text codec makes no variant a video variant; HEVC does.
+        let text = good.replacingOccurrences(of: "CODECS=\"mp4a.40.2\",", with: "CODECS=\"mp4a.40.2,wvtt\",")
+        #expect(validator.validate(playlist: Array(text.utf8), file: "m.m3u8", profile: .podcast).isEmpty)
+        let hevc = good.replacingOccurrences(
+            of: "CODECS=\"mp4a.40.2\",",
+            with: "CODECS=\"hvc1.2.4.L123.B0,mp4a.40.2\","
+        )
+        #expect(
+            Set(validator.validate(playlist: Array(hevc.utf8), file: "m.m3u8", profile: .podcast).map(\.rule.rawValue))
+                == ["INT-PODCAST-VARIANT-ATTRIBUTE", "INT-PODCAST-AUDIO-ONLY-VARIANT"]
+        )
         let old = good.replacingOccurrences(of: "#EXT-X-VERSION:4", with: "#EXT-X-VERSION:3")
         #expect(
             validator.validate(playlist: Array(old.utf8), file: "m.m3u8", profile: .podcast).map(\.rule.rawValue)

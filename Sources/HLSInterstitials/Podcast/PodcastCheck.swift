@@ -293,8 +293,14 @@ struct PodcastMultivariantCheck {
 
     func location(_ line: Int) -> SourceLocation { SourceLocation(file: self.file, line: line, column: 1) }
 
+    /// Whether a `CODECS` entry is an audio codec (by its RFC 6381 sample-entry prefix).
     static func isAudio(_ codec: String) -> Bool {
-        ["mp4a", "ac-3", "ec-3", "ac-4", "opus", "flac", "alac", "mp3", ".mp3"].contains {
+        ["mp4a", "ac-3", "ec-3", "ac-4", "opus", "flac", "alac"].contains { codec.lowercased().hasPrefix($0) }
+    }
+
+    /// Whether a `CODECS` entry is a video codec; text codecs (`wvtt`, `stpp`) are neither.
+    static func isVideo(_ codec: String) -> Bool {
+        ["avc1", "avc3", "hvc1", "hev1", "dvh1", "dvhe", "dva1", "dvav", "av01", "vp09", "mp4v"].contains {
             codec.lowercased().hasPrefix($0)
         }
     }
@@ -321,7 +327,7 @@ struct PodcastMultivariantCheck {
             var missing: [String] = []
             if codecs.isEmpty { missing.append("CODECS") }
             if variant.averageBandwidth == nil { missing.append("AVERAGE-BANDWIDTH") }
-            let hasVideo = codecs.contains { !Self.isAudio($0) }
+            let hasVideo = codecs.contains(where: Self.isVideo)
             if hasVideo, variant.resolution == nil { missing.append("RESOLUTION") }
             if !missing.isEmpty {
                 diagnostics.append(
@@ -343,7 +349,9 @@ struct PodcastMultivariantCheck {
                 )
             }
         }
-        let audioOnly = variants.contains { !$0.codecs.isEmpty && $0.codecs.allSatisfy(Self.isAudio) }
+        let audioOnly = variants.contains {
+            $0.codecs.contains(where: Self.isAudio) && !$0.codecs.contains(where: Self.isVideo)
+        }
         if !variants.isEmpty, !audioOnly {
             diagnostics.append(
                 InterstitialRule.podcastAudioOnlyVariant.diagnostic(
