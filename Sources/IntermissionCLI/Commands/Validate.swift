@@ -24,6 +24,9 @@ struct Validate: AsyncParsableCommand {
     @Flag(help: "Leave out notes (keep errors and warnings).")
     var noNotes = false
 
+    @Option(help: "Add the rules of a client profile (podcast: Apple Podcasts, rules INT-PODCAST-*).")
+    var profile: ValidationProfile?
+
     @OptionGroup var network: NetworkOptions
 
     func run() async throws {
@@ -31,7 +34,7 @@ struct Validate: AsyncParsableCommand {
         var diagnostics: [PlaylistDiagnostic] = []
         for location in self.playlists {
             let input = try await PlaylistInput.readPlaylistOrExit(location, timeout: self.network.timeout)
-            diagnostics += validator.validate(playlist: input.bytes, file: input.name)
+            diagnostics += validator.validate(playlist: input.bytes, file: input.name, profile: self.profile)
             let parsed = PlaylistParser.parse(input.bytes)
             guard case .multivariant(let multivariant) = parsed.playlist else { continue }
             var mediaPlaylists: [String: MediaPlaylist] = [:]
@@ -39,7 +42,7 @@ struct Validate: AsyncParsableCommand {
                 let child = input.resolve(uri)
                 do {
                     let media = try await PlaylistInput.read(child, timeout: self.network.timeout)
-                    diagnostics += validator.validate(playlist: media.bytes, file: child)
+                    diagnostics += validator.validate(playlist: media.bytes, file: child, profile: self.profile)
                     if case .media(let playlist) = PlaylistParser.parse(media.bytes).playlist {
                         mediaPlaylists[uri] = playlist
                     }
@@ -73,6 +76,8 @@ struct Validate: AsyncParsableCommand {
         if diagnostics.contains(where: { $0.severity == .error }) { throw ExitCode(1) }
     }
 }
+
+extension ValidationProfile: ExpressibleByArgument {}
 
 extension PlaylistDiagnostic {
     /// The diagnostic as a JSON object.
