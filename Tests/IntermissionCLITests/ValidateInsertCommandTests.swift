@@ -141,3 +141,38 @@ import Testing
         #expect(check.status == 0)
     }
 }
+
+/// `intermission validate --profile podcast`, as a user runs it on the podcast fixtures: each bad
+/// fixture reports its rule at file:line:col, only with the profile; the good episode is clean.
+@Suite struct ValidatePodcastProfileTests {
+    static let rules = [
+        "INT-PODCAST-ATTRIBUTE-REQUIRED", "INT-PODCAST-CUE-POST", "INT-PODCAST-NOT-VOD", "INT-PODCAST-SNAP",
+        "INT-PODCAST-SEGMENT-BOUNDARY", "INT-PODCAST-AUDIO-ONLY-VARIANT",
+    ]
+
+    @Test(arguments: Self.rules)
+    func eachBadFixtureReportsItsRuleOnlyWithTheProfile(_ rule: String) async throws {
+        let path = "Tests/Fixtures/podcast/\(rule).bad.m3u8"
+        let result = try await CLI.run(["validate", "--profile", "podcast", path])
+        let text = String(decoding: result.stdout, as: UTF8.self)
+        let line = try #require(text.split(separator: "\n").first { $0.contains("[\(rule)]") }, "\(text)")
+        let parts = line.split(separator: ":", maxSplits: 3)
+        #expect(parts[0] == Substring(path))
+        #expect(Int(parts[1]) ?? 0 >= 1 && Int(parts[2]) ?? 0 >= 1, "\(line)")
+        #expect(result.status == (line.contains(": error[") ? 1 : 0))
+        let plain = try await CLI.run(["validate", path])
+        #expect(!String(decoding: plain.stdout, as: UTF8.self).contains("INT-PODCAST"))
+    }
+
+    @Test(arguments: ["Tests/Fixtures/podcast/episode.m3u8", "Tests/Fixtures/podcast/episode-audio.m3u8"])
+    func theGoodEpisodeIsClean(_ path: String) async throws {
+        let result = try await CLI.run(["validate", "--profile", "podcast", path])
+        #expect(result.status == 0)
+        #expect(!String(decoding: result.stdout, as: UTF8.self).contains("INT-PODCAST"))
+    }
+
+    @Test func anUnknownProfileIsRefused() async throws {
+        let result = try await CLI.run(["validate", "--profile", "radio", "Tests/Fixtures/podcast/episode.m3u8"])
+        #expect(result.status == 64)
+    }
+}
