@@ -25,7 +25,9 @@ struct ClientBeaconCommandTests {
               beacons: true
             """
         try Data(yaml.utf8).write(to: config)
-        let server = try ServeProcess(["serve", "--config", config.path, "--demo", "--port", "0", "--database", "memory:"])
+        let server = try ServeProcess([
+            "serve", "--config", config.path, "--demo", "--port", "0", "--database", "memory:",
+        ])
         defer { server.kill() }
         let url = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/vod/demo/main\.m3u8"#))
         let base = String(url.dropLast("/vod/demo/main.m3u8".count))
@@ -43,7 +45,9 @@ struct ClientBeaconCommandTests {
 
         // On time: each beacon's answer came within 0.25 s of wall time (2.5 s of the clock at
         // --speed 10) after its asset started plus its moment (0, 2.5, 5, 7.5, 10 s).
-        let starts = pod.filter { $0["event"] as? String == "interstitialAssetStarted" }.compactMap { $0["t"] as? Double }
+        let starts = pod.filter { $0["event"] as? String == "interstitialAssetStarted" }.compactMap {
+            $0["t"] as? Double
+        }
         #expect(starts.count == 2)
         for (index, beacon) in fired.enumerated() where starts.count == 2 {
             let start = starts[index < order.count ? 0 : 1]

@@ -24,7 +24,10 @@ struct DownloadCommandTests {
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                 let event = object["event"] as? String, let url = object["url"] as? String
             else { return nil }
-            return (event, url, object["path"] as? String ?? "", object["bytes"] as? Int ?? -1, object["resumedFrom"] as? Int ?? 0)
+            return (
+                event, url, object["path"] as? String ?? "", object["bytes"] as? Int ?? -1,
+                object["resumedFrom"] as? Int ?? 0
+            )
         }
     }
 
@@ -64,7 +67,9 @@ struct DownloadCommandTests {
             #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("primary/video/" + line).path))
         }
         // The interstitial schedule as served, only X-ASSET-LIST pointing at local lists.
-        let (served, _) = try await URLSession.shared.data(from: try #require(URL(string: base + "/vod/demo/prog.m3u8")))
+        let (served, _) = try await URLSession.shared.data(
+            from: try #require(URL(string: base + "/vod/demo/prog.m3u8"))
+        )
         func ranges(_ text: String) -> [String] {
             text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE:") }.map {
                 $0.replacingOccurrences(of: #"X-ASSET-LIST="[^"]*""#, with: "X-ASSET-LIST", options: .regularExpression)
@@ -104,10 +109,14 @@ struct DownloadCommandTests {
 
         // Without the server: the copy plays with the same breaks, every request a file.
         _ = try await server.terminate()
-        let played = try await CLI.run(["play", folder.appendingPathComponent("main.m3u8").path, "--speed", "20", "--json"])
+        let played = try await CLI.run([
+            "play", folder.appendingPathComponent("main.m3u8").path, "--speed", "20", "--json",
+        ])
         #expect(played.status == 0, "\(played.stderr)")
         let log = jsonLines(played.stdout)
-        let started = log.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["eventID"] as? String }
+        let started = log.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap {
+            $0["eventID"] as? String
+        }
         #expect(started == ["preroll", "midroll-1", "midroll-2", "postroll"])
         let assetsPlayed = log.filter { $0["event"] as? String == "interstitialAssetStarted" }.compactMap {
             $0["eventID"] as? String
@@ -115,11 +124,15 @@ struct DownloadCommandTests {
         #expect(assetsPlayed.filter { $0 == "midroll-1" }.count == 2)
         let requests = log.filter { $0["event"] as? String == "request" }
         #expect(!requests.isEmpty && requests.allSatisfy { ($0["url"] as? String)?.hasPrefix("file://") == true })
-        #expect(requests.allSatisfy { $0["status"] as? Int == 200 }, "\(requests.filter { $0["status"] as? Int != 200 })")
+        #expect(
+            requests.allSatisfy { $0["status"] as? Int == 200 },
+            "\(requests.filter { $0["status"] as? Int != 200 })"
+        )
         #expect(log.last?["event"] as? String == "ended")
 
         // ffmpeg plays the primary.
-        if let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: FileManager.default.isExecutableFile) {
+        if let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: FileManager.default.isExecutableFile)
+        {
             let result = try await runProcess(
                 URL(fileURLWithPath: ffmpeg),
                 ["-v", "error", "-i", folder.appendingPathComponent("main.m3u8").path, "-f", "null", "-"],
@@ -180,7 +193,8 @@ struct DownloadCommandTests {
     /// Bad options are refused before anything is fetched.
     @Test(arguments: [
         ["--variant", "abc"], ["--variant", "0"], ["--variant", "1280x"], ["--variant", "99999999999999999999"],
-        ["--language", ""], ["--language", "en_US"], ["--language", String(repeating: "a", count: 100_000)], ["--limit-rate", "10"], ["--limit-rate", "-1"],
+        ["--language", ""], ["--language", "en_US"], ["--language", String(repeating: "a", count: 100_000)],
+        ["--limit-rate", "10"], ["--limit-rate", "-1"],
     ])
     func badOptionsAreRefused(_ options: [String]) async throws {
         let folder = try ServeProcess.scratchFolder("download-bad")

@@ -7,16 +7,24 @@ import Testing
 /// An asset-list entry over a demo ad with SVTA2053-2 signaling: one slot starting at `start` in
 /// the interstitial, its tracking URLs under `/b/{ad}/{type}` (relative to the asset list).
 func signaledAsset(_ base: String, _ ad: String, start: Double, extra: String = "") -> String {
-    let timed = [("impression", nil), ("start", nil), ("firstQuartile", 2.5), ("midpoint", 5.0),
-        ("thirdQuartile", 7.5), ("complete", 10.0)] as [(String, Double?)]
+    let timed =
+        [
+            ("impression", nil), ("start", nil), ("firstQuartile", 2.5), ("midpoint", 5.0),
+            ("thirdQuartile", 7.5), ("complete", 10.0),
+        ] as [(String, Double?)]
     var tracking = timed.map { type, offset in
         "{\"type\":\"\(type)\"" + (offset.map { ",\"offset\":\($0)" } ?? "") + ",\"urls\":[\"/b/\(ad)/\(type)\"]}"
     }
-    tracking += ["{\"type\":\"clickTracking\",\"urls\":[\"/b/\(ad)/click\"]}", "{\"type\":\"skip\",\"urls\":[\"/b/\(ad)/skip\"]}",
-        "{\"type\":\"error\",\"urls\":[\"/b/\(ad)/error?code=[ERRORCODE]&cb=[CACHEBUSTING]\"]}"]
+    tracking += [
+        "{\"type\":\"clickTracking\",\"urls\":[\"/b/\(ad)/click\"]}",
+        "{\"type\":\"skip\",\"urls\":[\"/b/\(ad)/skip\"]}",
+        "{\"type\":\"error\",\"urls\":[\"/b/\(ad)/error?code=[ERRORCODE]&cb=[CACHEBUSTING]\"]}",
+    ]
     if !extra.isEmpty { tracking.append(extra) }
-    let signaling = "{\"version\":2,\"type\":\"slot\",\"payload\":[{\"type\":\"linear\",\"start\":\(start),\"duration\":10,"
-        + "\"identifiers\":[{\"scheme\":\"creativeId\",\"value\":\"\(ad)\"}],\"tracking\":[" + tracking.joined(separator: ",") + "]}]}"
+    let signaling =
+        "{\"version\":2,\"type\":\"slot\",\"payload\":[{\"type\":\"linear\",\"start\":\(start),\"duration\":10,"
+        + "\"identifiers\":[{\"scheme\":\"creativeId\",\"value\":\"\(ad)\"}],\"tracking\":["
+        + tracking.joined(separator: ",") + "]}]}"
     return "{\"URI\":\"\(base)/media/ad-\(ad)/main.m3u8\",\"DURATION\":10,\"X-AD-CREATIVE-SIGNALING\":\(signaling)}"
 }
 
@@ -52,7 +60,11 @@ struct BeaconPlaybackTests {
         configuration: Player.Configuration = client,
         setUp: @Sendable (Player) async -> Void = { _ in }
     ) async throws -> Player {
-        let range = Fixtures.interstitial("pod", at: 10, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0" + attributes)
+        let range = Fixtures.interstitial(
+            "pod",
+            at: 10,
+            "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0" + attributes
+        )
         site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [range])))
         let assets = ads.enumerated().map { signaledAsset(base, $0.element, start: Double($0.offset) * 10) }
         site.serve("/lists/pod.json", .json("{\"ASSETS\":[" + assets.joined(separator: ",") + "]}"))
@@ -144,14 +156,19 @@ struct BeaconPlaybackTests {
             }
             let log = await player.log
             #expect(calls.withLock { $0 } == 2)
-            let impression = try #require(log.first { $0.event == "beaconFired" && $0["type"]?.stringValue == "impression" })
+            let impression = try #require(
+                log.first { $0.event == "beaconFired" && $0["type"]?.stringValue == "impression" }
+            )
             #expect(impression["attempts"]?.doubleValue == 2)
             let failed = log.filter { $0.event == "beaconFailed" }
             #expect(failed.count == 1)
             #expect(failed.first?["type"]?.stringValue == "start")
             #expect(failed.first?["reason"]?.stringValue?.contains("HTTP 404") == true)
             #expect(site.requests.filter { $0.path == "/b/green/start" }.count == 1)
-            #expect(fired(log) == ["impression", "firstQuartile", "midpoint", "thirdQuartile", "complete"].map { "green \($0)" })
+            #expect(
+                fired(log)
+                    == ["impression", "firstQuartile", "midpoint", "thirdQuartile", "complete"].map { "green \($0)" }
+            )
         }
     }
 }

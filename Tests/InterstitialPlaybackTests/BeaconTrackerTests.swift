@@ -24,7 +24,12 @@ import Testing
     }
 
     /// The URLs that fire while the asset's playhead moves through `positions`.
-    static func walk(_ tracker: inout BeaconTracker, asset: Int = 0, _ positions: [Double], duration: Double? = nil)
+    static func walk(
+        _ tracker: inout BeaconTracker,
+        asset: Int = 0,
+        _ positions: [Double],
+        duration: Double? = nil
+    )
         -> [String]
     {
         positions.flatMap { position in
@@ -125,7 +130,10 @@ import Testing
 
     @Test func macrosAreFilled() {
         var tracker = BeaconTracker()
-        let filled = tracker.fillMacros("/e?c=[ERRORCODE]&cb=[CACHEBUSTING]&x=[CACHEBUSTING]&t=[TIMESTAMP]", errorCode: 405)
+        let filled = tracker.fillMacros(
+            "/e?c=[ERRORCODE]&cb=[CACHEBUSTING]&x=[CACHEBUSTING]&t=[TIMESTAMP]",
+            errorCode: 405
+        )
         let parts = filled.split(separator: "&")
         #expect(parts[0] == "/e?c=405")
         #expect(parts[1].dropFirst(3).count == 8 && parts[1] == "cb=" + parts[2].dropFirst(2))

@@ -1,6 +1,6 @@
 import HLSPlaylist
 
-/// The error ``AssetList/decode(_:)-([UInt8])`` throws: the bytes are not JSON, or not an asset list.
+/// The error ``AssetList/decode(_:draftNames:)-([UInt8],_)`` throws: the bytes are not JSON, or not an asset list.
 public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of error it is.
     ///
@@ -33,7 +33,7 @@ public struct AssetListDecodingError: Error, Sendable, Hashable, CustomStringCon
         /// ``AssetListDecodingError/path`` names the key.
         public static let numberOutOfRange = Code(.numberOutOfRange)
         /// An entry's `X-AD-CREATIVE-SIGNALING` is not the SVTA2053-2 shape (read on demand by
-        /// `AssetList.Asset.creativeSignaling()`, never by ``AssetList/decode(_:)-([UInt8])``).
+        /// `AssetList.Asset.creativeSignaling()`, never by ``AssetList/decode(_:draftNames:)-([UInt8],_)``).
         public static let invalidCreativeSignaling = Code(.invalidCreativeSignaling)
 
         /// The code's name.
@@ -130,14 +130,14 @@ extension AssetList {
         return try AssetList(json: value, draftNames: draftNames)
     }
 
-    /// Decodes an asset list from JSON text (see ``decode(_:)-([UInt8])``).
+    /// Decodes an asset list from JSON text (see ``decode(_:draftNames:)-([UInt8],_)``).
     ///
     /// - Throws: ``AssetListDecodingError``.
     public static func decode(_ text: String, draftNames: DraftNamePolicy = .accept) throws -> AssetList {
         try decode(Array(text.utf8), draftNames: draftNames)
     }
 
-    /// Reads an asset list from a parsed JSON value (see ``decode(_:)-([UInt8])`` for the rules).
+    /// Reads an asset list from a parsed JSON value (see ``decode(_:draftNames:)-([UInt8],_)`` for the rules).
     ///
     /// - Parameters:
     ///   - json: The parsed document.

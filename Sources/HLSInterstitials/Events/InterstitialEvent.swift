@@ -4,7 +4,7 @@ import HLSPlaylist
 /// time or date on the primary timeline (draft-pantos-hls-rfc8216bis Appendix D).
 ///
 /// The vocabulary follows AVFoundation's `AVPlayerInterstitialEvent` in Swift terms. An event comes
-/// from an `EXT-X-DATERANGE` tag with `CLASS="com.apple.hls.interstitial"` (``init(dateRange:)``)
+/// from an `EXT-X-DATERANGE` tag with `CLASS="com.apple.hls.interstitial"` (``init(dateRange:draftNames:)``)
 /// or is made in code for client-side scheduling, and can be written back as a tag
 /// (``dateRange(startDate:)``).
 ///

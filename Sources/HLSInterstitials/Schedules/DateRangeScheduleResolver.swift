@@ -7,7 +7,7 @@ import HLSPlaylist
 /// it with ``DateRangeSchedule/decode(_:document:options:)-([UInt8],_,_)``, adds it to the documents keyed by
 /// its absolute URL and resolves again. Entries of class `com.apple.hls.interstitial` become
 /// ``InterstitialEvent``s read exactly as the same date range in the playlist would be (through
-/// ``InterstitialEvent/init(dateRange:)``), so the integrated ``Schedule`` applies restrictions,
+/// ``InterstitialEvent/init(dateRange:draftNames:)``), so the integrated ``Schedule`` applies restrictions,
 /// resume offsets, `CUE` and skip control to them unchanged: pass
 /// `InterstitialEvent.events(in:)` followed by ``Resolution/events`` to
 /// ``Schedule/init(primary:events:configuration:)-(MediaPlaylist,_,_)``.

@@ -71,7 +71,7 @@ public struct Schedule: Sendable {
     /// Builds the schedule of one primary media playlist and the interstitial events in it.
     ///
     /// Events are read from the playlist's interstitial `EXT-X-DATERANGE` tags in playlist order,
-    /// with same-ID tags merged (``InterstitialEvent/events(in:)``). Across live reloads, keep a
+    /// with same-ID tags merged (``InterstitialEvent/events(in:draftNames:)``). Across live reloads, keep a
     /// ``DateRangeTracker`` and pass its events to ``init(primary:events:configuration:)-(MediaPlaylist,_,_)``.
     public init(primary: MediaPlaylist, configuration: Configuration = Configuration()) {
         self.init(primary: [primary], events: InterstitialEvent.events(in: primary), configuration: configuration)

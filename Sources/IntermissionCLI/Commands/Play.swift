@@ -120,7 +120,10 @@ struct Play: AsyncParsableCommand {
         configuration.logHandler = { entry in
             if json { FileHandle.standardOutput.write(Data((entry.description + "\n").utf8)) }
         }
-        let item = PlayerItem(url: Self.streamURL(self.url), automaticallyHandlesInterstitialEvents: !self.noInterstitials)
+        let item = PlayerItem(
+            url: Self.streamURL(self.url),
+            automaticallyHandlesInterstitialEvents: !self.noInterstitials
+        )
         let player = Player(
             item: item,
             clock: RealPlaybackClock(speed: self.speed),

@@ -44,10 +44,13 @@ struct Download: AsyncParsableCommand {
 
     func validate() throws {
         if let variant, OfflineSelection.criterion(variant) == nil {
-            throw ValidationError("--variant takes a bandwidth in bits per second or WIDTHxHEIGHT, not '\(variant.prefix(40))'")
+            throw ValidationError(
+                "--variant takes a bandwidth in bits per second or WIDTHxHEIGHT, not '\(variant.prefix(40))'"
+            )
         }
-        if let language, language.isEmpty || language.utf8.count > 35
-            || !language.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
+        if let language,
+            language.isEmpty || language.utf8.count > 35
+                || !language.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") })
         {
             throw ValidationError("--language takes a language tag such as en or fr-CA")
         }
@@ -108,9 +111,11 @@ struct Download: AsyncParsableCommand {
         }
         switch report {
         case .fetched(let entry, let resumedFrom):
-            return #"{"event":"fetched","url":\#(quoted(entry.url)),"path":\#(quoted(entry.path)),"bytes":\#(entry.bytes),"resumedFrom":\#(resumedFrom)}"#
+            return
+                #"{"event":"fetched","url":\#(quoted(entry.url)),"path":\#(quoted(entry.path)),"bytes":\#(entry.bytes),"resumedFrom":\#(resumedFrom)}"#
         case .kept(let entry):
-            return #"{"event":"kept","url":\#(quoted(entry.url)),"path":\#(quoted(entry.path)),"bytes":\#(entry.bytes)}"#
+            return
+                #"{"event":"kept","url":\#(quoted(entry.url)),"path":\#(quoted(entry.path)),"bytes":\#(entry.bytes)}"#
         }
     }
 }

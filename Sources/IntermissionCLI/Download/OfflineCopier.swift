@@ -108,12 +108,27 @@ actor OfflineCopier {
             throw DownloadError(description: "\(url): no variant to download")
         }
         var local: [String: String] = [:]
-        local[choice.variant.uri] = try await self.copyTrack(choice.variant.uri, of: url, into: Self.join(folder, "video"), from: playlistFolder)
+        local[choice.variant.uri] = try await self.copyTrack(
+            choice.variant.uri,
+            of: url,
+            into: Self.join(folder, "video"),
+            from: playlistFolder
+        )
         if let audio = choice.audio?.uri {
-            local[audio] = try await self.copyTrack(audio, of: url, into: Self.join(folder, "audio"), from: playlistFolder)
+            local[audio] = try await self.copyTrack(
+                audio,
+                of: url,
+                into: Self.join(folder, "audio"),
+                from: playlistFolder
+            )
         }
         if let subtitles = choice.subtitles?.uri {
-            local[subtitles] = try await self.copyTrack(subtitles, of: url, into: Self.join(folder, "subtitles"), from: playlistFolder)
+            local[subtitles] = try await self.copyTrack(
+                subtitles,
+                of: url,
+                into: Self.join(folder, "subtitles"),
+                from: playlistFolder
+            )
         }
         // Only the chosen variant and its renditions stay; other lines as written.
         let kept = Set([choice.variant.lineIndex] + [choice.audio, choice.subtitles].compactMap { $0?.lineIndex })
@@ -145,12 +160,19 @@ actor OfflineCopier {
 
     /// The media playlist `uri` (relative to the multivariant playlist at `url`) copied into
     /// `trackFolder` as `index.m3u8`; its path as seen from `playlistFolder`.
-    func copyTrack(_ uri: String, of url: String, into trackFolder: String, from playlistFolder: String) async throws
+    func copyTrack(
+        _ uri: String,
+        of url: String,
+        into trackFolder: String,
+        from playlistFolder: String
+    ) async throws
         -> String
     {
         let absolute = URIReference.resolve(uri, against: url)
         let (bytes, _) = try await self.fetchRaw(absolute)
-        guard case .media(let media) = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: absolute)).playlist
+        guard
+            case .media(let media) = PlaylistParser.parse(bytes, options: .init(mode: .lenient, file: absolute))
+                .playlist
         else { throw DownloadError(description: "\(absolute): not a media playlist") }
         let text = try await self.copyMedia(media, url: absolute, mediaFolder: trackFolder, playlistFolder: trackFolder)
         let path = Self.join(trackFolder, "index.m3u8")
@@ -460,7 +482,11 @@ actor OfflineCopier {
     /// A folder name for an event ID: letters, digits, `-` and `_` kept, at most 64; otherwise
     /// (or when something else is in it) a hash of the ID is added so names never collide.
     static func safeName(_ id: String) -> String {
-        let kept = String(id.unicodeScalars.filter { $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_") }.prefix(64))
+        let kept = String(
+            id.unicodeScalars.filter {
+                $0.isASCII && (CharacterSet.alphanumerics.contains($0) || $0 == "-" || $0 == "_")
+            }.prefix(64)
+        )
         return kept == id && !kept.isEmpty ? kept : (kept.isEmpty ? "" : kept + "-") + Self.hashName(id)
     }
 

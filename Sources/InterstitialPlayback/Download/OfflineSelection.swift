@@ -44,13 +44,15 @@ public struct OfflineSelection: Sendable, Hashable {
     public static func criterion(_ text: String) -> VariantCriterion? {
         let parts = text.split(separator: "x", omittingEmptySubsequences: false)
         func number(_ part: Substring, limit: Int) -> Int? {
-            guard !part.isEmpty, part.count <= 10, part.allSatisfy({ $0.isASCII && $0.isNumber }), let value = Int(part),
+            guard !part.isEmpty, part.count <= 10, part.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let value = Int(part),
                 value > 0, value <= limit
             else { return nil }
             return value
         }
         if parts.count == 1 { return number(parts[0], limit: 1_000_000_000_000).map { .bandwidth($0) } }
-        guard parts.count == 2, let width = number(parts[0], limit: 65_535), let height = number(parts[1], limit: 65_535)
+        guard parts.count == 2, let width = number(parts[0], limit: 65_535),
+            let height = number(parts[1], limit: 65_535)
         else { return nil }
         return .resolution(width: width, height: height)
     }
@@ -71,7 +73,8 @@ public struct OfflineSelection: Sendable, Hashable {
                 (variant.resolution?.height ?? 0, variant.resolution?.width ?? 0, variant.bandwidth)
             }
             let ordered = variants.sorted { size($0) < size($1) }
-            chosen = ordered.last { size($0).0 < height || (size($0).0 == height && size($0).1 <= width) } ?? ordered.first!
+            chosen =
+                ordered.last { size($0).0 < height || (size($0).0 == height && size($0).1 <= width) } ?? ordered.first!
         }
         let renditions = playlist.renditions
         func group(_ type: String, _ id: String?) -> [Rendition] {
@@ -80,7 +83,8 @@ public struct OfflineSelection: Sendable, Hashable {
         }
         let audio = self.pick(group("AUDIO", chosen.audioGroup).filter { $0.uri != nil }, fallback: true)
         let subtitles = self.pick(group("SUBTITLES", chosen.subtitlesGroup).filter { $0.uri != nil }, fallback: false)
-        let carried = (group("AUDIO", chosen.audioGroup) + group("VIDEO", chosen.videoGroup)
+        let carried =
+            (group("AUDIO", chosen.audioGroup) + group("VIDEO", chosen.videoGroup)
             + group("CLOSED-CAPTIONS", chosen.attributes[AttributeName("CLOSED-CAPTIONS")]?.quotedString))
             .filter { $0.uri == nil }
         return Choice(variant: chosen, audio: audio, subtitles: subtitles, carried: carried)

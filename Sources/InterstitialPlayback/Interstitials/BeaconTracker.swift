@@ -85,7 +85,9 @@ struct BeaconTracker: Sendable {
     /// The asset list of `eventID` loaded: plans its slots' beacons (a list loaded again for the
     /// same event keeps what already fired).
     ///
-    /// - Parameter assets: Each asset's signaling (or `nil`) and planned start in the interstitial.
+    /// - Parameters:
+    ///   - eventID: The interstitial's `ID`.
+    ///   - assets: Each asset's signaling (or `nil`) and planned start in the interstitial.
     mutating func listLoaded(eventID: String, assets: [(signaling: CreativeSignaling?, plannedStart: MediaTime)]) {
         var byAsset: [Int: [Planned]] = [:]
         for (index, asset) in assets.enumerated() {
@@ -131,7 +133,9 @@ struct BeaconTracker: Sendable {
         path: [Int],
         start: MediaTime
     ) -> [Planned] {
-        let duration = item.duration.map(\.doubleValue).flatMap { $0.isFinite && $0 >= 0 ? MediaTime(seconds: $0) : nil }
+        let duration = item.duration.map(\.doubleValue).flatMap {
+            $0.isFinite && $0 >= 0 ? MediaTime(seconds: $0) : nil
+        }
         let end = duration.map { start + $0 } ?? .maximum
         let creative = item.identifiers?.first?.value
         return (item.tracking ?? []).enumerated().map { index, event in
@@ -249,12 +253,18 @@ struct BeaconTracker: Sendable {
     }
 
     /// Fills the VAST macros a player knows: `[CACHEBUSTING]` (8 random digits, one value per URL) and, for error
-    /// events, `[ERRORCODE]`. Other macros are left as written.
+    /// events, `[ERRORCODE]`.
+    ///
+    /// Other macros are left as written.
     mutating func fillMacros(_ url: String, errorCode: Int?) -> String {
         guard url.contains("[") else { return url }
         var result = url
         if url.contains("[CACHEBUSTING]") {
-            result = Self.replacing("[CACHEBUSTING]", in: result, with: String(10_000_000 + self.random.next() % 90_000_000))
+            result = Self.replacing(
+                "[CACHEBUSTING]",
+                in: result,
+                with: String(10_000_000 + self.random.next() % 90_000_000)
+            )
         }
         if let errorCode { result = Self.replacing("[ERRORCODE]", in: result, with: String(errorCode)) }
         return result
