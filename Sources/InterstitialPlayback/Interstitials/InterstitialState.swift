@@ -97,4 +97,6 @@ struct InterstitialState: Sendable {
     var ignored: [String: [InterstitialEvent.Defect]] = [:]
     /// The preload ranges (Appendix F) followed: moments, requests and answers.
     var preloads = PreloadBook()
+    /// The scheduled date ranges (Appendix H): documents requested, answered and resolved.
+    var schedules = ScheduleBook()
 }

@@ -264,6 +264,7 @@ extension Player {
         }
         self.pendingLoads += self.interstitialLoads(now: now, settings: settings)
         self.pendingLoads += self.preloadLoads()
+        self.pendingLoads += self.scheduleLoads(now: now)
     }
 
     /// The next time something is due: a playback boundary, a reload, a command, a timeout.

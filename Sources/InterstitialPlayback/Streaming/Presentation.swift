@@ -25,11 +25,13 @@ enum LoadPurpose: Sendable, Hashable {
     case assetList(eventID: String)
     /// A preload range's `X-URI` (Appendix F), by the range's ID.
     case preload(rangeID: String)
+    /// A scheduled-date-range document (Appendix H), by its absolute URL.
+    case schedule(url: String)
 
     var presentation: PresentationID? {
         switch self {
         case .mainPlaylist(let id), .mediaPlaylist(let id, _, _), .segment(let id, _, _), .map(let id, _, _): id
-        case .assetList, .preload: nil
+        case .assetList, .preload, .schedule: nil
         }
     }
 }
@@ -394,7 +396,7 @@ struct Presentation: Sendable {
                 self.error = error
                 return [.failed(error)]
             }
-        case .assetList, .preload:
+        case .assetList, .preload, .schedule:
             return []
         }
     }
