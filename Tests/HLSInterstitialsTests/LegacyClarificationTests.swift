@@ -3,7 +3,9 @@ import HLSPlaylist
 import Testing
 
 /// The clarifications the spec's editors gave since the talks, where the core decides them (issue
-/// 17). The player's side (an asset plays to its end, a failed asset is skipped and the next plays)
+/// 17).
+///
+/// The player's side (an asset plays to its end, a failed asset is skipped and the next plays)
 /// is InterstitialPlayback's.
 @Suite struct LegacyClarificationTests {
     /// A 30 s VOD primary with one asset-list interstitial at 10 s and no `X-RESUME-OFFSET`.

@@ -82,12 +82,15 @@ struct ScheduleDocumentCommandTests {
     /// resolve against the playlist's and the document's URLs.
     @Test func schedulesOverHTTP() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("sched-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder.appendingPathComponent("s"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("s"),
+            withIntermediateDirectories: true
+        )
         defer { try? FileManager.default.removeItem(at: folder) }
         let playlist = Self.playlist(
             segments: 3,
             schedules: [
-                #"ID="outer",CLASS="com.apple.hls.daterange-schedule",START-DATE="2024-01-01T00:00:06.000Z",X-URI="s/outer.json""#,
+                #"ID="outer",CLASS="com.apple.hls.daterange-schedule",START-DATE="2024-01-01T00:00:06.000Z",X-URI="s/outer.json""#
             ]
         )
         try Data(playlist.utf8).write(to: folder.appendingPathComponent("main.m3u8"))
@@ -117,7 +120,9 @@ struct ScheduleDocumentCommandTests {
         try server.run()
         defer { kill(server.processIdentifier, SIGKILL) }
         let portLine = await firstChunk(of: portPipe.fileHandleForReading)
-        let port = try #require(Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let port = try #require(
+            Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        )
         let base = "http://127.0.0.1:\(port)"
         let object = try await self.json(["schedule", base + "/main.m3u8", "--json"])
         let events = try #require(object["events"] as? [[String: Any]])

@@ -16,7 +16,9 @@ struct DateRangeSchedulePlaybackTests {
 
     /// The schedule "brk" starts at 4 s: "ad-a" 4 s later (at 8 s, `X-RESTRICT` SKIP and JUMP, no
     /// skip control) and a nested schedule "inner" 12 s later (at 16 s) whose "ad-b" comes 2 s
-    /// after its own start (at 18 s, skip control from 2 s for 5 s). Relative URIs resolve against
+    /// after its own start (at 18 s, skip control from 2 s for 5 s).
+    ///
+    /// Relative URIs resolve against
     /// each document.
     static let outer = """
         {"DATERANGES": [
@@ -36,14 +38,21 @@ struct DateRangeSchedulePlaybackTests {
         """
 
     /// Both scheduled ads play at their times with their own rules: "ad-a" refuses a skip
-    /// (`X-RESTRICT=SKIP`, no skip control); "ad-b" grants one inside its skip window. Each event
+    /// (`X-RESTRICT=SKIP`, no skip control); "ad-b" grants one inside its skip window.
+    ///
+    /// Each event
     /// carries the `ID` of the schedule that lists it; each document is requested once, with
     /// `_HLS_primary_id`, and reported with `scheduleRequestCompleted`.
     @Test func scheduledAdsPlayWithTheirOwnRules() async throws {
         try await withFixtureServer { base, site in
             site.serve(
                 "/vod/prog.m3u8",
-                .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [Self.scheduleTag("brk", at: 4, uri: "/sched/brk.json")]))
+                .text(
+                    Fixtures.vodPrimary(
+                        seconds: 30,
+                        dateRanges: [Self.scheduleTag("brk", at: 4, uri: "/sched/brk.json")]
+                    )
+                )
             )
             site.serve("/sched/brk.json", .json(Self.outer))
             site.serve("/sched/inner.json", .json(Self.inner))
@@ -92,7 +101,12 @@ struct DateRangeSchedulePlaybackTests {
         try await withFixtureServer { base, site in
             site.serve(
                 "/vod/prog.m3u8",
-                .text(Fixtures.vodPrimary(seconds: 60, dateRanges: [Self.scheduleTag("late", at: 40, uri: "/sched/late.json")]))
+                .text(
+                    Fixtures.vodPrimary(
+                        seconds: 60,
+                        dateRanges: [Self.scheduleTag("late", at: 40, uri: "/sched/late.json")]
+                    )
+                )
             )
             site.serve(
                 "/sched/late.json",
@@ -159,7 +173,12 @@ struct DateRangeSchedulePlaybackTests {
         try await withFixtureServer { base, site in
             site.serve(
                 "/vod/prog.m3u8",
-                .text(Fixtures.vodPrimary(seconds: 12, dateRanges: [Self.scheduleTag("loop", at: 2, uri: "/sched/loop.json")]))
+                .text(
+                    Fixtures.vodPrimary(
+                        seconds: 12,
+                        dateRanges: [Self.scheduleTag("loop", at: 2, uri: "/sched/loop.json")]
+                    )
+                )
             )
             site.serve(
                 "/sched/loop.json",

@@ -24,7 +24,9 @@ extension Player {
     }
 
     /// The schedule documents to request now: those of the schedule date ranges the primary's
-    /// buffer (or the playhead) reached, and the nested ones their documents list. Each request
+    /// buffer (or the playhead) reached, and the nested ones their documents list.
+    ///
+    /// Each request
     /// is made like an asset list's: `X-URI` resolved against the playlist, `_HLS_primary_id`
     /// set, the interstitial request timeout and the asset-list body limit.
     func scheduleLoads(now: MediaTime) -> [PendingLoad] {
