@@ -9,7 +9,7 @@ struct Intermission: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             Validate.self, Format.self, ScheduleCommand.self, Insert.self, Serve.self, Play.self, Group.self,
-            ReceiverCommandLine.self, Cast.self, Token.self,
+            ReceiverCommandLine.self, Cast.self, Token.self, Download.self,
         ]
     )
 }

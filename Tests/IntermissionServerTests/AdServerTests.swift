@@ -35,9 +35,8 @@ func withAdServer<T: Sendable>(
     router.get("vast/{name}") { request, context -> Response in
         let name = try context.parameters.require("name")
         await log.add("asked \(name)")
-        if let ip = request.headers[HTTPField.Name("X-Device-IP")!] {
-            await log.add("device \(name) \(ip) \(request.headers[HTTPField.Name("X-Device-User-Agent")!] ?? "-")")
-        }
+        let ip = request.headers[HTTPField.Name("X-Device-IP")!] ?? "-"
+        await log.add("device \(name) \(ip) \(request.headers[HTTPField.Name("X-Device-User-Agent")!] ?? "-")")
         if let delay = request.uri.queryParameters["delay"].flatMap({ Int($0) }) {
             try await Task.sleep(for: .milliseconds(delay))
         }
@@ -100,6 +99,47 @@ struct AdServerTests {
         )
         #expect(response.status == .ok)
         return try AssetList.decode(response.bytes)
+    }
+
+    /// The device fields passed to the ad server: the first `X-Forwarded-For` address when there
+    /// is no `X-Device-IP`, `User-Agent` when there is no `X-Device-User-Agent`; a value over 512
+    /// bytes, or not printable ASCII, is not passed at all (never cut).
+    @Test(.timeLimit(.minutes(2)))
+    func deviceFieldsFallBackAndAreBounded() async throws {
+        try await withAdServer { base, log in
+            let configuration = try self.configuration(base: base, template: "/vast/pod.xml", store: InMemoryAdStore())
+            try await withServer(configuration) { client in
+                let forwarded = HTTPField.Name("X-Forwarded-For")!
+                let deviceIP = HTTPField.Name("X-Device-IP")!
+                let deviceAgent = HTTPField.Name("X-Device-User-Agent")!
+                _ = try await self.list(
+                    client,
+                    viewer: "fallback",
+                    headers: [forwarded: " 198.51.100.4 , 10.0.0.1", .userAgent: "PlainUA/2"]
+                )
+                _ = try await self.list(
+                    client,
+                    viewer: "long",
+                    headers: [
+                        deviceIP: String(repeating: "1", count: 513), deviceAgent: String(repeating: "a", count: 512),
+                        .userAgent: "Fallback/1",
+                    ]
+                )
+                _ = try await self.list(
+                    client,
+                    viewer: "binary",
+                    headers: [deviceIP: "203.0.113.\u{e9}", deviceAgent: "T\u{e9}l\u{e9}/1", .userAgent: "Ascii/1"]
+                )
+                let devices = await log.hits.filter { $0.hasPrefix("device pod.xml") }
+                #expect(
+                    devices == [
+                        "device pod.xml 198.51.100.4 PlainUA/2",
+                        "device pod.xml - " + String(repeating: "a", count: 512),
+                        "device pod.xml - Ascii/1",
+                    ]
+                )
+            }
+        }
     }
 
     @Test(.timeLimit(.minutes(2)))

@@ -304,9 +304,10 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
     /// Whether breaking this rule makes an interstitial unplayable (see ``unusableRules``).
     public var makesEventUnusable: Bool { InterstitialRule.unusableRules.contains(self) }
 
-    /// The rule with this identifier, if it is one of ``all`` or ``draftNameRules``.
+    /// The rule with this identifier, if it is one of ``all``, ``draftNameRules`` or ``podcastRules``.
     public init?(id: RuleID) {
-        guard let rule = (InterstitialRule.all + InterstitialRule.draftNameRules).first(where: { $0.id == id }) else {
+        let rules = InterstitialRule.all + InterstitialRule.draftNameRules + InterstitialRule.podcastRules
+        guard let rule = rules.first(where: { $0.id == id }) else {
             return nil
         }
         self = rule

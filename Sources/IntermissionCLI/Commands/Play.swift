@@ -4,6 +4,8 @@ import Foundation
 import HLSPlaylist
 import InterstitialPlayback
 
+extension BeaconMode: ExpressibleByArgument {}
+
 /// `intermission play`: a headless player that streams HLS and plays interstitials.
 struct Play: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +17,7 @@ struct Play: AsyncParsableCommand {
             """
     )
 
-    @Argument(help: "The multivariant or media playlist URL.")
+    @Argument(help: "The multivariant or media playlist URL, or the path of one on disk (an offline copy).")
     var url: String
 
     @Option(help: "Clock seconds per real second.")
@@ -54,6 +56,13 @@ struct Play: AsyncParsableCommand {
     @Flag(help: "Print the event log as JSON lines.")
     var json = false
 
+    @Option(
+        help: """
+            Who fires the tracking beacons of asset lists' X-AD-CREATIVE-SIGNALING (SVTA2053-2): off             (the server; the default) or client (this player, once per slot at its playback moment;             logged as beaconFired and beaconFailed).
+            """
+    )
+    var beacons: BeaconMode = .off
+
     @OptionGroup var network: NetworkOptions
 
     static func pair(_ text: String) throws -> (Double, Double) {
@@ -82,7 +91,7 @@ struct Play: AsyncParsableCommand {
         // Its own client: a refused connection fails at once instead of being retried until the deadline.
         let client = PlaylistInput.makeClient(timeout: self.network.timeout)
         do {
-            try await self.play(loader: HTTPResourceLoader(client: client))
+            try await self.play(loader: LocalFileLoader(network: HTTPResourceLoader(client: client)))
         } catch {
             try? await client.shutdown()
             throw error
@@ -90,20 +99,28 @@ struct Play: AsyncParsableCommand {
         try? await client.shutdown()
     }
 
+    /// An http(s) or file URL as given; a path (an offline copy's `main.m3u8`) as a `file://` URL.
+    static func streamURL(_ text: String) -> String {
+        let lowered = text.lowercased()
+        if lowered.hasPrefix("http://") || lowered.hasPrefix("https://") || lowered.hasPrefix("file://") { return text }
+        return URL(fileURLWithPath: text).standardizedFileURL.absoluteString
+    }
+
     /// Plays the stream, loading through `loader`.
-    func play(loader: HTTPResourceLoader) async throws {
+    func play(loader: any ResourceLoader) async throws {
         var configuration = Player.Configuration()
         configuration.preferredLanguages = self.language.map { [$0] } ?? []
         // --timeout bounds every request (playlists, segments, asset lists), 30 s by default.
         configuration.playlistTimeout = .seconds(self.network.timeout)
         configuration.segmentTimeout = .seconds(self.network.timeout)
         configuration.interstitialRequestTimeout = .seconds(self.network.timeout)
+        configuration.beaconMode = self.beacons
         let json = self.json
         configuration.keepsLog = false
         configuration.logHandler = { entry in
             if json { FileHandle.standardOutput.write(Data((entry.description + "\n").utf8)) }
         }
-        let item = PlayerItem(url: self.url, automaticallyHandlesInterstitialEvents: !self.noInterstitials)
+        let item = PlayerItem(url: Self.streamURL(self.url), automaticallyHandlesInterstitialEvents: !self.noInterstitials)
         let player = Player(
             item: item,
             clock: RealPlaybackClock(speed: self.speed),

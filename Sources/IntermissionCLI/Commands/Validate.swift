@@ -27,6 +27,9 @@ struct Validate: AsyncParsableCommand {
     @Flag(help: "Leave out notes (keep errors and warnings).")
     var noNotes = false
 
+    @Option(help: "Add the rules of a client profile (podcast: Apple Podcasts, rules INT-PODCAST-*).")
+    var profile: ValidationProfile?
+
     @OptionGroup var network: NetworkOptions
 
     func run() async throws {
@@ -35,7 +38,7 @@ struct Validate: AsyncParsableCommand {
         var scheduleDiagnostics: [ScheduleDiagnostic] = []
         for location in self.playlists {
             let input = try await PlaylistInput.readPlaylistOrExit(location, timeout: self.network.timeout)
-            diagnostics += validator.validate(playlist: input.bytes, file: input.name)
+            diagnostics += validator.validate(playlist: input.bytes, file: input.name, profile: self.profile)
             let parsed = PlaylistParser.parse(input.bytes)
             if case .media(let media) = parsed.playlist {
                 scheduleDiagnostics += await ScheduleDocuments.resolve(
@@ -50,7 +53,7 @@ struct Validate: AsyncParsableCommand {
                 let child = input.resolve(uri)
                 do {
                     let media = try await PlaylistInput.read(child, timeout: self.network.timeout)
-                    diagnostics += validator.validate(playlist: media.bytes, file: child)
+                    diagnostics += validator.validate(playlist: media.bytes, file: child, profile: self.profile)
                     if case .media(let playlist) = PlaylistParser.parse(media.bytes).playlist {
                         mediaPlaylists[uri] = playlist
                     }
@@ -91,6 +94,8 @@ struct Validate: AsyncParsableCommand {
         }
     }
 }
+
+extension ValidationProfile: ExpressibleByArgument {}
 
 extension PlaylistDiagnostic {
     /// The diagnostic as a JSON object.

@@ -14,29 +14,6 @@ extension AssetListController {
         }
     }
 
-    /// The fields of the viewer's device sent to the ad server: `X-Device-IP` (from the request's
-    /// own `X-Device-IP`, else the first `X-Forwarded-For` address) and `X-Device-User-Agent` (the
-    /// request's `X-Device-User-Agent`, else its `User-Agent`).
-    ///
-    /// Each value is at most 512 bytes of
-    /// printable ASCII; others are not sent.
-    static func deviceFields(of request: Request) -> [(name: String, value: String)] {
-        func field(_ name: String) -> String? {
-            request.headers[HTTPField.Name(name)!].map { String($0.prefix(512)) }.flatMap { value in
-                value.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) && !value.isEmpty ? value : nil
-            }
-        }
-        var fields: [(name: String, value: String)] = []
-        let forwarded = field("X-Forwarded-For")?.split(separator: ",").first.map {
-            String($0.trimmingPrefix(" "))
-        }
-        if let ip = field("X-Device-IP") ?? forwarded { fields.append(("X-Device-IP", ip)) }
-        if let agent = field("X-Device-User-Agent") ?? field("User-Agent") {
-            fields.append(("X-Device-User-Agent", agent))
-        }
-        return fields
-    }
-
     /// The answer from the ad server, or `nil` to decide from the local inventory as without one
     /// (the ad server answered nothing usable in time, or the storage failed and the local path
     /// says so).
@@ -87,7 +64,7 @@ extension AssetListController {
         )
         let outcome = await self.adServers.resolve(
             url: url,
-            headers: Self.deviceFields(of: request),
+            headers: DeviceHeaders(of: request).fields,
             resolution: resolution,
             deadline: started + budget - reserve
         )

@@ -146,14 +146,9 @@ struct TrackingService: Sendable {
         if recording.isNew {
             let urls = await self.forwardURLs(of: slot, event: event)
             if !urls.isEmpty {
-                let ip =
-                    Self.header(request, "X-Device-IP")
-                    ?? Self.header(request, "X-Forwarded-For").map {
-                        String($0.prefix { $0 != "," }).trimmingCharacters(in: .whitespaces)
-                    }
-                let agent = Self.header(request, "X-Device-User-Agent") ?? Self.header(request, "User-Agent")
+                let device = DeviceHeaders(of: request)
                 await self.forwarder.enqueue(
-                    urls.map { BeaconForwarder.Job(url: $0, deviceIP: ip, deviceUserAgent: agent) }
+                    urls.map { BeaconForwarder.Job(url: $0, deviceIP: device.ip, deviceUserAgent: device.userAgent) }
                 )
             }
         }
@@ -190,18 +185,11 @@ struct TrackingService: Sendable {
         }
         guard !urls.isEmpty else { return [] }
         let buster = String(format: "%08d", Int.random(in: 0..<100_000_000))
-        let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "%3A")
+        let stamp = Date.now.formatted(.iso8601).replacingOccurrences(of: ":", with: "%3A")
         return urls.map {
             $0.replacingOccurrences(of: "[CACHEBUSTING]", with: buster)
                 .replacingOccurrences(of: "[TIMESTAMP]", with: stamp)
         }
-    }
-
-    private static func header(_ request: Request, _ name: String) -> String? {
-        guard let field = HTTPField.Name(name), let value = request.headers[field], !value.isEmpty,
-            value.utf8.count <= 1024, value.utf8.allSatisfy({ $0 >= 0x20 && $0 != 0x7F })
-        else { return nil }
-        return value
     }
 }
 

@@ -307,11 +307,23 @@ extension InterstitialCoordinator {
 extension InterstitialCoordinator {
     // MARK: Asset lists and records
 
-    /// An asset list loaded for `event`: its slots (each URL with `_HLS_primary_id`) and the skip
-    /// control in force (the list's `SKIP-CONTROL` over the tag's attributes, label included).
-    func assetListDidLoad(_ list: AssetList, for event: InterstitialEvent?, primaryID: String) -> AssetListState {
+    /// An asset list loaded for `event` from `base`: its slots (each URI resolved against the list's
+    /// URL, with `_HLS_primary_id`) and the skip control in force (the list's `SKIP-CONTROL` over the
+    /// tag's attributes, label included).
+    func assetListDidLoad(
+        _ list: AssetList,
+        for event: InterstitialEvent?,
+        primaryID: String,
+        base: String? = nil
+    ) -> AssetListState {
         let slots = list.assets.map { asset in
-            AssetSlot(url: InterstitialRequestURL.asset(asset.uri, primaryID: primaryID), duration: asset.mediaDuration)
+            AssetSlot(
+                url: InterstitialRequestURL.asset(
+                    base.map { URIReference.resolve(asset.uri, against: $0) } ?? asset.uri,
+                    primaryID: primaryID
+                ),
+                duration: asset.mediaDuration
+            )
         }
         return .loaded(slots, event.flatMap { list.effectiveSkipControl(for: $0) })
     }

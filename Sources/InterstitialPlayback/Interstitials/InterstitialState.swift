@@ -99,4 +99,9 @@ struct InterstitialState: Sendable {
     var preloads = PreloadBook()
     /// The scheduled date ranges (Appendix H): documents requested, answered and resolved.
     var schedules = ScheduleBook()
+    /// Client-side beacons (SVTA2053-2): what fires when.
+    var beacons = BeaconTracker()
+    /// The asset-list URL of each event, which its assets' and beacons' relative URIs resolve
+    /// against.
+    var listURLs: [String: String] = [:]
 }

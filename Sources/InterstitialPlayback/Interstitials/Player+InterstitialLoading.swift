@@ -77,8 +77,14 @@ extension Player {
         }
         switch decoded {
         case .success(let list):
-            let loaded = self.interstitials.coordinator.assetListDidLoad(list, for: event, primaryID: self.sessionID)
+            let loaded = self.interstitials.coordinator.assetListDidLoad(
+                list,
+                for: event,
+                primaryID: self.sessionID,
+                base: self.interstitials.listURLs[eventID]
+            )
             self.interstitials.lists[eventID] = loaded
+            self.planBeacons(eventID: eventID, list: list, listURL: self.interstitials.listURLs[eventID])
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
             let arrived = self.interstitials.coordinator.listLoaded(
                 list,

@@ -88,6 +88,7 @@ extension Player {
                     self.assets[id] = Presentation(id: id, url: slots[run.assetIndex].url, startTime: run.assetPosition)
                 }
                 let presentation = self.assets[id]
+                self.trackBeacons(run, duration: presentation?.duration, now: now)
                 let step = self.interstitials.coordinator.assetStep(
                     run,
                     slots: slots,

@@ -36,11 +36,19 @@ extension Player {
                 )
             }
         }
+        if case .beacon = purpose {
+            self.handleBeacon(result, now: now)
+            return
+        }
         if case .assetList(let eventID) = purpose {
+            self.interstitials.listURLs[eventID] = request.url
             self.handleAssetList(eventID: eventID, result, now: now)
             return
         }
         if case .preload(let rangeID) = purpose {
+            if let target = self.interstitials.preloads.entries[rangeID]?.range.targetID {
+                self.interstitials.listURLs[target] = request.url
+            }
             self.handlePreload(rangeID: rangeID, result)
             return
         }

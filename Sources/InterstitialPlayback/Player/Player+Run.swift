@@ -47,6 +47,7 @@ extension Player {
                 guard let completion = try await group.next() else { break }
                 self.handle(completion, loop: &loop)
             }
+            if self.finished { try await self.settleBeacons(group: &group) }
             group.cancelAll()
         }
         if self.finished { self.finishNotifications() }
@@ -265,6 +266,7 @@ extension Player {
         self.pendingLoads += self.interstitialLoads(now: now, settings: settings)
         self.pendingLoads += self.preloadLoads()
         self.pendingLoads += self.scheduleLoads(now: now)
+        if self.firesBeacons { self.pendingLoads += self.beaconLoads(now: now) }
     }
 
     /// The next time something is due: a playback boundary, a reload, a command, a timeout.
@@ -298,6 +300,7 @@ extension Player {
         }
         if let time = self.interstitialDeadline(now: now) { candidates.append(time) }
         if let time = self.preloadDeadline(now: now) { candidates.append(time) }
+        if let time = self.beaconDeadline(now: now) { candidates.append(time) }
         return candidates.map { MediaTime.max($0, now) }.min()
     }
 }

@@ -89,6 +89,24 @@ public actor Player {
             didSet { self.notificationBufferLimit = max(1, self.notificationBufferLimit) }
         }
 
+        /// Whether the player fires the beacons of `X-AD-CREATIVE-SIGNALING` (SVTA2053-2) in asset
+        /// lists: ``BeaconMode/off`` (the default) leaves them to the server.
+        public var beaconMode: BeaconMode = .off
+        /// Tries per beacon (default 3, 1 to 20): a network failure, a timeout or an HTTP 5xx,
+        /// 408 or 429 is tried again; any other answer ends it.
+        public var beaconAttempts: Int = 3 {
+            didSet { self.beaconAttempts = min(20, max(1, self.beaconAttempts)) }
+        }
+        /// The wait before a beacon's second try, on the playback clock, doubling after (default 0.5 s).
+        public var beaconRetryDelay: MediaTime = MediaTime(milliseconds: 500)
+        /// Timeout of one beacon request, in real time (default 5 s).
+        public var beaconTimeout: Duration = .seconds(5)
+        /// The most beacons waiting to be sent (default 256, at least 1): one more is logged as
+        /// failed and dropped.
+        public var beaconQueueLimit: Int = 256 {
+            didSet { self.beaconQueueLimit = max(1, self.beaconQueueLimit) }
+        }
+
         /// Creates a configuration with the defaults.
         public init(
             forwardBufferDuration: MediaTime = 30,
@@ -163,6 +181,8 @@ public actor Player {
     var assets: [PresentationID: Presentation] = [:]
     var inFlight: [Int: (purpose: LoadPurpose, request: LoadRequest, holdsClock: Bool)] = [:]
     var pendingLoads: [PendingLoad] = []
+    /// Client-side beacons waiting to be sent (``Configuration/beaconMode``).
+    var beaconQueue = BeaconQueue()
     var nextLoadID = 0
     var bandwidthEstimate: Double?
     var lastTick: MediaTime = .zero
@@ -329,6 +349,7 @@ public actor Player {
         if let notification = event.notification {
             for continuation in self.subscribers.values { continuation.yield(notification) }
         }
+        if self.configuration.beaconMode == .client { self.observeForBeacons(event) }
     }
 
     // MARK: Seeking the primary

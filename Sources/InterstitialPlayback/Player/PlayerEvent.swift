@@ -107,6 +107,20 @@ public enum PlayerEvent: Sendable, Hashable {
     /// A schedule document or its resolution has a problem (an entry left out, a cycle, nesting
     /// too deep): the rule, the message and the JSON location (log only).
     case scheduleIssue(rule: String, message: String, location: String)
+    /// A client-side beacon (``BeaconMode/client``) was answered: its tracking event `type`, the
+    /// creative, the URL, the HTTP status, the moment in its asset it was due, and the tries made.
+    case beaconFired(
+        eventID: String,
+        type: String,
+        creative: String?,
+        url: String,
+        status: Int,
+        moment: MediaTime,
+        attempts: Int
+    )
+    /// A client-side beacon was given up (its tries failed, the queue was full, or the signaling
+    /// could not be read), with why.
+    case beaconFailed(eventID: String, type: String, creative: String?, url: String, reason: String)
 
     /// The notification monitors get, if the event is one of theirs.
     public var notification: PlayerNotification? {
@@ -298,6 +312,23 @@ public enum PlayerEvent: Sendable, Hashable {
             return (
                 "scheduleIssue",
                 [("rule", .string(rule)), ("message", .string(message)), ("location", .string(location))]
+            )
+        case .beaconFired(let id, let type, let creative, let url, let status, let moment, let attempts):
+            return (
+                "beaconFired",
+                [
+                    ("eventID", .string(id)), ("type", .string(type)), ("creative", .optional(creative)),
+                    ("url", .string(url)), ("status", .number(Double(status))), ("moment", .seconds(moment)),
+                    ("attempts", .number(Double(attempts))),
+                ]
+            )
+        case .beaconFailed(let id, let type, let creative, let url, let reason):
+            return (
+                "beaconFailed",
+                [
+                    ("eventID", .string(id)), ("type", .string(type)), ("creative", .optional(creative)),
+                    ("url", .string(url)), ("reason", .string(reason)),
+                ]
             )
         }
     }

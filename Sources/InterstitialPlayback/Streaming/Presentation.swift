@@ -27,11 +27,13 @@ enum LoadPurpose: Sendable, Hashable {
     case preload(rangeID: String)
     /// A scheduled-date-range document (Appendix H), by its absolute URL.
     case schedule(url: String)
+    /// The head of the client-side beacon queue.
+    case beacon
 
     var presentation: PresentationID? {
         switch self {
         case .mainPlaylist(let id), .mediaPlaylist(let id, _, _), .segment(let id, _, _), .map(let id, _, _): id
-        case .assetList, .preload, .schedule: nil
+        case .assetList, .preload, .schedule, .beacon: nil
         }
     }
 }
@@ -396,7 +398,7 @@ struct Presentation: Sendable {
                 self.error = error
                 return [.failed(error)]
             }
-        case .assetList, .preload, .schedule:
+        case .assetList, .preload, .schedule, .beacon:
             return []
         }
     }

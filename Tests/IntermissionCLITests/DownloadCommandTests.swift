@@ -1,0 +1,193 @@
+import Foundation
+import IntermissionTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `intermission download` against `intermission serve --demo`: the copy is complete, relative,
+/// keeps the interstitial schedule, plays without the network, and an interrupted run continues
+/// without fetching a byte twice.
+@Suite(.timeLimit(.minutes(4)))
+struct DownloadCommandTests {
+    /// Starts the demo server; its base URL.
+    static func demoServer() async throws -> (ServeProcess, String) {
+        let server = try ServeProcess(["serve", "--demo", "--port", "0", "--database", "memory:"])
+        let url = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/vod/demo/main\.m3u8"#))
+        return (server, String(url.dropLast("/vod/demo/main.m3u8".count)))
+    }
+
+    /// The `--json` lines of a download: `(event, url, path, bytes, resumedFrom)`.
+    static func reports(_ text: String) -> [(event: String, url: String, path: String, bytes: Int, resumedFrom: Int)] {
+        text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                let event = object["event"] as? String, let url = object["url"] as? String
+            else { return nil }
+            return (event, url, object["path"] as? String ?? "", object["bytes"] as? Int ?? -1, object["resumedFrom"] as? Int ?? 0)
+        }
+    }
+
+    /// Every playlist and JSON file of the copy, as text, by path.
+    static func texts(in folder: URL) throws -> [String: String] {
+        var result: [String: String] = [:]
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        while let file = enumerator?.nextObject() as? URL {
+            let path = file.path.dropFirst(folder.path.count + 1)
+            guard !path.hasPrefix(".intermission"), file.pathExtension == "m3u8" || file.pathExtension == "json"
+            else { continue }
+            result[String(path)] = try String(contentsOf: file, encoding: .utf8)
+        }
+        return result
+    }
+
+    @Test func aCopyIsCompleteRelativeAndPlaysWithoutTheNetwork() async throws {
+        let (server, base) = try await Self.demoServer()
+        defer { server.kill() }
+        let folder = try ServeProcess.scratchFolder("download")
+        defer { try? FileManager.default.removeItem(at: folder) }
+
+        let run = try await CLI.run(["download", base + "/vod/demo/main.m3u8", folder.path, "--json"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let reports = Self.reports(String(decoding: run.stdout, as: UTF8.self))
+        #expect(!reports.isEmpty && reports.allSatisfy { $0.event == "fetched" && $0.resumedFrom == 0 })
+        #expect(Set(reports.map(\.url)).count == reports.count, "a URL was fetched twice")
+
+        // Relative URIs only, and every one of them is a file of the copy.
+        let texts = try Self.texts(in: folder)
+        #expect(texts["main.m3u8"] != nil)
+        for (path, text) in texts where path != "manifest.json" {
+            #expect(!text.contains("http://") && !text.contains("https://"), "\(path) still points at the network")
+        }
+        let video = try #require(texts["primary/video/index.m3u8"])
+        for line in video.split(separator: "\n") where !line.hasPrefix("#") {
+            #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("primary/video/" + line).path))
+        }
+        // The interstitial schedule as served, only X-ASSET-LIST pointing at local lists.
+        let (served, _) = try await URLSession.shared.data(from: try #require(URL(string: base + "/vod/demo/prog.m3u8")))
+        func ranges(_ text: String) -> [String] {
+            text.split(separator: "\n").filter { $0.hasPrefix("#EXT-X-DATERANGE:") }.map {
+                $0.replacingOccurrences(of: #"X-ASSET-LIST="[^"]*""#, with: "X-ASSET-LIST", options: .regularExpression)
+            }
+        }
+        let servedRanges = ranges(String(decoding: served, as: UTF8.self))
+        #expect(servedRanges.count == 4)
+        #expect(ranges(video) == servedRanges)
+        for id in ["preroll", "midroll-1", "midroll-2", "postroll"] {
+            #expect(video.contains(#"X-ASSET-LIST="../../interstitials/\#(id)/list.json""#), "\(id)")
+        }
+        // The pod's local list: two assets, each a copied playlist with its segments.
+        let pod = try #require(texts["interstitials/midroll-1/list.json"])
+        let list = try #require(try JSONSerialization.jsonObject(with: Data(pod.utf8)) as? [String: Any])
+        let assets = try #require(list["ASSETS"] as? [[String: Any]])
+        #expect(assets.compactMap { $0["URI"] as? String } == ["0/main.m3u8", "1/main.m3u8"])
+        #expect(assets.compactMap { $0["DURATION"] as? Double } == [10, 10])
+        #expect(texts["interstitials/midroll-1/0/main.m3u8"] != nil)
+
+        // The manifest names every fetched file once, with its size on disk.
+        let manifestData = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: manifestData) as? [String: Any])
+        let files = try #require(manifest["files"] as? [[String: Any]])
+        #expect(files.count == reports.count)
+        for file in files {
+            let path = try #require(file["path"] as? String)
+            let size = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(path).path)[.size]
+            #expect((size as? NSNumber)?.intValue == file["bytes"] as? Int, "\(path)")
+        }
+
+        // Again: everything is kept, nothing fetched, the same manifest.
+        let again = try await CLI.run(["download", base + "/vod/demo/main.m3u8", folder.path, "--json"])
+        #expect(again.status == 0)
+        let kept = Self.reports(String(decoding: again.stdout, as: UTF8.self))
+        #expect(kept.count == reports.count && kept.allSatisfy { $0.event == "kept" })
+        #expect(try Data(contentsOf: folder.appendingPathComponent("manifest.json")) == manifestData)
+
+        // Without the server: the copy plays with the same breaks, every request a file.
+        _ = try await server.terminate()
+        let played = try await CLI.run(["play", folder.appendingPathComponent("main.m3u8").path, "--speed", "20", "--json"])
+        #expect(played.status == 0, "\(played.stderr)")
+        let log = jsonLines(played.stdout)
+        let started = log.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap { $0["eventID"] as? String }
+        #expect(started == ["preroll", "midroll-1", "midroll-2", "postroll"])
+        let assetsPlayed = log.filter { $0["event"] as? String == "interstitialAssetStarted" }.compactMap {
+            $0["eventID"] as? String
+        }
+        #expect(assetsPlayed.filter { $0 == "midroll-1" }.count == 2)
+        let requests = log.filter { $0["event"] as? String == "request" }
+        #expect(!requests.isEmpty && requests.allSatisfy { ($0["url"] as? String)?.hasPrefix("file://") == true })
+        #expect(requests.allSatisfy { $0["status"] as? Int == 200 }, "\(requests.filter { $0["status"] as? Int != 200 })")
+        #expect(log.last?["event"] as? String == "ended")
+
+        // ffmpeg plays the primary.
+        if let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: FileManager.default.isExecutableFile) {
+            let result = try await runProcess(
+                URL(fileURLWithPath: ffmpeg),
+                ["-v", "error", "-i", folder.appendingPathComponent("main.m3u8").path, "-f", "null", "-"],
+                timeout: .seconds(60)
+            )
+            #expect(result.status == 0, "\(String(decoding: result.stderr, as: UTF8.self))")
+        }
+    }
+
+    /// Killed mid-way (a rate limit makes the run last seconds), then run again: the files the
+    /// first run finished are kept, a partial one continues from its size, and the bytes fetched by
+    /// both runs together are exactly the bytes of the copy.
+    @Test func anInterruptedDownloadContinuesWithoutFetchingAByteTwice() async throws {
+        let (server, base) = try await Self.demoServer()
+        defer { server.kill() }
+        let folder = try ServeProcess.scratchFolder("download-resume")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = base + "/vod/demo/main.m3u8"
+
+        let first = try ServeProcess(["download", url, folder.path, "--json", "--limit-rate", "100000"])
+        defer { first.kill() }
+        for _ in 0..<600 where Self.reports(first.text).filter({ $0.event == "fetched" }).count < 8 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        first.kill()
+        await waitForExit(first.process)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path))
+        let firstRun = Self.reports(first.text).filter { $0.event == "fetched" }
+        #expect(firstRun.count >= 8)
+        // What the killed run left half-written.
+        var partial: [String: Int] = [:]
+        let enumerator = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)
+        while let file = enumerator?.nextObject() as? URL {
+            guard file.pathExtension == "part" else { continue }
+            let size = (try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)?.intValue ?? 0
+            partial[String(file.deletingPathExtension().path.dropFirst(folder.path.count + 1))] = size
+        }
+
+        let second = try await CLI.run(["download", url, folder.path, "--json"])
+        #expect(second.status == 0, "\(second.stderr)")
+        let secondRun = Self.reports(String(decoding: second.stdout, as: UTF8.self))
+        let fetchedAgain = Set(firstRun.map(\.url)).intersection(secondRun.filter { $0.event == "fetched" }.map(\.url))
+        #expect(fetchedAgain.isEmpty, "fetched by both runs: \(fetchedAgain)")
+        #expect(Set(secondRun.filter { $0.event == "kept" }.map(\.url)) == Set(firstRun.map(\.url)))
+        for report in secondRun where report.event == "fetched" {
+            #expect(report.resumedFrom == (partial[report.path] ?? 0), "\(report.path)")
+        }
+        let manifestData = try Data(contentsOf: folder.appendingPathComponent("manifest.json"))
+        let manifest = try #require(try JSONSerialization.jsonObject(with: manifestData) as? [String: Any])
+        let total = (manifest["files"] as? [[String: Any]] ?? []).reduce(0) { $0 + ($1["bytes"] as? Int ?? 0) }
+        let transferred =
+            firstRun.reduce(0) { $0 + $1.bytes } + partial.values.reduce(0, +)
+            + secondRun.filter { $0.event == "fetched" }.reduce(0) { $0 + $1.bytes - $1.resumedFrom }
+        #expect(transferred == total, "\(transferred) bytes fetched for a copy of \(total)")
+        #expect(total > 700_000)
+    }
+
+    /// Bad options are refused before anything is fetched.
+    @Test(arguments: [
+        ["--variant", "abc"], ["--variant", "0"], ["--variant", "1280x"], ["--variant", "99999999999999999999"],
+        ["--language", ""], ["--language", "en_US"], ["--language", String(repeating: "a", count: 100_000)], ["--limit-rate", "10"], ["--limit-rate", "-1"],
+    ])
+    func badOptionsAreRefused(_ options: [String]) async throws {
+        let folder = try ServeProcess.scratchFolder("download-bad")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try await CLI.run(["download", "http://127.0.0.1:9/x.m3u8", folder.path] + options)
+        #expect(result.status == 64, "\(options): \(result.stderr)")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
+        #expect(leftovers.isEmpty)
+    }
+}
