@@ -289,6 +289,8 @@ public actor Receiver {
             )
         case .eventWasUnscheduled(let event, let error):
             self.post(ReceiverEvent(kind: "unscheduled", eventID: event.identifier, message: error.map { "\($0)" }))
+        case .scheduleRequestCompleted(let id, _, let error):
+            self.post(ReceiverEvent(kind: "schedule", eventID: id, message: error.map { "\($0)" }))
         }
     }
 

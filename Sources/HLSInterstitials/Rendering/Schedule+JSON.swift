@@ -10,7 +10,8 @@ extension Schedule {
     /// `primaryStart`, `primaryEnd` or `resumeTime`, `playoutStart`, `playoutEnd`,
     /// `integratedStart`, `integratedEnd`) and, when a start was requested or the primary is
     /// live, `start` (`primaryTime`, `event`, `startOffset`). More fields are added (`status`,
-    /// `playoutDuration`, item `id`, …); times are seconds, exact, and `null` when unknown.
+    /// `playoutDuration`, item `id`, `scheduleIdentifier` of an event a scheduled date range
+    /// produced, …); times are seconds, exact, and `null` when unknown.
     public var jsonDescription: String {
         self.jsonValue.text(options: JSONWritingOptions(indent: 2, keepsScalarArraysOnOneLine: true))
     }
@@ -97,6 +98,7 @@ extension ScheduledEvent {
             ("cumulativeResumeOffset", .exactSeconds(self.cumulativeResumeOffset)),
             ("podPosition", .number(self.podPosition)),
             ("podSize", .number(self.podSize)),
+            ("scheduleIdentifier", .string(event.scheduleIdentifier)),
         ])
     }
 }

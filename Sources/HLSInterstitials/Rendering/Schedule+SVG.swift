@@ -234,7 +234,12 @@ private struct SVGTimeline {
             let isFirstOfPod = k == 0 || interstitials[k - 1].primary.start != item.primary.start
             if isFirstOfPod {
                 let pod = interstitials[k...].prefix { $0.primary.start == item.primary.start }
-                let label = pod.compactMap(\.eventID).joined(separator: " + ")
+                let label = pod.compactMap { member in
+                    member.eventID.map { id in
+                        // A scheduled date range's event names its schedule (Appendix H).
+                        self.schedule.event(id)?.event.scheduleIdentifier.map { "\($0)/\(id)" } ?? id
+                    }
+                }.joined(separator: " + ")
                 var restrictions = Restrictions()
                 for member in pod { restrictions.formUnion(member.restrictions) }
                 out += "<line x1=\"\(n(x))\" y1=\"\(n(y - 6))\" x2=\"\(n(x))\" y2=\"\(n(y + self.laneHeight))\" "

@@ -13,7 +13,11 @@ struct ScheduleCommand: AsyncParsableCommand {
             multivariant playlist, the first variant's media playlist is the primary, and its default \
             audio rendition (when it has its own playlist) takes part in X-SNAP. Same-ID date ranges \
             are merged first. --live-join starts where a player joins a live playlist (HOLD-BACK, or \
-            three target durations from the end); --start T starts at T seconds or at an ISO-8601 date.
+            three target durations from the end); --start T starts at T seconds or at an ISO-8601 date. \
+            Scheduled date ranges (CLASS="com.apple.hls.daterange-schedule", Appendix H of Apple's \
+            preliminary WWDC26 draft) are resolved: each X-URI is read next to the playlist or over \
+            HTTP, nested schedules too, and their interstitials join the schedule with their \
+            scheduleIdentifier; --no-schedules leaves them out.
             """
     )
 
@@ -43,6 +47,9 @@ struct ScheduleCommand: AsyncParsableCommand {
 
     @Flag(help: "Schedule the primary alone (AVFoundation automaticallyHandlesInterstitialEvents = false).")
     var noInterstitials = false
+
+    @Flag(help: "Do not read scheduled date ranges (com.apple.hls.daterange-schedule).")
+    var noSchedules = false
 
     @OptionGroup var network: NetworkOptions
 
@@ -103,7 +110,17 @@ struct ScheduleCommand: AsyncParsableCommand {
             }
             configuration.assetDurations[String(parts[0])] = values
         }
-        let events = InterstitialEvent.events(in: primaries[0])
+        var events = InterstitialEvent.events(in: primaries[0])
+        if !self.noSchedules {
+            let written = Set(events.map(\.identifier))
+            let scheduled = await ScheduleDocuments.resolve(
+                playlist: primaries[0],
+                input: input,
+                timeout: self.network.timeout
+            )
+            events += scheduled.events.filter { !written.contains($0.identifier) }
+            for diagnostic in scheduled.diagnostics { printError(diagnostic.description) }
+        }
         let schedule = Schedule(primary: primaries, events: events, configuration: configuration)
         // Events left out as unusable: say why on standard error (the timeline stays on standard output).
         for diagnostic in schedule.diagnostics(file: input.name) {

@@ -10,7 +10,10 @@ struct Validate: AsyncParsableCommand {
         discussion: """
             Prints one line per problem: file:line:col: severity[RULE]: message (hint). A multivariant \
             playlist is checked with every media playlist it references, and the media playlists are \
-            checked against each other (the same interstitials in each). Exit status: 0 no errors, \
+            checked against each other (the same interstitials in each). The documents of scheduled \
+            date ranges (com.apple.hls.daterange-schedule, Appendix H of Apple's preliminary WWDC26 \
+            draft) are read and checked too, each problem located by document and JSON pointer \
+            (document#/DATERANGES/2/X-SCHEDULE-OFFSET). Exit status: 0 no errors, \
             1 errors found, 2 unusable input.
             """
     )
@@ -32,10 +35,18 @@ struct Validate: AsyncParsableCommand {
     func run() async throws {
         let validator = InterstitialValidator(configuration: .init(includesNotes: !self.noNotes))
         var diagnostics: [PlaylistDiagnostic] = []
+        var scheduleDiagnostics: [ScheduleDiagnostic] = []
         for location in self.playlists {
             let input = try await PlaylistInput.readPlaylistOrExit(location, timeout: self.network.timeout)
             diagnostics += validator.validate(playlist: input.bytes, file: input.name, profile: self.profile)
             let parsed = PlaylistParser.parse(input.bytes)
+            if case .media(let media) = parsed.playlist {
+                scheduleDiagnostics += await ScheduleDocuments.resolve(
+                    playlist: media,
+                    input: input,
+                    timeout: self.network.timeout
+                ).diagnostics
+            }
             guard case .multivariant(let multivariant) = parsed.playlist else { continue }
             var mediaPlaylists: [String: MediaPlaylist] = [:]
             for uri in InterstitialInserter.mediaPlaylistURIs(in: multivariant) {
@@ -64,16 +75,23 @@ struct Validate: AsyncParsableCommand {
                 mediaPlaylists: mediaPlaylists
             )
         }
+        if self.noNotes { scheduleDiagnostics.removeAll { $0.severity == .note } }
         if self.json {
-            let array = JSONValue.array(diagnostics.map(\.json))
+            let array = JSONValue.array(diagnostics.map(\.json) + scheduleDiagnostics.map(\.json))
             print(array.text(options: .pretty))
         } else {
             for diagnostic in diagnostics { print(diagnostic) }
-            let errors = diagnostics.filter { $0.severity == .error }.count
-            let warnings = diagnostics.filter { $0.severity == .warning }.count
+            for diagnostic in scheduleDiagnostics { print(diagnostic) }
+            let severities = diagnostics.map(\.severity) + scheduleDiagnostics.map(\.severity)
+            let errors = severities.filter { $0 == .error }.count
+            let warnings = severities.filter { $0 == .warning }.count
             printError("\(errors) error\(errors == 1 ? "" : "s"), \(warnings) warning\(warnings == 1 ? "" : "s")")
         }
-        if diagnostics.contains(where: { $0.severity == .error }) { throw ExitCode(1) }
+        if diagnostics.contains(where: { $0.severity == .error })
+            || scheduleDiagnostics.contains(where: { $0.severity == .error })
+        {
+            throw ExitCode(1)
+        }
     }
 }
 

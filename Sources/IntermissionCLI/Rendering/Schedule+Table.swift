@@ -12,9 +12,16 @@ extension Schedule {
     /// 1  interstitial  ad1    5        5–20     5–5         5       SKIP
     /// ```
     var table: String {
-        var rows: [[String]] = [["#", "kind", "event", "primary", "playout", "integrated", "resume", "restrictions"]]
+        // A `schedule` column (the `scheduleIdentifier`) when a scheduled date range produced events.
+        let scheduled = self.events.contains { $0.event.scheduleIdentifier != nil }
+        var header = ["#", "kind", "event", "primary", "playout", "integrated", "resume", "restrictions"]
+        if scheduled { header.insert("schedule", at: 3) }
+        var rows: [[String]] = [header]
         for (k, item) in self.items.enumerated() {
             var row = [String(k), item.kind.description, item.eventID ?? "-"]
+            if scheduled {
+                row.append(item.eventID.flatMap { self.event($0)?.event.scheduleIdentifier } ?? "-")
+            }
             if item.isInterstitial {
                 row.append(
                     item.startOffset == .zero ? "\(item.primary.start)" : "\(item.primary.start) +\(item.startOffset)"

@@ -50,6 +50,11 @@ public enum PlayerNotification: Sendable {
     case currentEventSkippableStateDidChange(InterstitialEvent, SkippableEventState, labelID: String?)
     /// The current event was skipped through skip control.
     case currentEventSkipped(InterstitialEvent)
+    /// A scheduled-date-range document (Appendix H) was fetched: the `ID` of the schedule date
+    /// range that names it (AVFoundation's `scheduleIdentifier`), the raw response when one
+    /// arrived, and the error when it could not be fetched or read (AVFoundation's
+    /// `ScheduleRequestCompleted`).
+    case scheduleRequestCompleted(scheduleIdentifier: String, response: [UInt8]?, error: PlaybackError?)
     /// The player started or stopped playing, or waits for another reason.
     case timeControlStatusDidChange(TimeControlStatus, WaitingReason?)
 }

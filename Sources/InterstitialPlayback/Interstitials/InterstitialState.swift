@@ -97,6 +97,8 @@ struct InterstitialState: Sendable {
     var ignored: [String: [InterstitialEvent.Defect]] = [:]
     /// The preload ranges (Appendix F) followed: moments, requests and answers.
     var preloads = PreloadBook()
+    /// The scheduled date ranges (Appendix H): documents requested, answered and resolved.
+    var schedules = ScheduleBook()
     /// Client-side beacons (SVTA2053-2): what fires when.
     var beacons = BeaconTracker()
     /// The asset-list URL of each event, which its assets' and beacons' relative URIs resolve

@@ -25,7 +25,7 @@ extension Player {
     /// The tracker's events that can play; logs the others (once per identifier and defects).
     func usablePlaylistEvents() -> [InterstitialEvent] {
         let split = self.interstitials.coordinator.usableEvents(
-            self.interstitials.tracker.interstitialEvents,
+            self.interstitials.tracker.interstitialEvents + self.scheduledEvents(),
             ignored: self.interstitials.ignored
         )
         self.interstitials.ignored = split.ignored
@@ -38,6 +38,7 @@ extension Player {
     func primaryPlaylistDidLoad(_ playlist: MediaPlaylist, now: MediaTime) {
         self.interstitials.tracker.update(with: playlist)
         self.refreshSchedule(playlist: playlist, now: now)
+        self.scheduleRangesDidLoad(playlist)
         if !self.interstitials.startResolved {
             self.interstitials.startResolved = true
             self.resolveStart(now: now)

@@ -6,7 +6,7 @@ public struct PlaybackError: Error, Sendable, Hashable, CustomStringConvertible 
     /// What went wrong, as a comparable value.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
         private enum Base: String, Sendable, Hashable {
-            case httpStatus, timeout, bodyTooLarge, transport, invalidPlaylist, invalidAssetList
+            case httpStatus, timeout, bodyTooLarge, transport, invalidPlaylist, invalidAssetList, invalidSchedule
             case noPlayableVariant, cancelled, invalidURL, stalled, noItem
         }
         private let base: Base
@@ -25,6 +25,8 @@ public struct PlaybackError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let invalidPlaylist = Code(.invalidPlaylist)
         /// The response is not a usable asset list (Appendix D.3).
         public static let invalidAssetList = Code(.invalidAssetList)
+        /// The response is not a readable scheduled-date-range document (Appendix H).
+        public static let invalidSchedule = Code(.invalidSchedule)
         /// A multivariant playlist without a variant the player can use.
         public static let noPlayableVariant = Code(.noPlayableVariant)
         /// The request was abandoned because playback moved on.

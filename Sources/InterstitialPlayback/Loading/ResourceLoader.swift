@@ -21,6 +21,8 @@ public struct LoadRequest: Sendable, Hashable {
         public static let initializationSection = Kind("map")
         /// An `X-ASSET-LIST` JSON document.
         public static let assetList = Kind("assetList")
+        /// A scheduled-date-range JSON document (Appendix H).
+        public static let schedule = Kind("schedule")
         /// A tracking beacon (SVTA2053-2 `X-AD-CREATIVE-SIGNALING`).
         public static let beacon = Kind("beacon")
         /// Whether the request is an interstitial request (asset list or asset playlist).

@@ -52,6 +52,10 @@ extension Player {
             self.handlePreload(rangeID: rangeID, result)
             return
         }
+        if case .schedule(let url) = purpose {
+            self.handleSchedule(url: url, result, now: now)
+            return
+        }
         guard let id = purpose.presentation else { return }
         let settings = self.configuration.streaming
         if id.isPrimary {

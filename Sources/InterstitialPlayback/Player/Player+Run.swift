@@ -265,6 +265,7 @@ extension Player {
         }
         self.pendingLoads += self.interstitialLoads(now: now, settings: settings)
         self.pendingLoads += self.preloadLoads()
+        self.pendingLoads += self.scheduleLoads(now: now)
         if self.firesBeacons { self.pendingLoads += self.beaconLoads(now: now) }
     }
 

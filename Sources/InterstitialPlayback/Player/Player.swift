@@ -68,6 +68,10 @@ public actor Player {
         /// it requests a target's asset list once at a random moment inside the range's window and
         /// uses that answer at the break (default `true`).
         public var followsPreloadRanges = true
+        /// Whether the player follows scheduled date ranges (Appendix H of Apple's preliminary
+        /// WWDC26 draft, `com.apple.hls.daterange-schedule`): it requests each schedule's `X-URI`
+        /// once buffering reaches it and plays the interstitials it lists (default `true`).
+        public var followsDateRangeSchedules = true
         /// The seed of the random moments picked inside preload windows; `nil` (the default)
         /// seeds from the system's random source.
         ///

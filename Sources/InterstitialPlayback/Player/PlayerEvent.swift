@@ -100,6 +100,13 @@ public enum PlayerEvent: Sendable, Hashable {
     case preloadUsed(rangeID: String, targetID: String)
     /// A preloaded answer (or a request under way) was thrown away, with why.
     case preloadDiscarded(rangeID: String, targetID: String, reason: String)
+    /// A scheduled-date-range document (Appendix H) answered: the `ID` of the schedule date range
+    /// that names it, its URL, the body received (`nil` when the request failed) and the error when
+    /// it could not be fetched or read (AVFoundation's `ScheduleRequestCompleted`).
+    case scheduleRequestCompleted(scheduleID: String, url: String, response: [UInt8]?, error: PlaybackError?)
+    /// A schedule document or its resolution has a problem (an entry left out, a cycle, nesting
+    /// too deep): the rule, the message and the JSON location (log only).
+    case scheduleIssue(rule: String, message: String, location: String)
     /// A client-side beacon (``BeaconMode/client``) was answered: its tracking event `type`, the
     /// creative, the URL, the HTTP status, the moment in its asset it was due, and the tries made.
     case beaconFired(
@@ -130,6 +137,8 @@ public enum PlayerEvent: Sendable, Hashable {
             .eventDidFinish(event, playoutTime: playout, didPlayEntireEvent: entire)
         case .skippableStateDidChange(let event, let state, let label):
             .currentEventSkippableStateDidChange(event, state, labelID: label)
+        case .scheduleRequestCompleted(let id, _, let response, let error):
+            .scheduleRequestCompleted(scheduleIdentifier: id, response: response, error: error)
         default: nil
         }
     }
@@ -289,6 +298,20 @@ public enum PlayerEvent: Sendable, Hashable {
             return (
                 "preloadDiscarded",
                 [("rangeID", .string(id)), ("targetID", .string(target)), ("reason", .string(reason))]
+            )
+        case .scheduleRequestCompleted(let id, let url, let response, let error):
+            return (
+                "scheduleRequestCompleted",
+                [
+                    ("scheduleID", .string(id)), ("url", .string(url)),
+                    ("bytes", response.map { .number(Double($0.count)) } ?? .null),
+                    ("error", .optional(error?.description)),
+                ]
+            )
+        case .scheduleIssue(let rule, let message, let location):
+            return (
+                "scheduleIssue",
+                [("rule", .string(rule)), ("message", .string(message)), ("location", .string(location))]
             )
         case .beaconFired(let id, let type, let creative, let url, let status, let moment, let attempts):
             return (

@@ -25,13 +25,15 @@ enum LoadPurpose: Sendable, Hashable {
     case assetList(eventID: String)
     /// A preload range's `X-URI` (Appendix F), by the range's ID.
     case preload(rangeID: String)
+    /// A scheduled-date-range document (Appendix H), by its absolute URL.
+    case schedule(url: String)
     /// The head of the client-side beacon queue.
     case beacon
 
     var presentation: PresentationID? {
         switch self {
         case .mainPlaylist(let id), .mediaPlaylist(let id, _, _), .segment(let id, _, _), .map(let id, _, _): id
-        case .assetList, .preload, .beacon: nil
+        case .assetList, .preload, .schedule, .beacon: nil
         }
     }
 }
@@ -396,7 +398,7 @@ struct Presentation: Sendable {
                 self.error = error
                 return [.failed(error)]
             }
-        case .assetList, .preload, .beacon:
+        case .assetList, .preload, .schedule, .beacon:
             return []
         }
     }
