@@ -166,9 +166,15 @@ extension Player {
                 var presentation = self.assets[id] ?? Presentation(id: id, url: slots[index].url)
                 presentation.followedChoice = followed
                 let start = presentation.startTime
+                // The forward buffer counts from the asset's playhead once it plays, from its
+                // start before.
+                var from = start
+                if let run = self.interstitials.current, run.eventID == eventID, run.assetIndex == index {
+                    from = MediaTime.max(start, run.assetPosition)
+                }
                 loads += presentation.nextLoads(
                     now: now,
-                    limit: start + self.configuration.forwardBufferDuration,
+                    limit: from + self.configuration.forwardBufferDuration,
                     settings: interstitialSettings
                 )
                 let done = presentation.hasFailed || presentation.isFullyBuffered(from: start)
