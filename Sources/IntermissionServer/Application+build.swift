@@ -297,6 +297,7 @@ struct ServerApplicationParts: Sendable {
         routes.add("vod/*/**", .get)
         routes.add("live/*/**", .get)
         routes.add("v1/asset-lists/*/*.json", .get)
+        routes.add("v1/schedules/*/*.json", .get)
         routes.add("media/*/**", .get)
         routes.add("v1/admin/channels", .get)
         routes.add("v1/admin/channels/*/breaks", .get, .post)
@@ -388,7 +389,7 @@ struct ServerApplicationParts: Sendable {
             .addRoutes(to: router)
         WebController(playlists: self.playlists, store: self.store, tracking: self.tracking.store, clock: self.clock)
             .addRoutes(to: router)
-        AssetListController(
+        let assetLists = AssetListController(
             playlists: self.playlists,
             inventory: self.inventory,
             decisions: self.decisions,
@@ -401,7 +402,9 @@ struct ServerApplicationParts: Sendable {
             resolvedURIs: self.resolvedURIs,
             bodies: self.assetListBodies,
             tracking: self.tracking
-        ).addRoutes(to: router)
+        )
+        assetLists.addRoutes(to: router)
+        ScheduleController(assetLists: assetLists).addRoutes(to: router)
         let admin = router.group("v1/admin").add(middleware: BearerTokenMiddleware(token: self.adminToken))
         AdminController(playlists: self.playlists, inventory: self.inventory, store: self.store, clock: self.clock)
             .addRoutes(to: admin)

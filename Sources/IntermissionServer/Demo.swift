@@ -14,6 +14,8 @@ extension ServerConfiguration {
     ///   (20 s) and 40 s (10 s), and a 10 s post-roll.
     /// - `/live/demo/main.m3u8`: the primary looped with a 6-segment window and a 20 s break every two
     ///   minutes.
+    /// - `/live/demo-schedule/main.m3u8`: the same with `breakFormat: schedule`: each break is a
+    ///   scheduled date range (Appendix H) with one interstitial per ad.
     /// - Inventory: the three coloured ads (red is worth most, blue least); repeat window 30 s.
     ///
     /// - Throws: ``ConfigurationError`` when the media is not in the bundle.
@@ -52,6 +54,14 @@ extension ServerConfiguration {
                 breakPlan: LiveBreakPlan(interval: 120, duration: 20)
             )
         )
+        var scheduled = LiveChannel(
+            id: "demo-schedule",
+            source: .loop(origin: "/media/demo/primary/", playlist: "main.m3u8"),
+            windowSegments: 6,
+            breakPlan: LiveBreakPlan(interval: 120, duration: 20)
+        )
+        scheduled.breakFormat = .schedule
+        ad.channels.append(scheduled)
         configuration.adInsertion = ad
         return configuration
     }

@@ -9,6 +9,9 @@ public struct AssetListLocator: Sendable, Hashable {
     /// The public base URL (`https://ads.example.com`), or `nil` to write server-relative URLs
     /// (`/v1/asset-lists/...`), which resolve against every playlist the server serves.
     public var baseURL: String?
+    /// How live breaks are written: as interstitials with an asset list (the default) or as
+    /// scheduled date ranges (``LiveBreakFormat/schedule``).
+    public var breakFormat: LiveBreakFormat = .assetList
 
     /// Creates a locator.
     public init(baseURL: String? = nil) {

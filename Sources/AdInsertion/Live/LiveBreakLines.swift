@@ -58,7 +58,11 @@ enum LiveBreakLines {
     static func interstitial(_ liveBreak: LiveBreak, locator: AssetListLocator, midRollsOnce: Bool) -> Line? {
         let options = Options(locator: locator, midRollsOnce: midRollsOnce, window: .zero)
         return self.line(liveBreak, preload: false, options: options) {
-            liveBreak.interstitialEvent(locator: locator, midRollsOnce: midRollsOnce).dateRange().map {
+            if locator.breakFormat == .schedule {
+                let range = liveBreak.scheduleDateRange(locator: locator)
+                return Line(rendered: RenderedDateRange(range), identifier: liveBreak.id, start: liveBreak.startDate)
+            }
+            return liveBreak.interstitialEvent(locator: locator, midRollsOnce: midRollsOnce).dateRange().map {
                 Line(rendered: RenderedDateRange($0), identifier: liveBreak.id, start: liveBreak.startDate)
             }
         }

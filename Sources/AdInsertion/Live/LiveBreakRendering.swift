@@ -33,7 +33,8 @@ extension LiveBreak {
     ///   - midRollsOnce: Whether a mid-roll gets `ONCE` in its `CUE` (see
     ///     ``interstitialEvent(locator:midRollsOnce:)``).
     public func tagLine(locator: AssetListLocator, midRollsOnce: Bool = false) -> String {
-        self.interstitialEvent(locator: locator, midRollsOnce: midRollsOnce).dateRange()?.tag.rendered ?? ""
+        if locator.breakFormat == .schedule { return self.scheduleDateRange(locator: locator).tag.rendered }
+        return self.interstitialEvent(locator: locator, midRollsOnce: midRollsOnce).dateRange()?.tag.rendered ?? ""
     }
 }
 
@@ -43,10 +44,11 @@ extension LiveBreak {
     ///
     /// `ID="preload-<break ID>"`, ending exactly at the break's `START-DATE`, `X-URI` the break's
     /// `X-ASSET-LIST` URL (the same URL, so its query matches), `X-TARGET-ID` the break's ID and
-    /// `X-TARGET-CLASS="com.apple.hls.interstitial"`. `nil` when `window` is not positive and for
+    /// `X-TARGET-CLASS="com.apple.hls.interstitial"`. `nil` when `window` is not positive, for breaks
+    /// written as schedules (``LiveBreakFormat/schedule``), and for
     /// pre- and post-rolls (they play at join and at the end, not at a date to prepare for).
     public func preloadRange(locator: AssetListLocator, window: MediaTime) -> PreloadRange? {
-        guard window > .zero, !self.cue.contains(AttributeName.Value.pre), !self.cue.contains(AttributeName.Value.post)
+        guard window > .zero, locator.breakFormat == .assetList, !self.cue.contains(AttributeName.Value.pre), !self.cue.contains(AttributeName.Value.post)
         else { return nil }
         return PreloadRange(
             identifier: "preload-" + self.id,

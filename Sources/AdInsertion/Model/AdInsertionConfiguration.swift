@@ -194,6 +194,9 @@ public struct LiveChannel: Sendable, Hashable {
     public var preloadWindow: MediaTime?
     /// The VAST ad server asked for the breaks' ads, if any (else the local inventory decides).
     public var adServer: AdServerSettings?
+    /// How the channel's breaks are written in its playlist (`breakFormat`; default
+    /// ``LiveBreakFormat/assetList``).
+    public var breakFormat: LiveBreakFormat = .assetList
 
     /// The target durations a preload window lasts by default (the `preloadWindow` property).
     public static let defaultPreloadTargetDurations = 8

@@ -144,10 +144,13 @@ public struct ConfigurationFile: Sendable, Codable {
         public var preloadWindow: Double?
         /// `adServer`: the VAST ad server asked for the breaks' ads (default: the local inventory).
         public var adServer: AdServerEntry?
+        /// `breakFormat`: `assetList` (default: one interstitial per break with an asset list) or
+        /// `schedule` (a scheduled date range per break with one interstitial per ad; Appendix H).
+        public var breakFormat: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, upstream, loop, playlist, window, startDate, breaks, lookahead, staleAfter, scte35Duration
-            case cueOnce, preloadWindow, adServer
+            case cueOnce, preloadWindow, adServer, breakFormat
         }
     }
 
@@ -490,6 +493,14 @@ public struct ConfigurationFile: Sendable, Codable {
             channel.defaultSCTE35Duration = try L.seconds(scte, in: L.duration, field: "\(path).scte35Duration")
         }
         channel.marksMidRollsOnce = entry.cueOnce ?? false
+        if let format = entry.breakFormat {
+            guard let parsed = LiveBreakFormat(rawValue: format) else {
+                throw ConfigurationError(
+                    message: "\(path).breakFormat: expected assetList or schedule, got '\(format.prefix(40))'"
+                )
+            }
+            channel.breakFormat = parsed
+        }
         channel.adServer = try entry.adServer.map { try $0.settings(path: "\(path).adServer") }
         if let window = entry.preloadWindow {
             channel.preloadWindow = try L.seconds(window, in: L.preloadWindow, field: "\(path).preloadWindow")

@@ -226,7 +226,7 @@ actor PlaylistService {
             at: now,
             breaks: breaks,
             lookahead: channel.lookahead,
-            locator: self.locator,
+            locator: self.locator.publishing(channel),
             midRollsOnce: channel.marksMidRollsOnce,
             preloadWindow: channel.preloadWindow(targetDuration: loop.targetDuration)
         )

@@ -379,7 +379,7 @@ actor UpstreamFeed {
             // Read after the SCTE-35 breaks were saved (each one a new revision).
             revision = self.responses.generation(of: self.scope)
             let (channel, uris) = (self.channel, self.uris)
-            let locator = self.playlists.locator
+            let locator = self.playlists.locator.publishing(self.channel)
             bytes = try await NIOThreadPool.singleton.runIfActive {
                 uris.state.withLock { resolver in
                     LiveDecorator.decorate(

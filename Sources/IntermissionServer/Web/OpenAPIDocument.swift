@@ -138,6 +138,45 @@ enum OpenAPIDocument {
                       schema: {$ref: "#/components/schemas/AssetList"}
                 "400": {$ref: "#/components/responses/Error"}
                 "404": {$ref: "#/components/responses/Error"}
+          /v1/schedules/{scope}/{break}.json:
+            get:
+              tags: [playback]
+              operationId: schedule
+              summary: A live break as a scheduled-date-range document (Appendix H), one interstitial per ad
+              parameters:
+                - name: scope
+                  in: path
+                  required: true
+                  description: live-{channel} of a channel with breakFormat schedule
+                  schema: {type: string, pattern: "^live-.+$"}
+                - name: break
+                  in: path
+                  required: true
+                  schema: {type: string, minLength: 1, maxLength: 200}
+                - name: _HLS_primary_id
+                  in: query
+                  description: The viewer (the player's playback session)
+                  schema: {type: string, maxLength: 200}
+                - name: _HLS_start_offset
+                  in: query
+                  description: Seconds into the break the player joins (0 to 3600)
+                  schema: {type: number, minimum: 0, maximum: 3600}
+                - name: _HLS_interstitial_id
+                  in: query
+                  description: Must equal the break of the path when given
+                  schema: {type: string}
+              responses:
+                "200":
+                  description: The schedule
+                  content:
+                    application/json:
+                      schema:
+                        type: object
+                        required: [DATERANGES]
+                        properties:
+                          DATERANGES: {type: array, items: {type: object}}
+                "400": {$ref: "#/components/responses/Error"}
+                "404": {$ref: "#/components/responses/Error"}
           /media/{mount}/{path}:
             get:
               tags: [playback]

@@ -1,0 +1,102 @@
+import AdInsertion
+import HLSInterstitials
+import HLSPlaylist
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import Synchronization
+
+/// `GET /v1/schedules/{scope}/{break}.json`: a live break of a channel with `breakFormat: schedule`
+/// as a scheduled-date-range document (Appendix H, preliminary): one interstitial per ad.
+///
+/// The pod is decided exactly as the asset-list route decides it (the same controller answers
+/// first: the same decision store, viewer, plans and tracking); its asset list is then rewritten
+/// as `{"DATERANGES":[...]}`. Entry `k` (from 1) has `ID` `{break}-{k}`, `X-SCHEDULE-OFFSET` the
+/// earlier ads' durations, `DURATION` and `X-RESUME-OFFSET` its ad's duration (so that each ad
+/// resumes the primary where the next one starts, and the pod occupies the break once),
+/// `X-ASSET-URI` the ad, the break's `X-RESTRICT`, the pod's skip control cut to the ad, and the
+/// entry's other members (its `X-AD-CREATIVE-SIGNALING` when beacons are on) as they are.
+struct ScheduleController: Sendable {
+    /// Decides the pod.
+    let assetLists: AssetListController
+
+    /// Adds the route.
+    func addRoutes(to router: Router<ServerRequestContext>) {
+        router.getAndHead("v1/schedules/{scope}/{break}.json") { request, context -> Response in
+            try AssetListController.checkAssetListInput(request, context: context)
+            return try await self.schedule(request, context: context)
+        }
+    }
+
+    /// The schedule of one viewer and break.
+    func schedule(_ request: Request, context: ServerRequestContext) async throws -> Response {
+        let scopeText = try context.parameters.require("scope")
+        let breakID = try context.parameters.require("break")
+        guard let scope = AdScope(rawValue: scopeText), scope.kind == .live else {
+            throw APIError.notFound("unknown scope: schedules are written for live-{channel}")
+        }
+        guard self.assetLists.playlists.configuration.channel(scope.name)?.breakFormat == .schedule else {
+            throw APIError.notFound("channel '\(scope.name)' does not publish its breaks as schedules")
+        }
+        let answer = try await self.assetLists.assetList(request, context: context)
+        let bytes = try await Self.collect(answer.body)
+        let list = try AssetList.decode(Array(buffer: bytes))
+        let liveBreak = try await self.assetLists.playlists.liveBreak(channel: scope.name, breakID: breakID)
+        let document = Self.document(list, breakID: breakID, restrictions: liveBreak?.restrictions ?? [])
+        var response = Response.bytes(document.serialized(), contentType: "application/json", cacheControl: "private, no-store")
+        response.status = answer.status
+        response.headers[AssetListController.decisionHeader] = answer.headers[AssetListController.decisionHeader]
+        return response
+    }
+
+    /// The schedule document of a pod's asset list.
+    static func document(_ list: AssetList, breakID: String, restrictions: [String]) -> JSONValue {
+        var entries: [JSONValue] = []
+        var start = MediaTime.zero
+        for (index, asset) in list.assets.enumerated() {
+            var members: [(String, JSONValue)] = [
+                ("ID", .string("\(breakID)-\(index + 1)")),
+                ("CLASS", .string(DateRange.interstitialClass)),
+                ("X-SCHEDULE-OFFSET", .number(JSONNumber(start))),
+                ("DURATION", .number(JSONNumber(asset.duration))),
+                ("X-ASSET-URI", .string(asset.uri)),
+                ("X-RESUME-OFFSET", .number(JSONNumber(asset.duration))),
+            ]
+            if !restrictions.isEmpty { members.append(("X-RESTRICT", .string(restrictions.joined(separator: ",")))) }
+            if let skip = list.skipControl, let offset = skip.offset, offset < start + asset.duration {
+                members.append(("X-SKIP-CONTROL-OFFSET", .number(JSONNumber(max(.zero, offset - start)))))
+                if let duration = skip.duration {
+                    members.append(("X-SKIP-CONTROL-DURATION", .number(JSONNumber(duration))))
+                }
+            }
+            for member in asset.otherMembers { members.append((member.key, member.value)) }
+            entries.append(.object(members))
+            start = start + asset.duration
+        }
+        return .object([("DATERANGES", .array(entries))])
+    }
+
+    /// The bytes of a response body.
+    static func collect(_ body: ResponseBody) async throws -> ByteBuffer {
+        let sink = Sink()
+        try await body.write(Collector(sink: sink))
+        return sink.bytes.withLock { $0 }
+    }
+
+    /// The bytes written so far.
+    private final class Sink: Sendable {
+        let bytes = Mutex(ByteBuffer())
+    }
+
+    /// Appends what is written to a sink.
+    private struct Collector: ResponseBodyWriter {
+        let sink: Sink
+
+        mutating func write(_ buffer: ByteBuffer) async throws {
+            var buffer = buffer
+            _ = self.sink.bytes.withLock { $0.writeBuffer(&buffer) }
+        }
+
+        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
+    }
+}
