@@ -29,7 +29,7 @@ import Testing
     @Test func thePlaylistCarriesAScheduleTagInsteadOfAnInterstitial() async throws {
         let clock = ManualWallClock(t0 + MediaTime(seconds: 110))
         try await withServer(try demoConfiguration(clock: clock)) { client in
-            let scheduled = try await client.get("/live/demo-schedule/main.m3u8")
+            let scheduled = try await client.get("/live/demo-schedule/prog.m3u8")
             #expect(scheduled.status == .ok)
             let lines = dateRangeLines(scheduled.text)
             try #require(lines.count == 1, "\(scheduled.text)")
@@ -40,8 +40,8 @@ import Testing
             #expect(!scheduled.text.contains("X-ASSET-LIST"))
             #expect(preloadLines(scheduled.text).isEmpty)
             // The other demo channel is unchanged.
-            let plain = try await client.get("/live/demo/main.m3u8")
-            #expect(dateRangeLines(plain.text).first?.contains("X-ASSET-LIST=") == true)
+            let plain = try await client.get("/live/demo/prog.m3u8")
+            #expect(dateRangeLines(plain.text).first?.contains("X-ASSET-LIST=") == true, "\(plain.text)")
         }
     }
 
@@ -55,8 +55,9 @@ import Testing
             #expect(decoded.diagnostics.filter { $0.severity == .error }.isEmpty, "\(decoded.diagnostics)")
             let ranges = decoded.schedule.dateRanges
             #expect(ranges.map(\.id) == ["auto-0-1", "auto-0-2"], "\(response.text)")
-            #expect(ranges.allSatisfy(\.isInterstitial))
-            #expect(ranges.map { $0["X-SCHEDULE-OFFSET"]?.numberValue?.doubleValue } == [0, 10])
+            let classes = Set(ranges.map(\.class))
+            #expect(classes == [DateRange.interstitialClass])
+            #expect(ranges.map(\.start) == [.offset(.zero), .offset(MediaTime(seconds: 10))])
             #expect(ranges.map { $0["X-RESUME-OFFSET"]?.numberValue?.doubleValue } == [10, 10])
             #expect(ranges.map { $0["DURATION"]?.numberValue?.doubleValue } == [10, 10])
             // The same decision as the asset-list route's for this viewer and break.
@@ -66,6 +67,31 @@ import Testing
             let assets = try #require(list.json?["ASSETS"]?.arrayValue)
             #expect(ranges.map { $0["X-ASSET-URI"]?.stringValue } == assets.map { $0["URI"]?.stringValue })
             #expect(Set(ranges.compactMap { $0["X-ASSET-URI"]?.stringValue }).count == 2)
+        }
+    }
+
+    /// Plan C (skippable after the first ad) with beacons on: the first ad has no skip control, the
+    /// second may be skipped at once, and each ad carries its own creative signaling.
+    @Test func planCAndBeaconsArePerAd() async throws {
+        let key = Array("schedule-test-key-0123456789abcdef".utf8)
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + MediaTime(seconds: 110)))
+        configuration.tracking = TrackingConfiguration(key: key)
+        configuration.tracking.beacons = true
+        try await withServer(configuration) { client in
+            let response = try await client.get(
+                Self.scheduleURL + "&_HLS_primary_id=viewer-c&plan=" + PlanTokens.mint(.c, key: key)
+            )
+            #expect(response.status == .ok)
+            let decoded = try DateRangeSchedule.decode(response.bytes)
+            #expect(decoded.diagnostics.filter { $0.severity == .error }.isEmpty, "\(decoded.diagnostics)")
+            let ranges = decoded.schedule.dateRanges
+            try #require(ranges.count == 2, "\(response.text)")
+            #expect(ranges[0]["X-SKIP-CONTROL-OFFSET"] == nil)
+            #expect(ranges[1]["X-SKIP-CONTROL-OFFSET"]?.numberValue?.doubleValue == 0)
+            let signaling = ranges.map { $0["X-AD-CREATIVE-SIGNALING"] }
+            #expect(!signaling.contains(nil), "\(response.text)")
+            // Each entry's beacons are its own ad's (different signed URLs).
+            #expect(signaling[0].map { "\($0)" } != signaling[1].map { "\($0)" })
         }
     }
 
@@ -105,7 +131,7 @@ import Testing
                 sessionID: "schedule-viewer"
             )
             await player.play()
-            try await PlayerEndToEndTests.playInLockstep([player], serverClock: serverClock, start: start, limit: 50)
+            try await PlayerEndToEndTests.playInLockstep([player], serverClock: serverClock, start: start, limit: 80)
             let error = await player.error
             #expect(error == nil, "\(String(describing: error))")
             return (await player.log, await InterstitialEventMonitor(player: player).events)
@@ -115,7 +141,7 @@ import Testing
         #expect(current == ["auto-0-1", "auto-0-2"], "\(text)")
         let scheduled = events.filter { $0.identifier.hasPrefix("auto-0-") }
         #expect(scheduled.map(\.identifier).sorted() == ["auto-0-1", "auto-0-2"])
-        #expect(scheduled.allSatisfy { $0.scheduleIdentifier == "auto-0" })
+        #expect(scheduled.map(\.scheduleIdentifier) == [String?](repeating: "auto-0", count: scheduled.count))
         let requests = log.filter { $0.event == "request" && $0["kind"]?.stringValue == "schedule" }
         #expect(requests.first?["url"]?.stringValue?.contains("_HLS_primary_id=schedule-viewer") == true, "\(text)")
         #expect(!log.contains { $0.event == "request" && $0["kind"]?.stringValue == "assetList" })

@@ -189,8 +189,10 @@ actor PlaylistService {
     }
 
     private func loopPlaylist(channel: LiveChannel, url: String) async throws -> RenderedPlaylist {
-        if let loop = self.loops[url] {
-            return try await self.render(loop, channel: channel, key: url)
+        // Per channel and source: two channels may loop the same media with other breaks or formats.
+        let key = channel.id + "\n" + url
+        if let loop = self.loops[key] {
+            return try await self.render(loop, channel: channel, key: key)
         }
         switch try await self.origin.playlist(at: url) {
         case .multivariant(let multivariant):
@@ -206,8 +208,8 @@ actor PlaylistService {
                 startDate: self.startDate(of: channel),
                 windowSize: channel.windowSegments
             )
-            self.loops[url] = loop
-            return try await self.render(loop, channel: channel, key: url)
+            self.loops[key] = loop
+            return try await self.render(loop, channel: channel, key: key)
         }
     }
 
