@@ -147,7 +147,10 @@ import Testing
         #expect(!log.contains { $0.event == "request" && $0["kind"]?.stringValue == "assetList" })
         // Each ad played, then the primary resumed once after the last one.
         for id in ["auto-0-1", "auto-0-2"] {
-            #expect(log.contains { $0.event == "interstitialAssetEnded" && $0["eventID"]?.stringValue == id }, "\(text)")
+            #expect(
+                log.contains { $0.event == "interstitialAssetEnded" && $0["eventID"]?.stringValue == id },
+                "\(text)"
+            )
         }
         let lastEnd = try #require(
             log.lastIndex { $0.event == "interstitialAssetEnded" && $0["eventID"]?.stringValue == "auto-0-2" }

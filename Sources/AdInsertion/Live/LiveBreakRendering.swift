@@ -48,7 +48,8 @@ extension LiveBreak {
     /// written as schedules (``LiveBreakFormat/schedule``), and for
     /// pre- and post-rolls (they play at join and at the end, not at a date to prepare for).
     public func preloadRange(locator: AssetListLocator, window: MediaTime) -> PreloadRange? {
-        guard window > .zero, locator.breakFormat == .assetList, !self.cue.contains(AttributeName.Value.pre), !self.cue.contains(AttributeName.Value.post)
+        guard window > .zero, locator.breakFormat == .assetList, !self.cue.contains(AttributeName.Value.pre),
+            !self.cue.contains(AttributeName.Value.post)
         else { return nil }
         return PreloadRange(
             identifier: "preload-" + self.id,

@@ -43,7 +43,11 @@ struct ScheduleController: Sendable {
         let list = try AssetList.decode(Array(buffer: bytes))
         let liveBreak = try await self.assetLists.playlists.liveBreak(channel: scope.name, breakID: breakID)
         let document = Self.document(list, breakID: breakID, restrictions: liveBreak?.restrictions ?? [])
-        var response = Response.bytes(document.serialized(), contentType: "application/json", cacheControl: "private, no-store")
+        var response = Response.bytes(
+            document.serialized(),
+            contentType: "application/json",
+            cacheControl: "private, no-store"
+        )
         response.status = answer.status
         response.headers[AssetListController.decisionHeader] = answer.headers[AssetListController.decisionHeader]
         return response
