@@ -32,8 +32,8 @@ import Testing
             #expect(text.contains("data-asset=\"demo\""))
             #expect(text.contains("href=\"/live/demo/main.m3u8\""))
             #expect(text.contains("href=\"/vod/demo/main.m3u8\""))
-            // Two timelines drawn inline, the live one with its edge.
-            #expect(text.components(separatedBy: "<svg xmlns=\"http://www.w3.org/2000/svg\"").count - 1 == 2)
+            // Three timelines drawn inline (the VOD asset, and the two live channels with their edge).
+            #expect(text.components(separatedBy: "<svg xmlns=\"http://www.w3.org/2000/svg\"").count - 1 == 3)
             #expect(!text.contains("<?xml"))
             #expect(text.contains("<title>live edge</title>"))
             // The live edge date: the end of the window at 125 s (a 6 s segment grid from t0).
@@ -48,7 +48,7 @@ import Testing
             #expect(text.contains("<span class=\"viewer\">viewer-vod</span>: red, green"))
             #expect(text.contains("<span id=\"decision-count\">2</span>"))
             // One start-break button per live channel; beacons have their marked place.
-            #expect(text.components(separatedBy: "class=\"start-break\"").count - 1 == 1)
+            #expect(text.components(separatedBy: "class=\"start-break\"").count - 1 == 2)
             #expect(text.contains("id=\"beacons\""))
             // Nothing from outside: a nonce-only CSP, and the one script and style carry its nonce.
             let csp = try #require(page.headers[.contentSecurityPolicy])
