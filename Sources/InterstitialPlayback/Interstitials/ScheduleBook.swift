@@ -89,7 +89,7 @@ struct ScheduleBook: Sendable {
 
     /// A document answered: its body, or why there is none.
     ///
-    /// The answer is decoded (``DateRangeSchedule/decode(_:document:options:)-([UInt8],_,_)``),
+    /// The answer is decoded (`DateRangeSchedule.decode(_:document:options:)` of HLSInterstitials),
     /// kept, and every reached schedule resolved again, which may ask for nested documents
     /// (``takeRequests()``).
     ///
