@@ -104,7 +104,7 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     if url == "memory:" || url == ":memory:" { return InMemoryAdStore() }
     if PostgresURL.names(url) {
         let settings = try PostgresURL(parsing: url)
-        return PostgresAdStore(settings: settings, remembering: SQLiteAdStore.defaultRememberedDecisions)
+        return try PostgresAdStore(settings: settings, remembering: SQLiteAdStore.defaultRememberedDecisions)
     }
     if let scheme = url.firstRange(of: "://").map({ url[..<$0.lowerBound] }), scheme.lowercased() != "sqlite",
         scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })

@@ -29,6 +29,18 @@ extension PostgresAdStore: TrackingStore {
     /// that instances sharing the database store each beacon once and forward it once, whichever
     /// instance each copy reaches.
     public func record(_ beacon: Beacon) async throws -> BeaconRecording {
+        guard let journal = self.journal else { return try await self.recordInDatabase(beacon) }
+        if self.journaling(journal) { return try journal.journal(beacon) }
+        do {
+            return try await self.recordInDatabase(beacon)
+        } catch let error as AdInsertionError where error.code == .storage {
+            self.failed(error, journal: journal)
+            return try journal.journal(beacon)
+        }
+    }
+
+    /// ``record(_:)`` in the database alone.
+    func recordInDatabase(_ beacon: Beacon) async throws -> BeaconRecording {
         let key = beacon.key
         let duplicates = try await self.admitted { () -> Int64 in
             var duplicates: Int64 = 0

@@ -46,6 +46,11 @@ public final class PostgresAdStore: AdStore {
     private let changes: (stream: AsyncStream<String>, continuation: AsyncStream<String>.Continuation)
     private let watcher = Mutex<Task<Void, Never>?>(nil)
     private let inventoryKnown = Mutex<Int64>(0)
+    /// Where decisions and beacons go while the database cannot be reached (`journal=PATH`).
+    let journal: DecisionJournal?
+    /// Until when requests go to the journal without trying the database (a second after a
+    /// failure; the journal's writer probes it meanwhile).
+    private let downUntil = Mutex<ContinuousClock.Instant?>(nil)
     private let inventorySignals = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     /// Requests in flight, so that ``close()`` lets them finish.
@@ -68,7 +73,8 @@ public final class PostgresAdStore: AdStore {
         try self.init(settings: PostgresURL(parsing: url), remembering: remembering)
     }
 
-    init(settings: PostgresURL, remembering: Int) {
+    init(settings: PostgresURL, remembering: Int) throws {
+        self.journal = try settings.journal.map { try DecisionJournal(path: $0) }
         var configuration = PostgresClient.Configuration(
             host: settings.host,
             port: settings.port,
@@ -172,6 +178,7 @@ public final class PostgresAdStore: AdStore {
         self.changes.continuation.finish()
         self.runner.cancel()
         await self.runner.value
+        self.journal?.release()
     }
 
     /// Why nothing can be stored now: the store is closed; `nil` otherwise (an unreachable database
@@ -286,7 +293,8 @@ public final class PostgresAdStore: AdStore {
 
     /// The decision stored for a key.
     public func decision(for key: DecisionKey) async throws -> AdDecision? {
-        try await self.admitted { try await self.find(key, recentSince: nil).existing }
+        if let journaled = self.journal?.decision(for: key) { return journaled }
+        return try await self.admitted { try await self.find(key, recentSince: nil).existing }
     }
 
     /// The creatives a viewer was given in decisions made at or after `since`.
@@ -314,7 +322,28 @@ public final class PostgresAdStore: AdStore {
         make: @escaping @Sendable (Set<String>) -> AdDecision
     ) async throws -> (decision: AdDecision, isNew: Bool) {
         if let known = self.rememberedDecision(for: key) { return (known, false) }
-        return try await self.admitted {
+        if let journal = self.journal {
+            if let journaled = journal.decision(for: key) { return (journaled, false) }
+            if self.journaling(journal) {
+                return try self.journaled(key, recentSince: recentSince, make: make, in: journal)
+            }
+            do {
+                return try await self.findOrCreateInDatabase(key, recentSince: recentSince, make: make)
+            } catch let error as AdInsertionError where error.code == .storage {
+                self.failed(error, journal: journal)
+                return try self.journaled(key, recentSince: recentSince, make: make, in: journal)
+            }
+        }
+        return try await self.findOrCreateInDatabase(key, recentSince: recentSince, make: make)
+    }
+
+    /// ``findOrCreateDecision(_:recentSince:make:)`` in the database alone.
+    private func findOrCreateInDatabase(
+        _ key: DecisionKey,
+        recentSince: DateTime?,
+        make: @escaping @Sendable (Set<String>) -> AdDecision
+    ) async throws -> (decision: AdDecision, isNew: Bool) {
+        try await self.admitted {
             let found = try await self.find(key, recentSince: recentSince)
             if let existing = found.existing {
                 self.memory.withLock { $0.remember(existing, for: key) }
@@ -337,6 +366,80 @@ public final class PostgresAdStore: AdStore {
             self.memory.withLock { $0.remember(winner, for: key) }
             return (winner, false)
         }
+    }
+
+    // MARK: - The journal
+
+    /// Whether requests go to the journal now: it holds entries not yet written to the database
+    /// (the database was unreachable and its writer has not caught up), or a request failed within
+    /// the last second.
+    func journaling(_ journal: DecisionJournal) -> Bool {
+        if !journal.isEmpty { return true }
+        guard let until = self.downUntil.withLock({ $0 }) else { return false }
+        return ContinuousClock.now < until
+    }
+
+    /// A request failed: the next second's requests go to the journal; says so once per outage.
+    func failed(_ error: AdInsertionError, journal: DecisionJournal) {
+        let first = self.downUntil.withLock { until -> Bool in
+            defer { until = ContinuousClock.now + .seconds(1) }
+            return until == nil
+        }
+        if first {
+            self.logger.warning(
+                "PostgreSQL unreachable: decisions and beacons go to the journal until it answers",
+                metadata: ["journal": "\(journal.path)", "error": "\(error.message)"]
+            )
+        }
+    }
+
+    /// A decision made without the database and journaled (or the one journaled first for its key).
+    private func journaled(
+        _ key: DecisionKey,
+        recentSince: DateTime?,
+        make: @Sendable (Set<String>) -> AdDecision,
+        in journal: DecisionJournal
+    ) throws -> (decision: AdDecision, isNew: Bool) {
+        let recent = recentSince.map { journal.recentCreatives(viewer: key.viewer, since: $0) } ?? []
+        let made = try journal.journal(make(recent))
+        self.memory.withLock { $0.remember(made.decision, for: key) }
+        return made
+    }
+
+    /// Writes the journal's entries to the database in order, then forgets those written; stops at
+    /// the first that fails (the next period tries again).
+    private func writeJournal(_ journal: DecisionJournal) async {
+        let entries = journal.entries()
+        guard !entries.isEmpty else { return }
+        var written = 0
+        for entry in entries {
+            do {
+                switch entry {
+                case .decision(let decision):
+                    try await self.admitted {
+                        for try await _ in try await self.client.execute(InsertDecision(decision: decision)) {}
+                        return true
+                    }
+                case .beacon(let beacon):
+                    _ = try await self.recordInDatabase(beacon)
+                }
+                written += 1
+            } catch {
+                break
+            }
+        }
+        guard written > 0 else { return }
+        do {
+            try journal.drop(first: written)
+        } catch {
+            self.logger.error("the journal could not be emptied", metadata: ["error": "\(error)"])
+            return
+        }
+        if written == entries.count { self.downUntil.withLock { $0 = nil } }
+        self.logger.notice(
+            "journal written to PostgreSQL",
+            metadata: ["entries": "\(written)", "left": "\(journal.count)"]
+        )
     }
 
     /// The decision stored for `key` and the viewer's creatives since `recentSince`, in one query.
@@ -552,6 +655,7 @@ public final class PostgresAdStore: AdStore {
                 }
                 let last = try await self.client.query("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM inventory_change")
                 for try await seq in last.decode(Int64.self) { self.seenInventory(seq) }
+                if let journal = self.journal { await self.writeJournal(journal) }
             } catch {
                 if Task.isCancelled { return }
                 self.logger.debug("re-reading break revisions failed", metadata: ["error": "\(Self.describe(error))"])

@@ -1,0 +1,215 @@
+import AdInsertion
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Testing
+
+@testable import IntermissionServer
+
+/// A PostgreSQL server of the test's own (initdb and pg_ctl of the installed PostgreSQL, as
+/// `scripts/postgres-scratch.sh` does), so that the test can stop it mid-run and start it again
+/// without touching the server the other suites share.
+final class OwnPostgres: Sendable {
+    let folder: String
+    let port: Int
+    private let bin: String
+    private let asPostgres: Bool
+
+    /// Makes a cluster in a new folder and starts it.
+    init() throws {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        let newest = try #require(
+            versions.compactMap { Int($0) }.max(),
+            "PostgreSQL is not installed under /usr/lib/postgresql"
+        )
+        self.bin = "/usr/lib/postgresql/\(newest)/bin"
+        self.folder = try makeScratchFolder()
+        self.port = try freePort()
+        self.asPostgres = getuid() == 0
+        if self.asPostgres { try Self.shell("chown postgres '\(self.folder)'") }
+        try self.run("'\(self.bin)/initdb' -D '\(self.folder)/data' -U intermission --auth=trust -E UTF8 >/dev/null")
+        try self.start()
+    }
+
+    deinit {
+        try? self.run("'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -m immediate stop >/dev/null 2>&1")
+        try? FileManager.default.removeItem(atPath: self.folder)
+    }
+
+    /// The URL of its `postgres` database with `options`.
+    func url(_ options: String) -> String {
+        "postgres://intermission@127.0.0.1:\(self.port)/postgres?\(options)"
+    }
+
+    func start() throws {
+        try self.run(
+            "'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -l '\(self.folder)/server.log' -w -t 60 -o "
+                + "'-p \(self.port) -k \(self.folder) -c listen_addresses=127.0.0.1 -c fsync=off' start >/dev/null"
+        )
+    }
+
+    /// Stops it as a crash would (`-m immediate`: connections cut, no checkpoint).
+    func stop() throws {
+        try self.run("'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -m immediate -w stop >/dev/null")
+    }
+
+    private func run(_ command: String) throws {
+        try Self.shell(self.asPostgres ? "runuser -u postgres -- sh -c \"\(command.replacing("\"", with: "\\\""))\"" : command)
+    }
+
+    private static func shell(_ command: String) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", command]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "failed: \(command)"])
+        }
+    }
+}
+
+/// A TCP port free now on loopback.
+private func freePort() throws -> Int {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = 0
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+            bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
+        }
+    }
+    try #require(bound)
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// While PostgreSQL is down, decisions and beacons go to the local journal and are acknowledged;
+/// when it is back they are written to it; nothing acknowledged is lost (issue 11).
+@Suite(.enabled(if: TestPostgres.available), .serialized) struct PostgresJournalTests {
+    private static let midroll = "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1"
+
+    /// The creative IDs of an asset list (from its URIs: `/media/demo/ad-{id}/…`).
+    private static func pod(_ response: TestResponse) -> [String] {
+        (response.json?["ASSETS"]?.arrayValue ?? []).compactMap { asset in
+            asset["URI"]?.stringValue.flatMap { uri in
+                uri.split(separator: "/").first { $0.hasPrefix("ad-") }.map { String($0.dropFirst(3)) }
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(5))) func decisionsAndBeaconsMadeWhileTheDatabaseIsDownAreWrittenWhenItIsBack()
+        async throws
+    {
+        let postgres = try OwnPostgres()
+        let journal = postgres.folder + "-journal.jsonl"
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        let url = postgres.url("timeout=3&reread=0.2&journal=\(journal)")
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 100), database: url)
+        configuration.tracking = TrackingConfiguration(key: Array("journal-test-key-0123456789abcdef".utf8))
+        configuration.tracking.beacons = true
+        let (before, during, beacons) = try await withServer(configuration) {
+            client -> ([String: [String]], [String: [String]], Int) in
+            var before: [String: [String]] = [:]
+            for k in 0..<5 {
+                let answer = try await client.get(Self.midroll + "&_HLS_primary_id=up-\(k)")
+                #expect(answer.status == .ok && answer.headers[AssetListController.decisionHeader] == "stored")
+                before["up-\(k)"] = Self.pod(answer)
+            }
+            try postgres.stop()
+            // Down: every viewer still gets a pod, acknowledged as stored (it is, in the journal).
+            var during: [String: [String]] = [:]
+            var beaconPaths: [String] = []
+            for k in 0..<12 {
+                let answer = try await client.get(Self.midroll + "&_HLS_primary_id=down-\(k)")
+                #expect(answer.status == .ok, "\(answer.text)")
+                #expect(answer.headers[AssetListController.decisionHeader] == "stored")
+                let pod = Self.pod(answer)
+                #expect(!pod.isEmpty)
+                during["down-\(k)"] = pod
+                let list = try AssetList.decode(answer.bytes)
+                let signaling = try #require(try list.assets.first?.creativeSignaling())
+                let impression = try #require(
+                    signaling.payload.first?.tracking?.first { $0.type == "impression" }?.urls.first
+                )
+                beaconPaths.append(String(impression[try #require(impression.range(of: "/v1/track/")).lowerBound...]))
+            }
+            // Asked again while down: the same pod.
+            let again = try await client.get(Self.midroll + "&_HLS_primary_id=down-3")
+            #expect(Self.pod(again) == during["down-3"])
+            for path in beaconPaths { #expect(try await client.get(path).status == .noContent) }
+            // Everything acknowledged is in the journal file, one line each.
+            let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == during.count + beaconPaths.count)
+
+            try postgres.start()
+            // The journal's writer catches up (bounded wait; it runs every re-read period).
+            var size = -1
+            for _ in 0..<600 where size != 0 {
+                try await Task.sleep(for: .milliseconds(100))
+                size = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? -1
+            }
+            #expect(size == 0, "the journal was never written to PostgreSQL")
+            return (before, during, beaconPaths.count)
+        }
+        // A store of its own on the database: every acknowledged decision and beacon is there.
+        let store = try PostgresAdStore(url: postgres.url("timeout=10"))
+        #expect(try await store.decisionCount() == before.count + during.count)
+        for (viewer, pod) in before.merging(during, uniquingKeysWith: { a, _ in a }) {
+            let stored = try await store.decision(
+                for: DecisionKey(viewer: viewer, scope: "vod-demo", breakID: "midroll-1")
+            )
+            #expect(stored?.assets.map(\.creativeID) == pod, "\(viewer)")
+        }
+        let counts = try await store.beaconCounts(.breakOf(scope: "vod-demo", breakID: "midroll-1"))
+        #expect(counts.filter { $0.event == .impression }.reduce(0) { $0 + $1.beacons } == beacons)
+        try await store.close()
+    }
+
+    /// Entries left in the journal by a process that stopped before the database came back are
+    /// written by the next one on the same journal; a second process on a journal in use is refused.
+    @Test(.timeLimit(.minutes(5))) func aJournalLeftBehindIsWrittenAtTheNextStart() async throws {
+        let postgres = try OwnPostgres()
+        let journal = postgres.folder + "-journal.jsonl"
+        defer { try? FileManager.default.removeItem(atPath: journal) }
+        let url = postgres.url("timeout=3&reread=0.2&journal=\(journal)")
+        let first = try PostgresAdStore(url: url)
+        try await first.migrate()
+        // Its lock keeps a second store off the journal.
+        #expect(throws: ConfigurationError.self) { _ = try PostgresAdStore(url: url) }
+        try postgres.stop()
+        let keys = (0..<4).map { DecisionKey(viewer: "left-\($0)", scope: "vod-movie", breakID: "b") }
+        for key in keys {
+            let made = try await first.findOrCreateDecision(key, recentSince: nil) { _ in
+                AdDecision(
+                    viewer: key.viewer,
+                    scope: key.scope,
+                    breakID: key.breakID,
+                    decidedAt: t0,
+                    startOffset: nil,
+                    podDuration: MediaTime(seconds: 10),
+                    assets: [.init(creativeID: "red", uri: "/red.m3u8", duration: MediaTime(seconds: 10))]
+                )
+            }
+            #expect(made.isNew)
+        }
+        try await first.close()
+        try postgres.start()
+        let second = try PostgresAdStore(url: url)
+        try await second.migrate()
+        var count = 0
+        for _ in 0..<600 where count < keys.count {
+            try await Task.sleep(for: .milliseconds(100))
+            count = (try? await second.decisionCount()) ?? 0
+        }
+        #expect(count == keys.count)
+        for key in keys { #expect(try await second.decision(for: key)?.assets.first?.creativeID == "red") }
+        try await second.close()
+    }
+}
