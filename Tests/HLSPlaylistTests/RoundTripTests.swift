@@ -3,7 +3,7 @@ import IntermissionTestSupport
 import Testing
 
 @Suite struct RoundTripTests {
-    @Test(arguments: Fixture.all(in: "playlists") + Fixture.all(in: "invalid"))
+    @Test(arguments: Fixture.all(in: "playlists") + Fixture.all(in: "invalid") + Fixture.all(in: "legacy"))
     func fixtureRoundTripsByteForByte(_ fixture: Fixture) {
         let bytes = fixture.bytes
         #expect(!bytes.isEmpty)

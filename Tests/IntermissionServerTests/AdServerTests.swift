@@ -71,7 +71,7 @@ struct AdServerTests {
     func configuration(
         base: String,
         template: String,
-        timeout: Double = 1.5,
+        timeout: Double = 15,
         inventory: Bool = false,
         store: InMemoryAdStore
     ) throws -> ServerConfiguration {

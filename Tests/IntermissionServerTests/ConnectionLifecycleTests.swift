@@ -104,7 +104,7 @@ final class RawConnection: Sendable {
     /// Connected, nothing sent (a browser's preconnect, a client shut down before its first
     /// request, half a request head): a graceful shutdown still ends, and an answered request on
     /// another connection is unaffected.
-    @Test(.timeLimit(.minutes(1)), arguments: [true, false])
+    @Test(.timeLimit(.minutes(2)), arguments: [true, false])
     func silentConnectionsDoNotHoldTheShutdown(groupHub: Bool) async throws {
         let connections = Mutex<[RawConnection]>([])
         let ended = try await Self.shutdownEnds(groupHub: groupHub) { port in
@@ -116,8 +116,10 @@ final class RawConnection: Sendable {
             try await Task.sleep(for: .milliseconds(200))
         }
         #expect(ended, "the shutdown waited for a connection that sent no request (group hub \(groupHub))")
+        // Closed by the shutdown; the bound is generous because a machine running the whole suite
+        // may take seconds to get to it, and a connection held open would never be closed at all.
         for connection in connections.withLock({ $0 }) {
-            #expect(await connection.closedByServer(within: 5))
+            #expect(await connection.closedByServer(within: 20))
         }
     }
 

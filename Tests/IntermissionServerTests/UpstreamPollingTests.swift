@@ -102,9 +102,12 @@ private struct CountingUpstream {
         let origin = upstream.origin
         try await withServer(upstream.configuration) { client in
             let server = try #require(client.port)
+            let asked = ContinuousClock.now
             #expect(try await client.get("/live/up/live.m3u8").status == .ok)
             let before = try await reads(origin)
-            #expect(before == 1)
+            // The first request's read, plus the loop's reads if the machine was slow to get here.
+            let waited = ContinuousClock.now - asked
+            #expect(before >= 1 && before <= 1 + Int(waited / .seconds(1)) + 1, "\(before) reads in \(waited)")
             let served = ManagedCounter()
             let started = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in

@@ -103,7 +103,11 @@ extension AssetList {
     /// Numbers of seconds must be at most ``maximumSeconds`` (``AssetListDecodingError/Code/numberOutOfRange``
     /// names the key otherwise); `-0` reads as 0.
     ///
-    /// - Parameter bytes: The UTF-8 JSON text of the response body.
+    /// - Parameters:
+    ///   - bytes: The UTF-8 JSON text of the response body.
+    ///   - draftNames: Whether the 2024 draft keys `ENABLE-SKIP-AFTER` and `ENABLE-SKIP-FOR` of
+    ///     `SKIP-CONTROL` are read as `OFFSET` and `DURATION` (``DraftNamePolicy/accept``, the
+    ///     default; a spec key given too wins) or kept as unknown members (``DraftNamePolicy/refuse``).
     /// - Returns: The asset list.
     /// - Throws: ``AssetListDecodingError``.
     ///
@@ -111,7 +115,7 @@ extension AssetList {
     /// ``AssetListDecodingError/Code/invalidJSON`` with the byte offset for malformed JSON;
     /// ``AssetListDecodingError/Code/missingAssets`` when `ASSETS` is absent (hls.js treats that
     /// as a parse error too); the other codes name the member at fault in ``AssetListDecodingError/path``.
-    public static func decode(_ bytes: [UInt8]) throws -> AssetList {
+    public static func decode(_ bytes: [UInt8], draftNames: DraftNamePolicy = .accept) throws -> AssetList {
         let value: JSONValue
         do {
             value = try JSONValue.parse(bytes)
@@ -123,20 +127,23 @@ extension AssetList {
                 byteOffset: error.byteOffset
             )
         }
-        return try AssetList(json: value)
+        return try AssetList(json: value, draftNames: draftNames)
     }
 
     /// Decodes an asset list from JSON text (see ``decode(_:)-([UInt8])``).
     ///
     /// - Throws: ``AssetListDecodingError``.
-    public static func decode(_ text: String) throws -> AssetList {
-        try decode(Array(text.utf8))
+    public static func decode(_ text: String, draftNames: DraftNamePolicy = .accept) throws -> AssetList {
+        try decode(Array(text.utf8), draftNames: draftNames)
     }
 
     /// Reads an asset list from a parsed JSON value (see ``decode(_:)-([UInt8])`` for the rules).
     ///
+    /// - Parameters:
+    ///   - json: The parsed document.
+    ///   - draftNames: How draft `SKIP-CONTROL` keys are read; accepted by default.
     /// - Throws: ``AssetListDecodingError``.
-    public init(json: JSONValue) throws {
+    public init(json: JSONValue, draftNames: DraftNamePolicy = .accept) throws {
         guard case .object(let members) = json else {
             throw AssetListDecodingError(
                 code: .notAnObject,
@@ -160,7 +167,7 @@ extension AssetList {
                 }
                 assets = try elements.enumerated().map { try Asset(json: $1, path: "ASSETS[\($0)]") }
             case "SKIP-CONTROL" where skip == nil:
-                skip = try SkipControlOverride(json: value, path: "SKIP-CONTROL")
+                skip = try SkipControlOverride(json: value, path: "SKIP-CONTROL", draftNames: draftNames)
             default:
                 extras.members.append((key, value))
             }
@@ -198,7 +205,7 @@ extension AssetList {
 }
 
 extension AssetList.Asset {
-    init(json: JSONValue, path: String) throws {
+    init(json: JSONValue, path: String, draftNames: DraftNamePolicy = .accept) throws {
         guard case .object(let members) = json else {
             throw AssetListDecodingError(
                 code: .invalidAsset,
@@ -258,7 +265,7 @@ extension AssetList.Asset {
 }
 
 extension AssetList.SkipControlOverride {
-    init(json: JSONValue, path: String) throws {
+    init(json: JSONValue, path: String, draftNames: DraftNamePolicy = .accept) throws {
         guard case .object(let members) = json else {
             throw AssetListDecodingError(
                 code: .invalidSkipControl,
@@ -268,7 +275,9 @@ extension AssetList.SkipControlOverride {
         }
         self.init()
         var seen: Set<String> = []
-        for (key, value) in members {
+        let given = Set(members.map { $0.0 })
+        for (written, value) in members {
+            let key = AssetList.readKey(written, given: given, draftNames: draftNames)
             self.extras.order.append(key)
             let first = seen.insert(key).inserted
             switch key {

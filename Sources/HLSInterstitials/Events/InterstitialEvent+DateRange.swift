@@ -11,16 +11,22 @@ extension InterstitialEvent {
     ///
     /// Returns `nil` when the range is not of class `com.apple.hls.interstitial` or has no
     /// `START-DATE` (a same-ID update must be merged into its first tag first).
-    public init?(dateRange: DateRange) {
+    ///
+    /// - Parameters:
+    ///   - dateRange: The interstitial date range.
+    ///   - draftNames: Whether draft and legacy attribute names (`X-CUE`, `X-ENABLE-SKIP-AFTER`, …;
+    ///     see ``DraftName``) are read as their spec names (``DraftNamePolicy/accept``, the default)
+    ///     or ignored (``DraftNamePolicy/refuse``).
+    public init?(dateRange: DateRange, draftNames: DraftNamePolicy = .accept) {
         guard dateRange.isInterstitial, let startDate = dateRange.startDate else { return nil }
-        let a = dateRange.attributes
+        let a = draftNames.resolved(dateRange.attributes)
         self.init(identifier: dateRange.id, date: startDate)
         if let uri = a[.assetURI]?.quotedString { self.assetURIs = [uri] }
         self.assetListURI = a[.assetList]?.quotedString
         self.restrictions = Restrictions(members: a[.restrict]?.stringList ?? [])
         self.resumptionOffset = a[.resumeOffset]?.signedDecimal
         self.playoutLimit = a[.playoutLimit]?.decimal
-        let cue = dateRange.cue ?? []
+        let cue = a[.cue]?.stringList ?? []
         if cue.contains(AttributeName.Value.pre) && !cue.contains(AttributeName.Value.post) {
             self.cue = .join
         } else if cue.contains(AttributeName.Value.post) && !cue.contains(AttributeName.Value.pre) {

@@ -61,6 +61,11 @@ public struct InterstitialEvent: Sendable, Hashable {
     /// with defects (status ``ScheduledEvent/Status/unusable``), as the spec asks of clients for
     /// date ranges with illegal syntax.
     public var defects: [Defect]
+    /// The `ID` of the `com.apple.hls.daterange-schedule` date range this event came from
+    /// (AVFoundation `scheduleIdentifier`); `nil` for an event written in the playlist or made in code.
+    ///
+    /// Set by `DateRangeScheduleResolver`.
+    public var scheduleIdentifier: String?
 
     /// Whether the event can play: it has no ``defects``.
     public var isUsable: Bool { self.defects.isEmpty }
@@ -119,6 +124,7 @@ public struct InterstitialEvent: Sendable, Hashable {
         self.skipControl = nil
         self.userDefinedAttributes = []
         self.defects = []
+        self.scheduleIdentifier = nil
     }
 
     /// The scheduled start of an event.

@@ -56,17 +56,29 @@ public struct DateRangeTracker: Sendable, Hashable {
     /// previous one) finds it equal at the cost of a pointer comparison per text field.
     private var events: [InterstitialEvent?]
     private var reported: Set<String>
+    /// How events are read from draft and legacy attribute names (``DraftNamePolicy``); set it
+    /// before the first update.
+    ///
+    /// Accepts them by default.
+    public var draftNames: DraftNamePolicy
 
     /// Creates an empty tracker.
-    public init() {
+    ///
+    /// - Parameter draftNames: How draft and legacy attribute names are read; accepted by default.
+    public init(draftNames: DraftNamePolicy = .accept) {
         self.dateRanges = []
         self.events = []
         self.reported = []
+        self.draftNames = draftNames
     }
 
     /// Creates a tracker holding the merged date ranges of one playlist.
-    public init(playlist: MediaPlaylist) {
-        self.init()
+    ///
+    /// - Parameters:
+    ///   - playlist: The media playlist.
+    ///   - draftNames: How draft and legacy attribute names are read; accepted by default.
+    public init(playlist: MediaPlaylist, draftNames: DraftNamePolicy = .accept) {
+        self.init(draftNames: draftNames)
         self.update(with: playlist)
     }
 
@@ -107,7 +119,7 @@ public struct DateRangeTracker: Sendable, Hashable {
                 range.attributes.attributes.removeAll { !seen.insert($0.name).inserted }
                 position[id] = self.dateRanges.count
                 self.dateRanges.append(range)
-                self.events.append(InterstitialEvent(dateRange: range))
+                self.events.append(InterstitialEvent(dateRange: range, draftNames: self.draftNames))
                 change.added.append(id)
                 continue
             }
@@ -118,7 +130,7 @@ public struct DateRangeTracker: Sendable, Hashable {
                 into: &self.dateRanges[k].attributes
             )
             if !added.isEmpty {
-                self.events[k] = InterstitialEvent(dateRange: self.dateRanges[k])
+                self.events[k] = InterstitialEvent(dateRange: self.dateRanges[k], draftNames: self.draftNames)
                 if !change.added.contains(id), updated.insert(id).inserted { change.updated.append(id) }
             }
             for conflict in conflicts {
@@ -160,7 +172,14 @@ public struct DateRangeTracker: Sendable, Hashable {
 extension InterstitialEvent {
     /// The interstitials of a playlist, with same-ID tags merged, in the order their IDs first
     /// appear.
-    public static func events(in playlist: MediaPlaylist) -> [InterstitialEvent] {
-        DateRangeTracker(playlist: playlist).interstitialEvents
+    ///
+    /// - Parameters:
+    ///   - playlist: The media playlist.
+    ///   - draftNames: How draft and legacy attribute names are read; accepted by default.
+    public static func events(
+        in playlist: MediaPlaylist,
+        draftNames: DraftNamePolicy = .accept
+    ) -> [InterstitialEvent] {
+        DateRangeTracker(playlist: playlist, draftNames: draftNames).interstitialEvents
     }
 }

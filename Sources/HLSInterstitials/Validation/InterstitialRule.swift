@@ -16,7 +16,7 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
     /// What the rule requires, in one sentence.
     public let summary: String
 
-    private init(_ id: String, _ severity: Severity, _ summary: String) {
+    init(_ id: String, _ severity: Severity, _ summary: String) {
         self.id = RuleID(id)
         self.severity = severity
         self.summary = summary
@@ -304,9 +304,11 @@ public struct InterstitialRule: Sendable, Hashable, CustomStringConvertible {
     /// Whether breaking this rule makes an interstitial unplayable (see ``unusableRules``).
     public var makesEventUnusable: Bool { InterstitialRule.unusableRules.contains(self) }
 
-    /// The rule with this identifier, if it is one of ``all``.
+    /// The rule with this identifier, if it is one of ``all`` or ``draftNameRules``.
     public init?(id: RuleID) {
-        guard let rule = InterstitialRule.all.first(where: { $0.id == id }) else { return nil }
+        guard let rule = (InterstitialRule.all + InterstitialRule.draftNameRules).first(where: { $0.id == id }) else {
+            return nil
+        }
         self = rule
     }
 

@@ -69,7 +69,7 @@ public struct InterstitialValidator: Sendable {
     public func validate(_ playlist: MediaPlaylist, file: String? = nil) -> [PlaylistDiagnostic] {
         var run = PlaylistRun(playlist: playlist, file: file, includesNotes: self.configuration.includesNotes)
         run.check()
-        return Self.sorted(run.diagnostics)
+        return Self.sorted(run.diagnostics + DateRangeSchedule.tagDiagnostics(in: playlist, file: file))
     }
 
     /// Checks the media playlists of one presentation against each other (§6.2.4): every playlist

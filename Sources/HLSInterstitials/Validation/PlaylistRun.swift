@@ -113,6 +113,7 @@ struct PlaylistRun {
             self.checkRange(m)
         }
         self.checkEndOnNextOverlaps()
+        self.checkDraftNames()
     }
 
     // MARK: Merging

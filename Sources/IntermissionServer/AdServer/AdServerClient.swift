@@ -4,7 +4,7 @@ import HLSPlaylist
 import HTTPFetch
 import NIOCore
 
-/// Asks VAST ad servers for pods, within a time budget: the I/O side of ``AdServerResolution``
+/// Asks VAST ad servers for pods, within a time budget: the I/O side of `AdServerResolution`
 /// (which decides, and does no I/O: AdInsertion does not depend on `HTTPFetch`).
 ///
 /// The ad server's answer and every wrapper's are fetched with `BoundedFetch` on one shared

@@ -147,10 +147,11 @@ extension AssetListController {
         return self.answer(made.decision, plan: plan, outcome: "stored")
     }
 
-    /// The asset-list response of a decision for a viewer of `plan`, made as the local inventory's
-    /// are: signed beacon URLs when beacons are on (their forwards go to the ad server's URLs, kept
-    /// with the decision), plan C's skip control.
-    private func answer(_ decision: AdDecision, plan: ViewerPlan, outcome: String) -> Response {
+    /// The asset-list response of a decision for a viewer of `plan`, whether the ad server or the
+    /// local inventory chose its ads: signed beacon URLs when beacons are on (an ad server's ads
+    /// forward to its URLs, kept with the decision), plan C's skip control; the shared encoded
+    /// body otherwise.
+    func answer(_ decision: AdDecision, plan: ViewerPlan, outcome: String) -> Response {
         let base = Self.base(publicBaseURL: self.publicBaseURL, listening: self.listening)
         let body =
             plan == .a && !self.tracking.configuration.beacons

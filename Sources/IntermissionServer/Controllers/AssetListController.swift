@@ -126,14 +126,7 @@ struct AssetListController: Sendable {
                     ]
                 )
             }
-            let base = Self.base(publicBaseURL: self.publicBaseURL, listening: self.listening)
-            let body =
-                plan == .a && !self.tracking.configuration.beacons
-                ? self.bodies.body(of: decision, base: base, resolving: self.resolvedURIs)
-                : self.tracking.body(of: decision, plan: plan, base: base, resolving: self.resolvedURIs)
-            var response = Response(status: .ok, headers: Self.answerFields, body: .init(byteBuffer: body))
-            response.headers[Self.decisionHeader] = outcome
-            return response
+            return self.answer(decision, plan: plan, outcome: outcome)
         } catch {
             // The storage failed: say so loudly, and answer at once with an empty pod (the player
             // then resumes by the break's own rules), marked as not stored.

@@ -92,6 +92,10 @@ struct ServerMetrics: Sendable {
     func eventLoopAnswerCounter() -> Counter { self.registry.makeCounter(descriptor: Self.eventLoopAnswers) }
     /// `intermission_breaks_total`.
     static var breaks: MetricNameDescriptor { name("breaks", "total", "Live breaks created or changed, by origin.") }
+    /// `intermission_origin_failures_total`.
+    static var originFailures: MetricNameDescriptor {
+        name("origin_failures", "total", "Failed reads of origin and upstream playlists, by scope.")
+    }
 
     /// Counts a request and records its latency.
     func request(route: String, method: String, status: Int, duration: Duration) {
@@ -148,6 +152,12 @@ struct ServerMetrics: Sendable {
             descriptor: Self.breaks,
             labels: [("origin", origin)]
         ).increment()
+    }
+
+    /// Counts a failed read of an origin or upstream playlist: `intermission_origin_failures_total{scope}`,
+    /// where `scope` is `live-{channel}` or `vod-{asset}` (IDs from the configuration only).
+    func originFailure(scope: String) {
+        self.registry.makeCounter(descriptor: Self.originFailures, labels: [("scope", scope)]).increment()
     }
 
     /// The exposition text.

@@ -75,7 +75,13 @@ actor PlaylistService {
         let cacheKey = id + "/" + path
         if let cached = self.vodPlaylists[cacheKey] { return RenderedPlaylist(bytes: cached, kind: .vod) }
         let url = OriginPath.resolve(path, against: asset.origin)
-        let playlist = try await self.origin.playlist(at: url)
+        let playlist: Playlist
+        do {
+            playlist = try await self.origin.playlist(at: url)
+        } catch {
+            self.metrics.originFailure(scope: "vod-" + id)
+            throw error
+        }
         let bytes: [UInt8]
         switch playlist {
         case .multivariant(let multivariant):
@@ -295,6 +301,7 @@ actor PlaylistService {
     func upstreamFailed(channel: String, message: String, now: DateTime) {
         self.health[channel, default: UpstreamHealth()].lastError = message
         self.health[channel, default: UpstreamHealth()].lastFetch = now
+        self.metrics.originFailure(scope: "live-" + channel)
         self.logger.warning("upstream failed", metadata: ["channel": "\(channel)", "error": "\(message)"])
     }
 
