@@ -266,6 +266,7 @@ struct ServerApplicationParts: Sendable {
         self.store = store
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
         self.metrics = metrics
+        (store as? PostgresAdStore)?.journal?.observe(metrics.journalObserver())
         self.vodMetrics = metrics.bind(route: "/vod/{asset}/**")
         self.liveMetrics = metrics.bind(route: "/live/{channel}/**")
         self.mediaMetrics = metrics.bind(route: "/media/**")

@@ -57,7 +57,9 @@ final class OwnPostgres: Sendable {
     }
 
     private func run(_ command: String) throws {
-        try Self.shell(self.asPostgres ? "runuser -u postgres -- sh -c \"\(command.replacing("\"", with: "\\\""))\"" : command)
+        try Self.shell(
+            self.asPostgres ? "runuser -u postgres -- sh -c \"\(command.replacing("\"", with: "\\\""))\"" : command
+        )
     }
 
     private static func shell(_ command: String) throws {
@@ -74,8 +76,14 @@ final class OwnPostgres: Sendable {
 
 /// A TCP port free now on loopback.
 private func freePort() throws -> Int {
+    let (fd, port) = try boundSocket()
+    close(fd)
+    return port
+}
+
+/// A socket bound to a free port on loopback, and its port.
+private func boundSocket() throws -> (Int32, Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -86,8 +94,11 @@ private func freePort() throws -> Int {
             bind(fd, generic, length) == 0 && getsockname(fd, generic, &length) == 0
         }
     }
-    try #require(bound)
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard bound else {
+        close(fd)
+        throw CocoaError(.fileWriteUnknown, userInfo: [NSLocalizedDescriptionKey: "no loopback port"])
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// While PostgreSQL is down, decisions and beacons go to the local journal and are acknowledged;
@@ -104,6 +115,25 @@ private func freePort() throws -> Int {
         }
     }
 
+    /// The configuration of an instance on `url`, with beacons.
+    private static func configuration(_ url: String) throws -> ServerConfiguration {
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 100), database: url)
+        configuration.tracking = TrackingConfiguration(key: Array("journal-test-key-0123456789abcdef".utf8))
+        configuration.tracking.beacons = true
+        return configuration
+    }
+
+    /// The value of a `/metrics` line that starts with `series` (0 when there is none).
+    private static func metric(_ client: any TestClientProtocol, _ series: String) async throws -> Int {
+        let text = try await client.get("/metrics").text
+        let line = text.split(separator: "\n").first { $0.hasPrefix(series + " ") }
+        return line.flatMap { Int($0.dropFirst(series.count + 1)) } ?? 0
+    }
+
+    private static func journalSeries(_ kind: String, _ event: String) -> String {
+        "intermission_journal_entries_total{kind=\"\(kind)\",event=\"\(event)\"}"
+    }
+
     @Test(.timeLimit(.minutes(5))) func decisionsAndBeaconsMadeWhileTheDatabaseIsDownAreWrittenWhenItIsBack()
         async throws
     {
@@ -111,10 +141,7 @@ private func freePort() throws -> Int {
         let journal = postgres.folder + "-journal.jsonl"
         defer { try? FileManager.default.removeItem(atPath: journal) }
         let url = postgres.url("timeout=3&reread=0.2&journal=\(journal)")
-        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 100), database: url)
-        configuration.tracking = TrackingConfiguration(key: Array("journal-test-key-0123456789abcdef".utf8))
-        configuration.tracking.beacons = true
-        let (before, during, beacons) = try await withServer(configuration) {
+        let (before, during, beacons) = try await withServer(try Self.configuration(url)) {
             client -> ([String: [String]], [String: [String]], Int) in
             var before: [String: [String]] = [:]
             for k in 0..<5 {
@@ -122,8 +149,15 @@ private func freePort() throws -> Int {
                 #expect(answer.status == .ok && answer.headers[AssetListController.decisionHeader] == "stored")
                 before["up-\(k)"] = Self.pod(answer)
             }
+            // The live channel's breaks are read from the database once, then kept.
+            #expect(try await client.get("/live/demo/prog.m3u8").status == .ok)
             try postgres.stop()
-            // Down: every viewer still gets a pod, acknowledged as stored (it is, in the journal).
+            // Down: playlists are served.
+            for path in ["/vod/demo/main.m3u8", "/vod/demo/prog.m3u8", "/live/demo/main.m3u8", "/live/demo/prog.m3u8"] {
+                let playlist = try await client.get(path)
+                #expect(playlist.status == .ok, "\(path): \(playlist.text)")
+            }
+            // Every new viewer still gets a pod, acknowledged as stored (it is, in the journal).
             var during: [String: [String]] = [:]
             var beaconPaths: [String] = []
             for k in 0..<12 {
@@ -144,32 +178,81 @@ private func freePort() throws -> Int {
             let again = try await client.get(Self.midroll + "&_HLS_primary_id=down-3")
             #expect(Self.pod(again) == during["down-3"])
             for path in beaconPaths { #expect(try await client.get(path).status == .noContent) }
-            // Everything acknowledged is in the journal file, one line each.
+            // Everything acknowledged is in the journal file, one line each, and counted.
             let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n")
             #expect(lines.count == during.count + beaconPaths.count)
+            #expect(try await Self.metric(client, Self.journalSeries("decision", "journaled")) == during.count)
+            #expect(try await Self.metric(client, Self.journalSeries("beacon", "journaled")) == beaconPaths.count)
 
             try postgres.start()
-            // The journal's writer catches up (bounded wait; it runs every re-read period).
+            // The journal's writer catches up (bounded wait: it retries at most 5 s apart).
             var size = -1
             for _ in 0..<600 where size != 0 {
                 try await Task.sleep(for: .milliseconds(100))
                 size = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? -1
             }
             #expect(size == 0, "the journal was never written to PostgreSQL")
+            #expect(try await Self.metric(client, Self.journalSeries("decision", "replayed")) == during.count)
+            #expect(try await Self.metric(client, Self.journalSeries("beacon", "replayed")) == beaconPaths.count)
+            // Back to the database: a new viewer's decision is stored there, not journaled.
+            let later = try await client.get(Self.midroll + "&_HLS_primary_id=later")
+            #expect(later.headers[AssetListController.decisionHeader] == "stored")
+            #expect(try await Self.metric(client, Self.journalSeries("decision", "journaled")) == during.count)
+            #expect(size == 0 && (try? String(contentsOfFile: journal, encoding: .utf8)) == "")
             return (before, during, beaconPaths.count)
         }
-        // A store of its own on the database: every acknowledged decision and beacon is there.
-        let store = try PostgresAdStore(url: postgres.url("timeout=10"))
-        #expect(try await store.decisionCount() == before.count + during.count)
-        for (viewer, pod) in before.merging(during, uniquingKeysWith: { a, _ in a }) {
-            let stored = try await store.decision(
-                for: DecisionKey(viewer: viewer, scope: "vod-demo", breakID: "midroll-1")
+        // A second instance on the database, without a journal: every acknowledged decision is
+        // there, answered as stored (none decided anew), and every beacon.
+        let viewers = before.merging(during) { a, _ in a }
+        try await withServer(try Self.configuration(postgres.url("timeout=10"))) { client in
+            for (viewer, pod) in viewers {
+                let answer = try await client.get(Self.midroll + "&_HLS_primary_id=\(viewer)")
+                #expect(answer.status == .ok)
+                #expect(answer.headers[AssetListController.decisionHeader] == "stored")
+                #expect(Self.pod(answer) == pod, "\(viewer)")
+            }
+            #expect(
+                try await Self.metric(client, #"intermission_decisions_total{scope="vod",result="stored"}"#)
+                    == viewers.count
             )
-            #expect(stored?.assets.map(\.creativeID) == pod, "\(viewer)")
+            #expect(try await Self.metric(client, #"intermission_decisions_total{scope="vod",result="new"}"#) == 0)
         }
+        let store = try PostgresAdStore(url: postgres.url("timeout=10"))
+        #expect(try await store.decisionCount() == viewers.count + 1)
         let counts = try await store.beaconCounts(.breakOf(scope: "vod-demo", breakID: "midroll-1"))
         #expect(counts.filter { $0.event == .impression }.reduce(0) { $0 + $1.beacons } == beacons)
+        #expect(counts.reduce(0) { $0 + $1.duplicates } == 0)
         try await store.close()
+    }
+
+    /// A database that takes connections and never answers (a network cut, a stopped host): the
+    /// request is answered from the journal at its deadline, and the store closes.
+    @Test(.timeLimit(.minutes(2))) func aDatabaseThatNeverAnswersIsGivenUpAtTheDeadline() async throws {
+        let (silent, port) = try boundSocket()
+        defer { close(silent) }
+        #expect(listen(silent, 16) == 0)
+        let journal = try makeScratchFolder() + "/journal.jsonl"
+        let store = try PostgresAdStore(
+            url: "postgres://intermission@127.0.0.1:\(port)/postgres?timeout=1&journal=\(journal)"
+        )
+        let key = DecisionKey(viewer: "cut", scope: "vod-movie", breakID: "b")
+        let made = try await store.findOrCreateDecision(key, recentSince: nil) { _ in
+            AdDecision(
+                viewer: key.viewer,
+                scope: key.scope,
+                breakID: key.breakID,
+                decidedAt: t0,
+                startOffset: nil,
+                podDuration: MediaTime(seconds: 10),
+                assets: [.init(creativeID: "red", uri: "/red.m3u8", duration: MediaTime(seconds: 10))]
+            )
+        }
+        #expect(made.isNew)
+        // Asked again (through the database's path): the journaled one, without waiting for it.
+        #expect(try await store.decision(for: key)?.assets.first?.creativeID == "red")
+        try await store.close()
+        let lines = try String(contentsOfFile: journal, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 1)
     }
 
     /// Entries left in the journal by a process that stopped before the database came back are

@@ -10,7 +10,9 @@ import Darwin
 #endif
 
 /// A local file of the decisions and beacons acknowledged while the shared database could not be
-/// reached, so that none is lost: each is appended as one JSON line and flushed to the disk
+/// reached, so that none is lost.
+///
+/// Each is appended as one JSON line and flushed to the disk
 /// (`fsync`) before it is acknowledged, and kept in memory so that a viewer who asks again gets the
 /// same pod. When the database answers again, ``PostgresAdStore`` writes every entry to it (a
 /// decision with `INSERT … ON CONFLICT`, so one another instance stored meanwhile wins) and then
@@ -25,7 +27,26 @@ final class DecisionJournal: Sendable {
     enum Entry: Codable, Sendable, Equatable {
         case decision(AdDecision)
         case beacon(Beacon)
+
+        /// What it keeps: `decision` or `beacon` (the metrics' `kind` label).
+        var kind: String {
+            switch self {
+            case .decision: "decision"
+            case .beacon: "beacon"
+            }
+        }
     }
+
+    /// What happens to entries, for the server's metrics.
+    enum Event: String, Sendable {
+        /// Appended to the journal (the database could not be reached).
+        case journaled
+        /// Written to the database and dropped from the journal.
+        case replayed
+    }
+
+    /// Told of entries journaled and replayed: kind, event, count.
+    typealias Observer = @Sendable (_ kind: String, _ event: Event, _ count: Int) -> Void
 
     /// The most entries kept (decisions and beacons): past it, writes fail as without a journal,
     /// so that a long outage cannot fill the disk or the memory.
@@ -33,6 +54,7 @@ final class DecisionJournal: Sendable {
 
     let path: String
     private let state: Mutex<State>
+    private let observer = Mutex<Observer?>(nil)
 
     private struct State {
         /// The open, locked file.
@@ -123,6 +145,16 @@ final class DecisionJournal: Sendable {
         state.order.append(entry)
     }
 
+    /// Tells `observer` of the entries journaled and replayed from now on.
+    func observe(_ observer: @escaping Observer) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    private func tell(_ kind: String, _ event: Event, _ count: Int) {
+        guard count > 0, let observer = self.observer.withLock({ $0 }) else { return }
+        observer(kind, event, count)
+    }
+
     /// Whether it holds entries not yet written to the database.
     var isEmpty: Bool { self.state.withLock { $0.order.isEmpty } }
 
@@ -147,20 +179,24 @@ final class DecisionJournal: Sendable {
 
     /// Appends a decision unless one is journaled for its key, durably; returns the journaled one.
     func journal(_ decision: AdDecision) throws -> (decision: AdDecision, isNew: Bool) {
-        try self.state.withLock { state in
+        let made = try self.state.withLock { state -> (decision: AdDecision, isNew: Bool) in
             if let known = state.decisions[decision.key] { return (known, false) }
             try self.append(.decision(decision), state: &state)
             return (decision, true)
         }
+        if made.isNew { self.tell("decision", .journaled, 1) }
+        return made
     }
 
     /// Appends a beacon durably; a copy of one journaled adds to its duplicates.
     func journal(_ beacon: Beacon) throws -> BeaconRecording {
-        try self.state.withLock { state in
+        let recording = try self.state.withLock { state in
             try self.append(.beacon(beacon), state: &state)
             let duplicates = state.beacons[beacon.key]?.duplicates ?? 0
             return BeaconRecording(isNew: duplicates == 0, duplicates: duplicates)
         }
+        self.tell("beacon", .journaled, 1)
+        return recording
     }
 
     private func append(_ entry: Entry, state: inout State) throws {
@@ -190,39 +226,58 @@ final class DecisionJournal: Sendable {
     /// `rename`, so that a crash at any moment leaves either the old journal or the new one: an
     /// entry written twice to the database is harmless (a decision's key is unique), one lost is not.
     func drop(first count: Int) throws {
-        try self.state.withLock { state in
-            let rest = Array(state.order.dropFirst(count))
-            var fresh = State()
-            for entry in rest { Self.add(entry, to: &fresh) }
-            if rest.isEmpty {
-                guard ftruncate(state.descriptor, 0) == 0, fsync(state.descriptor) == 0 else {
-                    throw AdInsertionError(code: .storage, message: "the journal '\(self.path)' could not be emptied")
-                }
-                fresh.descriptor = state.descriptor
-                state = fresh
-                return
-            }
-            var text = Data()
-            let encoder = JSONEncoder()
-            for entry in rest {
-                text.append(try encoder.encode(entry))
-                text.append(UInt8(ascii: "\n"))
-            }
-            let temporary = self.path + ".new"
-            let descriptor = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
-            guard descriptor >= 0 else {
-                throw AdInsertionError(code: .storage, message: "the journal '\(temporary)' could not be made")
-            }
-            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, Self.writeAll(text, to: descriptor),
-                fsync(descriptor) == 0, rename(temporary, self.path) == 0
-            else {
-                close(descriptor)
-                throw AdInsertionError(code: .storage, message: "the journal '\(self.path)' could not be rewritten")
-            }
-            flock(state.descriptor, LOCK_UN)
-            close(state.descriptor)
-            fresh.descriptor = descriptor
-            state = fresh
+        let dropped = try self.state.withLock { state -> [Entry] in
+            let dropped = Array(state.order.prefix(count))
+            try Self.keep(Array(state.order.dropFirst(count)), of: &state, path: self.path)
+            return dropped
         }
+        let decisions = dropped.count(where: { $0.kind == "decision" })
+        self.tell("decision", .replayed, decisions)
+        self.tell("beacon", .replayed, dropped.count - decisions)
+    }
+
+    /// Keeps only `rest`, in the file and in memory.
+    private static func keep(_ rest: [Entry], of state: inout State, path: String) throws {
+        var fresh = State()
+        for entry in rest { Self.add(entry, to: &fresh) }
+        if rest.isEmpty {
+            guard ftruncate(state.descriptor, 0) == 0, fsync(state.descriptor) == 0 else {
+                throw AdInsertionError(code: .storage, message: "the journal '\(path)' could not be emptied")
+            }
+            fresh.descriptor = state.descriptor
+            state = fresh
+            return
+        }
+        var text = Data()
+        let encoder = JSONEncoder()
+        for entry in rest {
+            text.append(try encoder.encode(entry))
+            text.append(UInt8(ascii: "\n"))
+        }
+        let temporary = path + ".new"
+        let descriptor = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw AdInsertionError(code: .storage, message: "the journal '\(temporary)' could not be made")
+        }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0, Self.writeAll(text, to: descriptor),
+            fsync(descriptor) == 0, rename(temporary, path) == 0
+        else {
+            close(descriptor)
+            throw AdInsertionError(code: .storage, message: "the journal '\(path)' could not be rewritten")
+        }
+        Self.syncFolder(of: path)
+        flock(state.descriptor, LOCK_UN)
+        close(state.descriptor)
+        fresh.descriptor = descriptor
+        state = fresh
+    }
+
+    /// Flushes the folder holding `path`, so that a rename into it survives a power cut.
+    private static func syncFolder(of path: String) {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let descriptor = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { return }
+        fsync(descriptor)
+        close(descriptor)
     }
 }

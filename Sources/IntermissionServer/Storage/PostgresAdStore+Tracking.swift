@@ -41,24 +41,27 @@ extension PostgresAdStore: TrackingStore {
 
     /// ``record(_:)`` in the database alone.
     func recordInDatabase(_ beacon: Beacon) async throws -> BeaconRecording {
-        let key = beacon.key
-        let duplicates = try await self.admitted { () -> Int64 in
-            var duplicates: Int64 = 0
-            let rows = try await self.client.query(
-                """
-                INSERT INTO tracking_beacon (viewer, scope, break_id, slot, event, creative_id, plan, received_at_ms)
-                VALUES (\(key.viewer), \(key.scope), \(key.breakID), \(Int64(key.slot)), \(key.event.rawValue),
-                    \(beacon.creativeID), \(beacon.plan.rawValue), \(beacon.receivedAt.millisecondsSince1970))
-                ON CONFLICT (viewer, scope, break_id, slot, event)
-                    DO UPDATE SET duplicates = tracking_beacon.duplicates + 1
-                RETURNING duplicates
-                """,
-                logger: self.logger
-            )
-            for try await value in rows.decode(Int64.self) { duplicates = value }
-            return duplicates
-        }
+        let duplicates = try await self.admitted { try await self.storeBeacon(beacon) }
         return BeaconRecording(isNew: duplicates == 0, duplicates: Int(duplicates))
+    }
+
+    /// Stores a beacon (its row, or one more duplicate on its row); its duplicates so far.
+    func storeBeacon(_ beacon: Beacon) async throws -> Int64 {
+        let key = beacon.key
+        var duplicates: Int64 = 0
+        let rows = try await self.client.query(
+            """
+            INSERT INTO tracking_beacon (viewer, scope, break_id, slot, event, creative_id, plan, received_at_ms)
+            VALUES (\(key.viewer), \(key.scope), \(key.breakID), \(Int64(key.slot)), \(key.event.rawValue),
+                \(beacon.creativeID), \(beacon.plan.rawValue), \(beacon.receivedAt.millisecondsSince1970))
+            ON CONFLICT (viewer, scope, break_id, slot, event)
+                DO UPDATE SET duplicates = tracking_beacon.duplicates + 1
+            RETURNING duplicates
+            """,
+            logger: self.logger
+        )
+        for try await value in rows.decode(Int64.self) { duplicates = value }
+        return duplicates
     }
 
     /// Counts beacons by creative, plan and event, across every instance's beacons.
