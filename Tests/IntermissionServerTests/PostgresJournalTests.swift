@@ -12,6 +12,11 @@ import Testing
 /// A PostgreSQL server of the test's own (initdb and pg_ctl of the installed PostgreSQL, as
 /// `scripts/postgres-scratch.sh` does), so that the test can stop it mid-run and start it again
 /// without touching the server the other suites share.
+///
+/// Its commands are spawned and reaped with `waitpid` on a thread of their own, never through
+/// `Process`: under the test runner, `Process` never saw the shell of `pg_ctl start` exit (it
+/// stayed a zombie and the test hung until its time limit), and a server that inherits the
+/// runner's output pipe keeps the runner waiting for its end.
 final class OwnPostgres: Sendable {
     let folder: String
     let port: Int
@@ -19,7 +24,7 @@ final class OwnPostgres: Sendable {
     private let asPostgres: Bool
 
     /// Makes a cluster in a new folder and starts it.
-    init() throws {
+    init() async throws {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         let newest = try #require(
             versions.compactMap { Int($0) }.max(),
@@ -29,14 +34,19 @@ final class OwnPostgres: Sendable {
         self.folder = try makeScratchFolder()
         self.port = try freePort()
         self.asPostgres = getuid() == 0
-        if self.asPostgres { try Self.shell("chown postgres '\(self.folder)'") }
-        try self.run("'\(self.bin)/initdb' -D '\(self.folder)/data' -U intermission --auth=trust -E UTF8 >/dev/null")
-        try self.start()
+        if self.asPostgres { try await Self.shell("chown postgres '\(self.folder)'") }
+        try await self.run("'\(self.bin)/initdb' -D '\(self.folder)/data' -U intermission --auth=trust -E UTF8")
+        try await self.start()
     }
 
+    /// Stops the server if it runs (not waited for: a deinitializer cannot wait) and removes it.
     deinit {
-        try? self.run("'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -m immediate stop >/dev/null 2>&1")
-        try? FileManager.default.removeItem(atPath: self.folder)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let stop = "'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -m immediate -w stop"
+        let command = self.asPostgres ? "runuser -u postgres -- \(stop)" : stop
+        process.arguments = ["-c", "\(command) >/dev/null 2>&1; rm -rf '\(self.folder)'"]
+        try? process.run()
     }
 
     /// The URL of its `postgres` database with `options`.
@@ -44,32 +54,45 @@ final class OwnPostgres: Sendable {
         "postgres://intermission@127.0.0.1:\(self.port)/postgres?\(options)"
     }
 
-    func start() throws {
-        try self.run(
+    func start() async throws {
+        try await self.run(
             "'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -l '\(self.folder)/server.log' -w -t 60 -o "
-                + "'-p \(self.port) -k \(self.folder) -c listen_addresses=127.0.0.1 -c fsync=off' start >/dev/null"
+                + "'-p \(self.port) -k \(self.folder) -c listen_addresses=127.0.0.1 -c fsync=off' start"
         )
     }
 
     /// Stops it as a crash would (`-m immediate`: connections cut, no checkpoint).
-    func stop() throws {
-        try self.run("'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -m immediate -w stop >/dev/null")
+    func stop() async throws {
+        try await self.run("'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -m immediate -w stop")
     }
 
-    private func run(_ command: String) throws {
-        try Self.shell(
+    private func run(_ command: String) async throws {
+        try await Self.shell(
             self.asPostgres ? "runuser -u postgres -- sh -c \"\(command.replacing("\"", with: "\\\""))\"" : command
         )
     }
 
-    private static func shell(_ command: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "failed: \(command)"])
+    /// Runs `command` with no input and its output discarded (the server `pg_ctl start` leaves
+    /// running would keep any pipe it inherits open), waiting for it on a thread of its own.
+    private static func shell(_ command: String) async throws {
+        let arguments = ["/bin/sh", "-c", "(\(command)) </dev/null >/dev/null 2>&1"]
+        var pointers = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in pointers { free(pointer) } }
+        var child: pid_t = 0
+        guard posix_spawn(&child, "/bin/sh", nil, nil, &pointers, environ) == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot run: \(command)"])
+        }
+        let pid = child
+        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
+            Thread.detachNewThread {
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+                continuation.resume(returning: status)
+            }
+        }
+        // Exited (the low 7 bits are 0) with code 0.
+        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
+            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "failed (\(status)): \(command)"])
         }
     }
 }
@@ -137,7 +160,7 @@ private func boundSocket() throws -> (Int32, Int) {
     @Test(.timeLimit(.minutes(5))) func decisionsAndBeaconsMadeWhileTheDatabaseIsDownAreWrittenWhenItIsBack()
         async throws
     {
-        let postgres = try OwnPostgres()
+        let postgres = try await OwnPostgres()
         let journal = postgres.folder + "-journal.jsonl"
         defer { try? FileManager.default.removeItem(atPath: journal) }
         let url = postgres.url("timeout=3&reread=0.2&journal=\(journal)")
@@ -151,7 +174,7 @@ private func boundSocket() throws -> (Int32, Int) {
             }
             // The live channel's breaks are read from the database once, then kept.
             #expect(try await client.get("/live/demo/prog.m3u8").status == .ok)
-            try postgres.stop()
+            try await postgres.stop()
             // Down: playlists are served.
             for path in ["/vod/demo/main.m3u8", "/vod/demo/prog.m3u8", "/live/demo/main.m3u8", "/live/demo/prog.m3u8"] {
                 let playlist = try await client.get(path)
@@ -184,7 +207,7 @@ private func boundSocket() throws -> (Int32, Int) {
             #expect(try await Self.metric(client, Self.journalSeries("decision", "journaled")) == during.count)
             #expect(try await Self.metric(client, Self.journalSeries("beacon", "journaled")) == beaconPaths.count)
 
-            try postgres.start()
+            try await postgres.start()
             // The journal's writer catches up (bounded wait: it retries at most 5 s apart).
             var size = -1
             for _ in 0..<600 where size != 0 {
@@ -258,7 +281,7 @@ private func boundSocket() throws -> (Int32, Int) {
     /// Entries left in the journal by a process that stopped before the database came back are
     /// written by the next one on the same journal; a second process on a journal in use is refused.
     @Test(.timeLimit(.minutes(5))) func aJournalLeftBehindIsWrittenAtTheNextStart() async throws {
-        let postgres = try OwnPostgres()
+        let postgres = try await OwnPostgres()
         let journal = postgres.folder + "-journal.jsonl"
         defer { try? FileManager.default.removeItem(atPath: journal) }
         let url = postgres.url("timeout=3&reread=0.2&journal=\(journal)")
@@ -266,7 +289,7 @@ private func boundSocket() throws -> (Int32, Int) {
         try await first.migrate()
         // Its lock keeps a second store off the journal.
         #expect(throws: ConfigurationError.self) { _ = try PostgresAdStore(url: url) }
-        try postgres.stop()
+        try await postgres.stop()
         let keys = (0..<4).map { DecisionKey(viewer: "left-\($0)", scope: "vod-movie", breakID: "b") }
         for key in keys {
             let made = try await first.findOrCreateDecision(key, recentSince: nil) { _ in
@@ -283,7 +306,7 @@ private func boundSocket() throws -> (Int32, Int) {
             #expect(made.isNew)
         }
         try await first.close()
-        try postgres.start()
+        try await postgres.start()
         let second = try PostgresAdStore(url: url)
         try await second.migrate()
         var count = 0
