@@ -104,7 +104,7 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     if url == "memory:" || url == ":memory:" { return InMemoryAdStore() }
     if PostgresURL.names(url) {
         let settings = try PostgresURL(parsing: url)
-        return PostgresAdStore(settings: settings, remembering: SQLiteAdStore.defaultRememberedDecisions)
+        return try PostgresAdStore(settings: settings, remembering: SQLiteAdStore.defaultRememberedDecisions)
     }
     if let scheme = url.firstRange(of: "://").map({ url[..<$0.lowerBound] }), scheme.lowercased() != "sqlite",
         scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
@@ -266,6 +266,7 @@ struct ServerApplicationParts: Sendable {
         self.store = store
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
         self.metrics = metrics
+        (store as? PostgresAdStore)?.journal?.observe(metrics.journalObserver())
         self.vodMetrics = metrics.bind(route: "/vod/{asset}/**")
         self.liveMetrics = metrics.bind(route: "/live/{channel}/**")
         self.mediaMetrics = metrics.bind(route: "/media/**")
