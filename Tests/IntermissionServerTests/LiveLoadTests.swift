@@ -45,7 +45,9 @@ import Testing
         return count
     }
 
-    @Test(.timeLimit(.minutes(10)))
+    // 50 viewers take about two minutes on a loaded 2-core machine; 500 (scripts/load-test.sh) more
+    // than ten. Each step has its own deadline as well.
+    @Test(.timeLimit(.minutes(30)))
     func manyViewersWatchTheLiveChannelAcrossFiveBreaksWithNoFailedRequest() async throws {
         let viewerCount = Self.viewerCount
         let folder = try makeScratchFolder()
