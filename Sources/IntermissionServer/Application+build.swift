@@ -17,9 +17,11 @@ import Synchronization
 ///
 /// - Parameter configuration: What to serve and how.
 /// - Returns: The application.
-/// - Throws: ``ConfigurationError`` for an unusable database URL, or the store's error when it cannot
-///   be opened or migrated.
+/// - Throws: ``ConfigurationError`` for an unusable database URL or a VMAP document that cannot be
+///   read or places no break, or the store's error when it cannot be opened or migrated.
 public func buildApplication(configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    // VOD breaks placed by VMAP documents, fetched once, before anything listens.
+    let configuration = try await VMAPPlacement.place(configuration)
     var baseLogger = Logger(label: "intermission.server")
     baseLogger.logLevel = configuration.logLevel
     let logger = baseLogger
