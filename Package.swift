@@ -242,6 +242,7 @@ if !coreOnly {
                 "HLSPlaylist",
                 "IntermissionTestSupport",
                 "InterstitialPlayback",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

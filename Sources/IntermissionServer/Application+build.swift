@@ -17,9 +17,11 @@ import Synchronization
 ///
 /// - Parameter configuration: What to serve and how.
 /// - Returns: The application.
-/// - Throws: ``ConfigurationError`` for an unusable database URL, or the store's error when it cannot
-///   be opened or migrated.
+/// - Throws: ``ConfigurationError`` for an unusable database URL or a VMAP document that cannot be
+///   read or places no break, or the store's error when it cannot be opened or migrated.
 public func buildApplication(configuration: ServerConfiguration) async throws -> some ApplicationProtocol {
+    // VOD breaks placed by VMAP documents, fetched once, before anything listens.
+    let configuration = try await VMAPPlacement.place(configuration)
     var baseLogger = Logger(label: "intermission.server")
     baseLogger.logLevel = configuration.logLevel
     let logger = baseLogger
@@ -104,7 +106,7 @@ func openStore(_ source: StoreSource) async throws -> any AdStore {
     if url == "memory:" || url == ":memory:" { return InMemoryAdStore() }
     if PostgresURL.names(url) {
         let settings = try PostgresURL(parsing: url)
-        return PostgresAdStore(settings: settings, remembering: SQLiteAdStore.defaultRememberedDecisions)
+        return try PostgresAdStore(settings: settings, remembering: SQLiteAdStore.defaultRememberedDecisions)
     }
     if let scheme = url.firstRange(of: "://").map({ url[..<$0.lowerBound] }), scheme.lowercased() != "sqlite",
         scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
@@ -266,6 +268,7 @@ struct ServerApplicationParts: Sendable {
         self.store = store
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
         self.metrics = metrics
+        (store as? PostgresAdStore)?.journal?.observe(metrics.journalObserver())
         self.vodMetrics = metrics.bind(route: "/vod/{asset}/**")
         self.liveMetrics = metrics.bind(route: "/live/{channel}/**")
         self.mediaMetrics = metrics.bind(route: "/media/**")

@@ -329,7 +329,8 @@ struct AdServerTests {
             let configuration = try self.configuration(
                 base: base,
                 template: "/vast/wrapper-slow.xml",
-                timeout: 0.8,
+                // Long enough for the wrapper on a loaded machine, far under its inner 5 s delay.
+                timeout: 2.5,
                 store: store
             )
             try await withServer(configuration) { client in

@@ -20,11 +20,7 @@ extension ConfigurationFile {
         /// The settings, every value checked.
         func settings(path: String) throws -> AdServerSettings {
             typealias L = InputLimits
-            let url = try L.uri(self.url, field: "\(path).url")
-            let lowered = url.lowercased()
-            guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
-                throw InputLimitError(field: "\(path).url", message: "\(path).url must be an http(s) URL template")
-            }
+            let url = try ConfigurationFile.httpURL(self.url, field: "\(path).url", what: "an http(s) URL template")
             var settings = AdServerSettings(urlTemplate: url)
             if let timeout = self.timeout {
                 settings.timeout = try L.seconds(timeout, in: 0.05...30, field: "\(path).timeout")
@@ -37,5 +33,49 @@ extension ConfigurationFile {
             }
             return settings
         }
+    }
+}
+
+extension ConfigurationFile {
+    /// The `vmap:` of a `vod:` entry: a VMAP document that places the asset's breaks (README, "Ad servers").
+    public struct VMAPEntry: Sendable, Codable {
+        /// `url`: the `http(s)` URL of the document, fetched once at start.
+        public var url: String
+        /// `breakDuration`: the pod length of each break it places, in seconds (default 30).
+        public var breakDuration: Double?
+        /// `timeout`: seconds the fetch may take (default 5).
+        public var timeout: Double?
+
+        enum CodingKeys: String, CodingKey, CaseIterable {
+            case url, breakDuration, timeout
+        }
+
+        /// The source, every value checked.
+        func source(path: String) throws -> VMAPSource {
+            typealias L = InputLimits
+            let url = try ConfigurationFile.httpURL(self.url, field: "\(path).url", what: "an http(s) URL")
+            var source = VMAPSource(url: url)
+            if let duration = self.breakDuration {
+                source.breakDuration = try L.seconds(duration, in: L.duration, field: "\(path).breakDuration")
+            }
+            if let timeout = self.timeout {
+                let checked = try L.seconds(timeout, in: 0.1...60, field: "\(path).timeout")
+                source.timeout = .milliseconds(checked.milliseconds)
+            }
+            return source
+        }
+    }
+}
+
+extension ConfigurationFile {
+    /// A checked URI (``InputLimits``) that is an `http(s)` URL; otherwise an error naming `field`
+    /// that says it must be `what`.
+    static func httpURL(_ value: String, field: String, what: String) throws -> String {
+        let url = try InputLimits.uri(value, field: field)
+        let lowered = url.lowercased()
+        guard lowered.hasPrefix("http://") || lowered.hasPrefix("https://") else {
+            throw InputLimitError(field: field, message: "\(field) must be \(what)")
+        }
+        return url
     }
 }

@@ -91,9 +91,11 @@ public struct ConfigurationFile: Sendable, Codable {
         public var breaks: [VODBreakEntry]?
         /// `adServer`: the VAST ad server asked for the breaks' ads (default: the local inventory).
         public var adServer: AdServerEntry?
+        /// `vmap`: a VMAP document whose breaks are added to `breaks` at start.
+        public var vmap: VMAPEntry?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, origin, playlist, programDateTime, breaks, adServer
+            case id, origin, playlist, programDateTime, breaks, adServer, vmap
         }
     }
 
@@ -205,6 +207,7 @@ public struct ConfigurationFile: Sendable, Codable {
                         [
                             "breaks": .list(.of(VODBreakEntry.CodingKeys.self)),
                             "adServer": .of(AdServerEntry.CodingKeys.self),
+                            "vmap": .of(VMAPEntry.CodingKeys.self),
                         ]
                     )
                 ),
@@ -375,6 +378,7 @@ public struct ConfigurationFile: Sendable, Codable {
                 asset.breaks.append(try Self.vodBreak(b, path: "\(path).breaks[\(j)]"))
             }
             asset.adServer = try entry.adServer.map { try $0.settings(path: "\(path).adServer") }
+            if let vmap = entry.vmap { result.vmapSources[asset.id] = try vmap.source(path: "\(path).vmap") }
             ad.assets.append(asset)
         }
         for (k, entry) in (self.channels ?? []).enumerated() {

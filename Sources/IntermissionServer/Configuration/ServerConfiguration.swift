@@ -49,6 +49,9 @@ public struct ServerConfiguration: Sendable {
     public var openedStore: (any AdStore)?
     /// Tracking beacons and viewer plans (the `tracking:` section).
     public var tracking = TrackingConfiguration()
+    /// VMAP documents that place VOD assets' breaks at start, by asset ID (`vod[].vmap`; see
+    /// ``VMAPSource``).
+    public var vmapSources: [String: VMAPSource] = [:]
 
     /// Creates a configuration with defaults: `127.0.0.1:8080`, SQLite in `intermission.sqlite`.
     public init(

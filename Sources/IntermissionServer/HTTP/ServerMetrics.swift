@@ -97,6 +97,27 @@ struct ServerMetrics: Sendable {
         name("origin_failures", "total", "Failed reads of origin and upstream playlists, by scope.")
     }
 
+    /// `intermission_journal_entries_total`.
+    static var journalEntries: MetricNameDescriptor {
+        name(
+            "journal_entries",
+            "total",
+            "Decisions and beacons kept in the local journal while PostgreSQL was unreachable (event journaled) and written to it afterwards (event replayed), by kind."
+        )
+    }
+
+    /// Counts the PostgreSQL journal's entries: `intermission_journal_entries_total{kind,event}`,
+    /// `kind` `decision` or `beacon`, `event` `journaled` or `replayed`.
+    func journalObserver() -> DecisionJournal.Observer {
+        let registry = self.registry
+        return { kind, event, count in
+            registry.makeCounter(
+                descriptor: Self.journalEntries,
+                labels: [("kind", kind), ("event", event.rawValue)]
+            ).increment(by: Int64(count))
+        }
+    }
+
     /// Counts a request and records its latency.
     func request(route: String, method: String, status: Int, duration: Duration) {
         let (counter, histogram) = self.bound.metrics(route: route, method: method, status: status) {

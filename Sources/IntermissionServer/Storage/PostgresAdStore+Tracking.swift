@@ -29,24 +29,39 @@ extension PostgresAdStore: TrackingStore {
     /// that instances sharing the database store each beacon once and forward it once, whichever
     /// instance each copy reaches.
     public func record(_ beacon: Beacon) async throws -> BeaconRecording {
-        let key = beacon.key
-        let duplicates = try await self.admitted { () -> Int64 in
-            var duplicates: Int64 = 0
-            let rows = try await self.client.query(
-                """
-                INSERT INTO tracking_beacon (viewer, scope, break_id, slot, event, creative_id, plan, received_at_ms)
-                VALUES (\(key.viewer), \(key.scope), \(key.breakID), \(Int64(key.slot)), \(key.event.rawValue),
-                    \(beacon.creativeID), \(beacon.plan.rawValue), \(beacon.receivedAt.millisecondsSince1970))
-                ON CONFLICT (viewer, scope, break_id, slot, event)
-                    DO UPDATE SET duplicates = tracking_beacon.duplicates + 1
-                RETURNING duplicates
-                """,
-                logger: self.logger
-            )
-            for try await value in rows.decode(Int64.self) { duplicates = value }
-            return duplicates
+        guard let journal = self.journal else { return try await self.recordInDatabase(beacon) }
+        if self.journaling(journal) { return try journal.journal(beacon) }
+        do {
+            return try await self.recordInDatabase(beacon)
+        } catch let error as AdInsertionError where error.code == .storage {
+            self.failed(error, journal: journal)
+            return try journal.journal(beacon)
         }
+    }
+
+    /// ``record(_:)`` in the database alone.
+    func recordInDatabase(_ beacon: Beacon) async throws -> BeaconRecording {
+        let duplicates = try await self.admitted { try await self.storeBeacon(beacon) }
         return BeaconRecording(isNew: duplicates == 0, duplicates: Int(duplicates))
+    }
+
+    /// Stores a beacon (its row, or one more duplicate on its row); its duplicates so far.
+    func storeBeacon(_ beacon: Beacon) async throws -> Int64 {
+        let key = beacon.key
+        var duplicates: Int64 = 0
+        let rows = try await self.client.query(
+            """
+            INSERT INTO tracking_beacon (viewer, scope, break_id, slot, event, creative_id, plan, received_at_ms)
+            VALUES (\(key.viewer), \(key.scope), \(key.breakID), \(Int64(key.slot)), \(key.event.rawValue),
+                \(beacon.creativeID), \(beacon.plan.rawValue), \(beacon.receivedAt.millisecondsSince1970))
+            ON CONFLICT (viewer, scope, break_id, slot, event)
+                DO UPDATE SET duplicates = tracking_beacon.duplicates + 1
+            RETURNING duplicates
+            """,
+            logger: self.logger
+        )
+        for try await value in rows.decode(Int64.self) { duplicates = value }
+        return duplicates
     }
 
     /// Counts beacons by creative, plan and event, across every instance's beacons.

@@ -37,15 +37,20 @@ public final class PostgresAdStore: AdStore {
     static let notifyChannel = "intermission_breaks"
 
     let client: PostgresClient
-    private let settings: PostgresURL
+    let settings: PostgresURL
     let logger: Logger
     private let runner: Task<Void, Never>
-    private let memory: Mutex<RememberedDecisions>
+    let memory: Mutex<RememberedDecisions>
     private let gate = Mutex(Gate())
     private let known = Mutex([String: Int64]())
     private let changes: (stream: AsyncStream<String>, continuation: AsyncStream<String>.Continuation)
     private let watcher = Mutex<Task<Void, Never>?>(nil)
     private let inventoryKnown = Mutex<Int64>(0)
+    /// Where decisions and beacons go while the database cannot be reached (`journal=PATH`).
+    let journal: DecisionJournal?
+    /// Until when requests go to the journal without trying the database (a second after a
+    /// failure; the journal's writer probes it meanwhile).
+    let downUntil = Mutex<ContinuousClock.Instant?>(nil)
     private let inventorySignals = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     /// Requests in flight, so that ``close()`` lets them finish.
@@ -68,7 +73,8 @@ public final class PostgresAdStore: AdStore {
         try self.init(settings: PostgresURL(parsing: url), remembering: remembering)
     }
 
-    init(settings: PostgresURL, remembering: Int) {
+    init(settings: PostgresURL, remembering: Int) throws {
+        self.journal = try settings.journal.map { try DecisionJournal(path: $0) }
         var configuration = PostgresClient.Configuration(
             host: settings.host,
             port: settings.port,
@@ -100,7 +106,8 @@ public final class PostgresAdStore: AdStore {
     var requestDeadline: Duration { self.settings.timeout }
 
     /// Runs `body` unless the store is closed, counting it as in flight, and fails it after
-    /// ``requestDeadline``.
+    /// ``requestDeadline`` even when the body is still waiting for the database (it is cancelled
+    /// and left to end by itself: see `Deadline`).
     @discardableResult
     func admitted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let open = self.gate.withLock { gate -> Bool in
@@ -121,21 +128,12 @@ public final class PostgresAdStore: AdStore {
             for waiting in idle { waiting.resume() }
         }
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body() }
-                group.addTask {
-                    try await Task.sleep(for: self.requestDeadline)
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw AdInsertionError(
-                        code: .storage,
-                        message: "PostgreSQL did not answer within \(self.requestDeadline); nothing was stored"
-                    )
-                }
-                return value
-            }
+            return try await Deadline.run(self.requestDeadline, body)
+        } catch is Deadline.Expired {
+            throw AdInsertionError(
+                code: .storage,
+                message: "PostgreSQL did not answer within \(self.requestDeadline); the request was given up"
+            )
         } catch let error as AdInsertionError {
             throw error
         } catch {
@@ -171,8 +169,19 @@ public final class PostgresAdStore: AdStore {
         await watcher?.value
         self.changes.continuation.finish()
         self.runner.cancel()
-        await self.runner.value
+        // The pool ends its connection attempts on cancellation; should one not end, closing does
+        // not wait for it forever (nothing is left to store: the journal is on the disk).
+        let runner = self.runner
+        do {
+            try await Deadline.run(Self.closeDeadline) { await runner.value }
+        } catch {
+            self.logger.warning("the PostgreSQL connection pool did not stop in time; left to stop by itself")
+        }
+        self.journal?.release()
     }
+
+    /// How long ``close()`` waits for the connection pool to stop.
+    static let closeDeadline = Duration.seconds(10)
 
     /// Why nothing can be stored now: the store is closed; `nil` otherwise (an unreachable database
     /// shows in the first request that fails).
@@ -285,13 +294,25 @@ public final class PostgresAdStore: AdStore {
     }
 
     /// The decision stored for a key.
+    ///
+    /// While decisions go to the journal (``journaling(_:)``), the database is not asked: the
+    /// decision journaled or remembered, or none.
     public func decision(for key: DecisionKey) async throws -> AdDecision? {
-        try await self.admitted { try await self.find(key, recentSince: nil).existing }
+        if let journal = self.journal {
+            if let journaled = journal.decision(for: key) { return journaled }
+            if self.journaling(journal) { return self.rememberedDecision(for: key) }
+        }
+        return try await self.admitted { try await self.find(key, recentSince: nil).existing }
     }
 
     /// The creatives a viewer was given in decisions made at or after `since`.
+    ///
+    /// While decisions go to the journal, the journaled ones only.
     public func recentCreatives(viewer: String, since: DateTime) async throws -> Set<String> {
-        try await self.admitted {
+        if let journal = self.journal, self.journaling(journal) {
+            return journal.recentCreatives(viewer: viewer, since: since)
+        }
+        return try await self.admitted {
             var creatives = Set<String>()
             let rows = try await self.client.query(
                 "SELECT creatives FROM decision WHERE viewer = \(viewer) AND decided_at_ms >= \(since.millisecondsSince1970)"
@@ -314,16 +335,35 @@ public final class PostgresAdStore: AdStore {
         make: @escaping @Sendable (Set<String>) -> AdDecision
     ) async throws -> (decision: AdDecision, isNew: Bool) {
         if let known = self.rememberedDecision(for: key) { return (known, false) }
-        return try await self.admitted {
+        if let journal = self.journal {
+            if let journaled = journal.decision(for: key) { return (journaled, false) }
+            if self.journaling(journal) {
+                return try self.journaled(key, recentSince: recentSince, make: make, in: journal)
+            }
+            do {
+                return try await self.findOrCreateInDatabase(key, recentSince: recentSince, make: make)
+            } catch let error as AdInsertionError where error.code == .storage {
+                self.failed(error, journal: journal)
+                return try self.journaled(key, recentSince: recentSince, make: make, in: journal)
+            }
+        }
+        return try await self.findOrCreateInDatabase(key, recentSince: recentSince, make: make)
+    }
+
+    /// ``findOrCreateDecision(_:recentSince:make:)`` in the database alone.
+    private func findOrCreateInDatabase(
+        _ key: DecisionKey,
+        recentSince: DateTime?,
+        make: @escaping @Sendable (Set<String>) -> AdDecision
+    ) async throws -> (decision: AdDecision, isNew: Bool) {
+        try await self.admitted {
             let found = try await self.find(key, recentSince: recentSince)
             if let existing = found.existing {
                 self.memory.withLock { $0.remember(existing, for: key) }
                 return (existing, false)
             }
             let made = make(found.recent)
-            var inserted = 0
-            for try await _ in try await self.client.execute(InsertDecision(decision: made)) { inserted += 1 }
-            if inserted == 1 {
+            if try await self.insert(made) {
                 self.memory.withLock { $0.remember(made, for: key) }
                 return (made, true)
             }
@@ -339,8 +379,15 @@ public final class PostgresAdStore: AdStore {
         }
     }
 
+    /// Inserts a decision unless its key has one; whether it inserted it.
+    func insert(_ decision: AdDecision) async throws -> Bool {
+        var inserted = 0
+        for try await _ in try await self.client.execute(InsertDecision(decision: decision)) { inserted += 1 }
+        return inserted == 1
+    }
+
     /// The decision stored for `key` and the viewer's creatives since `recentSince`, in one query.
-    private func find(
+    func find(
         _ key: DecisionKey,
         recentSince: DateTime?
     ) async throws -> (
@@ -527,7 +574,8 @@ public final class PostgresAdStore: AdStore {
         if newer { self.changes.continuation.yield(channel) }
     }
 
-    /// Starts listening and the periodic re-read (once; after the schema exists).
+    /// Starts listening, the periodic re-read and the journal's writer (once; after the schema
+    /// exists).
     private func startWatching() {
         self.watcher.withLock { watcher in
             guard watcher == nil else { return }
@@ -536,6 +584,7 @@ public final class PostgresAdStore: AdStore {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await self.reread() }
                     if self.settings.listen { group.addTask { await self.listen() } }
+                    if let journal = self.journal { group.addTask { await self.writeJournal(journal) } }
                 }
             }
         }
@@ -543,15 +592,25 @@ public final class PostgresAdStore: AdStore {
 
     /// Reads every channel's revision each period (the first read reports every channel that has
     /// one: forgetting breaks not yet read costs nothing).
+    ///
+    /// Each read has the requests' deadline, so that a database that does not answer never holds
+    /// the loop (nor ``close()``, which waits for it).
     private func reread() async {
         while !Task.isCancelled {
             do {
-                let rows = try await self.client.query("SELECT channel, revision FROM break_revision")
-                for try await (channel, revision) in rows.decode((String, Int64).self) {
-                    self.seen(channel: channel, revision: revision)
+                let (revisions, inventory) = try await Deadline.run(self.requestDeadline) {
+                    var revisions: [(String, Int64)] = []
+                    let rows = try await self.client.query("SELECT channel, revision FROM break_revision")
+                    for try await row in rows.decode((String, Int64).self) { revisions.append(row) }
+                    var inventory: Int64 = 0
+                    let last = try await self.client.query(
+                        "SELECT COALESCE(MAX(seq), 0)::BIGINT FROM inventory_change"
+                    )
+                    for try await seq in last.decode(Int64.self) { inventory = seq }
+                    return (revisions, inventory)
                 }
-                let last = try await self.client.query("SELECT COALESCE(MAX(seq), 0)::BIGINT FROM inventory_change")
-                for try await seq in last.decode(Int64.self) { self.seenInventory(seq) }
+                for (channel, revision) in revisions { self.seen(channel: channel, revision: revision) }
+                self.seenInventory(inventory)
             } catch {
                 if Task.isCancelled { return }
                 self.logger.debug("re-reading break revisions failed", metadata: ["error": "\(Self.describe(error))"])

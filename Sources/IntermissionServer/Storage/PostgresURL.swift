@@ -13,6 +13,9 @@
 ///   leaves only the periodic re-read).
 /// - `timeout=SECONDS`: how long one request may take, waiting for a connection included, before
 ///   it fails with a storage error (1 through 600, default 5).
+/// - `journal=PATH`: a local file where decisions and beacons are kept while the database cannot
+///   be reached, written to the database when it is back (`DecisionJournal`); percent-encoded,
+///   1 to 4096 bytes. Each instance needs a file of its own (it is locked). Default: none.
 /// - `sslmode=disable`: the only mode; the store speaks plain TCP (loopback or a private network).
 struct PostgresURL: Sendable, Equatable {
     /// The user name to log in as.
@@ -33,6 +36,9 @@ struct PostgresURL: Sendable, Equatable {
     var listen = true
     /// How long one request may take before it fails.
     var timeout: Duration = .seconds(5)
+    /// The local journal's file, when decisions and beacons are to be kept while the database is
+    /// unreachable.
+    var journal: String?
 
     /// Whether `text` names a PostgreSQL database (its scheme, in any case, is `postgres` or
     /// `postgresql`).
@@ -163,6 +169,12 @@ struct PostgresURL: Sendable, Equatable {
         case "listen":
             guard value == "on" || value == "off" else { throw failure("listen must be on or off") }
             self.listen = value == "on"
+        case "journal":
+            let path = try Self.decode(value, part: "journal path", failure)
+            guard !path.isEmpty, path.utf8.count <= 4096 else {
+                throw failure("journal must be a file path of 1 to 4096 bytes")
+            }
+            self.journal = path
         case "sslmode":
             guard value == "disable" else {
                 throw failure(
@@ -170,7 +182,7 @@ struct PostgresURL: Sendable, Equatable {
                 )
             }
         default:
-            throw failure("unknown option '\(name.prefix(32))' (pool, reread, listen, timeout, sslmode)")
+            throw failure("unknown option '\(name.prefix(32))' (pool, reread, listen, timeout, journal, sslmode)")
         }
     }
 
