@@ -61,6 +61,8 @@ enum VMAPPlacement {
     /// The breaks a VMAP document places on `asset`.
     ///
     /// - Parameters:
+    ///   - asset: The VOD asset the breaks go on.
+    ///   - source: Where its VMAP document is and how long to wait for it.
     ///   - vmap: Reads the document (bounded by the source's timeout and ``VMAPSource/maximumBytes``).
     ///   - primary: Reads the asset's primary, whose duration places percentages.
     static func breaks(

@@ -39,7 +39,7 @@ extension PostgresAdStore: TrackingStore {
         }
     }
 
-    /// ``record(_:)`` in the database alone.
+    /// `record(_:)` of a beacon, in the database alone.
     func recordInDatabase(_ beacon: Beacon) async throws -> BeaconRecording {
         let duplicates = try await self.admitted { try await self.storeBeacon(beacon) }
         return BeaconRecording(isNew: duplicates == 0, duplicates: Int(duplicates))
