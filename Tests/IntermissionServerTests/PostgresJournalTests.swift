@@ -163,7 +163,9 @@ private func boundSocket() throws -> (Int32, Int) {
         let postgres = try await OwnPostgres()
         let journal = postgres.folder + "-journal.jsonl"
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        let url = postgres.url("timeout=3&reread=0.2&journal=\(journal)")
+        // 15 s: a fresh server on a machine running the whole suite can take seconds to answer the
+        // first queries; a request while it is down waits at most this once, then the journal answers.
+        let url = postgres.url("timeout=15&reread=0.2&journal=\(journal)")
         let (before, during, beacons) = try await withServer(try Self.configuration(url)) {
             client -> ([String: [String]], [String: [String]], Int) in
             var before: [String: [String]] = [:]
@@ -284,7 +286,7 @@ private func boundSocket() throws -> (Int32, Int) {
         let postgres = try await OwnPostgres()
         let journal = postgres.folder + "-journal.jsonl"
         defer { try? FileManager.default.removeItem(atPath: journal) }
-        let url = postgres.url("timeout=3&reread=0.2&journal=\(journal)")
+        let url = postgres.url("timeout=15&reread=0.2&journal=\(journal)")
         let first = try PostgresAdStore(url: url)
         try await first.migrate()
         // Its lock keeps a second store off the journal.

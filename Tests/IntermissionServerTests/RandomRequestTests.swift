@@ -163,8 +163,15 @@ enum RandomRequests {
             // Every class of answer showed up (the generator reaches every route).
             let statuses = Set(results.map(\.0))
             #expect(statuses.isSuperset(of: [200, 400, 401, 404, 405]), "\(statuses.sorted())")
-            #expect(try await client.get("/vod/demo/prog.m3u8").status == .ok)
-            #expect(try await client.get("/live/demo/prog.m3u8").status == .ok)
+            // On new connections: the test client's own one may have passed the server's idle
+            // timeout while a loaded machine took minutes over the 10,000.
+            for path in ["/vod/demo/prog.m3u8", "/live/demo/prog.m3u8"] {
+                let answer = try await rawExchange(
+                    port: port,
+                    "GET \(path) HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+                )
+                #expect(answer.status == 200, "\(path)")
+            }
         }
     }
 }
