@@ -186,7 +186,7 @@ public struct BoundedFetch: Sendable {
 
 extension String {
     /// The string with every occurrence of `target` replaced (standard library only).
-    func replacingEvery(_ target: String, with replacement: String) -> String {
+    package func replacingEvery(_ target: String, with replacement: String) -> String {
         guard !target.isEmpty else { return self }
         var out = ""
         var rest = self[...]

@@ -103,20 +103,32 @@ struct Download: AsyncParsableCommand {
         }
     }
 
-    /// One report as a JSON object.
+    /// One report as a JSON object: `event` (`fetched` or `kept`), `url`, `path`, `bytes`, and for a
+    /// fetched file `resumedFrom` (the bytes a partial file already had).
     static func jsonLine(_ report: OfflineCopier.Report) -> String {
-        func quoted(_ text: String) -> String {
-            let data = (try? JSONEncoder().encode(text)) ?? Data("\"\"".utf8)
-            return String(decoding: data, as: UTF8.self)
+        struct Line: Encodable {
+            var event: String
+            var url: String
+            var path: String
+            var bytes: Int
+            var resumedFrom: Int?
         }
+        let line: Line
         switch report {
         case .fetched(let entry, let resumedFrom):
-            return
-                #"{"event":"fetched","url":\#(quoted(entry.url)),"path":\#(quoted(entry.path)),"bytes":\#(entry.bytes),"resumedFrom":\#(resumedFrom)}"#
+            line = Line(
+                event: "fetched",
+                url: entry.url,
+                path: entry.path,
+                bytes: entry.bytes,
+                resumedFrom: resumedFrom
+            )
         case .kept(let entry):
-            return
-                #"{"event":"kept","url":\#(quoted(entry.url)),"path":\#(quoted(entry.path)),"bytes":\#(entry.bytes)}"#
+            line = Line(event: "kept", url: entry.url, path: entry.path, bytes: entry.bytes)
         }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return (try? encoder.encode(line)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 }
 

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionServer
 import InterstitialPlayback
 import NIOCore
 import NIOHTTP1
@@ -490,14 +491,8 @@ actor OfflineCopier {
         return kept == id && !kept.isEmpty ? kept : (kept.isEmpty ? "" : kept + "-") + Self.hashName(id)
     }
 
-    /// 16 hex digits of FNV-1a over `text`.
+    /// A name for `text` made of its FNV-1a digest and length (the server's `ETag` digest).
     static func hashName(_ text: String) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01B3
-        }
-        let digits = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - digits.count) + digits
+        ContentDigest.hex(Array(text.utf8))
     }
 }

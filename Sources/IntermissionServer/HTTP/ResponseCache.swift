@@ -500,9 +500,9 @@ struct CachingResponder<Next: HTTPResponder>: HTTPResponder where Next.Context =
 
 /// A 64-bit FNV-1a digest of a body with its length, in hex: the strong `ETag` of an answer (the
 /// same bytes always give the same tag, across restarts and servers behind one CDN).
-enum ContentDigest {
+package enum ContentDigest {
     /// `{fnv1a-64 hex}-{length hex}`.
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)

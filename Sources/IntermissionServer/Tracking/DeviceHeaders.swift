@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 
@@ -25,8 +26,7 @@ struct DeviceHeaders: Sendable, Hashable {
             return value
         }
         let forwarded = field(.xForwardedFor).flatMap { list -> String? in
-            let first = list.prefix { $0 != "," }.trimmingPrefix(" ")
-            let address = String(first.reversed().drop { $0 == " " }.reversed())
+            let address = list.prefix { $0 != "," }.trimmingCharacters(in: .whitespaces)
             return address.isEmpty ? nil : address
         }
         self.ip = field(.xDeviceIP) ?? forwarded

@@ -114,22 +114,10 @@ enum OpenAPIDocument {
                   required: true
                   description: vod-{asset} or live-{channel}
                   schema: {type: string, pattern: "^(vod|live)-.+$"}
-                - name: break
-                  in: path
-                  required: true
-                  schema: {type: string, minLength: 1, maxLength: 200}
-                - name: _HLS_primary_id
-                  in: query
-                  description: The viewer (the player's playback session)
-                  schema: {type: string, maxLength: 200}
-                - name: _HLS_start_offset
-                  in: query
-                  description: Seconds into the break the player joins (0 to 3600)
-                  schema: {type: number, minimum: 0, maximum: 3600}
-                - name: _HLS_interstitial_id
-                  in: query
-                  description: Must equal the break of the path when given
-                  schema: {type: string}
+                - {$ref: "#/components/parameters/BreakName"}
+                - {$ref: "#/components/parameters/PrimaryID"}
+                - {$ref: "#/components/parameters/StartOffset"}
+                - {$ref: "#/components/parameters/InterstitialID"}
               responses:
                 "200":
                   description: The asset list
@@ -149,22 +137,10 @@ enum OpenAPIDocument {
                   required: true
                   description: live-{channel} of a channel with breakFormat schedule
                   schema: {type: string, pattern: "^live-.+$"}
-                - name: break
-                  in: path
-                  required: true
-                  schema: {type: string, minLength: 1, maxLength: 200}
-                - name: _HLS_primary_id
-                  in: query
-                  description: The viewer (the player's playback session)
-                  schema: {type: string, maxLength: 200}
-                - name: _HLS_start_offset
-                  in: query
-                  description: Seconds into the break the player joins (0 to 3600)
-                  schema: {type: number, minimum: 0, maximum: 3600}
-                - name: _HLS_interstitial_id
-                  in: query
-                  description: Must equal the break of the path when given
-                  schema: {type: string}
+                - {$ref: "#/components/parameters/BreakName"}
+                - {$ref: "#/components/parameters/PrimaryID"}
+                - {$ref: "#/components/parameters/StartOffset"}
+                - {$ref: "#/components/parameters/InterstitialID"}
               responses:
                 "200":
                   description: The schedule
@@ -470,6 +446,26 @@ enum OpenAPIDocument {
               in: path
               required: true
               schema: {$ref: "#/components/schemas/ID"}
+            BreakName:
+              name: break
+              in: path
+              required: true
+              schema: {type: string, minLength: 1, maxLength: 200}
+            PrimaryID:
+              name: _HLS_primary_id
+              in: query
+              description: The viewer (the player's playback session)
+              schema: {type: string, maxLength: 200}
+            StartOffset:
+              name: _HLS_start_offset
+              in: query
+              description: Seconds into the break the player joins (0 to 3600)
+              schema: {type: number, minimum: 0, maximum: 3600}
+            InterstitialID:
+              name: _HLS_interstitial_id
+              in: query
+              description: Must equal the break of the path when given
+              schema: {type: string}
             PlaylistPath:
               name: path
               in: path

@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import HTTPFetch
 
 /// Whether the player fires the tracking beacons that asset lists carry in
 /// `X-AD-CREATIVE-SIGNALING` (SVTA2053-2).
@@ -260,25 +261,9 @@ struct BeaconTracker: Sendable {
         guard url.contains("[") else { return url }
         var result = url
         if url.contains("[CACHEBUSTING]") {
-            result = Self.replacing(
-                "[CACHEBUSTING]",
-                in: result,
-                with: String(10_000_000 + self.random.next() % 90_000_000)
-            )
+            result = result.replacingEvery("[CACHEBUSTING]", with: String(10_000_000 + self.random.next() % 90_000_000))
         }
-        if let errorCode { result = Self.replacing("[ERRORCODE]", in: result, with: String(errorCode)) }
+        if let errorCode { result = result.replacingEvery("[ERRORCODE]", with: String(errorCode)) }
         return result
-    }
-
-    /// `text` with every `macro` replaced by `value`.
-    static func replacing(_ macro: String, in text: String, with value: String) -> String {
-        var result = ""
-        var rest = Substring(text)
-        while let range = rest.firstRange(of: macro) {
-            result += rest[..<range.lowerBound]
-            result += value
-            rest = rest[range.upperBound...]
-        }
-        return result + rest
     }
 }

@@ -195,7 +195,6 @@ extension Player {
     /// waiting for their retry times) before `run` returns.
     func settleBeacons(group: inout ThrowingTaskGroup<Completion, any Error>) async throws {
         guard self.firesBeacons else { return }
-        for index in self.beaconQueue.items.indices { self.beaconQueue.items[index].due = .zero }
         while !self.beaconQueue.items.isEmpty || self.beaconQueue.sending {
             if !self.beaconQueue.sending {
                 for index in self.beaconQueue.items.indices { self.beaconQueue.items[index].due = .zero }
