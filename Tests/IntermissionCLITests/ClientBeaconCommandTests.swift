@@ -78,4 +78,12 @@ struct ClientBeaconCommandTests {
         #expect(lines.allSatisfy { $0["beacons"] as? Int == 1 && $0["duplicates"] as? Int == 0 })
         _ = try await server.terminate()
     }
+
+    /// `--beacons` takes `off` or `client` only.
+    @Test(arguments: ["server", "", "CLIENT", "client\u{1}", String(repeating: "c", count: 100_000)])
+    func otherBeaconModesAreRefused(_ mode: String) async throws {
+        let result = try await CLI.run(["play", "http://127.0.0.1:9/x.m3u8", "--beacons", mode])
+        #expect(result.status == 64, "\(mode.prefix(20)): \(result.stderr.prefix(200))")
+    }
+
 }

@@ -484,6 +484,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         ("postgres://u@h/db?timeout=nan", "timeout must be"),
         ("postgres://u@h/db?timeout=-9223372036854775808", "timeout must be"),
         ("postgres://u@h/db?color=red", "unknown option"),
+        ("postgres://u@h/db?journal=", "journal must be a file path"),
+        ("postgres://u@h/db?journal=%00j", "encoded control character"),
+        ("postgres://u@h/db?journal=/tmp/j%zz", "bad percent escape"),
+        ("postgres://u@h/db?journal=/" + String(repeating: "j", count: 5_000), "longer than 4096 bytes"),
         ("postgres://u@h\u{7F}/db", "control character"),
         ("postgres://u@h/" + String(repeating: "d", count: 100_000), "longer than 4096 bytes"),
     ])
