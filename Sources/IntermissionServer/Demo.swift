@@ -1,5 +1,6 @@
 import AdInsertion
 import Foundation
+import HLSInterstitials
 import HLSPlaylist
 
 extension ServerConfiguration {
@@ -16,7 +17,12 @@ extension ServerConfiguration {
     ///   minutes.
     /// - `/live/demo-schedule/main.m3u8`: the same with `breakFormat: schedule`: each break is a
     ///   scheduled date range (Appendix H) with one interstitial per ad.
-    /// - Inventory: the three coloured ads (red is worth most, blue least); repeat window 30 s.
+    /// - `/vod/podcast/main.m3u8`: an audio-only podcast episode (60 s of AAC) whose tags follow
+    ///   Apple's podcast rules (`VODAsset.profile`): a 12 s pre-roll, a 24 s mid-roll at 24 s and
+    ///   a 12 s post-roll, filled with the two audio-only ads only.
+    /// - Inventory: the three coloured ads (red is worth most, blue least) and two audio-only ads
+    ///   that play in the podcast only (`Creative.scopes`; the podcast takes only them,
+    ///   `VODAsset.inventory`); repeat window 30 s.
     ///
     /// - Throws: ``ConfigurationError`` when the media is not in the bundle.
     public static func demo(base: ServerConfiguration = ServerConfiguration()) throws -> ServerConfiguration {
@@ -31,6 +37,20 @@ extension ServerConfiguration {
             Creative(id: "red", uri: "/media/demo/ad-red/main.m3u8", duration: 10, value: 3),
             Creative(id: "green", uri: "/media/demo/ad-green/main.m3u8", duration: 10, value: 2),
             Creative(id: "blue", uri: "/media/demo/ad-blue/main.m3u8", duration: 10, value: 1),
+            Creative(
+                id: "audio-one",
+                uri: "/media/demo/ad-audio-one/main.m3u8",
+                duration: 12,
+                value: 2,
+                scopes: ["vod-podcast"]
+            ),
+            Creative(
+                id: "audio-two",
+                uri: "/media/demo/ad-audio-two/main.m3u8",
+                duration: 12,
+                value: 1,
+                scopes: ["vod-podcast"]
+            ),
         ]
         ad.policy.repeatWindow = 30
         ad.assets.append(
@@ -46,6 +66,19 @@ extension ServerConfiguration {
                 ]
             )
         )
+        var podcast = VODAsset(
+            id: "podcast",
+            origin: "/media/demo/podcast/",
+            playlist: "main.m3u8",
+            breaks: [
+                VODBreak(id: "preroll", position: .preRoll, duration: 12),
+                VODBreak(id: "midroll", position: .midRoll(24), duration: 24),
+                VODBreak(id: "postroll", position: .postRoll, duration: 12),
+            ]
+        )
+        podcast.profile = .podcast
+        podcast.inventory = ["audio-one", "audio-two"]
+        ad.assets.append(podcast)
         ad.channels.append(
             LiveChannel(
                 id: "demo",

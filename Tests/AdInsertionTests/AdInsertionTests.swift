@@ -68,6 +68,36 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         #expect(events[1].resumptionOffset == .zero)
     }
 
+    /// `profile: podcast`: the tags `validate --profile podcast` asks for, whatever the breaks say.
+    @Test func thePodcastProfileWritesApplesPodcastTags() throws {
+        var asset = self.asset
+        asset.profile = .podcast
+        // 4 s segments and version 7, as the podcast rules want of the media.
+        var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n"
+        for k in 0..<15 { text += "#EXTINF:4.000,\na-\(k).ts\n" }
+        text += "#EXT-X-ENDLIST\n"
+        asset.breaks[2].position = .midRoll(24)
+        let episode = try MediaPlaylist(parsing: text)
+        let decorator = VODDecorator(asset: asset, reference: episode, locator: AssetListLocator())
+        let bytes = decorator.decorate(episode, playlistURL: "/media/podcast/prog.m3u8").serialized()
+        let found = InterstitialValidator().validate(playlist: bytes, file: "prog.m3u8", profile: .podcast)
+            .filter { $0.severity != .note }
+        #expect(found.isEmpty, "\(found.map(\.description))")
+        let lines = dateRangeLines(bytes)
+        #expect(lines.count == 3)
+        #expect(lines[0].contains(#"ID="pre""#) && !lines[0].contains("CUE=") && !lines[0].contains("ONCE"))
+        #expect(lines[1].contains(#"X-SNAP="OUT,IN""#) && !lines[1].contains("X-RESTRICT"))
+        #expect(lines[2].contains(#"CUE="POST""#) && !lines[2].contains("X-SNAP"))
+        // Without the profile the same breaks break the podcast rules: the profile is what fixes them.
+        let plain = VODDecorator(asset: self.asset, reference: episode, locator: AssetListLocator())
+            .decorate(episode, playlistURL: "/media/podcast/prog.m3u8").serialized()
+        let rules = Set(
+            InterstitialValidator().validate(playlist: plain, profile: .podcast).filter { $0.severity == .error }
+                .map(\.rule)
+        )
+        #expect(rules.contains("INT-PODCAST-CUE-VALUE") && rules.contains("INT-PODCAST-ATTRIBUTE-REQUIRED"), "\(rules)")
+    }
+
     @Test func multivariantKeepsMediaPlaylistsRelative() throws {
         let text =
             "#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nprog.m3u8\n#EXT-X-STREAM-INF:BANDWIDTH=2000\nhttps://origin.example.com/movie/hi/prog.m3u8\n"
@@ -118,6 +148,50 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
         #expect(past.assets.map(\.creativeID) == ["silver10", "gold5"])
         let seen = decider.decide(key, breakDuration: 15, startOffset: 10, excluding: ["gold5"], now: t0)
         #expect(seen.assets.map(\.creativeID) == ["cheap5", "silver10"])
+    }
+
+    /// A presentation's `inventory` and a creative's `scopes` both narrow the choice.
+    @Test func aPodHoldsOnlyCreativesThePresentationAndTheCreativeAllow() async throws {
+        var inventory = self.inventory
+        inventory.append(
+            Creative(
+                id: "audio",
+                uri: "https://ads.example.com/a.m3u8",
+                duration: 5,
+                value: 100,
+                scopes: ["vod-episode"]
+            )
+        )
+        let decider = AdDecider(inventory: inventory)
+        func pod(_ scope: String, allowed: Set<String>? = nil) -> [String] {
+            let key = DecisionKey(viewer: "v", scope: scope, breakID: "b")
+            return decider.decide(key, breakDuration: 20, startOffset: nil, excluding: [], allowed: allowed, now: t0)
+                .assets.map(\.creativeID)
+        }
+        #expect(pod("vod-movie") == ["gold5", "silver10", "cheap5"])
+        #expect(pod("vod-episode") == ["audio", "gold5", "silver10"])
+        #expect(pod("vod-episode", allowed: ["audio", "cheap5"]) == ["audio", "cheap5"])
+        #expect(pod("vod-movie", allowed: ["audio", "cheap5"]) == ["cheap5"])
+        #expect(pod("vod-movie", allowed: []) == [])
+        // The service applies the presentation's list to stored and anonymous decisions alike.
+        let service = AdDecisionService(
+            decider: decider,
+            policy: DecisionPolicy(repeatWindow: 600),
+            store: InMemoryAdStore(),
+            allowed: ["audio"]
+        )
+        let scope = AdScope(kind: .vod, name: "episode")
+        for viewer in ["listener", nil] {
+            let made = try await service.decision(
+                viewer: viewer,
+                scope: scope,
+                breakID: "b",
+                breakDuration: 20,
+                startOffset: nil,
+                now: t0
+            )
+            #expect(made.decision.assets.map(\.creativeID) == ["audio"])
+        }
     }
 
     @Test(.timeLimit(.minutes(1))) func theStoredDecisionIsTheWholeAnswerWhateverTheNextOffset() async throws {

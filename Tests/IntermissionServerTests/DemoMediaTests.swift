@@ -61,4 +61,31 @@ import Testing
         }
         #expect(checked == 45)
     }
+
+    /// The podcast's streams are audio only and every segment starts on the 4 s grid (AAC frames of
+    /// 32 ms at 32 kHz), so the cue points on segment boundaries are where the audio is cut.
+    @Test(.enabled(if: DemoMediaTests.ffprobe != nil || DemoMediaTests.required), .timeLimit(.minutes(1)))
+    func theAudioOnlyStreamsAreCutOnTheFourSecondGrid() async throws {
+        let ffprobe = try #require(Self.ffprobe, "ffprobe is required (apt-get install ffmpeg)")
+        var checked = 0
+        for stream in ["podcast", "ad-audio-one", "ad-audio-two"] {
+            let folder = Self.folder.appendingPathComponent(stream)
+            let playlist = try MediaPlaylist(
+                bytes: Array(try Data(contentsOf: folder.appendingPathComponent("prog.m3u8")))
+            )
+            var origin: Int64?
+            for (k, segment) in playlist.segments.enumerated() {
+                #expect(segment.duration == MediaTime(seconds: 4), "\(stream)/\(segment.uri)")
+                let pts = try await Self.firstPTS(folder.appendingPathComponent(segment.uri), ffprobe: ffprobe)
+                #expect(Set(pts.keys) == ["audio"], "\(stream)/\(segment.uri): \(pts)")
+                let audio = try #require(pts["audio"])
+                let first = origin ?? audio
+                origin = first
+                // 4 s is 360,000 ticks of 90 kHz; within 1 ms (90 ticks).
+                #expect(abs(audio - first - Int64(k) * 360_000) <= 90, "\(stream)/\(segment.uri): \(audio - first)")
+                checked += 1
+            }
+        }
+        #expect(checked == 15 + 3 + 3)
+    }
 }

@@ -147,7 +147,7 @@ import Testing
                 )
             }
             let creatives = try await client.admin(.get, "/v1/admin/inventory")
-            #expect(creatives.json?["creatives"]?.arrayValue?.count == 3)
+            #expect(creatives.json?["creatives"]?.arrayValue?.count == 5)
             for uri in [
                 "https://cdn.example/ad.m3u8", "HTTP://cdn.example:8080/ad.m3u8?x=1", "/media/demo/ad-red/main.m3u8",
             ] {

@@ -70,6 +70,29 @@ import Testing
         }
     }
 
+    /// A break that snaps out and in: `OUT` on the first ad, where the pod leaves the primary,
+    /// `IN` on the last, where it returns; the ads between follow the schedule's offsets.
+    @Test func theBreaksSnapGoesOnTheFirstAndLastAd() async throws {
+        var configuration = try demoConfiguration(clock: ManualWallClock(t0 + MediaTime(seconds: 110)))
+        let index = try #require(configuration.adInsertion.channels.firstIndex { $0.id == "demo-schedule" })
+        configuration.adInsertion.channels[index].breakPlan = LiveBreakPlan(
+            interval: 120,
+            duration: 30,
+            snap: ["OUT", "IN"]
+        )
+        try await withServer(configuration) { client in
+            let three = try await client.get(Self.scheduleURL + "&_HLS_primary_id=viewer-3")
+            let ranges = try DateRangeSchedule.decode(three.bytes).schedule.dateRanges
+            #expect(ranges.count == 3, "\(three.text)")
+            #expect(ranges.map { $0["X-SNAP"]?.stringValue } == ["OUT", nil, "IN"], "\(three.text)")
+        }
+        // Without snap in the plan, no X-SNAP at all.
+        try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + MediaTime(seconds: 110)))) { client in
+            let plain = try await client.get(Self.scheduleURL + "&_HLS_primary_id=viewer-3")
+            #expect(!plain.text.contains("X-SNAP"), "\(plain.text)")
+        }
+    }
+
     /// Plan C (skippable after the first ad) with beacons on: the first ad has no skip control, the
     /// second may be skipped at once, and each ad carries its own creative signaling.
     @Test func planCAndBeaconsArePerAd() async throws {

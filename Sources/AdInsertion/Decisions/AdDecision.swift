@@ -128,18 +128,24 @@ public struct AdDecider: Sendable, Hashable {
     ///   - breakDuration: The break's duration (after any early return).
     ///   - startOffset: `_HLS_start_offset`, if the viewer joined inside the break.
     ///   - excluding: Creatives the viewer saw within the repeat window.
+    ///   - allowed: The creatives the presentation may hold, by ID (`nil`: any; see
+    ///     ``VODAsset/inventory``).
     ///   - now: The decision date.
     public func decide(
         _ key: DecisionKey,
         breakDuration: MediaTime,
         startOffset: MediaTime?,
         excluding: Set<String>,
+        allowed: Set<String>? = nil,
         now: DateTime
     ) -> AdDecision {
         let pod = max(.zero, breakDuration)
         var remaining = pod
         var chosen: [AdDecision.Asset] = []
-        for creative in self.inventory where !excluding.contains(creative.id) && creative.duration > .zero {
+        for creative in self.inventory
+        where !excluding.contains(creative.id) && creative.duration > .zero
+            && (allowed?.contains(creative.id) ?? true) && creative.mayPlay(in: key.scope)
+        {
             if creative.duration <= remaining {
                 chosen.append(AdDecision.Asset(creativeID: creative.id, uri: creative.uri, duration: creative.duration))
                 remaining = remaining - creative.duration
@@ -168,12 +174,15 @@ public struct AdDecisionService: Sendable {
     public var policy: DecisionPolicy
     /// Where decisions live.
     public var store: any DecisionStore
+    /// The creatives the presentation's pods may hold, by ID (`nil`: any; see ``VODAsset/inventory``).
+    public var allowed: Set<String>?
 
     /// Creates a service.
-    public init(decider: AdDecider, policy: DecisionPolicy, store: any DecisionStore) {
+    public init(decider: AdDecider, policy: DecisionPolicy, store: any DecisionStore, allowed: Set<String>? = nil) {
         self.decider = decider
         self.policy = policy
         self.store = store
+        self.allowed = allowed
     }
 
     /// The decision for a viewer and a break: the stored one, or a new one, stored first.
@@ -206,12 +215,19 @@ public struct AdDecisionService: Sendable {
             return (decision, true)
         }
         let key = DecisionKey(viewer: viewer, scope: scope.rawValue, breakID: breakID)
-        let decider = self.decider
+        let (decider, allowed) = (self.decider, self.allowed)
         let since = now - self.policy.repeatWindow
         // A zero window means repeats are allowed.
         let excludesRecent = self.policy.repeatWindow > .zero
         return try await self.store.findOrCreateDecision(key, recentSince: excludesRecent ? since : nil) { recent in
-            decider.decide(key, breakDuration: breakDuration, startOffset: startOffset, excluding: recent, now: now)
+            decider.decide(
+                key,
+                breakDuration: breakDuration,
+                startOffset: startOffset,
+                excluding: recent,
+                allowed: allowed,
+                now: now
+            )
         }
     }
 
@@ -230,7 +246,14 @@ public struct AdDecisionService: Sendable {
     ) -> AdDecision {
         let key = DecisionKey(viewer: "", scope: scope.rawValue, breakID: breakID)
         let bucket: MediaTime? = (startOffset ?? .zero) > .zero ? startOffset : nil
-        return self.decider.decide(key, breakDuration: breakDuration, startOffset: bucket, excluding: [], now: now)
+        return self.decider.decide(
+            key,
+            breakDuration: breakDuration,
+            startOffset: bucket,
+            excluding: [],
+            allowed: self.allowed,
+            now: now
+        )
     }
 }
 

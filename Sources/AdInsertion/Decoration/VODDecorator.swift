@@ -43,12 +43,17 @@ public struct VODDecorator: Sendable {
                 time = t
             case .postRoll:
                 event.cue = .leave
-                time = nil
+                // Apple's validator wants every date range at least 2 s before the end, post-rolls
+                // too (their `CUE="POST"`, not their date, says when they play): the podcast
+                // profile dates one at the last segment boundary that far from the end.
+                time =
+                    asset.profile == .podcast ? Self.lastBoundary(of: reference, before: PodcastLimits.endMargin) : nil
             }
             event.willPlayOnce = plan.once
             event.duration = plan.duration
             event.resumptionOffset = plan.resumeOffset
             event.restrictions = plan.restrictions
+            if asset.profile == .podcast { Self.applyPodcastRules(to: &event, position: plan.position) }
             event.assetListURI = locator.url(scope: scope, breakID: plan.id)
             let date = self.epoch + (time ?? self.contentDuration)
             guard let range = event.dateRange(startDate: date) else { continue }
@@ -61,6 +66,39 @@ public struct VODDecorator: Sendable {
             return ta == tb ? a.2 < b.2 : ta < tb
         }
         self.tags = tags.map { ($0.0, $0.1) }
+    }
+
+    /// The start of the last segment that starts at least `margin` before the playlist's end (0
+    /// when none does).
+    static func lastBoundary(of playlist: MediaPlaylist, before margin: MediaTime) -> MediaTime {
+        let latest = playlist.duration - margin
+        var result = MediaTime.zero
+        var start = MediaTime.zero
+        for segment in playlist.segments {
+            if start > latest { break }
+            result = start
+            start = start + segment.duration
+        }
+        return result
+    }
+
+    /// Writes a break as Apple's rules for podcast episodes ask (``VODAsset/profile``).
+    ///
+    /// A pre-roll is an interstitial dated at the first segment without `CUE` (only `POST` may be in
+    /// `CUE`), a mid-roll snaps out and in (`X-SNAP="OUT,IN"`), every break resumes where it left
+    /// (`X-RESUME-OFFSET=0`), occupies a range shown as primary content
+    /// (`X-TIMELINE-OCCUPIES="RANGE"`, `X-TIMELINE-STYLE="PRIMARY"`) and has no `X-RESTRICT`.
+    static func applyPodcastRules(to event: inout InterstitialEvent, position: VODBreakPosition) {
+        event.cue = position == .postRoll ? .leave : .none
+        event.willPlayOnce = false
+        event.resumptionOffset = .zero
+        event.restrictions = []
+        event.timelineOccupancy = .range
+        event.supplementsPrimaryContent = true
+        if case .midRoll = position {
+            event.alignsStartWithPrimarySegmentBoundary = true
+            event.alignsResumptionWithPrimarySegmentBoundary = true
+        }
     }
 
     /// The folder of a server path (`/media/movie/prog.m3u8` gives `/media/movie/`), against which a

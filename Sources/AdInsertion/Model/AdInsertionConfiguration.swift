@@ -16,6 +16,21 @@ public struct VODAsset: Sendable, Hashable {
     public var programDateTimeOrigin: DateTime
     /// The VAST ad server asked for the breaks' ads, if any (else the local inventory decides).
     public var adServer: AdServerSettings?
+    /// The creatives of the local inventory this asset's pods are filled from, by ID (configuration
+    /// key `inventory`); `nil` (the default): all of them.
+    ///
+    /// An audio-only episode takes audio-only creatives and a video presentation video ones. A
+    /// creative added later through the admin API counts when its ID is listed.
+    public var inventory: Set<String>?
+    /// The client the interstitial tags are written for (configuration key `profile`); `nil` (the
+    /// default): the spec's defaults as ``VODBreak`` describes them.
+    ///
+    /// With `ValidationProfile.podcast` the tags follow Apple's rules for podcast episodes (the
+    /// rules of that profile): no `CUE="PRE"` (a pre-roll is dated at the first segment),
+    /// `CUE="POST"` for post-rolls and nothing else in `CUE`, `X-SNAP="OUT,IN"` on mid-rolls,
+    /// `X-RESUME-OFFSET=0`, `X-TIMELINE-OCCUPIES="RANGE"`, `X-TIMELINE-STYLE="PRIMARY"`, no
+    /// `X-RESTRICT`. The breaks' own `once`, `resumeOffset` and `restrictions` are then not written.
+    public var profile: ValidationProfile?
 
     /// Creates an asset.
     public init(
@@ -197,6 +212,9 @@ public struct LiveChannel: Sendable, Hashable {
     /// How the channel's breaks are written in its playlist (`breakFormat`; default
     /// ``LiveBreakFormat/assetList``).
     public var breakFormat: LiveBreakFormat = .assetList
+    /// The creatives of the local inventory this channel's pods are filled from, by ID
+    /// (configuration key `inventory`); `nil` (the default): all of them.
+    public var inventory: Set<String>?
 
     /// The target durations a preload window lasts by default (the `preloadWindow` property).
     public static let defaultPreloadTargetDurations = 8

@@ -11,8 +11,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Playlists get interstitial DATERANGE tags whose X-ASSET-LIST points back at this server; \
             ads are decided when a player asks for the asset list. --demo serves the bundled demo media \
-            offline at /vod/demo/main.m3u8, /live/demo/main.m3u8 and /live/demo-schedule/main.m3u8 (breaks as \
-            scheduled date ranges). SIGTERM or Ctrl-C stops the server \
+            offline at /vod/demo/main.m3u8, /live/demo/main.m3u8, /live/demo-schedule/main.m3u8 (breaks as \
+            scheduled date ranges) and /vod/podcast/main.m3u8 (an audio-only podcast episode). SIGTERM or Ctrl-C stops the server \
             after the requests in flight. The README documents every key of the configuration file.
             """
     )

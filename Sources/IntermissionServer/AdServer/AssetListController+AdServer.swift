@@ -6,6 +6,14 @@ import Logging
 import NIOCore
 
 extension AssetListController {
+    /// The creatives of the local inventory the presentation's pods may hold (`nil`: all).
+    func allowedCreatives(for scope: AdScope) -> Set<String>? {
+        switch scope.kind {
+        case .vod: return self.playlists.configuration.asset(scope.name)?.inventory
+        case .live: return self.playlists.configuration.channel(scope.name)?.inventory
+        }
+    }
+
     /// The ad server of a presentation, if it has one.
     func adServerSettings(for scope: AdScope) -> AdServerSettings? {
         switch scope.kind {

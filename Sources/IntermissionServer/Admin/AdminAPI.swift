@@ -66,12 +66,37 @@ struct CreativeView: Codable, Sendable {
     var uri: String
     var duration: Double
     var value: Double
+    /// The presentations it may play in (`vod-{asset}`, `live-{channel}`); absent: any.
+    var scopes: [String]?
 
     init(_ c: Creative) {
         self.id = c.id
         self.uri = c.uri
         self.duration = c.duration.seconds
         self.value = c.value
+        self.scopes = c.scopes.map { $0.sorted() }
+    }
+
+    /// The `scopes` of a creative checked: each a presentation's scope (`vod-{asset}`,
+    /// `live-{channel}`, as the asset-list URLs spell them), at most 10,000.
+    static func scopes(_ scopes: [String]?, field: String) throws -> Set<String>? {
+        guard let scopes else { return nil }
+        guard scopes.count <= 10_000 else {
+            throw InputLimitError(field: field, message: "lists \(scopes.count) scopes, more than 10000")
+        }
+        var result: Set<String> = []
+        for (k, text) in scopes.enumerated() {
+            guard text.utf8.count <= 200, let scope = AdScope(rawValue: text) else {
+                throw InputLimitError(
+                    field: "\(field)[\(k)]",
+                    message:
+                        "must be vod-{asset} or live-{channel} (an ID of 1 to 200 characters), got \(InputLimits.quoted(text))"
+                )
+            }
+            _ = try InputLimits.id(scope.name, field: "\(field)[\(k)]")
+            result.insert(text)
+        }
+        return result
     }
 }
 

@@ -51,9 +51,11 @@ public struct ConfigurationFile: Sendable, Codable {
         /// `tracking`: the ad server's beacon URLs by event (`impression`, `start`, `firstQuartile`,
         /// `midpoint`, `thirdQuartile`, `complete`, `clickTracking`), called when a viewer's beacon arrives.
         public var tracking: [String: [String]]?
+        /// `scopes`: the presentations it may fill pods of (`vod-{asset}`, `live-{channel}`; default: any).
+        public var scopes: [String]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, uri, duration, value, tracking
+            case id, uri, duration, value, tracking, scopes
         }
     }
 
@@ -93,9 +95,13 @@ public struct ConfigurationFile: Sendable, Codable {
         public var adServer: AdServerEntry?
         /// `vmap`: a VMAP document whose breaks are added to `breaks` at start.
         public var vmap: VMAPEntry?
+        /// `inventory`: the IDs of the creatives this asset's pods are filled from (default: all).
+        public var inventory: [String]?
+        /// `profile`: `podcast` writes the interstitial tags by Apple's rules for podcast episodes.
+        public var profile: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
-            case id, origin, playlist, programDateTime, breaks, adServer, vmap
+            case id, origin, playlist, programDateTime, breaks, adServer, vmap, inventory, profile
         }
     }
 
@@ -149,10 +155,12 @@ public struct ConfigurationFile: Sendable, Codable {
         /// `breakFormat`: `assetList` (default: one interstitial per break with an asset list) or
         /// `schedule` (a scheduled date range per break with one interstitial per ad; Appendix H).
         public var breakFormat: String?
+        /// `inventory`: the IDs of the creatives this channel's pods are filled from (default: all).
+        public var inventory: [String]?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, upstream, loop, playlist, window, startDate, breaks, lookahead, staleAfter, scte35Duration
-            case cueOnce, preloadWindow, adServer, breakFormat
+            case cueOnce, preloadWindow, adServer, breakFormat, inventory
         }
     }
 
@@ -353,7 +361,8 @@ public struct ConfigurationFile: Sendable, Codable {
                     uri: try L.uri(entry.uri, field: "\(path).uri"),
                     duration: try L.seconds(entry.duration, in: L.duration, field: "\(path).duration"),
                     value: try L.number(entry.value ?? 1, in: L.creativeValue, field: "\(path).value"),
-                    tracking: try TrackingEntry.creativeTracking(entry.tracking, field: "\(path).tracking")
+                    tracking: try TrackingEntry.creativeTracking(entry.tracking, field: "\(path).tracking"),
+                    scopes: try CreativeView.scopes(entry.scopes, field: "\(path).scopes")
                 )
             )
         }
@@ -378,6 +387,16 @@ public struct ConfigurationFile: Sendable, Codable {
                 asset.breaks.append(try Self.vodBreak(b, path: "\(path).breaks[\(j)]"))
             }
             asset.adServer = try entry.adServer.map { try $0.settings(path: "\(path).adServer") }
+            asset.inventory = try Self.inventoryFilter(entry.inventory, field: "\(path).inventory")
+            if let text = entry.profile {
+                guard let profile = ValidationProfile(rawValue: text) else {
+                    throw ConfigurationError(
+                        key: "\(path).profile",
+                        message: "\(path).profile: \(L.quoted(text)) is not a profile (expected podcast)"
+                    )
+                }
+                asset.profile = profile
+            }
             if let vmap = entry.vmap { result.vmapSources[asset.id] = try vmap.source(path: "\(path).vmap") }
             ad.assets.append(asset)
         }
@@ -385,6 +404,23 @@ public struct ConfigurationFile: Sendable, Codable {
             ad.channels.append(try Self.channel(entry, path: "channels[\(k)]"))
         }
         result.adInsertion = ad
+        return result
+    }
+
+    /// The most IDs an `inventory` filter may list.
+    static let inventoryFilterLimit = 10_000
+
+    /// The creative IDs of an `inventory` key of an asset or a channel, each checked as an ID.
+    static func inventoryFilter(_ ids: [String]?, field: String) throws -> Set<String>? {
+        guard let ids else { return nil }
+        guard ids.count <= Self.inventoryFilterLimit else {
+            throw InputLimitError(
+                field: field,
+                message: "lists \(ids.count) creative IDs, more than \(Self.inventoryFilterLimit)"
+            )
+        }
+        var result: Set<String> = []
+        for (k, id) in ids.enumerated() { result.insert(try InputLimits.id(id, field: "\(field)[\(k)]")) }
         return result
     }
 
@@ -506,6 +542,7 @@ public struct ConfigurationFile: Sendable, Codable {
             channel.breakFormat = parsed
         }
         channel.adServer = try entry.adServer.map { try $0.settings(path: "\(path).adServer") }
+        channel.inventory = try Self.inventoryFilter(entry.inventory, field: "\(path).inventory")
         if let window = entry.preloadWindow {
             channel.preloadWindow = try L.seconds(window, in: L.preloadWindow, field: "\(path).preloadWindow")
         }

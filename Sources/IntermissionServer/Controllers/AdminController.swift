@@ -180,7 +180,8 @@ struct AdminController: Sendable {
                 id: try InputLimits.id(body.id, field: "id"),
                 uri: try InputLimits.uri(body.uri, field: "uri"),
                 duration: try InputLimits.seconds(body.duration, in: InputLimits.duration, field: "duration"),
-                value: try InputLimits.number(body.value, in: InputLimits.creativeValue, field: "value")
+                value: try InputLimits.number(body.value, in: InputLimits.creativeValue, field: "value"),
+                scopes: try CreativeView.scopes(body.scopes, field: "scopes")
             )
             // Stored before it is acknowledged, so it survives a restart.
             try await self.store.record(.upsert(creative))

@@ -99,7 +99,8 @@ struct AssetListController: Sendable {
         let service = AdDecisionService(
             decider: await self.inventory.decider,
             policy: self.decisions,
-            store: self.store
+            store: self.store,
+            allowed: self.allowedCreatives(for: scope)
         )
         let anonymous = (viewer ?? "").isEmpty
         do {

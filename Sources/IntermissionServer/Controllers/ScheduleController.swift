@@ -42,7 +42,12 @@ struct ScheduleController: Sendable {
         let bytes = try await Self.collect(answer.body)
         let list = try AssetList.decode(Array(buffer: bytes))
         let liveBreak = try await self.assetLists.playlists.liveBreak(channel: scope.name, breakID: breakID)
-        let document = Self.document(list, breakID: breakID, restrictions: liveBreak?.restrictions ?? [])
+        let document = Self.document(
+            list,
+            breakID: breakID,
+            restrictions: liveBreak?.restrictions ?? [],
+            snap: liveBreak?.snap ?? []
+        )
         var response = Response.bytes(
             document.serialized(),
             contentType: "application/json",
@@ -54,7 +59,17 @@ struct ScheduleController: Sendable {
     }
 
     /// The schedule document of a pod's asset list.
-    static func document(_ list: AssetList, breakID: String, restrictions: [String]) -> JSONValue {
+    ///
+    /// Each ad is an interstitial of its own that replaces its duration of the break. The break's
+    /// `X-RESTRICT` goes on every one; of its `X-SNAP`, `OUT` goes on the first ad (where the break
+    /// leaves the primary) and `IN` on the last (where it returns); the ads between follow each
+    /// other on the schedule's offsets.
+    static func document(
+        _ list: AssetList,
+        breakID: String,
+        restrictions: [String],
+        snap: [String] = []
+    ) -> JSONValue {
         var entries: [JSONValue] = []
         var start = MediaTime.zero
         for (index, asset) in list.assets.enumerated() {
@@ -67,6 +82,12 @@ struct ScheduleController: Sendable {
                 ("X-RESUME-OFFSET", .number(JSONNumber(asset.duration))),
             ]
             if !restrictions.isEmpty { members.append(("X-RESTRICT", .string(restrictions.joined(separator: ",")))) }
+            var snapped: [String] = []
+            if index == 0, snap.contains(AttributeName.Value.out) { snapped.append(AttributeName.Value.out) }
+            if index == list.assets.count - 1, snap.contains(AttributeName.Value.in) {
+                snapped.append(AttributeName.Value.in)
+            }
+            if !snapped.isEmpty { members.append(("X-SNAP", .string(snapped.joined(separator: ",")))) }
             if let skip = list.skipControl, let offset = skip.offset, offset < start + asset.duration {
                 members.append(("X-SKIP-CONTROL-OFFSET", .number(JSONNumber(max(.zero, offset - start)))))
                 if let duration = skip.duration {

@@ -584,6 +584,11 @@ enum OpenAPIDocument {
                 uri: {type: string, minLength: 1, maxLength: 2048}
                 duration: {$ref: "#/components/schemas/Seconds"}
                 value: {type: number, minimum: 0, maximum: 1000000}
+                scopes:
+                  description: The presentations the creative may fill pods of (vod-{asset}, live-{channel}); absent, any.
+                  type: array
+                  maxItems: 10000
+                  items: {type: string, minLength: 5, maxLength: 200, pattern: "^(vod|live)-"}
             AssetList:
               type: object
               required: [ASSETS]
