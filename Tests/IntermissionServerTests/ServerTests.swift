@@ -604,7 +604,7 @@ import Testing
         try await withServer(try demoConfiguration(clock: clock, database: database)) { client in
             let inventory = try await client.admin(.get, "/v1/admin/inventory")
             let ids = inventory.json?["creatives"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
-            #expect(Set(ids) == ["red", "green", "gold"])
+            #expect(Set(ids) == ["red", "green", "gold", "audio-one", "audio-two"])
             // The most valuable creative (added through the admin API) leads a new pod.
             let list = try AssetList.decode(
                 try await client.get("/v1/asset-lists/vod-demo/midroll-2.json?_HLS_primary_id=after-restart").bytes

@@ -74,8 +74,8 @@ import Testing
             }
             #expect(text.contains("chromium: red"), "\(text.prefix(3000))")
             #expect(text.contains("live edge"))
-            // The VOD asset and the two demo channels (`demo`, `demo-schedule`).
-            #expect(result.svg_count == 3)
+            // The VOD assets (`demo`, `podcast`) and the two demo channels (`demo`, `demo-schedule`).
+            #expect(result.svg_count == 4)
             #expect(result.breaks_before?.contains { $0.hasPrefix("admin-") } == false)
             // The button, with the token: the page reloads with the new break listed.
             #expect(result.started == true, "\(result.console ?? [])")

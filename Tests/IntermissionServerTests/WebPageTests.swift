@@ -32,8 +32,9 @@ import Testing
             #expect(text.contains("data-asset=\"demo\""))
             #expect(text.contains("href=\"/live/demo/main.m3u8\""))
             #expect(text.contains("href=\"/vod/demo/main.m3u8\""))
-            // Three timelines drawn inline (the VOD asset, and the two live channels with their edge).
-            #expect(text.components(separatedBy: "<svg xmlns=\"http://www.w3.org/2000/svg\"").count - 1 == 3)
+            // Four timelines drawn inline (the two VOD assets, and the two live channels with their edge).
+            #expect(text.components(separatedBy: "<svg xmlns=\"http://www.w3.org/2000/svg\"").count - 1 == 4)
+            #expect(text.contains("data-asset=\"podcast\""))
             #expect(!text.contains("<?xml"))
             #expect(text.contains("<title>live edge</title>"))
             // The live edge date: the end of the window at 125 s (a 6 s segment grid from t0).
