@@ -12,7 +12,9 @@ import FoundationNetworking
 @Suite(.timeLimit(.minutes(4)))
 struct PodcastCommandTests {
     /// The events of a `play --json` run: which interstitials started, and each asset's folder.
-    static func played(_ stdout: [UInt8]) -> (events: [String], assets: [(event: String, folder: String)], log: [[String: Any]]) {
+    static func played(
+        _ stdout: [UInt8]
+    ) -> (events: [String], assets: [(event: String, folder: String)], log: [[String: Any]]) {
         let log = jsonLines(stdout)
         let events = log.filter { $0["event"] as? String == "currentEventDidChange" }.compactMap {
             $0["eventID"] as? String
@@ -32,9 +34,13 @@ struct PodcastCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let config = folder.appendingPathComponent("repeats.yaml")
         try Data("repeatWindow: 0\n".utf8).write(to: config)
-        let server = try ServeProcess(["serve", "--demo", "--config", config.path, "--port", "0", "--database", "memory:"])
+        let server = try ServeProcess([
+            "serve", "--demo", "--config", config.path, "--port", "0", "--database", "memory:",
+        ])
         defer { server.kill() }
-        let found = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/vod/demo/main\.m3u8"#))
+        let found = try #require(
+            try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+/vod/demo/main\.m3u8"#)
+        )
         let url = String(found.dropLast("/vod/demo/main.m3u8".count)) + "/vod/podcast/main.m3u8"
 
         // The server's rules: validate --profile podcast finds nothing to say.
@@ -47,7 +53,10 @@ struct PodcastCommandTests {
         let heard = Self.played(online.stdout)
         #expect(heard.events == ["preroll", "midroll", "postroll"])
         #expect(heard.assets.map(\.event) == ["preroll", "midroll", "midroll", "postroll"], "\(heard.assets)")
-        #expect(!heard.assets.isEmpty && heard.assets.allSatisfy { $0.folder.hasPrefix("ad-audio-") }, "\(heard.assets)")
+        #expect(
+            !heard.assets.isEmpty && heard.assets.allSatisfy { $0.folder.hasPrefix("ad-audio-") },
+            "\(heard.assets)"
+        )
         #expect(heard.log.last?["event"] as? String == "ended")
 
         // Downloaded: the copy keeps the breaks and the profile's rules.
@@ -70,7 +79,8 @@ struct PodcastCommandTests {
         #expect(replayed.log.last?["event"] as? String == "ended")
 
         // ffmpeg plays the copy's episode: audio only, 60 s.
-        if let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: FileManager.default.isExecutableFile) {
+        if let ffmpeg = ["/usr/bin/ffmpeg", "/usr/local/bin/ffmpeg"].first(where: FileManager.default.isExecutableFile)
+        {
             let result = try await runProcess(
                 URL(fileURLWithPath: ffmpeg),
                 ["-v", "error", "-i", main, "-map", "0:v?", "-map", "0:a", "-f", "null", "-"],

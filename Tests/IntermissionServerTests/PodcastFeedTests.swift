@@ -78,7 +78,9 @@ struct PodcastFeedTests {
                     let query = "_HLS_interstitial_id=\(id)" + (viewer.isEmpty ? "" : "&_HLS_primary_id=\(viewer)")
                     let answer = try await client.get("/v1/asset-lists/vod-podcast/\(id).json?\(query)")
                     #expect(answer.status == .ok, "\(answer.text)")
-                    let folders = Self.assetURIs(answer).map { $0.split(separator: "/").dropLast().last.map(String.init) }
+                    let folders = Self.assetURIs(answer).map {
+                        $0.split(separator: "/").dropLast().last.map(String.init)
+                    }
                     #expect(folders == expected, "\(id) for '\(viewer)': \(answer.text)")
                 }
             }
@@ -126,7 +128,9 @@ struct PodcastFeedTests {
         configuration.logLevel = .error
         let episode = try #require(configuration.adInsertion.assets.first { $0.id == "episode" })
         #expect(episode.profile == .podcast && episode.inventory == ["spoken", "jingle"])
-        #expect(configuration.adInsertion.inventory.map(\.scopes) == [nil, ["vod-episode"], ["vod-episode", "live-radio"]])
+        #expect(
+            configuration.adInsertion.inventory.map(\.scopes) == [nil, ["vod-episode"], ["vod-episode", "live-radio"]]
+        )
         try await withServer(configuration) { client in
             let episodePod = try await client.get("/v1/asset-lists/vod-episode/mid.json?_HLS_primary_id=a")
             #expect(Self.assetURIs(episodePod).map { $0.hasSuffix("ad-audio-one/main.m3u8") } == [true, false])
@@ -141,7 +145,10 @@ struct PodcastFeedTests {
         ("vod:\n  - {id: a, origin: /m/, profile: video}", "vod[0].profile"),
         ("vod:\n  - {id: a, origin: /m/, inventory: [\"../x\"]}", "vod[0].inventory[0]"),
         ("vod:\n  - {id: a, origin: /m/, inventory: [\"\\0\"]}", "vod[0].inventory[0]"),
-        ("channels:\n  - {id: a, loop: /m/, inventory: [\"\(String(repeating: "x", count: 100_000))\"]}", "channels[0].inventory[0]"),
+        (
+            "channels:\n  - {id: a, loop: /m/, inventory: [\"\(String(repeating: "x", count: 100_000))\"]}",
+            "channels[0].inventory[0]"
+        ),
         ("inventory:\n  - {id: a, uri: /m/a.m3u8, duration: 1, scopes: [podcast]}", "inventory[0].scopes[0]"),
         ("inventory:\n  - {id: a, uri: /m/a.m3u8, duration: 1, scopes: [\"vod-\"]}", "inventory[0].scopes[0]"),
         ("inventory:\n  - {id: a, uri: /m/a.m3u8, duration: 1, scopes: [\"vod-%2e%2e\"]}", "inventory[0].scopes[0]"),
@@ -165,7 +172,8 @@ struct PodcastFeedTests {
             let added = try await client.admin(
                 .post,
                 "/v1/admin/inventory",
-                json: #"{"id": "gold", "uri": "/media/demo/ad-green/main.m3u8", "duration": 10, "value": 1000, "scopes": ["vod-demo"]}"#
+                json:
+                    #"{"id": "gold", "uri": "/media/demo/ad-green/main.m3u8", "duration": 10, "value": 1000, "scopes": ["vod-demo"]}"#
             )
             #expect(added.status == .created, "\(added.text)")
             let listed = try await client.admin(.get, "/v1/admin/inventory")
@@ -175,9 +183,21 @@ struct PodcastFeedTests {
                 Self.assetURIs(try await client.get(path)).compactMap { $0.split(separator: "/").dropLast().last }
                     .map(String.init)
             }
-            #expect(try await folders("/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=new") == ["ad-green", "ad-red"])
-            #expect(try await folders("/v1/asset-lists/live-demo/auto-0.json?_HLS_primary_id=new") == ["ad-red", "ad-green"])
-            #expect(try await folders("/v1/asset-lists/vod-podcast/midroll.json?_HLS_primary_id=new") == ["ad-audio-one", "ad-audio-two"])
+            #expect(
+                try await folders("/v1/asset-lists/vod-demo/midroll-1.json?_HLS_primary_id=new") == [
+                    "ad-green", "ad-red",
+                ]
+            )
+            #expect(
+                try await folders("/v1/asset-lists/live-demo/auto-0.json?_HLS_primary_id=new") == [
+                    "ad-red", "ad-green",
+                ]
+            )
+            #expect(
+                try await folders("/v1/asset-lists/vod-podcast/midroll.json?_HLS_primary_id=new") == [
+                    "ad-audio-one", "ad-audio-two",
+                ]
+            )
             for bad in [
                 #"["podcast"]"#, #"["vod-"]"#, #"["vod-a/b"]"#, #"["live-\u0000"]"#,
                 "[\"vod-" + String(repeating: "a", count: 100_000) + "\"]",
@@ -186,7 +206,8 @@ struct PodcastFeedTests {
                 let refused = try await client.admin(
                     .post,
                     "/v1/admin/inventory",
-                    json: #"{"id": "bad", "uri": "/media/demo/ad-red/main.m3u8", "duration": 10, "value": 1, "scopes": "#
+                    json:
+                        #"{"id": "bad", "uri": "/media/demo/ad-red/main.m3u8", "duration": 10, "value": 1, "scopes": "#
                         + bad + "}"
                 )
                 // The two largest bodies pass the admin API's body limit: refused whole, 413.
