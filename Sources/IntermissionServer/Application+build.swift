@@ -41,6 +41,18 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let listening = parts.listening
     let groupHub = configuration.groupHub
     let idleTimeout = ServerApplicationParts.idleTimeAmount(configuration.idleTimeout)
+    // The feeds stop before the store closes (services shut down in reverse order).
+    var services: [any Service] = [StoreService(store: store)]
+    services += BreakChangeService.services(
+        store: store,
+        playlists: parts.playlists,
+        inventory: parts.inventory,
+        logger: logger
+    )
+    if let relay = parts.groups.relay {
+        services.append(GroupRelayService(transport: relay.transport, groups: parts.groups))
+    }
+    services.append(UpstreamPollingService(feeds: parts.playlists.feeds))
     return Application(
         responder: responder,
         // With the group hub, connections start in the WebSocket upgrade channel; fresh cache entries
@@ -52,15 +64,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
             address: .hostname(configuration.hostname, port: configuration.port),
             serverName: answers.serverName
         ),
-        // The feeds stop before the store closes (services shut down in reverse order).
-        services: [StoreService(store: store)]
-            + BreakChangeService.services(
-                store: store,
-                playlists: parts.playlists,
-                inventory: parts.inventory,
-                logger: logger
-            )
-            + [UpstreamPollingService(feeds: parts.playlists.feeds)],
+        services: services,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? 0
             let host = hostname == "0.0.0.0" ? "127.0.0.1" : hostname
@@ -228,8 +232,9 @@ struct ServerApplicationParts: Sendable {
     let resolvedURIs = ResolvedURICache()
     /// The address the server is bound to, for asset-list URIs when there is no public base URL.
     let listening = ListeningAddress()
-    /// The group hub's groups (`/v1/groups/{id}` WebSockets).
-    let groups = GroupSessions()
+    /// The group hub's groups (`/v1/groups/{id}` WebSockets), relayed through the database when it
+    /// is a shared PostgreSQL (`groups=relay`, the default there).
+    let groups: GroupSessions
     /// Failed writes, for `/health`.
     let storageHealth = StorageHealth()
     /// Encoded asset lists by pod, shared by the controller and the event-loop answers.
@@ -269,6 +274,13 @@ struct ServerApplicationParts: Sendable {
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
         self.metrics = metrics
         (store as? PostgresAdStore)?.journal?.observe(metrics.journalObserver())
+        if let shared = store as? PostgresAdStore, shared.relaysGroups {
+            self.groups = GroupSessions(
+                relay: GroupRelayLink(transport: shared, instance: GroupRelayLink.newInstanceID(), logger: logger)
+            )
+        } else {
+            self.groups = GroupSessions()
+        }
         self.vodMetrics = metrics.bind(route: "/vod/{asset}/**")
         self.liveMetrics = metrics.bind(route: "/live/{channel}/**")
         self.mediaMetrics = metrics.bind(route: "/media/**")

@@ -454,6 +454,23 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(url.database == "ads" && url.poolSize == 5 && url.reread == .milliseconds(500) && !url.listen)
         let plain = try PostgresURL(parsing: "postgres://intermission@127.0.0.1/intermission")
         #expect(plain.port == 5432 && plain.password == nil && plain.poolSize == 20 && plain.listen)
+        #expect(plain.relaysGroups)
+        #expect(try !PostgresURL(parsing: "postgres://u@h/db?groups=local").relaysGroups)
+        #expect(try PostgresURL(parsing: "postgres://u@h/db?groups=relay").relaysGroups)
+    }
+
+    /// The group relay's notifications: `GROUP N[ DATA]`, anything else ignored.
+    @Test func groupNoticesAreReadOrIgnored() {
+        #expect(GroupRelayNotice(payload: "g-1 7") == GroupRelayNotice(group: "g-1", n: 7, data: nil))
+        #expect(GroupRelayNotice(payload: #"g 1 {"kind":"join"}"#)?.data == #"{"kind":"join"}"#)
+        #expect(GroupRelayNotice(payload: "g 9223372036854775807")?.n == .max)
+        for bad in [
+            "", "g", "g 0", "g -1", "g 9223372036854775808", "g 99999999999999999999", "g 1e3", "g nan",
+            "../x 1", "%2e%2e 1", "g\u{0} 1", " 1", String(repeating: "g", count: 100_000) + " 1",
+            "g " + String(repeating: "9", count: 100_000),
+        ] {
+            #expect(GroupRelayNotice(payload: bad) == nil, "\(bad.prefix(40))")
+        }
     }
 
     @Test(arguments: [
@@ -484,6 +501,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         ("postgres://u@h/db?timeout=nan", "timeout must be"),
         ("postgres://u@h/db?timeout=-9223372036854775808", "timeout must be"),
         ("postgres://u@h/db?color=red", "unknown option"),
+        ("postgres://u@h/db?groups=shared", "groups must be relay or local"),
         ("postgres://u@h/db?journal=", "journal must be a file path"),
         ("postgres://u@h/db?journal=%00j", "encoded control character"),
         ("postgres://u@h/db?journal=/tmp/j%zz", "bad percent escape"),

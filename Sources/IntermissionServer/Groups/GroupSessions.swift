@@ -2,15 +2,27 @@ import Foundation
 import GroupPlayback
 import Synchronization
 
-/// The group hub's clock: monotonic nanoseconds since the server started.
+/// The group hub's clock: monotonic nanoseconds since the server started, or wall-clock
+/// nanoseconds since 1970 when groups are relayed between instances (each instance then stamps
+/// the inputs it relays, and every instance must read the same clock).
 ///
-/// Participants estimate
-/// their offset to it from clock probes, so its origin does not matter.
+/// Participants estimate their offset to it from clock probes, so its origin does not matter.
 struct HubClock: Sendable {
     let origin = ContinuousClock.now
+    /// Whether it reads the wall clock.
+    let isWallClock: Bool
+
+    init(wallClock: Bool = false) {
+        self.isWallClock = wallClock
+    }
 
     /// The hub's instant now.
-    func now() -> ClockInstant { ClockInstant(since: self.origin) }
+    func now() -> ClockInstant {
+        guard self.isWallClock else { return ClockInstant(since: self.origin) }
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return ClockInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
+    }
 }
 
 /// One group's hub and its participants' connections. An actor per group, so groups never wait on
@@ -21,6 +33,8 @@ actor GroupSession {
 
     let id: String
     let clock: HubClock
+    /// The relay, when the group is shared by the instances on one database (see `GroupRelay`).
+    let relay: GroupRelayLink?
     var hub: GroupHub?
     var connections: [String: Send] = [:] {
         didSet { self.occupancy.store(self.connections.count, ordering: .relaxed) }
@@ -30,9 +44,30 @@ actor GroupSession {
     /// Sockets that looked the group up and have not joined or given up yet.
     nonisolated let arriving = Atomic<Int>(0)
 
-    init(id: String, clock: HubClock) {
+    /// Relayed inputs: the number of the last one applied, those that arrived ahead of a gap,
+    /// the highest number known to exist, and whether a task is applying them.
+    var applied: Int64 = 0
+    var buffered: [Int64: RelayedInput?] = [:]
+    var highestKnown: Int64 = 0
+    var draining = false
+    /// Joins of this instance's sockets waiting for their input to be applied, by nonce.
+    var pendingJoins: [UInt64: PendingJoin] = [:]
+
+    /// A socket's join on its way through the relay.
+    struct PendingJoin {
+        var participant: String
+        var send: Send
+        var result: Bool?
+        var waiter: CheckedContinuation<Bool, Never>?
+    }
+
+    /// How long a relayed join waits for its input to come back before it gives up.
+    static let relayedJoinTimeout = Duration.seconds(10)
+
+    init(id: String, clock: HubClock, relay: GroupRelayLink? = nil) {
         self.id = id
         self.clock = clock
+        self.relay = relay
     }
 
     /// Whether nobody is in the group or on the way in.
@@ -47,6 +82,15 @@ actor GroupSession {
         policy: GroupPolicy,
         send: @escaping Send
     ) async -> Bool {
+        if let relay = self.relay {
+            return await self.relayedJoin(
+                participantID: participantID,
+                description: description,
+                policy: policy,
+                send: send,
+                relay: relay
+            )
+        }
         let now = self.clock.now()
         var hub = self.hub ?? GroupHub(policy: policy, now: now)
         let outputs = hub.join(participantID: participantID, description: description, at: now)
@@ -62,6 +106,26 @@ actor GroupSession {
 
     /// A message from a participant that has joined.
     func handle(_ message: GroupMessage, from participantID: String, receivedAt: ClockInstant) async {
+        if let relay = self.relay {
+            guard let send = self.connections[participantID] else { return }
+            if case .ping(let sent) = message {
+                await send(.pong(sent: sent, hubReceived: receivedAt, hubSent: self.clock.now()))
+                return
+            }
+            await self.publish(
+                RelayedInput(
+                    kind: .message,
+                    participant: participantID,
+                    at: receivedAt.nanoseconds,
+                    instance: relay.instance,
+                    nonce: 0,
+                    message: message
+                ),
+                relay: relay,
+                failureTo: send
+            )
+            return
+        }
         guard var hub = self.hub, let send = self.connections[participantID] else { return }
         let outputs: [GroupHub.Output]
         if case .ping(let sent) = message {
@@ -76,6 +140,22 @@ actor GroupSession {
 
     /// A participant's connection closed.
     func leave(participantID: String) async {
+        if let relay = self.relay {
+            guard self.connections.removeValue(forKey: participantID) != nil else { return }
+            await self.publish(
+                RelayedInput(
+                    kind: .leave,
+                    participant: participantID,
+                    at: self.clock.now().nanoseconds,
+                    instance: relay.instance,
+                    nonce: 0,
+                    message: nil
+                ),
+                relay: relay,
+                failureTo: nil
+            )
+            return
+        }
         guard self.connections.removeValue(forKey: participantID) != nil, var hub = self.hub else { return }
         let outputs = hub.leave(participantID: participantID, at: self.clock.now())
         self.hub = hub.isEmpty ? nil : hub
@@ -102,8 +182,22 @@ final class GroupSessions: Sendable {
     /// The most groups one server holds at once.
     static let maximumGroups = 100_000
 
-    let clock = HubClock()
+    let clock: HubClock
+    /// The relay to the other instances on the database, if groups are shared.
+    let relay: GroupRelayLink?
     private let sessions = Mutex<[String: GroupSession]>([:])
+
+    /// The groups of one instance (`relay` `nil`), or of every instance that relays through the
+    /// same transport (the hub clock is then the wall clock).
+    init(relay: GroupRelayLink? = nil) {
+        self.relay = relay
+        self.clock = HubClock(wallClock: relay != nil)
+    }
+
+    /// The group with this ID, if this instance holds it (a participant of it is connected here).
+    func session(_ id: String) -> GroupSession? {
+        self.sessions.withLock { $0[id] }
+    }
 
     /// Whether a group ID is acceptable: 1 to 64 of `A-Z a-z 0-9 . _ -`, not `.` or `..`.
     static func isValidID(_ id: Substring) -> Bool {
@@ -123,7 +217,7 @@ final class GroupSessions: Sendable {
                 session = existing
             } else {
                 guard sessions.count < Self.maximumGroups else { return nil }
-                session = GroupSession(id: id, clock: self.clock)
+                session = GroupSession(id: id, clock: self.clock, relay: self.relay)
                 sessions[id] = session
             }
             session.arriving.add(1, ordering: .relaxed)

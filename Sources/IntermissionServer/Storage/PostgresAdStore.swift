@@ -52,6 +52,11 @@ public final class PostgresAdStore: AdStore {
     /// failure; the journal's writer probes it meanwhile).
     let downUntil = Mutex<ContinuousClock.Instant?>(nil)
     private let inventorySignals = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    /// Group inputs as notified (`listenForGroups()`); a notice dropped from a full buffer is
+    /// found again from the table when the next one shows the gap.
+    let groupNoticeStream = AsyncStream.makeStream(of: GroupRelayNotice.self, bufferingPolicy: .bufferingNewest(65_536))
+    /// Whether this store relays the groups of the instances on its database (`groups=relay`).
+    var relaysGroups: Bool { self.settings.relaysGroups }
 
     /// Requests in flight, so that ``close()`` lets them finish.
     private struct Gate {
@@ -229,6 +234,7 @@ public final class PostgresAdStore: AdStore {
             ["CREATE TABLE break_revision (channel TEXT PRIMARY KEY, revision BIGINT NOT NULL)"]
         ),
         ("v5 (PostgreSQL): tracking beacons", beaconStatements),
+        ("v6 (PostgreSQL): group inputs relayed between instances", groupStatements),
     ]
 
     private static func decisionTable(_ name: String, extraColumns: String) -> String {
@@ -584,6 +590,7 @@ public final class PostgresAdStore: AdStore {
                 await withTaskGroup(of: Void.self) { group in
                     group.addTask { await self.reread() }
                     if self.settings.listen { group.addTask { await self.listen() } }
+                    if self.settings.relaysGroups { group.addTask { await self.listenForGroups() } }
                     if let journal = self.journal { group.addTask { await self.writeJournal(journal) } }
                 }
             }

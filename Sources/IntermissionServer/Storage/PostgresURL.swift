@@ -16,6 +16,9 @@
 /// - `journal=PATH`: a local file where decisions and beacons are kept while the database cannot
 ///   be reached, written to the database when it is back (`DecisionJournal`); percent-encoded,
 ///   1 to 4096 bytes. Each instance needs a file of its own (it is locked). Default: none.
+/// - `groups=relay|local`: whether the coordinated-playback groups (`/v1/groups/{id}`) are shared
+///   by the instances on this database (`relay`, the default: a participant may be connected to
+///   any instance; see `GroupRelay`) or kept by each instance alone (`local`).
 /// - `sslmode=disable`: the only mode; the store speaks plain TCP (loopback or a private network).
 struct PostgresURL: Sendable, Equatable {
     /// The user name to log in as.
@@ -34,6 +37,8 @@ struct PostgresURL: Sendable, Equatable {
     var reread: Duration = .seconds(1)
     /// Whether to listen for break changes.
     var listen = true
+    /// Whether group hubs are relayed between instances (`groups=relay`).
+    var relaysGroups = true
     /// How long one request may take before it fails.
     var timeout: Duration = .seconds(5)
     /// The local journal's file, when decisions and beacons are to be kept while the database is
@@ -169,6 +174,9 @@ struct PostgresURL: Sendable, Equatable {
         case "listen":
             guard value == "on" || value == "off" else { throw failure("listen must be on or off") }
             self.listen = value == "on"
+        case "groups":
+            guard value == "relay" || value == "local" else { throw failure("groups must be relay or local") }
+            self.relaysGroups = value == "relay"
         case "journal":
             let path = try Self.decode(value, part: "journal path", failure)
             guard !path.isEmpty, path.utf8.count <= 4096 else {

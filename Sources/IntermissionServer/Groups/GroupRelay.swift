@@ -1,0 +1,102 @@
+import Foundation
+import GroupPlayback
+import Logging
+import ServiceLifecycle
+
+/// Where the inputs of relayed groups are numbered, kept and announced: the PostgreSQL store
+/// (`PostgresAdStore`), shared by every instance on the database.
+protocol GroupRelayTransport: Sendable {
+    /// Numbers and keeps an input of `group`; every instance is told at commit.
+    func appendGroupInput(group: String, data: String) async throws -> Int64
+    /// The inputs of `group` numbered above `after`, in order.
+    func groupInputs(group: String, after: Int64) async throws -> [(n: Int64, data: String)]
+    /// Drops the inputs of a group that emptied at input `n`.
+    func forgetGroup(_ group: String, through n: Int64) async throws
+    /// The inputs as announced (one consumer: ``GroupRelayService``).
+    func groupNotices() -> AsyncStream<GroupRelayNotice>
+}
+
+/// One announced input: the group, its number and, when it was small enough, the input itself.
+struct GroupRelayNotice: Sendable, Equatable {
+    var group: String
+    var n: Int64
+    var data: String?
+
+    /// Reads a `NOTIFY` payload `GROUP N[ DATA]` (group IDs have no spaces).
+    init?(payload: String) {
+        let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, GroupSessions.isValidID(parts[0]), parts[1].utf8.count <= 19,
+            let n = Int64(parts[1]), n > 0
+        else { return nil }
+        self.group = String(parts[0])
+        self.n = n
+        self.data = parts.count == 3 ? String(parts[2]) : nil
+    }
+
+    init(group: String, n: Int64, data: String?) {
+        self.group = group
+        self.n = n
+        self.data = data
+    }
+}
+
+/// An input to a group's hub, as the instances relay it: who, what, and when by the hub clock
+/// (wall-clock nanoseconds, the same on every instance of a machine and within clock sync
+/// between machines).
+///
+/// Every instance that holds the group applies the same inputs in the same order (their numbers)
+/// at the same instants, so `GroupHub`, a value type that only decides, reaches the same state on
+/// each; each instance then delivers the hub's messages to the participants connected to it.
+struct RelayedInput: Codable, Sendable, Equatable {
+    /// What happened.
+    enum Kind: String, Codable, Sendable {
+        /// A participant asks to join (`message` is its `hello`).
+        case join
+        /// A message from a participant that joined.
+        case message
+        /// A participant's connection closed.
+        case leave
+    }
+
+    var kind: Kind
+    /// The participant's ID.
+    var participant: String
+    /// When, by the hub clock (nanoseconds).
+    var at: Int64
+    /// The instance the participant is connected to.
+    var instance: String
+    /// Tells a join's socket its answer among the joins of the same ID.
+    var nonce: UInt64
+    /// The participant's message (`join`, `message`).
+    var message: GroupMessage?
+}
+
+/// A group session's link to the relay.
+struct GroupRelayLink: Sendable {
+    let transport: any GroupRelayTransport
+    /// This instance's identifier (random, per process).
+    let instance: String
+    let logger: Logger
+
+    /// A random identifier for this process.
+    static func newInstanceID() -> String { UUID().uuidString }
+}
+
+/// Brings other instances' group inputs to this instance's sessions.
+struct GroupRelayService: Service {
+    let transport: any GroupRelayTransport
+    let groups: GroupSessions
+
+    func run() async throws {
+        let notices = self.transport.groupNotices()
+        let groups = self.groups
+        await cancelWhenGracefulShutdown {
+            for await notice in notices {
+                // A session orders its inputs by number: notices may be handed over in any order,
+                // and one group's reading a gap from the database does not hold the others.
+                guard let session = groups.session(notice.group) else { continue }
+                Task { await session.receive(notice) }
+            }
+        }
+    }
+}

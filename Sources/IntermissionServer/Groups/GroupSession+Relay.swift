@@ -1,0 +1,165 @@
+import Foundation
+import GroupPlayback
+import Logging
+
+/// A relayed group: inputs are numbered by the transport and applied in that order, here and on
+/// every other instance that holds the group (see `GroupRelay`).
+extension GroupSession {
+    /// Sends a join through the relay and waits for the hub's answer to it (at most
+    /// ``relayedJoinTimeout``).
+    func relayedJoin(
+        participantID: String,
+        description: ParticipantDescription,
+        policy: GroupPolicy,
+        send: @escaping Send,
+        relay: GroupRelayLink
+    ) async -> Bool {
+        let nonce = UInt64.random(in: 1...UInt64.max)
+        self.pendingJoins[nonce] = PendingJoin(participant: participantID, send: send, result: nil, waiter: nil)
+        let input = RelayedInput(
+            kind: .join,
+            participant: participantID,
+            at: self.clock.now().nanoseconds,
+            instance: relay.instance,
+            nonce: nonce,
+            message: .hello(participantID: participantID, description: description, policy: policy)
+        )
+        await self.publish(input, relay: relay, failureTo: send)
+        if let result = self.pendingJoins[nonce]?.result {
+            self.pendingJoins[nonce] = nil
+            return result
+        }
+        guard self.pendingJoins[nonce] != nil else { return false }
+        let timeout = Task { [weak self] in
+            try? await Task.sleep(for: GroupSession.relayedJoinTimeout)
+            await self?.resolveJoin(nonce: nonce, admitted: false)
+        }
+        defer { timeout.cancel() }
+        return await withCheckedContinuation { continuation in
+            self.pendingJoins[nonce]?.waiter = continuation
+        }
+    }
+
+    /// Answers a waiting join once (its input applied, or its time is up).
+    func resolveJoin(nonce: UInt64, admitted: Bool) {
+        guard var pending = self.pendingJoins[nonce], pending.result == nil else { return }
+        if let waiter = pending.waiter {
+            self.pendingJoins[nonce] = nil
+            waiter.resume(returning: admitted)
+        } else {
+            pending.result = admitted
+            self.pendingJoins[nonce] = pending
+        }
+    }
+
+    /// Appends an input through the transport and applies it here (with any before it that this
+    /// instance has not seen); when the transport fails, the participant is told and nothing is
+    /// applied.
+    func publish(_ input: RelayedInput, relay: GroupRelayLink, failureTo send: Send?) async {
+        let n: Int64
+        do {
+            let data = String(decoding: try JSONEncoder().encode(input), as: UTF8.self)
+            n = try await relay.transport.appendGroupInput(group: self.id, data: data)
+        } catch {
+            relay.logger.warning(
+                "group relay: an input was not stored",
+                metadata: ["group": "\(self.id)", "kind": "\(input.kind.rawValue)", "error": "\(error)"]
+            )
+            if input.kind == .join { self.resolveJoin(nonce: input.nonce, admitted: false) }
+            await send?(.error(code: "relay-failed", message: "the group's database did not take the message"))
+            return
+        }
+        await self.receive(GroupRelayNotice(group: self.id, n: n, data: nil), input: input)
+    }
+
+    /// An announced input (another instance's or this one's): applied in number order, after
+    /// those before it, which are read from the transport when they are missing here.
+    func receive(_ notice: GroupRelayNotice, input: RelayedInput? = nil) async {
+        guard notice.n > self.applied else { return }
+        if let input {
+            self.buffered[notice.n] = input
+        } else if let data = notice.data {
+            self.buffered[notice.n] = try? JSONDecoder().decode(RelayedInput.self, from: Data(data.utf8))
+        }
+        self.highestKnown = max(self.highestKnown, notice.n)
+        await self.drain()
+    }
+
+    /// Applies buffered inputs in order until one is missing, reading missing ones from the
+    /// transport. One task drains at a time; inputs that arrive meanwhile are buffered and taken
+    /// by that task.
+    private func drain() async {
+        guard !self.draining, let relay = self.relay else { return }
+        self.draining = true
+        defer { self.draining = false }
+        while self.applied < self.highestKnown {
+            if let entry = self.buffered.removeValue(forKey: self.applied + 1) {
+                self.applied += 1
+                if let input = entry { await self.apply(input, number: self.applied, relay: relay) }
+                continue
+            }
+            let rows: [(n: Int64, data: String)]
+            do {
+                rows = try await relay.transport.groupInputs(group: self.id, after: self.applied)
+            } catch {
+                relay.logger.warning(
+                    "group relay: missing inputs could not be read",
+                    metadata: ["group": "\(self.id)", "after": "\(self.applied)", "error": "\(error)"]
+                )
+                break
+            }
+            guard let first = rows.first else { break }
+            if first.n > self.applied + 1 {
+                // The inputs before were dropped: the group emptied there, so it starts again.
+                self.hub = nil
+                self.applied = first.n - 1
+            }
+            for row in rows where row.n > self.applied && self.buffered[row.n] == nil {
+                self.buffered[row.n] = try? JSONDecoder().decode(RelayedInput.self, from: Data(row.data.utf8))
+                self.highestKnown = max(self.highestKnown, row.n)
+            }
+        }
+        self.buffered = self.buffered.filter { $0.key > self.applied }
+    }
+
+    /// Applies one input to the hub at its own instant and delivers the hub's messages to the
+    /// participants connected to this instance.
+    private func apply(_ input: RelayedInput, number: Int64, relay: GroupRelayLink) async {
+        let now = ClockInstant(nanoseconds: input.at)
+        let mine = input.instance == relay.instance
+        switch input.kind {
+        case .join:
+            guard case .hello(let id, let description, let policy) = input.message, id == input.participant else {
+                return
+            }
+            var hub = self.hub ?? GroupHub(policy: policy, now: now)
+            let outputs = hub.join(participantID: id, description: description, at: now)
+            self.hub = hub
+            let admitted = outputs.contains {
+                if case .reply(.welcome) = $0 { return true }
+                return false
+            }
+            var replyTo: Send?
+            if mine, let pending = self.pendingJoins[input.nonce] {
+                replyTo = pending.send
+                if admitted { self.connections[id] = pending.send }
+                self.resolveJoin(nonce: input.nonce, admitted: admitted)
+            }
+            await self.deliver(outputs, replyTo: replyTo)
+        case .message:
+            guard var hub = self.hub, let message = input.message else { return }
+            let outputs = hub.handle(message, from: input.participant, at: now)
+            self.hub = hub
+            await self.deliver(outputs, replyTo: mine ? self.connections[input.participant] : nil)
+        case .leave:
+            guard var hub = self.hub else { return }
+            let outputs = hub.leave(participantID: input.participant, at: now)
+            self.hub = hub.isEmpty ? nil : hub
+            if hub.isEmpty && mine {
+                let (transport, group) = (relay.transport, self.id)
+                Task { try? await transport.forgetGroup(group, through: number) }
+            }
+            await self.deliver(outputs, replyTo: nil)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import GroupPlayback
+import HLSPlaylist
+import HummingbirdTesting
+import IntermissionServer
+import IntermissionTestSupport
+import InterstitialPlayback
+import Testing
+
+/// Several `intermission serve` instances on one PostgreSQL database share their groups: each
+/// participant is connected to an instance of its own, and a command given on one reaches the
+/// participants on the others (`LISTEN/NOTIFY`, inputs numbered per group in the database).
+///
+/// Needs the PostgreSQL server of `.ci/run` (`INTERMISSION_TEST_POSTGRES_URL`); skipped without it
+/// unless INTERMISSION_REQUIRE_REFEREES=1.
+@Suite(.serialized) struct GroupRelayTests {
+    static let postgres = ProcessInfo.processInfo.environment["INTERMISSION_TEST_POSTGRES_URL"]
+    static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
+
+    /// A new database on the test server (made with `psql`); its URL.
+    static func freshDatabase() async throws -> String {
+        let base = try #require(Self.postgres, "INTERMISSION_TEST_POSTGRES_URL is required (.ci/run sets it)")
+        let name = "intermission_groups_\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: ""))"
+        let made = try await runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            ["psql", "-q", "-v", "ON_ERROR_STOP=1", base, "-c", "CREATE DATABASE \(name)"],
+            timeout: .seconds(60)
+        )
+        #expect(made.status == 0, "\(String(decoding: made.stderr, as: UTF8.self))")
+        let server = base[..<(base.lastIndex(of: "/") ?? base.endIndex)]
+        return "\(server)/\(name)?timeout=60"
+    }
+
+    /// An instance of the server on `database`, serving `media` under `/media/group/`.
+    static func configuration(media: GroupOverLoopbackTests.Media, database: String) -> ServerConfiguration {
+        var configuration = GroupOverLoopbackTests.configuration(media: media)
+        configuration.database = database
+        return configuration
+    }
+
+    /// A participant who plays the show from, and joins the group through, the instance on `port`.
+    static func participant(_ name: String, port: Int) -> (Player, PlaybackCoordinator) {
+        let player = Player(item: PlayerItem(url: "http://127.0.0.1:\(port)/media/group/show.m3u8"))
+        let coordinator = PlaybackCoordinator(
+            player: player,
+            groupURL: "ws://127.0.0.1:\(port)/v1/groups/relayed",
+            configuration: .init(participantID: name)
+        )
+        return (player, coordinator)
+    }
+
+    @Test(.enabled(if: GroupRelayTests.postgres != nil || GroupRelayTests.required), .timeLimit(.minutes(2)))
+    func participantsOnDifferentInstancesPlayPauseAndJoinTogether() async throws {
+        let database = try await Self.freshDatabase()
+        let media = try GroupOverLoopbackTests.Media()
+        defer { media.remove() }
+        try media.segments("p", count: 30)
+        try media.vod("show.m3u8", seconds: 30)
+        let a = try await buildApplication(configuration: Self.configuration(media: media, database: database))
+        let b = try await buildApplication(configuration: Self.configuration(media: media, database: database))
+        try await a.test(.live) { clientA in
+            try await b.test(.live) { clientB in
+                let portA = try #require(clientA.port)
+                let portB = try #require(clientB.port)
+                let (alicePlayer, alice) = Self.participant("alice", port: portA)
+                let (bobPlayer, bob) = Self.participant("bob", port: portB)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask { try await alicePlayer.run(until: MediaTime(seconds: 60)) }
+                    group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 60)) }
+                    group.addTask { try await alice.run() }
+                    while await alice.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    group.addTask { try await bob.run() }
+                    while await bob.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+
+                    // Alice, on instance A, says play: Bob, on instance B, plays too, in step.
+                    await alice.play()
+                    let players = [alicePlayer, bobPlayer]
+                    var positions = try await GroupOverLoopbackTests.positions(of: players)
+                    let deadline = ContinuousClock.now + .seconds(20)
+                    while positions.contains(where: { $0 < MediaTime(seconds: 2) }), ContinuousClock.now < deadline {
+                        try await Task.sleep(for: .milliseconds(50))
+                        positions = try await GroupOverLoopbackTests.positions(of: players)
+                    }
+                    #expect(positions.allSatisfy { $0 >= MediaTime(seconds: 2) }, "\(positions)")
+                    #expect(positions.max()! - positions.min()! <= MediaTime(milliseconds: 50), "\(positions)")
+
+                    // Bob, on B, pauses: Alice, on A, stops where he did.
+                    await bob.pause()
+                    let paused = ContinuousClock.now + .seconds(10)
+                    func rates() async -> [Double] { [await alicePlayer.rate, await bobPlayer.rate] }
+                    while await rates() != [0, 0], ContinuousClock.now < paused {
+                        try await Task.sleep(for: .milliseconds(20))
+                    }
+                    #expect(await rates() == [0, 0])
+                    try await Task.sleep(for: .milliseconds(300))
+                    let held = try await GroupOverLoopbackTests.positions(of: players)
+                    #expect(held.max()! - held.min()! <= MediaTime(milliseconds: 50), "\(held)")
+
+                    // An instance started after the group began learns it from the database: Carol
+                    // joins through it, paused where the others are; then everyone plays.
+                    let c = try await buildApplication(
+                        configuration: Self.configuration(media: media, database: database)
+                    )
+                    try await c.test(.live) { clientC in
+                        let (carolPlayer, carol) = Self.participant("carol", port: try #require(clientC.port))
+                        try await withThrowingTaskGroup(of: Void.self) { late in
+                            late.addTask { try await carolPlayer.run(until: MediaTime(seconds: 60)) }
+                            late.addTask { try await carol.run() }
+                            while await carol.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                            let carolTime = try #require(await carol.groupTime)
+                            #expect((carolTime - held[0]).magnitude <= MediaTime(milliseconds: 50), "\(carolTime) \(held)")
+                            await carol.play()
+                            let everyone = [alicePlayer, bobPlayer, carolPlayer]
+                            let moving = ContinuousClock.now + .seconds(20)
+                            var all = try await GroupOverLoopbackTests.positions(of: everyone)
+                            while all.contains(where: { $0 < held[0] + MediaTime(seconds: 1) }),
+                                ContinuousClock.now < moving
+                            {
+                                try await Task.sleep(for: .milliseconds(50))
+                                all = try await GroupOverLoopbackTests.positions(of: everyone)
+                            }
+                            #expect(all.allSatisfy { $0 >= held[0] + MediaTime(seconds: 1) }, "\(all)")
+                            #expect(all.max()! - all.min()! <= MediaTime(milliseconds: 50), "\(all)")
+                            late.cancelAll()
+                        }
+                    }
+                    group.cancelAll()
+                }
+            }
+        }
+    }
+}
