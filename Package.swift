@@ -211,6 +211,7 @@ if !coreOnly {
         .testTarget(
             name: "GroupPlaybackTests",
             dependencies: [
+                "AdInsertion",
                 "GroupPlayback",
                 "HLSPlaylist",
                 "HLSInterstitials",

@@ -33,6 +33,25 @@ import Testing
         #expect(Self.state(outputs)?.participants == ["alice"])
     }
 
+    /// A live group starts, paused, at its first participant's program date; later joiners and a
+    /// VOD group do not move it.
+    @Test func aLiveGroupStartsWhereItsFirstParticipantJoinedTheStream() {
+        let edge = Self.s(1_798_761_600)  // 2027-01-01T00:00:00Z as a program date
+        var hub = GroupHub(policy: GroupPolicy(), now: Self.at(0))
+        let first = ParticipantDescription(isLive: true, startTime: edge)
+        let state = Self.state(hub.join(participantID: "alice", description: first, at: Self.at(10)))
+        #expect(state?.timebase.time == edge && state?.timebase.rate == 0)
+        #expect(state?.timebase.revision == 1)
+        let later = ParticipantDescription(isLive: true, startTime: edge + Self.s(30))
+        #expect(Self.state(hub.join(participantID: "bob", description: later, at: Self.at(20)))?.timebase.time == edge)
+        let played = Self.state(hub.handle(.command(.play(rate: 1)), from: "bob", at: Self.at(1_000)))
+        #expect(played?.timebase.time == edge && played?.timebase.rate == 1)
+        // VOD: time 0, whatever a description says.
+        var vod = GroupHub(policy: GroupPolicy(), now: Self.at(0))
+        let odd = ParticipantDescription(isLive: false, itemDuration: Self.s(600), startTime: Self.s(42))
+        #expect(Self.state(vod.join(participantID: "alice", description: odd, at: Self.at(0)))?.timebase.time == .zero)
+    }
+
     @Test func incompatibleParticipantsAreRefusedWithTheReason() {
         var hub = Self.hub(participants: ["alice"])
         let other = ParticipantDescription(isLive: false, itemDuration: Self.s(900))

@@ -1,5 +1,7 @@
+import AdInsertion
 import Foundation
 import GroupPlayback
+import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
 import HummingbirdTesting
@@ -367,6 +369,125 @@ import Testing
                 let aliceContent: MediaTime = positions[0] - MediaTime(seconds: 2)
                 let gap: MediaTime = (aliceContent - positions[1]).magnitude
                 #expect(gap <= MediaTime(milliseconds: 100), "positions \(positions)")
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Three participants of a live channel served by `intermission serve`, each with the server's
+    /// own ads: Alice's channel has no breaks, Bob's a 2 s pod and Carol's a 4 s pod at the same
+    /// moment (creatives scoped to each channel).
+    ///
+    /// With the default policy nobody waits: Alice plays
+    /// through, Bob and Carol play their ads and come back to the group's program date.
+    @Test(.timeLimit(.minutes(2)))
+    func threeParticipantsOfALiveChannelPlayTheirOwnAdsAndStayTogether() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        try media.segments("p", count: 30)
+        try media.vod("show.m3u8", seconds: 30)
+        for (name, seconds) in [("ad2", 2), ("ad4", 4)] {
+            let lines =
+                ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+                + (0..<seconds).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
+            try media.write("\(name).m3u8", lines.joined(separator: "\n") + "\n")
+        }
+        var configuration = Self.configuration(media: media)
+        // The channels began 20 s ago (whole seconds, the segment grid); the break is 14 s from now.
+        let now = SystemWallClock().now().nanosecondsSince1970 / 1_000_000_000 * 1_000_000_000
+        let start = DateTime(nanosecondsSince1970: now - 20_000_000_000)
+        var ad = AdInsertionConfiguration()
+        ad.policy.repeatWindow = .zero
+        ad.inventory = [
+            Creative(id: "two", uri: "/media/group/ad2.m3u8", duration: 2, value: 1, scopes: ["live-bob"]),
+            Creative(id: "four", uri: "/media/group/ad4.m3u8", duration: 4, value: 1, scopes: ["live-carol"]),
+        ]
+        for (name, pod) in [("alice", nil), ("bob", 2), ("carol", 4)] as [(String, Int?)] {
+            var channel = LiveChannel(
+                id: name,
+                source: .loop(origin: "/media/group/", playlist: "show.m3u8"),
+                windowSegments: 12,
+                startDate: start
+            )
+            channel.breakPlan = pod.map {
+                LiveBreakPlan(interval: 3600, duration: MediaTime(seconds: $0), offset: 34, restrictions: [])
+            }
+            channel.preloadWindow = .zero
+            ad.channels.append(channel)
+        }
+        configuration.adInsertion = ad
+        let app = try await buildApplication(configuration: configuration)
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            var participants: [(Player, PlaybackCoordinator)] = []
+            for name in ["alice", "bob", "carol"] {
+                let player = Player(item: PlayerItem(url: "http://127.0.0.1:\(port)/live/\(name)/show.m3u8"))
+                let coordinator = PlaybackCoordinator(
+                    player: player,
+                    groupURL: "ws://127.0.0.1:\(port)/v1/groups/live-night",
+                    configuration: .init(participantID: name)
+                )
+                participants.append((player, coordinator))
+            }
+            let coordinators = participants.map(\.1)
+            /// Each participant's program date on the group's timeline now.
+            func dates() async -> [MediaTime] {
+                var result: [MediaTime] = []
+                for coordinator in coordinators { result.append(await coordinator.coordinatedTime() ?? .zero) }
+                return result
+            }
+            let breakDate = MediaTime(nanoseconds: start.nanosecondsSince1970) + MediaTime(seconds: 34)
+            let waited = Received()
+            var streams: [AsyncStream<ParticipantStatus>] = []
+            for coordinator in coordinators { streams.append(await coordinator.statusUpdates()) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for stream in streams {
+                    group.addTask {
+                        for await status in stream {
+                            if case .waitingForCoordinatedPlayback = status { _ = await waited.add("\(status)") }
+                        }
+                    }
+                }
+                for (player, coordinator) in participants {
+                    group.addTask { try await player.run(until: MediaTime(seconds: 120)) }
+                    group.addTask { try await coordinator.run() }
+                }
+                for coordinator in coordinators {
+                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                await coordinators[0].play()
+                // Before the break: together.
+                var before = await dates()
+                let settle = ContinuousClock.now + .seconds(10)
+                while before.max()! - before.min()! > MediaTime(milliseconds: 50), ContinuousClock.now < settle {
+                    try await Task.sleep(for: .milliseconds(100))
+                    before = await dates()
+                }
+                #expect(before.max()! - before.min()! <= MediaTime(milliseconds: 50), "\(before)")
+                #expect(before.allSatisfy { $0 < breakDate }, "the test started too late: \(before)")
+                // Past Carol's ad: Alice never stopped, and all three are together again.
+                let after = breakDate + MediaTime(seconds: 6)
+                let deadline = ContinuousClock.now + .seconds(40)
+                var positions = await dates()
+                while positions.contains(where: { $0 < after }), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(100))
+                    positions = await dates()
+                }
+                try await Task.sleep(for: .milliseconds(500))
+                positions = await dates()
+                #expect(positions.allSatisfy { $0 >= after }, "\(positions) after \(after) break \(breakDate)")
+                #expect(positions.max()! - positions.min()! <= MediaTime(milliseconds: 100), "\(positions)")
+                // Who played what: Alice no ad, Bob the 2 s one, Carol the 4 s one; nobody waited.
+                for (index, expected) in [[], ["ad2.m3u8"], ["ad4.m3u8"]].enumerated() {
+                    let log = await participants[index].0.log
+                    let assets = log.filter { $0.event == "interstitialAssetStarted" }.compactMap { entry in
+                        entry.fields.first { $0.0 == "url" }?.1.stringValue?.split(separator: "?").first?
+                            .split(separator: "/").last.map(String.init)
+                    }
+                    #expect(assets == expected, "participant \(index): \(assets)")
+                }
+                let waits = await waited.texts
+                #expect(waits.isEmpty, "\(waits)")
                 group.cancelAll()
             }
         }

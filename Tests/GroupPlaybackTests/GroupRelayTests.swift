@@ -108,7 +108,10 @@ import Testing
                             late.addTask { try await carol.run() }
                             while await carol.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
                             let carolTime = try #require(await carol.groupTime)
-                            #expect((carolTime - held[0]).magnitude <= MediaTime(milliseconds: 50), "\(carolTime) \(held)")
+                            #expect(
+                                (carolTime - held[0]).magnitude <= MediaTime(milliseconds: 50),
+                                "\(carolTime) \(held)"
+                            )
                             await carol.play()
                             let everyone = [alicePlayer, bobPlayer, carolPlayer]
                             let moving = ContinuousClock.now + .seconds(20)

@@ -296,6 +296,94 @@ import Testing
         }
     }
 
+    /// Writes the AVC ladder (`avc/`, the primary's, with `pod` in each rung), a copy of it as an ad
+    /// (`avcad/`) and the HEVC + E-AC-3 ladder (`hevc/`); returns the low-end receiver's profile.
+    static func ladders(
+        _ scratch: Scratch,
+        pod: [(id: String, at: Int, asset: String, duration: Int)] = []
+    ) throws -> ReceiverProfile {
+        let avc = Fixture(name: "playlists/multivariant-interstitial-ad-asset.m3u8").text
+        let hevc = Fixture(name: "playlists/multivariant-interstitial-ad-hevc.m3u8").text
+        try scratch.write("avc/main.m3u8", avc.split(separator: "\n").map(String.init))
+        try scratch.write("avcad/main.m3u8", avc.split(separator: "\n").map(String.init))
+        try scratch.write("hevc/main.m3u8", hevc.split(separator: "\n").map(String.init))
+        for rung in ["360p", "720p", "1080p"] {
+            try scratch.media("avc/\(rung)/prog.m3u8", seconds: 8, pod: pod)
+            try scratch.media("avcad/\(rung)/prog.m3u8", seconds: 3)
+        }
+        for rung in ["720p", "1080p", "audio"] { try scratch.media("hevc/\(rung)/prog.m3u8", seconds: 3) }
+        return try ReceiverProfile.decode(
+            Array(try Data(contentsOf: Fixture.repository.appendingPathComponent("Examples/receiver-low-end.json")))
+        )
+    }
+
+    /// An `X-ASSET-LIST` pod is checked when its list arrives, asset by asset, before it plays: the
+    /// AVC ad matches the primary and says nothing, the HEVC one is flagged as the second asset.
+    @Test(.timeLimit(.minutes(2)))
+    func anAssetListsAssetsAreCheckedWhenTheListArrives() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let profile = try Self.ladders(scratch)
+        try scratch.write(
+            "pod.json",
+            [
+                #"{"ASSETS": [{"URI": "/media/cast/avcad/main.m3u8", "DURATION": 3}, {"URI": "/media/cast/hevc/main.m3u8", "DURATION": 3}]}"#
+            ]
+        )
+        // The primary's rungs: an X-ASSET-LIST interstitial at 3 s.
+        for rung in ["360p", "720p", "1080p"] {
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+            lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
+            lines.append(
+                #"#EXT-X-DATERANGE:ID="listed",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:03.000Z","#
+                    + #"DURATION=6.0,X-ASSET-LIST="/media/cast/pod.json",X-RESUME-OFFSET=0"#
+            )
+            for index in 0..<8 { lines += ["#EXTINF:1.000,", "../../s\(index).ts"] }
+            lines.append("#EXT-X-ENDLIST")
+            try scratch.write("avc/\(rung)/prog.m3u8", lines)
+        }
+        try await Self.withReceiver(profile: profile, scratch: scratch) { media, sender, _ in
+            _ = try await sender.handOver(ReceiverSession(url: media + "avc/main.m3u8"))
+            var log = EventLog(sender: sender)
+            let found = try await log.next { $0.kind == "interstitialStarted" }
+            let seen = log.all.map { [$0.kind, $0.eventID ?? "", $0.message ?? ""].joined(separator: " ") }
+            let started = try #require(found, "\(seen)")
+            let risks = log.all.filter { $0.kind == "transitionRisk" }
+            #expect(risks.count == 1, "\(risks.map(\.message))")
+            let risk = try #require(risks.first)
+            #expect(risk.eventID == "listed")
+            #expect(risk.message?.hasPrefix("asset 2 of 2: ") == true, "\(risk.message ?? "")")
+            #expect(risk.risks?.compactMap(\.change).first == .videoCodec)
+            // After the list arrived, before the break began.
+            let listed = try #require(log.all.first { $0.kind == "assetList" && $0.eventID == "listed" })
+            #expect(listed.sequence < risk.sequence && risk.sequence < started.sequence)
+        }
+    }
+
+    /// A primary given as a media playlist has no `CODECS` to compare with: only what the receiver
+    /// cannot play at all is told.
+    @Test(.timeLimit(.minutes(2)))
+    func aMediaPlaylistPrimaryIsCheckedForWhatTheReceiverCannotPlay() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        let profile = try Self.ladders(scratch, pod: [("hevc-ad", 3, "/media/cast/hevc/main.m3u8", 3)])
+        try await Self.withReceiver(profile: profile, scratch: scratch) { media, sender, _ in
+            _ = try await sender.handOver(ReceiverSession(url: media + "avc/720p/prog.m3u8"))
+            var log = EventLog(sender: sender)
+            let started = try #require(try await log.next { $0.kind == "interstitialStarted" })
+            let risk = try #require(log.all.first { $0.kind == "transitionRisk" }, "\(log.all.map(\.kind))")
+            #expect(risk.eventID == "hevc-ad")
+            #expect((risk.risks ?? []).allSatisfy { $0.change == nil }, "\(risk.risks ?? [])")
+            #expect(
+                (risk.risks ?? []).map(\.message) == [
+                    "Low-end receiver (HD SDR, stereo AAC) cannot play the interstitial: no ec-3 audio decoder",
+                    "Low-end receiver (HD SDR, stereo AAC) cannot play the interstitial: 6 audio channels, more than 2",
+                ]
+            )
+            #expect(risk.sequence < started.sequence)
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func hostileRequestsGetJSONErrorsAndTheReceiverKeepsAnswering() async throws {
         let scratch = try Scratch()

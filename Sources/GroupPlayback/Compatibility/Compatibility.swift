@@ -12,18 +12,24 @@ public struct ParticipantDescription: Sendable, Hashable, Codable {
     /// The participant's breaks of HLS interstitials whose content may vary, on the group's timeline:
     /// where each starts and how long this participant will be away for it.
     public var interstitialBreaks: [ScheduledBreak]
+    /// Where the participant is on the group's timeline when it joins: for a live primary, the
+    /// program date it joined the stream at (seconds since 1970), where a group it makes starts;
+    /// `nil` for VOD, whose groups start at 0.
+    public var startTime: MediaTime?
 
     /// Creates a description.
     public init(
         isLive: Bool,
         itemDuration: MediaTime? = nil,
         nonPrimaryRanges: [NonPrimaryTimeRange] = [],
-        interstitialBreaks: [ScheduledBreak] = []
+        interstitialBreaks: [ScheduledBreak] = [],
+        startTime: MediaTime? = nil
     ) {
         self.isLive = isLive
         self.itemDuration = itemDuration
         self.nonPrimaryRanges = nonPrimaryRanges
         self.interstitialBreaks = interstitialBreaks
+        self.startTime = startTime
     }
 
     /// The duration of the content every participant shares: the item less its left-out ranges

@@ -81,7 +81,21 @@ public struct GroupHub: Sendable {
             reasons += self.compatibility.reasons(joining: description, group: reference)
         }
         guard reasons.isEmpty else { return [.reply(.refused(reasons: reasons))] }
-        if self.reference == nil { self.reference = description }
+        if self.reference == nil {
+            self.reference = description
+            // A live group starts, paused, where its first participant joined the stream: time 0
+            // of a live timeline (program dates) is 1970, out of every playlist's window.
+            if description.isLive, let start = description.startTime, self.state.timebase.rate == 0,
+                self.state.timebase.time == .zero
+            {
+                self.state.timebase = GroupTimebase(
+                    revision: self.state.timebase.revision + 1,
+                    time: start,
+                    anchor: now,
+                    rate: 0
+                )
+            }
+        }
         self.descriptions[participantID] = description
         self.state.participants = self.descriptions.keys.sorted()
         return [

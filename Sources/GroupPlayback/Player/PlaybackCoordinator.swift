@@ -242,7 +242,8 @@ public actor PlaybackCoordinator {
             isLive: isLive,
             itemDuration: isLive ? nil : playlist?.duration,
             nonPrimaryRanges: self.coordination.timeline.nonPrimaryRanges,
-            interstitialBreaks: breaks
+            interstitialBreaks: breaks,
+            startTime: isLive ? self.coordination.timeline.coordinatedTime(of: await self.position()) : nil
         )
     }
 

@@ -287,6 +287,14 @@ public actor Receiver {
                     message: error.map { "\(status): \($0)" } ?? "\(status)"
                 )
             )
+            // The list's assets are known now, before the break plays: check them.
+            if self.profile != nil, status == .available, !self.assessed.contains(event.identifier),
+                let urls = await player.loadedAssetURLs(forEvent: event.identifier), !urls.isEmpty
+            {
+                self.assessed.insert(event.identifier)
+                let item = (eventID: event.identifier, urls: urls)
+                self.tasks.append(Task { await self.assess([item], generation: generation) })
+            }
         case .eventWasUnscheduled(let event, let error):
             self.post(ReceiverEvent(kind: "unscheduled", eventID: event.identifier, message: error.map { "\($0)" }))
         case .scheduleRequestCompleted(let id, _, let error):
@@ -344,39 +352,55 @@ public actor Receiver {
         return playlist
     }
 
-    /// Compares each interstitial's variant with the primary's on the profile and posts the risks.
+    /// Compares each interstitial's variant with the primary's on the profile and posts the risks
+    /// (events with `X-ASSET-URI`; those with `X-ASSET-LIST` are checked when their list arrives).
     func assess(_ events: [InterstitialEvent], generation: Int) async {
+        let items = events.compactMap { event in event.assetURIs.first.map { (event.identifier, [$0]) } }
+        await self.assess(items, generation: generation)
+    }
+
+    /// Compares the variant the receiver would play of each asset with the primary's on the
+    /// profile, and posts the risks of each event (one `transitionRisk` event per asset with any).
+    ///
+    /// When the primary is a media playlist its format is unknown (no `CODECS`): only what makes
+    /// an asset unplayable on the receiver is told. An asset that is a media playlist is skipped
+    /// likewise (nothing to compare).
+    func assess(_ items: [(eventID: String, urls: [String])], generation: Int) async {
         guard let profile, let session else { return }
-        guard let primaryPlaylist = await self.multivariant(session.url) else { return }
-        guard let primaryVariant = profile.chooseVariant(in: primaryPlaylist) else {
-            self.post(
-                ReceiverEvent(kind: "transitionRisk", message: "\(profile.name) can play no variant of the primary")
-            )
-            return
-        }
-        let primary = MediaFormat(variant: primaryVariant, renditions: primaryPlaylist.renditions)
-        for event in events {
-            guard generation == self.generation, let uri = event.assetURIs.first,
-                let adPlaylist = await self.multivariant(URIReference.resolve(uri, against: session.url))
-            else { continue }
-            // The variant it would play, or, when it can decode none, the least demanding it would try.
-            let variant =
-                profile.chooseVariant(in: adPlaylist) ?? adPlaylist.variants.min { $0.bandwidth < $1.bandwidth }
-            guard let variant else { continue }
-            let risks = TransitionRisk.assess(
-                primary: primary,
-                interstitial: MediaFormat(variant: variant, renditions: adPlaylist.renditions),
-                on: profile
-            )
-            guard !risks.isEmpty, generation == self.generation else { continue }
-            self.post(
-                ReceiverEvent(
-                    kind: "transitionRisk",
-                    eventID: event.identifier,
-                    message: risks.map(\.message).joined(separator: "; "),
-                    risks: risks
+        var primary: MediaFormat?
+        if let primaryPlaylist = await self.multivariant(session.url) {
+            guard let primaryVariant = profile.chooseVariant(in: primaryPlaylist) else {
+                self.post(
+                    ReceiverEvent(kind: "transitionRisk", message: "\(profile.name) can play no variant of the primary")
                 )
-            )
+                return
+            }
+            primary = MediaFormat(variant: primaryVariant, renditions: primaryPlaylist.renditions)
+        }
+        for (eventID, urls) in items {
+            for (index, uri) in urls.enumerated() {
+                guard generation == self.generation,
+                    let adPlaylist = await self.multivariant(URIReference.resolve(uri, against: session.url))
+                else { continue }
+                // The variant it would play, or, when it can decode none, the least demanding it would try.
+                let variant =
+                    profile.chooseVariant(in: adPlaylist) ?? adPlaylist.variants.min { $0.bandwidth < $1.bandwidth }
+                guard let variant else { continue }
+                let format = MediaFormat(variant: variant, renditions: adPlaylist.renditions)
+                let risks =
+                    primary.map { TransitionRisk.assess(primary: $0, interstitial: format, on: profile) }
+                    ?? TransitionRisk.unplayable(format, on: profile)
+                guard !risks.isEmpty, generation == self.generation else { continue }
+                let asset = urls.count > 1 ? "asset \(index + 1) of \(urls.count): " : ""
+                self.post(
+                    ReceiverEvent(
+                        kind: "transitionRisk",
+                        eventID: eventID,
+                        message: asset + risks.map(\.message).joined(separator: "; "),
+                        risks: risks
+                    )
+                )
+            }
         }
     }
 }

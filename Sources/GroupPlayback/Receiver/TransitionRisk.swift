@@ -21,6 +21,20 @@ public struct TransitionRisk: Sendable, Hashable, Codable, CustomStringConvertib
     /// The message.
     public var description: String { self.message }
 
+    /// What keeps a receiver from playing an interstitial at all (a decoder it lacks, more channels
+    /// than it outputs, …): the only risks that can be told when the primary's format is unknown (a
+    /// primary given as a media playlist has no `CODECS` to compare with).
+    public static func unplayable(_ interstitial: MediaFormat, on profile: ReceiverProfile) -> [TransitionRisk] {
+        profile.unsupported(interstitial).map {
+            TransitionRisk(
+                change: nil,
+                primary: "",
+                interstitial: "",
+                message: "\(profile.name) cannot play the interstitial: \($0)"
+            )
+        }
+    }
+
     /// The risks of moving between a primary format and an interstitial format on a receiver: first
     /// whatever makes the interstitial unplayable, then each change the receiver handles slowly.
     ///
@@ -31,14 +45,7 @@ public struct TransitionRisk: Sendable, Hashable, Codable, CustomStringConvertib
         interstitial: MediaFormat,
         on profile: ReceiverProfile
     ) -> [TransitionRisk] {
-        var risks = profile.unsupported(interstitial).map {
-            TransitionRisk(
-                change: nil,
-                primary: "",
-                interstitial: "",
-                message: "\(profile.name) cannot play the interstitial: \($0)"
-            )
-        }
+        var risks = Self.unplayable(interstitial, on: profile)
         func compare(_ change: ReceiverProfile.Change, _ a: String?, _ b: String?, _ what: String) {
             guard profile.slowTransitions.contains(change), let a, let b, a != b else { return }
             risks.append(

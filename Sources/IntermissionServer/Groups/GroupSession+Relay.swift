@@ -86,7 +86,9 @@ extension GroupSession {
     }
 
     /// Applies buffered inputs in order until one is missing, reading missing ones from the
-    /// transport. One task drains at a time; inputs that arrive meanwhile are buffered and taken
+    /// transport.
+    ///
+    /// One task drains at a time; inputs that arrive meanwhile are buffered and taken
     /// by that task.
     private func drain() async {
         guard !self.draining, let relay = self.relay else { return }

@@ -115,6 +115,9 @@ enum MediaFileTypes {
     /// The content type of each file extension served (lower case).
     static let contentTypes: [String: String] = [
         "m3u8": "application/vnd.apple.mpegurl",
+        // Static asset lists and schedule documents (Appendix H) kept next to the media, as
+        // `intermission download` writes them.
+        "json": "application/json",
         "ts": "video/mp2t",
         "aac": "audio/aac",
         "m4s": "video/iso.segment",
@@ -137,13 +140,13 @@ enum MediaFileTypes {
         "webp": "image/webp",
     ]
 
-    /// `Cache-Control` of a `/media/` file by extension: playlists (creatives' and origins') and
-    /// keys `max-age=300`; segments, init sections, WebVTT and images a year and `immutable` (a
+    /// `Cache-Control` of a `/media/` file by extension: playlists (creatives' and origins'), static
+    /// asset lists and schedules, and keys `max-age=300`; segments, init sections, WebVTT and images a year and `immutable` (a
     /// media file under a given name never changes: packagers write new names).
     static func cacheControl(of name: String) -> String {
         let dot = name.lastIndex(of: ".").map { name.index(after: $0) } ?? name.endIndex
         switch name[dot...].lowercased() {
-        case "m3u8", "key": return "max-age=300"
+        case "m3u8", "json", "key": return "max-age=300"
         default: return "max-age=31536000, immutable"
         }
     }

@@ -304,6 +304,16 @@ public actor Player {
         self.primary?.mainTrack?.playlist
     }
 
+    /// The asset URLs (absolute) of the asset list loaded for the interstitial `eventID`, in play
+    /// order; `nil` while its list is not loaded (not asked yet, loading, failed or cleared).
+    ///
+    /// What AVFoundation's `assetListResponse` gives an app: the receiver checks each asset's
+    /// format against its decoders before the break plays.
+    public func loadedAssetURLs(forEvent eventID: String) -> [String]? {
+        guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else { return nil }
+        return slots.map(\.url)
+    }
+
     /// How far the primary is buffered from the playhead.
     public var primaryBufferedTime: MediaTime {
         self.primary?.bufferedEnd(from: self.primaryPosition) ?? self.primaryPosition
