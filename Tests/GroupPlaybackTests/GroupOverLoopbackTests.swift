@@ -492,4 +492,101 @@ import Testing
             }
         }
     }
+
+    /// An interstitial with `X-CONTENT-MAY-VARY="NO"` (the same for everyone, a station ident) is
+    /// part of the group's timeline: both participants play it at the same moment, in step, and a
+    /// rate change by one reaches the other.
+    @Test(.timeLimit(.minutes(2)))
+    func aSharedInterstitialIsPlayedTogetherAndTheRateIsShared() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        try media.segments("p", count: 16)
+        let ident =
+            ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+            + (0..<2).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
+        try media.write("ident.m3u8", ident.joined(separator: "\n") + "\n")
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
+        lines.append(
+            #"#EXT-X-DATERANGE:ID="ident",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:02.000Z","#
+                + #"DURATION=2.0,X-ASSET-URI="ident.m3u8",X-RESUME-OFFSET=0,X-CONTENT-MAY-VARY="NO""#
+        )
+        for index in 0..<16 { lines += ["#EXTINF:1.000,", "p\(index).ts"] }
+        lines.append("#EXT-X-ENDLIST")
+        try media.write("show.m3u8", lines.joined(separator: "\n") + "\n")
+        let app = try await buildApplication(configuration: Self.configuration(media: media))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            var participants: [(Player, PlaybackCoordinator)] = []
+            for name in ["alice", "bob"] {
+                let player = Player(item: PlayerItem(url: "http://127.0.0.1:\(port)/media/group/show.m3u8"))
+                let coordinator = PlaybackCoordinator(
+                    player: player,
+                    groupURL: "ws://127.0.0.1:\(port)/v1/groups/ident",
+                    configuration: .init(participantID: name)
+                )
+                participants.append((player, coordinator))
+            }
+            let coordinators = participants.map(\.1)
+            func times() async -> [MediaTime] {
+                var result: [MediaTime] = []
+                for coordinator in coordinators { result.append(await coordinator.coordinatedTime() ?? .zero) }
+                return result
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (player, coordinator) in participants {
+                    group.addTask { try await player.run(until: MediaTime(seconds: 60)) }
+                    group.addTask { try await coordinator.run() }
+                }
+                for coordinator in coordinators {
+                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                await coordinators[0].play()
+                // Inside the ident (group time 2 s to 4 s): both in it, at the same time.
+                let deadline = ContinuousClock.now + .seconds(20)
+                var inside = await times()
+                while inside.contains(where: { $0 < MediaTime(seconds: 2.8) }), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                    inside = await times()
+                }
+                #expect(inside.allSatisfy { $0 < MediaTime(seconds: 3.8) }, "\(inside)")
+                #expect(inside.max()! - inside.min()! <= MediaTime(milliseconds: 50), "\(inside)")
+                for (player, _) in participants {
+                    #expect(await player.currentInterstitialEventID == "ident")
+                }
+                // After it, Bob asks for rate 2: Alice follows, and they stay in step.
+                while inside.contains(where: { $0 < MediaTime(seconds: 5) }), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                    inside = await times()
+                }
+                // The ident is on the timeline: the primary resumed where it left (2 s), so the
+                // group's time is the primary's plus the ident's 2 s (without the ident on the
+                // timeline the two would be equal, the primary having caught up over it).
+                let groupNow = await coordinators[0].coordinatedTime() ?? .zero
+                let primaryNow = await participants[0].0.currentTime
+                #expect(
+                    (groupNow - primaryNow - MediaTime(seconds: 2)).magnitude <= MediaTime(milliseconds: 100),
+                    "group \(groupNow), primary \(primaryNow)"
+                )
+                await coordinators[1].play(rate: 2)
+                let fast = ContinuousClock.now + .seconds(10)
+                while await participants[0].0.rate != 2, ContinuousClock.now < fast {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(await participants[0].0.rate == 2)
+                try await Task.sleep(for: .milliseconds(700))
+                let after = await times()
+                #expect(after.max()! - after.min()! <= MediaTime(milliseconds: 50), "\(after)")
+                // Both played the ident whole (2 s of it): nobody skipped it or caught up over it.
+                for (player, _) in participants {
+                    let finished = await player.log.first { $0.event == "eventDidFinish" }
+                    #expect(
+                        finished?.description.contains("\"didPlayEntireEvent\":true") == true,
+                        "\(finished?.description ?? "none")"
+                    )
+                }
+                group.cancelAll()
+            }
+        }
+    }
 }
