@@ -50,7 +50,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
         logger: logger
     )
     if let relay = parts.groups.relay {
-        services.append(GroupRelayService(transport: relay.transport, groups: parts.groups))
+        services.append(GroupRelayService(transport: relay.transport, groups: parts.groups, instance: relay.instance))
     }
     services.append(UpstreamPollingService(feeds: parts.playlists.feeds))
     return Application(

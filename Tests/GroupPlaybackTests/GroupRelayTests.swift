@@ -132,4 +132,64 @@ import Testing
             }
         }
     }
+
+    /// A participant whose instance dies (killed: no leave is sent) is taken out of the group by
+    /// the instances still alive, once its instance has been silent for the limit.
+    ///
+    /// The dead
+    /// instance is played by the database: a join from an instance that never says it is alive.
+    @Test(.enabled(if: GroupRelayTests.postgres != nil || GroupRelayTests.required), .timeLimit(.minutes(2)))
+    func aParticipantOfAnInstanceThatDiedLeavesTheGroup() async throws {
+        let database = try await Self.freshDatabase()
+        let media = try GroupOverLoopbackTests.Media()
+        defer { media.remove() }
+        try media.segments("p", count: 30)
+        try media.vod("show.m3u8", seconds: 30)
+        let a = try await buildApplication(configuration: Self.configuration(media: media, database: database))
+        try await a.test(.live) { client in
+            let (player, alice) = Self.participant("alice", port: try #require(client.port))
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await player.run(until: MediaTime(seconds: 60)) }
+                group.addTask { try await alice.run() }
+                while await alice.groupParticipants != ["alice"] { try await Task.sleep(for: .milliseconds(20)) }
+                // The ghost joins through an instance that then dies: its input is in the database.
+                let hello = GroupMessage.hello(
+                    participantID: "ghost",
+                    description: ParticipantDescription(isLive: false, itemDuration: MediaTime(seconds: 30)),
+                    policy: GroupPolicy()
+                )
+                let message = String(decoding: try JSONEncoder().encode(hello), as: UTF8.self)
+                let now = Int64(Date().timeIntervalSince1970 * 1_000_000_000)
+                let input =
+                    #"{"kind":"join","participant":"ghost","at":\#(now),"instance":"dead-instance","nonce":1,"message":\#(message)}"#
+                let quoted = input.replacingOccurrences(of: "'", with: "''")
+                let sql = """
+                    WITH h AS (UPDATE group_head SET n = n + 1 WHERE group_id = 'relayed' RETURNING n),
+                    i AS (INSERT INTO group_input (group_id, n, data) SELECT 'relayed', n, '\(quoted)' FROM h RETURNING n)
+                    SELECT pg_notify('intermission_groups', 'relayed ' || n) FROM i
+                    """
+                let inserted = try await runProcess(
+                    URL(fileURLWithPath: "/usr/bin/env"),
+                    ["psql", "-q", "-v", "ON_ERROR_STOP=1", String(database.prefix { $0 != "?" }), "-c", sql],
+                    timeout: .seconds(30)
+                )
+                #expect(inserted.status == 0, "\(String(decoding: inserted.stderr, as: UTF8.self))")
+                let joined = ContinuousClock.now + .seconds(10)
+                while await alice.groupParticipants != ["alice", "ghost"], ContinuousClock.now < joined {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(await alice.groupParticipants == ["alice", "ghost"])
+                let seen = ContinuousClock.now
+                // Silent for 10 s (and checked every 2 s): out of the group, and only then.
+                let gone = ContinuousClock.now + .seconds(30)
+                while await alice.groupParticipants != ["alice"], ContinuousClock.now < gone {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+                let waited = ContinuousClock.now - seen
+                #expect(await alice.groupParticipants == ["alice"])
+                #expect(waited >= .seconds(9) && waited <= .seconds(16), "\(waited)")
+                group.cancelAll()
+            }
+        }
+    }
 }

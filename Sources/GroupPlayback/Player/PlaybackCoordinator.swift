@@ -109,6 +109,9 @@ public actor PlaybackCoordinator {
         self.coordination.timeline.coordinatedTime(of: await self.position())
     }
 
+    /// The group's participants as the hub last said (empty before joining).
+    public var groupParticipants: [String] { self.coordination.groupState?.participants ?? [] }
+
     /// The estimate of the hub clock.
     public var clock: GroupClock { self.coordination.clock }
 

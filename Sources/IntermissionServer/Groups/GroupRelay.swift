@@ -14,6 +14,10 @@ protocol GroupRelayTransport: Sendable {
     func forgetGroup(_ group: String, through n: Int64) async throws
     /// The inputs as announced (one consumer: ``GroupRelayService``).
     func groupNotices() -> AsyncStream<GroupRelayNotice>
+    /// Says that `instance` is alive.
+    func groupHeartbeat(instance: String) async throws
+    /// The instances heard from within `seconds`.
+    func liveGroupInstances(within seconds: Double) async throws -> Set<String>
 }
 
 /// One announced input: the group, its number and, when it was small enough, the input itself.
@@ -82,20 +86,49 @@ struct GroupRelayLink: Sendable {
     static func newInstanceID() -> String { UUID().uuidString }
 }
 
-/// Brings other instances' group inputs to this instance's sessions.
+/// Brings other instances' group inputs to this instance's sessions, says that this instance is
+/// alive, and takes out of its groups the participants of instances that stopped saying so.
 struct GroupRelayService: Service {
     let transport: any GroupRelayTransport
     let groups: GroupSessions
+    let instance: String
+
+    /// How often this instance says it is alive.
+    static let heartbeatInterval = Duration.seconds(2)
+    /// How long an instance may be silent before its participants are taken out of their groups
+    /// (a killed process sends no leave).
+    static let silenceLimit = Duration.seconds(10)
 
     func run() async throws {
         let notices = self.transport.groupNotices()
-        let groups = self.groups
+        let (groups, transport, instance) = (self.groups, self.transport, self.instance)
         await cancelWhenGracefulShutdown {
-            for await notice in notices {
-                // A session orders its inputs by number: notices may be handed over in any order,
-                // and one group's reading a gap from the database does not hold the others.
-                guard let session = groups.session(notice.group) else { continue }
-                Task { await session.receive(notice) }
+            await withTaskGroup(of: Void.self) { tasks in
+                tasks.addTask {
+                    for await notice in notices {
+                        // A session orders its inputs by number: notices may be handed over in any
+                        // order, and one group's reading a gap from the database does not hold the
+                        // others.
+                        guard let session = groups.session(notice.group) else { continue }
+                        Task { await session.receive(notice) }
+                    }
+                }
+                tasks.addTask {
+                    let limit = Double(Self.silenceLimit.components.seconds)
+                    while !Task.isCancelled {
+                        if (try? await transport.groupHeartbeat(instance: instance)) != nil,
+                            let live = try? await transport.liveGroupInstances(within: limit)
+                        {
+                            for session in groups.all() {
+                                await session.evictParticipants(
+                                    notOn: live.union([instance]),
+                                    silentFor: Self.silenceLimit
+                                )
+                            }
+                        }
+                        try? await Task.sleep(for: Self.heartbeatInterval)
+                    }
+                }
             }
         }
     }

@@ -124,6 +124,39 @@ extension GroupSession {
         self.buffered = self.buffered.filter { $0.key > self.applied }
     }
 
+    /// Sends a leave for each participant connected to an instance not in `live` that this
+    /// instance has known for at least `silence` (an instance killed, or cut from the database,
+    /// sends none).
+    ///
+    /// Several instances may send one for the same participant: the hub ignores a
+    /// leave of someone not in the group.
+    func evictParticipants(notOn live: Set<String>, silentFor silence: Duration) async {
+        guard let relay = self.relay else { return }
+        let now = ContinuousClock.now
+        let gone = self.owners.filter { participant, owner in
+            !live.contains(owner.instance) && now - owner.since >= silence && !self.evicting.contains(participant)
+        }
+        for participant in gone.keys.sorted() {
+            self.evicting.insert(participant)
+            relay.logger.notice(
+                "group relay: a participant's instance went silent; it leaves the group",
+                metadata: ["group": "\(self.id)", "participant": "\(participant)"]
+            )
+            await self.publish(
+                RelayedInput(
+                    kind: .leave,
+                    participant: participant,
+                    at: self.clock.now().nanoseconds,
+                    instance: relay.instance,
+                    nonce: 0,
+                    message: nil
+                ),
+                relay: relay,
+                failureTo: nil
+            )
+        }
+    }
+
     /// Applies one input to the hub at its own instant and delivers the hub's messages to the
     /// participants connected to this instance.
     private func apply(_ input: RelayedInput, number: Int64, relay: GroupRelayLink) async {
@@ -141,6 +174,7 @@ extension GroupSession {
                 if case .reply(.welcome) = $0 { return true }
                 return false
             }
+            if admitted { self.owners[id] = (input.instance, ContinuousClock.now) }
             var replyTo: Send?
             if mine, let pending = self.pendingJoins[input.nonce] {
                 replyTo = pending.send
@@ -154,6 +188,8 @@ extension GroupSession {
             self.hub = hub
             await self.deliver(outputs, replyTo: mine ? self.connections[input.participant] : nil)
         case .leave:
+            self.owners[input.participant] = nil
+            self.evicting.remove(input.participant)
             guard var hub = self.hub else { return }
             let outputs = hub.leave(participantID: input.participant, at: now)
             self.hub = hub.isEmpty ? nil : hub

@@ -52,6 +52,11 @@ actor GroupSession {
     var draining = false
     /// Joins of this instance's sockets waiting for their input to be applied, by nonce.
     var pendingJoins: [UInt64: PendingJoin] = [:]
+    /// The instance each participant of a relayed group is connected to, and since when this
+    /// instance knows it.
+    var owners: [String: (instance: String, since: ContinuousClock.Instant)] = [:]
+    /// Participants whose leave this instance sent for a silent instance, not applied yet.
+    var evicting: Set<String> = []
 
     /// A socket's join on its way through the relay.
     struct PendingJoin {
@@ -239,6 +244,11 @@ final class GroupSessions: Sendable {
         self.sessions.withLock { sessions in
             if session.isEmpty, sessions[session.id] === session { sessions[session.id] = nil }
         }
+    }
+
+    /// Every group this instance holds.
+    func all() -> [GroupSession] {
+        self.sessions.withLock { Array($0.values) }
     }
 
     /// How many groups exist now.

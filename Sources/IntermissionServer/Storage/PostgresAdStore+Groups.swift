@@ -18,7 +18,39 @@ extension PostgresAdStore: GroupRelayTransport {
     static let groupStatements = [
         "CREATE TABLE group_head (group_id TEXT PRIMARY KEY, n BIGINT NOT NULL)",
         "CREATE TABLE group_input (group_id TEXT NOT NULL, n BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (group_id, n))",
+        "CREATE TABLE group_instance (instance TEXT PRIMARY KEY, seen_at TIMESTAMPTZ NOT NULL)",
     ]
+
+    /// Says that `instance` is alive (the database's clock), and forgets instances silent for an
+    /// hour.
+    func groupHeartbeat(instance: String) async throws {
+        try await self.admitted {
+            try await self.client.query(
+                """
+                INSERT INTO group_instance (instance, seen_at) VALUES (\(instance), now())
+                ON CONFLICT (instance) DO UPDATE SET seen_at = now()
+                """,
+                logger: self.logger
+            )
+            try await self.client.query(
+                "DELETE FROM group_instance WHERE seen_at < now() - interval '1 hour'",
+                logger: self.logger
+            )
+        }
+    }
+
+    /// The instances heard from within `seconds` (the database's clock).
+    func liveGroupInstances(within seconds: Double) async throws -> Set<String> {
+        try await self.admitted {
+            var live: Set<String> = []
+            for try await instance in try await self.client.query(
+                "SELECT instance FROM group_instance WHERE seen_at > now() - make_interval(secs => \(seconds))"
+            ).decode(String.self) {
+                live.insert(instance)
+            }
+            return live
+        }
+    }
 
     /// Numbers and stores an input of `group`, and notifies every instance at commit.
     ///
