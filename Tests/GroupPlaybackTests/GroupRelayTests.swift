@@ -31,6 +31,15 @@ import Testing
         return "\(server)/\(name)?timeout=60"
     }
 
+    /// A fresh database and a scratch folder with the 30 s show.
+    static func databaseAndShow() async throws -> (String, GroupOverLoopbackTests.Media) {
+        let database = try await Self.freshDatabase()
+        let media = try GroupOverLoopbackTests.Media()
+        try media.segments("p", count: 30)
+        try media.vod("show.m3u8", seconds: 30)
+        return (database, media)
+    }
+
     /// An instance of the server on `database`, serving `media` under `/media/group/`.
     static func configuration(media: GroupOverLoopbackTests.Media, database: String) -> ServerConfiguration {
         var configuration = GroupOverLoopbackTests.configuration(media: media)
@@ -51,11 +60,8 @@ import Testing
 
     @Test(.enabled(if: GroupRelayTests.postgres != nil || GroupRelayTests.required), .timeLimit(.minutes(2)))
     func participantsOnDifferentInstancesPlayPauseAndJoinTogether() async throws {
-        let database = try await Self.freshDatabase()
-        let media = try GroupOverLoopbackTests.Media()
+        let (database, media) = try await Self.databaseAndShow()
         defer { media.remove() }
-        try media.segments("p", count: 30)
-        try media.vod("show.m3u8", seconds: 30)
         let a = try await buildApplication(configuration: Self.configuration(media: media, database: database))
         let b = try await buildApplication(configuration: Self.configuration(media: media, database: database))
         try await a.test(.live) { clientA in
@@ -140,11 +146,8 @@ import Testing
     /// instance is played by the database: a join from an instance that never says it is alive.
     @Test(.enabled(if: GroupRelayTests.postgres != nil || GroupRelayTests.required), .timeLimit(.minutes(2)))
     func aParticipantOfAnInstanceThatDiedLeavesTheGroup() async throws {
-        let database = try await Self.freshDatabase()
-        let media = try GroupOverLoopbackTests.Media()
+        let (database, media) = try await Self.databaseAndShow()
         defer { media.remove() }
-        try media.segments("p", count: 30)
-        try media.vod("show.m3u8", seconds: 30)
         let a = try await buildApplication(configuration: Self.configuration(media: media, database: database))
         try await a.test(.live) { client in
             let (player, alice) = Self.participant("alice", port: try #require(client.port))

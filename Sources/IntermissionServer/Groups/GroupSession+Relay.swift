@@ -142,19 +142,21 @@ extension GroupSession {
                 "group relay: a participant's instance went silent; it leaves the group",
                 metadata: ["group": "\(self.id)", "participant": "\(participant)"]
             )
-            await self.publish(
-                RelayedInput(
-                    kind: .leave,
-                    participant: participant,
-                    at: self.clock.now().nanoseconds,
-                    instance: relay.instance,
-                    nonce: 0,
-                    message: nil
-                ),
-                relay: relay,
-                failureTo: nil
-            )
+            await self.publishLeave(of: participant, relay: relay)
         }
+    }
+
+    /// Sends the leave of a participant through the relay, stamped now by this instance.
+    func publishLeave(of participant: String, relay: GroupRelayLink) async {
+        let input = RelayedInput(
+            kind: .leave,
+            participant: participant,
+            at: self.clock.now().nanoseconds,
+            instance: relay.instance,
+            nonce: 0,
+            message: nil
+        )
+        await self.publish(input, relay: relay, failureTo: nil)
     }
 
     /// Applies one input to the hub at its own instant and delivers the hub's messages to the

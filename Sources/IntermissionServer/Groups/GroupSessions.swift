@@ -147,18 +147,7 @@ actor GroupSession {
     func leave(participantID: String) async {
         if let relay = self.relay {
             guard self.connections.removeValue(forKey: participantID) != nil else { return }
-            await self.publish(
-                RelayedInput(
-                    kind: .leave,
-                    participant: participantID,
-                    at: self.clock.now().nanoseconds,
-                    instance: relay.instance,
-                    nonce: 0,
-                    message: nil
-                ),
-                relay: relay,
-                failureTo: nil
-            )
+            await self.publishLeave(of: participantID, relay: relay)
             return
         }
         guard self.connections.removeValue(forKey: participantID) != nil, var hub = self.hub else { return }
