@@ -115,16 +115,26 @@ struct GroupRelayService: Service {
                 }
                 tasks.addTask {
                     let limit = Double(Self.silenceLimit.components.seconds)
+                    // Since when this instance's own heartbeats have succeeded without a break:
+                    // after the database was out of reach, the others need as long to be heard
+                    // again, so nobody is taken out before that.
+                    var reachableSince: ContinuousClock.Instant?
                     while !Task.isCancelled {
-                        if (try? await transport.groupHeartbeat(instance: instance)) != nil,
-                            let live = try? await transport.liveGroupInstances(within: limit)
-                        {
-                            for session in groups.all() {
-                                await session.evictParticipants(
-                                    notOn: live.union([instance]),
-                                    silentFor: Self.silenceLimit
-                                )
+                        if (try? await transport.groupHeartbeat(instance: instance)) != nil {
+                            let since = reachableSince ?? ContinuousClock.now
+                            reachableSince = since
+                            if ContinuousClock.now - since >= Self.silenceLimit,
+                                let live = try? await transport.liveGroupInstances(within: limit)
+                            {
+                                for session in groups.all() {
+                                    await session.evictParticipants(
+                                        notOn: live.union([instance]),
+                                        silentFor: Self.silenceLimit
+                                    )
+                                }
                             }
+                        } else {
+                            reachableSince = nil
                         }
                         try? await Task.sleep(for: Self.heartbeatInterval)
                     }
