@@ -3,8 +3,10 @@
 
 Every participant joins (ping, hello); then one participant per group sends a command and the time
 until every participant of that group has the new state is measured. Prints p50/p99/max of that
-latency and the server's memory per participant (from /proc/PID/status, VmRSS).
-Usage: bench_groups.py WS_BASE SERVER_PID [GROUPS] [SIZE] [COMMANDS_PER_SECOND]
+latency and the servers' memory per participant (from /proc/PID/status, VmRSS).
+Usage: bench_groups.py WS_BASE[,WS_BASE...] SERVER_PID[,PID...] [GROUPS] [SIZE] [COMMANDS_PER_SECOND]
+With several bases (instances sharing their groups through PostgreSQL), participant k of each group
+connects to base k modulo their number, so every command crosses instances.
 """
 import asyncio
 import json
@@ -13,7 +15,8 @@ import time
 
 from websockets.asyncio.client import connect
 
-BASE, PID = sys.argv[1], int(sys.argv[2])
+BASES = sys.argv[1].split(",")
+PIDS = [int(pid) for pid in sys.argv[2].split(",")]
 GROUPS = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
 SIZE = int(sys.argv[4]) if len(sys.argv) > 4 else 4
 RATE = float(sys.argv[5]) if len(sys.argv) > 5 else 500.0
@@ -22,11 +25,13 @@ DESCRIPTION = {"isLive": False, "itemDuration": {"nanoseconds": 600_000_000_000}
 
 
 def rss_kib():
-    with open(f"/proc/{PID}/status") as status:
-        for line in status:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    return 0
+    total = 0
+    for pid in PIDS:
+        with open(f"/proc/{pid}/status") as status:
+            for line in status:
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+    return total
 
 
 class Participant:
@@ -37,7 +42,8 @@ class Participant:
         self.joined = asyncio.Event()
 
     async def run(self, ready):
-        async with connect(f"{BASE}/v1/groups/bench-{self.group}", max_size=1 << 20, ping_interval=None) as ws:
+        base = BASES[self.index % len(BASES)]
+        async with connect(f"{base}/v1/groups/bench-{self.group}", max_size=1 << 20, ping_interval=None) as ws:
             self.ws = ws
             await ws.send(json.dumps({"type": "ping", "sent": 0}))
             await ws.send(json.dumps({"type": "hello", "participantID": f"p{self.index}", "description": DESCRIPTION,
@@ -112,7 +118,8 @@ async def main():
         return latencies[min(len(latencies) - 1, int(p * len(latencies)))] * 1000
 
     participants = GROUPS * SIZE
-    print(f"groups {GROUPS} x {SIZE} participants joined in {join_seconds:.1f} s")
+    where = f" over {len(BASES)} instances (group relay through PostgreSQL)" if len(BASES) > 1 else ""
+    print(f"groups {GROUPS} x {SIZE} participants{where} joined in {join_seconds:.1f} s")
     print(f"commands {len(latencies)} at {RATE:.0f}/s: every participant of the group had the new state after "
           f"p50 {pct(0.50):.2f} ms, p99 {pct(0.99):.2f} ms, max {latencies[-1] * 1000:.2f} ms (target p99 < 20 ms)")
     print(f"server memory: {before / 1024:.1f} MiB before, {after / 1024:.1f} MiB with {participants} participants: "
