@@ -41,7 +41,7 @@ for ((k = 0; k < instances; k++)); do
     pids+=("$!")
     bases+=("ws://127.0.0.1:$((port + k))")
 done
-trap 'kill ${servers[*]} 2>/dev/null || true; ${postgres_stop:-true}' EXIT
+trap 'kill ${servers[*]} 2>/dev/null || true; eval "${postgres_stop:-true}"' EXIT
 for ((k = 0; k < instances; k++)); do
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$((port + k))/health" >/dev/null && break; sleep 0.1; done
 done
