@@ -161,7 +161,9 @@ LUA
 ticks() {
     local total=0 pid
     for pid in "$@"; do
-        total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat")))
+        # A process that is gone (nginx in ONLY=decisions runs, a worker that exited) counts nothing.
+        [ -r "/proc/$pid/stat" ] || continue
+        total=$((total + $(awk '{print $14 + $15}' "/proc/$pid/stat" 2>/dev/null || echo 0)))
     done
     echo "$total"
 }

@@ -61,7 +61,7 @@ origin_port=$(cat "$work/origin.port")
 cat > "$work/bench.yaml" <<YAML
 server:
   port: $port
-  database: memory:
+  database: "memory:"
   logLevel: warning
   maxUpstreamBytes: 16777216
 media:
@@ -79,7 +79,7 @@ done
 "$binary" serve --config "$work/bench.yaml" > "$work/server.log" 2>&1 &
 server=$!
 # shellcheck disable=SC2064 # expand now: the values are fixed for this run
-trap "kill $server $origin 2>/dev/null; wait $server $origin 2>/dev/null; rm -rf '$work'" EXIT
+trap "kill $server $origin 2>/dev/null; wait $server 2>/dev/null; kill -9 $origin 2>/dev/null; rm -rf '$work'" EXIT
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/health" >/dev/null && break; sleep 0.1; done
 base="http://127.0.0.1:$port"
 count() { curl -sf "http://127.0.0.1:$origin_port/count"; }

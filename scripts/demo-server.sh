@@ -7,12 +7,21 @@
 start_demo_server() {
     local binary=$1 config=$2 work=$3 port=$4
     shift 4
+    # A server left on the port (an earlier run's) would answer in this one's place, and the
+    # figures would be its own: refuse to measure.
+    if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/health"; then
+        echo "port $port already answers (another server: stop it, or choose another PORT)" >&2
+        return 2
+    fi
     "$@" "$binary" serve --demo --config "$config" > "$work/server.log" 2>&1 &
     demo_server=$!
     # shellcheck disable=SC2064 # expand now: the values are fixed for this run
     trap "kill $demo_server 2>/dev/null; wait $demo_server 2>/dev/null; rm -rf '$work'" EXIT
     for _ in $(seq 1 100); do
-        curl -sf "http://127.0.0.1:$port/health" >/dev/null && return 0
+        if curl -sf "http://127.0.0.1:$port/health" >/dev/null; then
+            kill -0 "$demo_server" 2>/dev/null && return 0
+            break
+        fi
         sleep 0.1
     done
     echo "the server did not start:" >&2
