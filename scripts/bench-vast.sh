@@ -58,7 +58,7 @@ YAML
 start_demo_server "$binary" "$work/bench.yaml" "$work" "$port"
 server_pid=$demo_server
 # shellcheck disable=SC2064 # expand now: the values are fixed for this run
-trap "kill $vast_pid 2>/dev/null; wait $vast_pid 2>/dev/null; kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null; rm -rf '$work'" EXIT
+trap "kill -9 $vast_pid 2>/dev/null; kill $server_pid 2>/dev/null; wait $server_pid 2>/dev/null; rm -rf '$work'" EXIT
 base="http://127.0.0.1:$port"
 for _ in $(seq 1 50); do curl -sf -o /dev/null "http://127.0.0.1:$vast_port/count" && break; sleep 0.1; done
 
