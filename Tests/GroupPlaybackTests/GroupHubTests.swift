@@ -52,6 +52,23 @@ import Testing
         #expect(Self.state(vod.join(participantID: "alice", description: odd, at: Self.at(0)))?.timebase.time == .zero)
     }
 
+    /// Hostile start times from a hello: a negative one starts the group at 0; the largest one is
+    /// kept and the group's clock saturates there instead of trapping.
+    @Test func hostileLiveStartTimesNeitherTrapNorGoNegative() {
+        for (start, expected) in [
+            (MediaTime(nanoseconds: -1), MediaTime.zero), (MediaTime(nanoseconds: .min), .zero),
+            (MediaTime(nanoseconds: .max), MediaTime(nanoseconds: .max)),
+        ] {
+            var hub = GroupHub(policy: GroupPolicy(), now: Self.at(0))
+            let live = ParticipantDescription(isLive: true, startTime: start)
+            #expect(
+                Self.state(hub.join(participantID: "a", description: live, at: Self.at(0)))?.timebase.time == expected
+            )
+            let playing = Self.state(hub.handle(.command(.play(rate: 8)), from: "a", at: Self.at(1)))
+            #expect(playing?.timebase.time(at: ClockInstant(nanoseconds: .max)) ?? .zero >= expected)
+        }
+    }
+
     @Test func incompatibleParticipantsAreRefusedWithTheReason() {
         var hub = Self.hub(participants: ["alice"])
         let other = ParticipantDescription(isLive: false, itemDuration: Self.s(900))

@@ -44,25 +44,20 @@ struct ClientBeaconCommandTests {
         #expect(!log.contains { $0["event"] as? String == "beaconFailed" })
 
         // On time: each beacon's answer came within 0.25 s of wall time (2.5 s of the clock at
-        // --speed 10) after its asset started plus its moment (0, 2.5, 5, 7.5, 10 s): the median of
-        // the twelve, and every one within 1 s (a machine running the whole suite on two cores
-        // can hold a timer or a request that long).
+        // --speed 10) after its asset started plus its moment (0, 2.5, 5, 7.5, 10 s). Measured:
+        // 2 to 7 ms alone, at most 11 ms beside the whole command-line suite (six at a time).
         let starts = pod.filter { $0["event"] as? String == "interstitialAssetStarted" }.compactMap {
             $0["t"] as? Double
         }
         #expect(starts.count == 2)
-        var lateness: [Double] = []
         for (index, beacon) in fired.enumerated() where starts.count == 2 {
             let start = starts[index < order.count ? 0 : 1]
             let moment = try #require(beacon["moment"] as? Double)
             #expect(moment == [0, 0, 2.5, 5, 7.5, 10][index % order.count], "\(beacon)")
             let time = try #require(beacon["t"] as? Double)
             let late = (time - (start + moment)) / speed
-            lateness.append(late)
-            #expect(late >= 0 && late <= 1, "\(names[index]) answered \(late) s of wall time after its moment")
+            #expect(late >= 0 && late <= 0.25, "\(names[index]) answered \(late) s of wall time after its moment")
         }
-        let median = lateness.isEmpty ? 0 : lateness.sorted()[lateness.count / 2]
-        #expect(median <= 0.25, "median lateness \(median) s of wall time: \(lateness)")
 
         // At the server: each of the twelve once, no duplicates.
         var request = URLRequest(url: try #require(URL(string: base + "/v1/admin/reports/breaks/vod-demo/midroll-1")))

@@ -190,6 +190,119 @@ struct DownloadCommandTests {
         #expect(total > 700_000)
     }
 
+    /// A ladder of three variants with English and French audio and subtitles, an interstitial at
+    /// 2 s whose asset is a ladder of its own: `--variant 1280x720 --language fr` copies the 720p
+    /// variant, the French audio and subtitles only, and the asset's 720p variant (the same
+    /// criteria); the copy plays offline with the interstitial.
+    @Test func theVariantAndTheLanguageAreChosenForThePrimaryAndItsAssets() async throws {
+        let media = try ServeProcess.scratchFolder("download-ladder-media")
+        defer { try? FileManager.default.removeItem(at: media) }
+        func write(_ path: String, _ text: String) throws {
+            let file = media.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: file.deletingLastPathComponent(),
+                withIntermediateDirectories: true
+            )
+            try Data(text.utf8).write(to: file)
+        }
+        /// A 6 s VOD media playlist of one-second segments in `folder`, with the interstitial.
+        func mediaPlaylist(_ folder: String, segment: String, seconds: Int = 6, interstitial: Bool = true) throws {
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+            lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
+            if interstitial {
+                lines.append(
+                    #"#EXT-X-DATERANGE:ID="ad",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:02.000Z","#
+                        + #"DURATION=2.0,X-ASSET-URI="../ad/main.m3u8",X-RESUME-OFFSET=0"#
+                )
+            }
+            for index in 0..<seconds {
+                lines += ["#EXTINF:1.000,", "\(index).\(segment)"]
+                try Data(repeating: 0x47, count: 1_880).write(
+                    to: media.appendingPathComponent("\(folder)/\(index).\(segment)")
+                )
+            }
+            lines.append("#EXT-X-ENDLIST")
+            try write("\(folder)/prog.m3u8", lines.joined(separator: "\n") + "\n")
+        }
+        for folder in ["v360", "v720", "v1080", "audio-en", "audio-fr", "subs-en", "subs-fr", "ad/v360", "ad/v720"] {
+            try FileManager.default.createDirectory(
+                at: media.appendingPathComponent(folder),
+                withIntermediateDirectories: true
+            )
+        }
+        try write(
+            "main.m3u8",
+            """
+            #EXTM3U
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="audio-en/prog.m3u8"
+            #EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,AUTOSELECT=YES,URI="audio-fr/prog.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="English",LANGUAGE="en",DEFAULT=NO,AUTOSELECT=YES,URI="subs-en/prog.m3u8"
+            #EXT-X-MEDIA:TYPE=SUBTITLES,GROUP-ID="subs",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,AUTOSELECT=YES,URI="subs-fr/prog.m3u8"
+            #EXT-X-STREAM-INF:BANDWIDTH=5000000,RESOLUTION=1920x1080,AUDIO="aud",SUBTITLES="subs"
+            v1080/prog.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360,AUDIO="aud",SUBTITLES="subs"
+            v360/prog.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720,AUDIO="aud",SUBTITLES="subs"
+            v720/prog.m3u8
+
+            """
+        )
+        for folder in ["v360", "v720", "v1080"] { try mediaPlaylist(folder, segment: "ts") }
+        for folder in ["audio-en", "audio-fr"] { try mediaPlaylist(folder, segment: "aac") }
+        for folder in ["subs-en", "subs-fr"] { try mediaPlaylist(folder, segment: "vtt") }
+        try write(
+            "ad/main.m3u8",
+            """
+            #EXTM3U
+            #EXT-X-STREAM-INF:BANDWIDTH=800000,RESOLUTION=640x360
+            v360/prog.m3u8
+            #EXT-X-STREAM-INF:BANDWIDTH=2000000,RESOLUTION=1280x720
+            v720/prog.m3u8
+
+            """
+        )
+        for folder in ["ad/v360", "ad/v720"] {
+            try mediaPlaylist(folder, segment: "ts", seconds: 2, interstitial: false)
+        }
+        let config = media.appendingPathComponent("serve.yaml")
+        try Data("server:\n  database: \"memory:\"\nmedia:\n  ladder: \(media.path)\n".utf8).write(to: config)
+        let server = try ServeProcess(["serve", "--config", config.path, "--port", "0"])
+        defer { server.kill() }
+        let base = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+"#))
+
+        let folder = try ServeProcess.scratchFolder("download-ladder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let run = try await CLI.run([
+            "download", base + "/media/ladder/main.m3u8", folder.path, "--variant", "1280x720", "--language", "fr",
+            "--json",
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let fetched = Self.reports(String(decoding: run.stdout, as: UTF8.self)).map(\.url)
+        func copied(_ folder: String) -> Bool { fetched.contains { $0.contains("/ladder/\(folder)/") } }
+        for kept in ["v720", "audio-fr", "subs-fr", "ad/v720"] { #expect(copied(kept), "\(kept) not copied") }
+        for left in ["v360", "v1080", "audio-en", "subs-en", "ad/v360"] { #expect(!copied(left), "\(left) copied") }
+        let main = try String(contentsOf: folder.appendingPathComponent("main.m3u8"), encoding: .utf8)
+        let lines = main.split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("#EXT-X-STREAM-INF:") }.count == 1)
+        #expect(lines.contains { $0.hasPrefix("#EXT-X-STREAM-INF:") && $0.contains("RESOLUTION=1280x720") })
+        let renditions = lines.filter { $0.hasPrefix("#EXT-X-MEDIA:") }
+        #expect(renditions.count == 2 && renditions.allSatisfy { $0.contains(#"LANGUAGE="fr""#) }, "\(renditions)")
+
+        // Offline: the copy plays with its interstitial, every request a file.
+        _ = try await server.terminate()
+        let played = try await CLI.run([
+            "play", folder.appendingPathComponent("main.m3u8").path, "--speed", "20", "--json",
+        ])
+        #expect(played.status == 0, "\(played.stderr)")
+        let log = jsonLines(played.stdout)
+        #expect(
+            log.contains { $0["event"] as? String == "interstitialAssetStarted" && $0["eventID"] as? String == "ad" }
+        )
+        let requests = log.filter { $0["event"] as? String == "request" }
+        #expect(!requests.isEmpty && requests.allSatisfy { ($0["url"] as? String)?.hasPrefix("file://") == true })
+        #expect(log.last?["event"] as? String == "ended")
+    }
+
     /// Bad options are refused before anything is fetched.
     @Test(arguments: [
         ["--variant", "abc"], ["--variant", "0"], ["--variant", "1280x"], ["--variant", "99999999999999999999"],

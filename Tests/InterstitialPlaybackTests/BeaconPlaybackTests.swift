@@ -171,4 +171,27 @@ struct BeaconPlaybackTests {
             )
         }
     }
+
+    /// The queue is bounded: with room for one beacon, the start beacon due with the impression
+    /// (both at the slot's start) is logged as failed and dropped, the impression goes out, and the
+    /// quartiles, due later, find room again.
+    ///
+    /// A limit below one is taken as one.
+    @Test func aFullQueueDropsWhatDoesNotFitAndSaysSo() async throws {
+        try await withFixtureServer { base, site in
+            var configuration = Self.client
+            configuration.beaconQueueLimit = 0
+            #expect(configuration.beaconQueueLimit == 1)
+            let player = try await Self.playPod(base, site, ads: ["green"], configuration: configuration)
+            let log = await player.log
+            let failed = log.filter { $0.event == "beaconFailed" }
+            #expect(failed.map { $0["type"]?.stringValue } == ["start"])
+            #expect(failed.first?["reason"]?.stringValue == "the beacon queue is full (1)")
+            #expect(site.requests.filter { $0.path == "/b/green/start" }.isEmpty)
+            #expect(
+                fired(log)
+                    == ["impression", "firstQuartile", "midpoint", "thirdQuartile", "complete"].map { "green \($0)" }
+            )
+        }
+    }
 }

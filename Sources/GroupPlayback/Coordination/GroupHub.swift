@@ -85,7 +85,8 @@ public struct GroupHub: Sendable {
             self.reference = description
             // A live group starts, paused, where its first participant joined the stream: time 0
             // of a live timeline (program dates) is 1970, out of every playlist's window.
-            if description.isLive, let start = description.startTime, self.state.timebase.rate == 0,
+            // A negative start is refused as a negative seek is: the group starts at 0.
+            if description.isLive, let start = description.startTime, start >= .zero, self.state.timebase.rate == 0,
                 self.state.timebase.time == .zero
             {
                 self.state.timebase = GroupTimebase(
