@@ -384,6 +384,46 @@ import Testing
         }
     }
 
+    /// The position and the languages handed over are the receiver's: it starts 3 s in, and takes
+    /// the French audio (the English one, the default, is missing: a receiver that ignored the
+    /// language would fail on it, as the same session without a language shows).
+    @Test(.timeLimit(.minutes(2)))
+    func theReceiverStartsAtThePositionWithTheLanguagesHandedOver() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.write(
+            "lang/main.m3u8",
+            [
+                "#EXTM3U",
+                #"#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="English",LANGUAGE="en",DEFAULT=YES,AUTOSELECT=YES,URI="en/prog.m3u8""#,
+                #"#EXT-X-MEDIA:TYPE=AUDIO,GROUP-ID="aud",NAME="Francais",LANGUAGE="fr",DEFAULT=NO,AUTOSELECT=YES,URI="fr/prog.m3u8""#,
+                #"#EXT-X-STREAM-INF:BANDWIDTH=1000000,AUDIO="aud""#,
+                "video/prog.m3u8",
+            ]
+        )
+        try scratch.media("lang/video/prog.m3u8", seconds: 8)
+        try scratch.media("lang/fr/prog.m3u8", seconds: 8)
+        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+            _ = try await sender.handOver(
+                ReceiverSession(url: media + "lang/main.m3u8", position: 3, audioLanguage: "fr")
+            )
+            var log = EventLog(sender: sender)
+            let ended = try #require(try await log.next { $0.kind == "ended" || $0.kind == "error" })
+            #expect(ended.kind == "ended", "\(log.all.map { "\($0.kind) \($0.message ?? "")" })")
+            let session = try #require(log.all.first { $0.kind == "session" })
+            #expect(session.primaryTime == 3)
+            // It started at 3 s: from there to the end is 5 s of its clock, not 8.
+            let played = ended.t - session.t
+            #expect(played >= 4 && played < 7.5, "\(played) s")
+
+            // The same session without a language takes the default English audio, which is missing.
+            _ = try await sender.handOver(ReceiverSession(url: media + "lang/main.m3u8", position: 3))
+            var again = EventLog(sender: sender, all: log.all)
+            let failed = try #require(try await again.next { $0.kind == "ended" || $0.kind == "error" })
+            #expect(failed.kind == "error" && failed.message?.contains("en/prog.m3u8") == true, "\(failed)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func hostileRequestsGetJSONErrorsAndTheReceiverKeepsAnswering() async throws {
         let scratch = try Scratch()

@@ -392,6 +392,10 @@ import Testing
                 "/media/demo/primary/seg%0a.ts",
                 "/media/demo//primary/seg-000.ts",
                 "/media/demo/primary/%ff.ts",
+                // .json is served too (static asset lists and schedules): the same guards hold.
+                "/media/demo/%2e%2e/%2e%2e/etc/passwd.json",
+                "/media/demo/primary/list.json%00",
+                "/media/demo/primary/../list.json",
             ]
             for path in refused {
                 let response = try await rawExchange(

@@ -36,10 +36,12 @@ import Testing
         #expect(choice.variant.uri == expected)
     }
 
-    @Test(arguments: [
-        (nil, "en", nil), ("fr", "fr", "fr"), ("fr-CA", "fr", "fr"), ("FR", "fr", "fr"), ("en-US", "en", "en"),
-        ("de", "en", nil),
-    ] as [(String?, String, String?)])
+    @Test(
+        arguments: [
+            (nil, "en", nil), ("fr", "fr", "fr"), ("fr-CA", "fr", "fr"), ("FR", "fr", "fr"), ("en-US", "en", "en"),
+            ("de", "en", nil),
+        ] as [(String?, String, String?)]
+    )
     func renditionsFollowTheLanguageElseTheDefaults(_ language: String?, _ audio: String, _ subtitles: String?) throws {
         let choice = try #require(OfflineSelection(language: language).choose(in: Self.ladder))
         #expect(choice.audio?.language == audio)
