@@ -120,6 +120,29 @@ import Testing
         return positions
     }
 
+    /// A headless participant named `name` who plays `stream` and joins the hub's group `group`.
+    static func participant(
+        _ name: String,
+        stream: String,
+        group: String,
+        policy: GroupPolicy = GroupPolicy()
+    ) -> (Player, PlaybackCoordinator) {
+        let player = Player(item: PlayerItem(url: stream))
+        let coordinator = PlaybackCoordinator(
+            player: player,
+            groupURL: group,
+            configuration: .init(participantID: name, policy: policy)
+        )
+        return (player, coordinator)
+    }
+
+    /// Each participant's position on the group's timeline now (zero before it has one).
+    static func coordinatedTimes(_ coordinators: [PlaybackCoordinator]) async -> [MediaTime] {
+        var result: [MediaTime] = []
+        for coordinator in coordinators { result.append(await coordinator.coordinatedTime() ?? .zero) }
+        return result
+    }
+
     actor Received {
         var texts: [String] = []
         var finished = false
@@ -237,15 +260,14 @@ import Testing
             try media.vod("carol.m3u8", seconds: 12, ad: (3, "\(base)/ad4.m3u8", 4))
 
             let groupURL = "ws://127.0.0.1:\(port)/v1/groups/vod-night"
-            var participants: [(String, Player, PlaybackCoordinator)] = []
-            for name in ["alice", "bob", "carol"] {
-                let player = Player(item: PlayerItem(url: "\(base)/\(name).m3u8"))
-                let coordinator = PlaybackCoordinator(
-                    player: player,
-                    groupURL: groupURL,
-                    configuration: .init(participantID: name, policy: .waitsForInterstitials)
+            let participants = ["alice", "bob", "carol"].map { name in
+                let (player, coordinator) = Self.participant(
+                    name,
+                    stream: "\(base)/\(name).m3u8",
+                    group: groupURL,
+                    policy: .waitsForInterstitials
                 )
-                participants.append((name, player, coordinator))
+                return (name, player, coordinator)
             }
             let aliceStatuses = await participants[0].2.statusUpdates()
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -419,23 +441,16 @@ import Testing
         let app = try await buildApplication(configuration: configuration)
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            var participants: [(Player, PlaybackCoordinator)] = []
-            for name in ["alice", "bob", "carol"] {
-                let player = Player(item: PlayerItem(url: "http://127.0.0.1:\(port)/live/\(name)/show.m3u8"))
-                let coordinator = PlaybackCoordinator(
-                    player: player,
-                    groupURL: "ws://127.0.0.1:\(port)/v1/groups/live-night",
-                    configuration: .init(participantID: name)
+            let participants = ["alice", "bob", "carol"].map { name in
+                Self.participant(
+                    name,
+                    stream: "http://127.0.0.1:\(port)/live/\(name)/show.m3u8",
+                    group: "ws://127.0.0.1:\(port)/v1/groups/live-night"
                 )
-                participants.append((player, coordinator))
             }
             let coordinators = participants.map(\.1)
             /// Each participant's program date on the group's timeline now.
-            func dates() async -> [MediaTime] {
-                var result: [MediaTime] = []
-                for coordinator in coordinators { result.append(await coordinator.coordinatedTime() ?? .zero) }
-                return result
-            }
+            func dates() async -> [MediaTime] { await Self.coordinatedTimes(coordinators) }
             let breakDate = MediaTime(nanoseconds: start.nanosecondsSince1970) + MediaTime(seconds: 34)
             let waited = Received()
             var streams: [AsyncStream<ParticipantStatus>] = []
@@ -517,22 +532,15 @@ import Testing
         let app = try await buildApplication(configuration: Self.configuration(media: media))
         try await app.test(.live) { client in
             let port = try #require(client.port)
-            var participants: [(Player, PlaybackCoordinator)] = []
-            for name in ["alice", "bob"] {
-                let player = Player(item: PlayerItem(url: "http://127.0.0.1:\(port)/media/group/show.m3u8"))
-                let coordinator = PlaybackCoordinator(
-                    player: player,
-                    groupURL: "ws://127.0.0.1:\(port)/v1/groups/ident",
-                    configuration: .init(participantID: name)
+            let participants = ["alice", "bob"].map { name in
+                Self.participant(
+                    name,
+                    stream: "http://127.0.0.1:\(port)/media/group/show.m3u8",
+                    group: "ws://127.0.0.1:\(port)/v1/groups/ident"
                 )
-                participants.append((player, coordinator))
             }
             let coordinators = participants.map(\.1)
-            func times() async -> [MediaTime] {
-                var result: [MediaTime] = []
-                for coordinator in coordinators { result.append(await coordinator.coordinatedTime() ?? .zero) }
-                return result
-            }
+            func times() async -> [MediaTime] { await Self.coordinatedTimes(coordinators) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for (player, coordinator) in participants {
                     group.addTask { try await player.run(until: MediaTime(seconds: 60)) }

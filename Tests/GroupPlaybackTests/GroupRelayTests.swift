@@ -49,13 +49,11 @@ import Testing
 
     /// A participant who plays the show from, and joins the group through, the instance on `port`.
     static func participant(_ name: String, port: Int) -> (Player, PlaybackCoordinator) {
-        let player = Player(item: PlayerItem(url: "http://127.0.0.1:\(port)/media/group/show.m3u8"))
-        let coordinator = PlaybackCoordinator(
-            player: player,
-            groupURL: "ws://127.0.0.1:\(port)/v1/groups/relayed",
-            configuration: .init(participantID: name)
+        GroupOverLoopbackTests.participant(
+            name,
+            stream: "http://127.0.0.1:\(port)/media/group/show.m3u8",
+            group: "ws://127.0.0.1:\(port)/v1/groups/relayed"
         )
-        return (player, coordinator)
     }
 
     @Test(.enabled(if: GroupRelayTests.postgres != nil || GroupRelayTests.required), .timeLimit(.minutes(2)))

@@ -57,6 +57,11 @@ import Testing
         return (try? String(contentsOf: out.appendingPathComponent("log.txt"), encoding: .utf8)) ?? ""
     }
 
+    /// Whether the probe page's log has `event` (an hls.js event name) for the interstitial `id`.
+    static func saw(_ event: String, _ id: String, in log: String) -> Bool {
+        log.split(separator: "\n").contains { $0.contains("] \(event) ") && $0.contains("event=\(id) ") }
+    }
+
     @Test(.enabled(if: HLSJSTests.available || HLSJSTests.required), .timeLimit(.minutes(3)))
     func hlsJSPlaysTheDemoPreRollAndMidRolls() async throws {
         try #require(Self.available, "chromium and hls.js are required (see .ci/run)")
@@ -68,9 +73,7 @@ import Testing
             let src = "http://127.0.0.1:\(port)/vod/demo/main.m3u8"
             let log = try await Self.probe(src, query: "rate=4&until=45", timeout: 100)
             let lines = log.split(separator: "\n")
-            func has(_ event: String, _ id: String) -> Bool {
-                lines.contains { $0.contains("] \(event) ") && $0.contains("event=\(id) ") }
-            }
+            func has(_ event: String, _ id: String) -> Bool { Self.saw(event, id, in: log) }
             #expect(log.contains("isSupported=true"), "\(log.prefix(2000))")
             for id in ["preroll", "midroll-1", "midroll-2"] {
                 #expect(has("ASSET_LIST_LOADED", id), "no asset list for \(id)")

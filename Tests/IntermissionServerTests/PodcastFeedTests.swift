@@ -226,10 +226,7 @@ struct PodcastFeedTests {
             let port = try #require(client.port)
             let src = "http://127.0.0.1:\(port)/vod/podcast/main.m3u8"
             let log = try await HLSJSTests.probe(src, query: "rate=4", timeout: 100)
-            let lines = log.split(separator: "\n")
-            func has(_ event: String, _ id: String) -> Bool {
-                lines.contains { $0.contains("] \(event) ") && $0.contains("event=\(id) ") }
-            }
+            func has(_ event: String, _ id: String) -> Bool { HLSJSTests.saw(event, id, in: log) }
             #expect(log.contains("isSupported=true"), "\(log.prefix(2000))")
             for id in ["preroll", "midroll", "postroll"] {
                 #expect(has("ASSET_LIST_LOADED", id), "no asset list for \(id): \(log.suffix(2000))")

@@ -46,6 +46,10 @@ public actor Receiver {
     var log: [ReceiverEvent] = []
     var nextSequence = 1
     var assessed: Set<String> = []
+    /// The session's primary multivariant playlist as read for the transition checks, by
+    /// generation: read once per session, not again for each interstitial checked (`nil` inside:
+    /// unreadable, or a media playlist).
+    var primaryMultivariant: (generation: Int, playlist: MultivariantPlaylist?)?
     var overridden: Set<String> = []
     var lastScheduled: [String] = []
     var ended = false
@@ -367,8 +371,15 @@ public actor Receiver {
     /// likewise (nothing to compare).
     func assess(_ items: [(eventID: String, urls: [String])], generation: Int) async {
         guard let profile, let session else { return }
+        let primaryPlaylist: MultivariantPlaylist?
+        if let known = self.primaryMultivariant, known.generation == generation {
+            primaryPlaylist = known.playlist
+        } else {
+            primaryPlaylist = await self.multivariant(session.url)
+            self.primaryMultivariant = (generation, primaryPlaylist)
+        }
         var primary: MediaFormat?
-        if let primaryPlaylist = await self.multivariant(session.url) {
+        if let primaryPlaylist {
             guard let primaryVariant = profile.chooseVariant(in: primaryPlaylist) else {
                 self.post(
                     ReceiverEvent(kind: "transitionRisk", message: "\(profile.name) can play no variant of the primary")

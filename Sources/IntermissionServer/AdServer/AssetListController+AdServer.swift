@@ -6,19 +6,16 @@ import Logging
 import NIOCore
 
 extension AssetListController {
-    /// The creatives of the local inventory the presentation's pods may hold (`nil`: all).
-    func allowedCreatives(for scope: AdScope) -> Set<String>? {
+    /// Where a presentation's ads come from: its VAST ad server, if it has one, and the creatives of
+    /// the local inventory its pods may hold (`nil`: all), read with one lookup of the presentation.
+    func adSources(for scope: AdScope) -> (adServer: AdServerSettings?, inventory: Set<String>?) {
         switch scope.kind {
-        case .vod: return self.playlists.configuration.asset(scope.name)?.inventory
-        case .live: return self.playlists.configuration.channel(scope.name)?.inventory
-        }
-    }
-
-    /// The ad server of a presentation, if it has one.
-    func adServerSettings(for scope: AdScope) -> AdServerSettings? {
-        switch scope.kind {
-        case .vod: return self.playlists.configuration.asset(scope.name)?.adServer
-        case .live: return self.playlists.configuration.channel(scope.name)?.adServer
+        case .vod:
+            let asset = self.playlists.configuration.asset(scope.name)
+            return (asset?.adServer, asset?.inventory)
+        case .live:
+            let channel = self.playlists.configuration.channel(scope.name)
+            return (channel?.adServer, channel?.inventory)
         }
     }
 

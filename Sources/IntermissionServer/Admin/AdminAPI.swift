@@ -80,23 +80,18 @@ struct CreativeView: Codable, Sendable {
     /// The `scopes` of a creative checked: each a presentation's scope (`vod-{asset}`,
     /// `live-{channel}`, as the asset-list URLs spell them), at most 10,000.
     static func scopes(_ scopes: [String]?, field: String) throws -> Set<String>? {
-        guard let scopes else { return nil }
-        guard scopes.count <= 10_000 else {
-            throw InputLimitError(field: field, message: "lists \(scopes.count) scopes, more than 10000")
-        }
-        var result: Set<String> = []
-        for (k, text) in scopes.enumerated() {
-            guard text.utf8.count <= 200, let scope = AdScope(rawValue: text) else {
+        try InputLimits.idSet(scopes, field: field, noun: "scopes") { text, field in
+            // A scope is `vod-` or `live-` and an ID of at most 64 bytes: anything longer is refused
+            // before it is parsed.
+            guard text.utf8.count <= 69, let scope = AdScope(rawValue: text) else {
                 throw InputLimitError(
-                    field: "\(field)[\(k)]",
-                    message:
-                        "must be vod-{asset} or live-{channel} (an ID of 1 to 200 characters), got \(InputLimits.quoted(text))"
+                    field: field,
+                    message: "must be vod-{asset} or live-{channel}, got \(InputLimits.quoted(text))"
                 )
             }
-            _ = try InputLimits.id(scope.name, field: "\(field)[\(k)]")
-            result.insert(text)
+            _ = try InputLimits.id(scope.name, field: field)
+            return text
         }
-        return result
     }
 }
 

@@ -407,21 +407,9 @@ public struct ConfigurationFile: Sendable, Codable {
         return result
     }
 
-    /// The most IDs an `inventory` filter may list.
-    static let inventoryFilterLimit = 10_000
-
     /// The creative IDs of an `inventory` key of an asset or a channel, each checked as an ID.
     static func inventoryFilter(_ ids: [String]?, field: String) throws -> Set<String>? {
-        guard let ids else { return nil }
-        guard ids.count <= Self.inventoryFilterLimit else {
-            throw InputLimitError(
-                field: field,
-                message: "lists \(ids.count) creative IDs, more than \(Self.inventoryFilterLimit)"
-            )
-        }
-        var result: Set<String> = []
-        for (k, id) in ids.enumerated() { result.insert(try InputLimits.id(id, field: "\(field)[\(k)]")) }
-        return result
+        try InputLimits.idSet(ids, field: field, noun: "creative IDs") { try InputLimits.id($0, field: $1) }
     }
 
     static func vodBreak(_ b: VODBreakEntry, path: String) throws -> VODBreak {

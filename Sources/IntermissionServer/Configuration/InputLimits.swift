@@ -106,6 +106,29 @@ public enum InputLimits {
         return value
     }
 
+    /// The most entries a list of IDs or scopes may have (`inventory`, `scopes`).
+    static let idListEntries = 10_000
+
+    /// A list of at most ``idListEntries`` `noun` as a set, each checked by `item` (given the value
+    /// and its field, `field[k]`); `nil` stays `nil`.
+    static func idSet(
+        _ values: [String]?,
+        field: String,
+        noun: String,
+        item: (String, String) throws -> String
+    ) throws -> Set<String>? {
+        guard let values else { return nil }
+        guard values.count <= Self.idListEntries else {
+            throw InputLimitError(
+                field: field,
+                message: "lists \(values.count) \(noun), more than \(Self.idListEntries)"
+            )
+        }
+        var result: Set<String> = []
+        for (k, value) in values.enumerated() { result.insert(try item(value, "\(field)[\(k)]")) }
+        return result
+    }
+
     /// An ID: 1 to 64 bytes of letters, digits, `-`, `_`, `.`, `~`.
     static func id(_ value: String, field: String) throws(InputLimitError) -> String {
         guard Self.idBytes.contains(value.utf8.count), OriginPath.isSafeName(value) else {

@@ -80,7 +80,8 @@ struct AssetListController: Sendable {
             duration = liveBreak.effectiveDuration
         }
         if plan == .b { return Self.noAds() }
-        if let settings = self.adServerSettings(for: scope),
+        let sources = self.adSources(for: scope)
+        if let settings = sources.adServer,
             let response = await self.adServerAnswer(
                 request,
                 context: context,
@@ -100,7 +101,7 @@ struct AssetListController: Sendable {
             decider: await self.inventory.decider,
             policy: self.decisions,
             store: self.store,
-            allowed: self.allowedCreatives(for: scope)
+            allowed: sources.inventory
         )
         let anonymous = (viewer ?? "").isEmpty
         do {

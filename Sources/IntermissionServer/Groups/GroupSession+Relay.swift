@@ -169,13 +169,7 @@ extension GroupSession {
             guard case .hello(let id, let description, let policy) = input.message, id == input.participant else {
                 return
             }
-            var hub = self.hub ?? GroupHub(policy: policy, now: now)
-            let outputs = hub.join(participantID: id, description: description, at: now)
-            self.hub = hub
-            let admitted = outputs.contains {
-                if case .reply(.welcome) = $0 { return true }
-                return false
-            }
+            let (outputs, admitted) = self.applyJoin(id, description: description, policy: policy, at: now)
             if admitted { self.owners[id] = (input.instance, ContinuousClock.now) }
             var replyTo: Send?
             if mine, let pending = self.pendingJoins[input.nonce] {
@@ -185,17 +179,14 @@ extension GroupSession {
             }
             await self.deliver(outputs, replyTo: replyTo)
         case .message:
-            guard var hub = self.hub, let message = input.message else { return }
-            let outputs = hub.handle(message, from: input.participant, at: now)
-            self.hub = hub
+            guard let message = input.message else { return }
+            let outputs = self.applyMessage(message, from: input.participant, at: now)
             await self.deliver(outputs, replyTo: mine ? self.connections[input.participant] : nil)
         case .leave:
             self.owners[input.participant] = nil
             self.evicting.remove(input.participant)
-            guard var hub = self.hub else { return }
-            let outputs = hub.leave(participantID: input.participant, at: now)
-            self.hub = hub.isEmpty ? nil : hub
-            if hub.isEmpty && mine {
+            let (outputs, emptied) = self.applyLeave(input.participant, at: now)
+            if emptied && mine {
                 let (transport, group) = (relay.transport, self.id)
                 Task { try? await transport.forgetGroup(group, through: number) }
             }

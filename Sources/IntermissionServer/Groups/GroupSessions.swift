@@ -96,14 +96,12 @@ actor GroupSession {
                 relay: relay
             )
         }
-        let now = self.clock.now()
-        var hub = self.hub ?? GroupHub(policy: policy, now: now)
-        let outputs = hub.join(participantID: participantID, description: description, at: now)
-        self.hub = hub
-        let admitted = outputs.contains {
-            if case .reply(.welcome) = $0 { return true }
-            return false
-        }
+        let (outputs, admitted) = self.applyJoin(
+            participantID,
+            description: description,
+            policy: policy,
+            at: self.clock.now()
+        )
         if admitted { self.connections[participantID] = send }
         await self.deliver(outputs, replyTo: send)
         return admitted
@@ -131,16 +129,13 @@ actor GroupSession {
             )
             return
         }
-        guard var hub = self.hub, let send = self.connections[participantID] else { return }
-        let outputs: [GroupHub.Output]
+        guard let hub = self.hub, let send = self.connections[participantID] else { return }
         if case .ping(let sent) = message {
             // Answer with the instant the message was read, not when the actor got to it.
-            outputs = [.reply(hub.pong(sent: sent, received: receivedAt, answered: self.clock.now()))]
-        } else {
-            outputs = hub.handle(message, from: participantID, at: self.clock.now())
+            await send(hub.pong(sent: sent, received: receivedAt, answered: self.clock.now()))
+            return
         }
-        self.hub = hub
-        await self.deliver(outputs, replyTo: send)
+        await self.deliver(self.applyMessage(message, from: participantID, at: self.clock.now()), replyTo: send)
     }
 
     /// A participant's connection closed.
@@ -150,10 +145,45 @@ actor GroupSession {
             await self.publishLeave(of: participantID, relay: relay)
             return
         }
-        guard self.connections.removeValue(forKey: participantID) != nil, var hub = self.hub else { return }
-        let outputs = hub.leave(participantID: participantID, at: self.clock.now())
+        guard self.connections.removeValue(forKey: participantID) != nil else { return }
+        await self.deliver(self.applyLeave(participantID, at: self.clock.now()).outputs, replyTo: nil)
+    }
+
+    // MARK: - The hub's inputs, applied (here at once, or in the relay's order)
+
+    /// A join applied to the hub, made with the first joiner's policy: what to send, and whether it
+    /// admitted the participant.
+    func applyJoin(
+        _ participantID: String,
+        description: ParticipantDescription,
+        policy: GroupPolicy,
+        at now: ClockInstant
+    ) -> (outputs: [GroupHub.Output], admitted: Bool) {
+        var hub = self.hub ?? GroupHub(policy: policy, now: now)
+        let outputs = hub.join(participantID: participantID, description: description, at: now)
+        self.hub = hub
+        let admitted = outputs.contains {
+            if case .reply(.welcome) = $0 { return true }
+            return false
+        }
+        return (outputs, admitted)
+    }
+
+    /// A message of a participant applied to the hub (none when the group has no hub).
+    func applyMessage(_ message: GroupMessage, from participantID: String, at now: ClockInstant) -> [GroupHub.Output] {
+        guard var hub = self.hub else { return [] }
+        let outputs = hub.handle(message, from: participantID, at: now)
+        self.hub = hub
+        return outputs
+    }
+
+    /// A leave applied to the hub: what to send, and whether the group emptied (its hub is then
+    /// dropped).
+    func applyLeave(_ participantID: String, at now: ClockInstant) -> (outputs: [GroupHub.Output], emptied: Bool) {
+        guard var hub = self.hub else { return ([], false) }
+        let outputs = hub.leave(participantID: participantID, at: now)
         self.hub = hub.isEmpty ? nil : hub
-        await self.deliver(outputs, replyTo: nil)
+        return (outputs, hub.isEmpty)
     }
 
     func deliver(_ outputs: [GroupHub.Output], replyTo: Send?) async {

@@ -588,7 +588,7 @@ enum OpenAPIDocument {
                   description: The presentations the creative may fill pods of (vod-{asset}, live-{channel}); absent, any.
                   type: array
                   maxItems: 10000
-                  items: {type: string, minLength: 5, maxLength: 200, pattern: "^(vod|live)-"}
+                  items: {type: string, minLength: 5, maxLength: 69, pattern: "^(vod|live)-"}
             AssetList:
               type: object
               required: [ASSETS]
