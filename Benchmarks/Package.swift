@@ -72,6 +72,7 @@ if ProcessInfo.processInfo.environment["INTERMISSION_CORE_ONLY"] == nil {
                 .product(name: "InterstitialPlayback", package: "Intermission"),
                 .product(name: "HLSPlaylist", package: "Intermission"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Sources/ViewerLoad"

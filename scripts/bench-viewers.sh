@@ -3,7 +3,10 @@
 #
 # Starts `intermission serve --demo` in its own process (pinned to another core, so its CPU is not
 # counted), then runs Benchmarks' ViewerLoad pinned to one core: N `Player`s on real clocks, each
-# loading every playlist, asset list and segment of the demo live channel over loopback. After a
+# loading every playlist, asset list and segment of the demo live channel over loopback. The players,
+# their `KeepAliveLoader` connections and their clocks' timers all run on one SwiftNIO event loop,
+# which is also Swift Concurrency's executor (VIEWER_ARGS="--loader asynchttpclient --executor
+# default" measures AsyncHTTPClient on Swift Concurrency's own pool instead). After a
 # ramp-up (joins spread over RAMP seconds) it measures for DURATION seconds and prints one JSON
 # line: viewers per core (viewer-seconds simulated per CPU-second used by the viewers' process,
 # getrusage), CPU seconds per viewer-hour, resident memory per
@@ -14,7 +17,8 @@
 # Usage: scripts/bench-viewers.sh [VIEWERS (default 1000)] [DURATION seconds (default 60)]
 # Env: PORT (default 18282), CONFIGURATION of ViewerLoad (default release), SERVER_CONFIGURATION
 #      (default release), VIEWER_CPU (default 1), SERVER_CPU (default 0), RAMP (default 10),
-#      SERVER_BINARY (a prebuilt `intermission` to serve with; then the server is not built).
+#      SERVER_BINARY (a prebuilt `intermission` to serve with; then the server is not built),
+#      VIEWER_ARGS (more ViewerLoad options).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 viewers=${1:-1000}
@@ -39,9 +43,9 @@ YAML
 start_demo_server "$server_binary" "$work/bench.yaml" "$work" "$port" $pin_server
 
 echo "== $viewers viewers of /live/demo/main.m3u8 for ${duration}s (ramp ${ramp}s), viewers pinned: ${pin_viewers:-no}" >&2
-# shellcheck disable=SC2086 # the pin prefix is words or nothing
+# shellcheck disable=SC2086 # the pin prefix and VIEWER_ARGS are words or nothing
 result=$($pin_viewers "$viewer_binary" --url "http://127.0.0.1:$port/live/demo/main.m3u8" \
-    --viewers "$viewers" --duration "$duration" --ramp "$ramp")
+    --viewers "$viewers" --duration "$duration" --ramp "$ramp" ${VIEWER_ARGS:-})
 echo "$result"
 python3 - "$result" <<'PY'
 import json, sys

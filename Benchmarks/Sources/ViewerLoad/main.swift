@@ -7,10 +7,12 @@
 // scripts/bench-viewers.sh starts the server and pins this process to one core.
 //
 //   ViewerLoad --url http://127.0.0.1:18282/live/demo/main.m3u8 [--viewers 1000] [--duration 60] [--ramp 10]
+//              [--executor shared|default] [--loader keepalive|asynchttpclient] [--connections 64]
 import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
 import InterstitialPlayback
+import NIOCore
 import NIOPosix
 import Synchronization
 
@@ -24,6 +26,12 @@ struct Options {
     var duration = 60.0
     var ramp = 10.0
     var connections = 64
+    /// Whether Swift Concurrency's jobs run on the viewers' event loop (`--executor shared`, the
+    /// default) or on its own pool (`--executor default`).
+    var sharedExecutor = true
+    /// Whether the viewers load through `KeepAliveLoader` (`--loader keepalive`, the default) or
+    /// through AsyncHTTPClient (`--loader asynchttpclient`).
+    var keepAliveLoader = true
 
     init(_ arguments: [String]) {
         var k = 1
@@ -35,6 +43,8 @@ struct Options {
             case "--duration": self.duration = Double(value) ?? self.duration
             case "--ramp": self.ramp = Double(value) ?? self.ramp
             case "--connections": self.connections = Int(value) ?? self.connections
+            case "--executor": self.sharedExecutor = value != "default"
+            case "--loader": self.keepAliveLoader = value != "asynchttpclient"
             default: FileHandle.standardError.write(Data("unknown option \(arguments[k])\n".utf8))
             }
             k += 2
@@ -59,7 +69,7 @@ final class Counters: Sendable {
 
 /// The HTTP loader, counting what it loads while the run is measured.
 struct CountingLoader: ResourceLoader {
-    let base: HTTPResourceLoader
+    let base: any ResourceLoader
     let counters: Counters
 
     func load(_ request: LoadRequest, sessionID: String) async -> Result<LoadResponse, PlaybackError> {
@@ -89,17 +99,66 @@ func residentBytes() -> Int {
     return 0
 }
 
+/// A real-time playback clock that sleeps on the viewers' event loop: a timer there wakes the
+/// waiting task on that thread, where Swift Concurrency's jobs run too (see below), instead of a
+/// Dispatch timer thread handing the wake to another thread.
+struct EventLoopPlaybackClock: PlaybackClock {
+    let base = RealPlaybackClock()
+    let loop: any EventLoop
+
+    var now: MediaTime { self.base.now }
+    var isVirtual: Bool { false }
+    func advance(to time: MediaTime) {}
+
+    func sleep(until deadline: MediaTime) async throws {
+        let wait = (deadline - self.now).nanoseconds
+        guard wait > 0 else { return }
+        let timer = self.loop.scheduleTask(in: .nanoseconds(wait)) {}
+        try await withTaskCancellationHandler {
+            do {
+                try await timer.futureResult.get()
+            } catch EventLoopError.cancelled {
+                throw CancellationError()
+            }
+        } onCancel: {
+            timer.cancel()
+        }
+    }
+}
+
 let options = Options(CommandLine.arguments)
 let counters = Counters()
-// One event-loop thread: the process is pinned to one core.
-let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+// One event-loop thread (the process is pinned to one core), which also runs Swift Concurrency's
+// jobs: the players' actors, their loads and their timers share the thread the HTTP connections
+// live on, so a request, its answer and the player's step never wait for a thread switch. With
+// `--executor default`, the jobs run on Swift Concurrency's own pool (threads as the cores) and
+// the clock sleeps on Dispatch, as in an application.
+let group: MultiThreadedEventLoopGroup
+if options.sharedExecutor {
+    NIOSingletons.groupLoopCountSuggestion = 1
+    guard NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() else {
+        fatalError("could not run Swift Concurrency on the event loop")
+    }
+    group = MultiThreadedEventLoopGroup.singleton
+} else {
+    group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+}
+let viewerLoop = group.next()
 var clientConfiguration = HTTPClient.Configuration()
 clientConfiguration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = options.connections
 // No request spans (as `BoundedFetch.makeClient`): the default no-op tracer still builds every
 // request's span attributes, about 8% of the viewers' CPU.
 clientConfiguration.tracing.tracer = nil
 let client = HTTPClient(eventLoopGroupProvider: .shared(group), configuration: clientConfiguration)
-let loader = CountingLoader(base: HTTPResourceLoader(client: client), counters: counters)
+let base: any ResourceLoader =
+    options.keepAliveLoader
+    ? KeepAliveLoader(
+        eventLoop: viewerLoop,
+        connectionsPerOrigin: options.connections,
+        fallback: HTTPResourceLoader(client: client)
+    )
+    : HTTPResourceLoader(client: client)
+let loader = CountingLoader(base: base, counters: counters)
 
 var configuration = Player.Configuration()
 configuration.keepsLog = false
@@ -154,7 +213,8 @@ let result = try await withThrowingTaskGroup(of: Void.self) { tasks -> [String: 
     for k in 0..<options.viewers {
         let player = Player(
             item: PlayerItem(url: options.url),
-            clock: RealPlaybackClock(),
+            clock: options.sharedExecutor
+                ? EventLoopPlaybackClock(loop: viewerLoop) as any PlaybackClock : RealPlaybackClock(),
             loader: loader,
             configuration: configuration
         )

@@ -150,7 +150,8 @@ extension Schedule {
         var changed: [Int] = []
         let tooMany = self.inputs.withUnsafeBufferPointer { old in
             events.withUnsafeBufferPointer { new in
-                for i in old.indices where !InterstitialEvent.same(old[i], new[i]) {
+                guard let a = old.baseAddress, let b = new.baseAddress else { return false }
+                for i in old.indices where !InterstitialEvent.same(a + i, b + i) {
                     changed.append(i)
                     if changed.count > Schedule.incrementalLimit { return true }
                 }
@@ -289,17 +290,31 @@ extension InterstitialEvent {
     /// every event of a reload with the one before).
     @inline(__always)
     static func same(_ a: borrowing InterstitialEvent, _ b: borrowing InterstitialEvent) -> Bool {
-        a.start == b.start && a.resumptionOffset == b.resumptionOffset && a.playoutLimit == b.playoutLimit
-            && a.duration == b.duration && a.plannedDuration == b.plannedDuration
-            && a.restrictions == b.restrictions && a.cue == b.cue && a.willPlayOnce == b.willPlayOnce
-            && a.alignsStartWithPrimarySegmentBoundary == b.alignsStartWithPrimarySegmentBoundary
-            && a.alignsResumptionWithPrimarySegmentBoundary == b.alignsResumptionWithPrimarySegmentBoundary
-            && a.supplementsPrimaryContent == b.supplementsPrimaryContent && a.contentMayVary == b.contentMayVary
-            && a.timelineOccupancy == b.timelineOccupancy && a.skipControl == b.skipControl
-            && TextEquality.same(a.identifier, b.identifier) && TextEquality.same(a.assetListURI, b.assetListURI)
-            && TextEquality.same(a.assetURIs, b.assetURIs)
-            && TextEquality.same(a.userDefinedAttributes, b.userDefinedAttributes)
-            && (TextEquality.shareStorage(a.defects, b.defects) || a.defects == b.defects)
+        withUnsafePointer(to: a) { p in withUnsafePointer(to: b) { q in Self.same(p, q) } }
+    }
+
+    /// ``same(_:_:)`` on events in place: the fields are read where they are, nothing is copied.
+    @inline(__always)
+    static func same(_ p: UnsafePointer<InterstitialEvent>, _ q: UnsafePointer<InterstitialEvent>) -> Bool {
+        p.pointee.start == q.pointee.start && p.pointee.resumptionOffset == q.pointee.resumptionOffset
+            && p.pointee.playoutLimit == q.pointee.playoutLimit
+            && p.pointee.duration == q.pointee.duration && p.pointee.plannedDuration == q.pointee.plannedDuration
+            && p.pointee.restrictions == q.pointee.restrictions && p.pointee.cue == q.pointee.cue
+            && p.pointee.willPlayOnce == q.pointee.willPlayOnce
+            && p.pointee.alignsStartWithPrimarySegmentBoundary == q.pointee.alignsStartWithPrimarySegmentBoundary
+            && p.pointee.alignsResumptionWithPrimarySegmentBoundary
+                == q.pointee.alignsResumptionWithPrimarySegmentBoundary
+            && p.pointee.supplementsPrimaryContent == q.pointee.supplementsPrimaryContent
+            && p.pointee.contentMayVary == q.pointee.contentMayVary
+            && p.pointee.timelineOccupancy == q.pointee.timelineOccupancy
+            && p.pointee.skipControl == q.pointee.skipControl
+            && TextEquality.same(p.pointee.identifier, q.pointee.identifier)
+            && TextEquality.same(p.pointee.assetListURI, q.pointee.assetListURI)
+            && TextEquality.same(p.pointee.assetURIs, q.pointee.assetURIs)
+            && TextEquality.same(p.pointee.userDefinedAttributes, q.pointee.userDefinedAttributes)
+            && TextEquality.same(p.pointee.scheduleIdentifier, q.pointee.scheduleIdentifier)
+            && (TextEquality.shareStorage(p.pointee.defects, q.pointee.defects)
+                || p.pointee.defects == q.pointee.defects)
     }
 }
 

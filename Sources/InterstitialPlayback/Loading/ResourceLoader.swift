@@ -119,10 +119,7 @@ public struct HTTPResourceLoader: ResourceLoader {
             )
         }
         var headers = [(name: "User-Agent", value: self.userAgent), (name: "X-PLAYBACK-SESSION-ID", value: sessionID)]
-        if let range = request.byteRange {
-            let first = range.offset ?? 0
-            headers.append((name: "Range", value: "bytes=\(first)-\(first + range.length - 1)"))
-        }
+        if let range = request.byteRange { headers.append((name: "Range", value: range.rangeField)) }
         let fetch = FetchRequest(
             url: request.url,
             headers: headers,
@@ -163,5 +160,13 @@ public struct HTTPResourceLoader: ResourceLoader {
         default: code = .transport
         }
         return PlaybackError(code: code, message: message, url: request.url, status: error.status)
+    }
+}
+
+extension ByteRange {
+    /// The `Range` field asking for these bytes (`bytes=FIRST-LAST`; from 0 without an offset).
+    var rangeField: String {
+        let first = self.offset ?? 0
+        return "bytes=\(first)-\(first + self.length - 1)"
     }
 }

@@ -1,0 +1,290 @@
+import Foundation
+import HLSInterstitials
+import HLSPlaylist
+import InterstitialPlayback
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import Synchronization
+import Testing
+
+/// What the test server answers a request with.
+private struct Answer: Sendable {
+    var status: HTTPResponseStatus = .ok
+    var headers: [(String, String)] = []
+    var body: [UInt8] = []
+    /// Close the connection after the answer (with `Connection: close`).
+    var close = false
+    /// Close the connection without answering.
+    var drop = false
+    /// Send the head, then nothing more.
+    var stall = false
+}
+
+/// A plain NIO HTTP/1.1 server on loopback that counts its connections and answers from a closure,
+/// so the tests see exactly what reaches the socket: connections opened, request heads, answers
+/// cut short, connections closed under a kept client.
+private final class CountingServer: Sendable {
+    let connections = Atomic<Int>(0)
+    let heads = Mutex<[HTTPRequestHead]>([])
+    let answer: @Sendable (HTTPRequestHead) -> Answer
+    let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+    let channel = Mutex<(any Channel)?>(nil)
+    /// The server side of the open connections, to close them under the client.
+    let open = Mutex<[any Channel]>([])
+
+    init(_ answer: @escaping @Sendable (HTTPRequestHead) -> Answer) {
+        self.answer = answer
+    }
+
+    var port: Int { self.channel.withLock { $0?.localAddress?.port ?? 0 } }
+
+    func start() async throws {
+        let channel = try await ServerBootstrap(group: self.group)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelInitializer { channel in
+                self.connections.add(1, ordering: .relaxed)
+                self.open.withLock { $0.append(channel) }
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                    try channel.pipeline.syncOperations.addHandler(Responder(server: self))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        self.channel.withLock { $0 = channel }
+    }
+
+    func closeConnections() {
+        for channel in self.open.withLock({ $0 }) { channel.close(promise: nil) }
+    }
+
+    func stop() async throws {
+        try await self.channel.withLock { $0 }?.close()
+        try await self.group.shutdownGracefully()
+    }
+
+    final class Responder: ChannelInboundHandler {
+        typealias InboundIn = HTTPServerRequestPart
+        typealias OutboundOut = HTTPServerResponsePart
+        let server: CountingServer
+        var head: HTTPRequestHead?
+
+        init(server: CountingServer) { self.server = server }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            switch self.unwrapInboundIn(data) {
+            case .head(let head):
+                self.head = head
+                self.server.heads.withLock { $0.append(head) }
+            case .body: break
+            case .end:
+                guard let head = self.head else { return }
+                let answer = self.server.answer(head)
+                if answer.drop {
+                    context.close(promise: nil)
+                    return
+                }
+                var headers = HTTPHeaders(answer.headers)
+                if !headers.contains(name: "content-length") {
+                    headers.add(name: "Content-Length", value: String(answer.body.count))
+                }
+                if answer.close { headers.add(name: "Connection", value: "close") }
+                context.write(
+                    self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: headers))),
+                    promise: nil
+                )
+                if answer.stall {
+                    context.flush()
+                    return
+                }
+                context.write(self.wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: answer.body)))), promise: nil)
+                let ended = context.writeAndFlush(self.wrapOutboundOut(.end(nil)))
+                if answer.close { ended.assumeIsolated().whenComplete { _ in context.close(promise: nil) } }
+            }
+        }
+    }
+}
+
+private func withServer(
+    _ answer: @escaping @Sendable (HTTPRequestHead) -> Answer,
+    _ body: (CountingServer, String, KeepAliveLoader) async throws -> Void
+) async throws {
+    let server = CountingServer(answer)
+    try await server.start()
+    let loader = KeepAliveLoader(eventLoop: MultiThreadedEventLoopGroup.singleton.next(), connectionsPerOrigin: 4)
+    do {
+        try await body(server, "http://127.0.0.1:\(server.port)", loader)
+    } catch {
+        try await server.stop()
+        throw error
+    }
+    try await server.stop()
+}
+
+private func request(
+    _ url: String,
+    kind: LoadRequest.Kind = .mediaPlaylist,
+    range: ByteRange? = nil,
+    timeout: Duration = .seconds(5),
+    limit: Int = 1 << 20,
+    keepsBody: Bool = true
+) -> LoadRequest {
+    LoadRequest(url: url, kind: kind, byteRange: range, timeout: timeout, maximumBodySize: limit, keepsBody: keepsBody)
+}
+
+@Suite(.timeLimit(.minutes(1))) struct KeepAliveLoaderTests {
+    /// A playlist and a segment: status, body, count, the session header, the `Host` and the path
+    /// with its query; a byte range is asked with `Range`; a segment's body is counted, not kept.
+    @Test func anAnswerArrivesWhole() async throws {
+        let playlist = Array("#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXTINF:2,\na.ts\n".utf8)
+        let segment = [UInt8](repeating: 0x47, count: 100_000)
+        try await withServer({ head in
+            head.uri.hasPrefix("/live/") ? Answer(body: playlist) : Answer(status: .partialContent, body: segment)
+        }) { server, base, loader in
+            let first = try await loader.load(request(base + "/live/a/prog.m3u8?x=1#frag"), sessionID: "s-1").get()
+            #expect(first.status == 200 && first.body == playlist && first.byteCount == playlist.count)
+            let second = try await loader.load(
+                request(base + "/media/seg.ts", kind: .segment, range: ByteRange(length: 10, offset: 5), keepsBody: false),
+                sessionID: "s-1"
+            ).get()
+            #expect(second.status == 206 && second.body.isEmpty && second.byteCount == segment.count)
+            let heads = server.heads.withLock { $0 }
+            #expect(heads.map(\.uri) == ["/live/a/prog.m3u8?x=1", "/media/seg.ts"])
+            #expect(heads.allSatisfy { $0.headers["X-PLAYBACK-SESSION-ID"] == ["s-1"] })
+            #expect(heads.allSatisfy { $0.headers["Host"] == ["127.0.0.1:\(server.port)"] })
+            #expect(heads[1].headers["Range"] == ["bytes=5-14"])
+        }
+    }
+
+    /// Requests one after another share one connection; many at once open at most the limit, and
+    /// every one is answered.
+    @Test func connectionsAreKeptAndBounded() async throws {
+        try await withServer({ head in Answer(body: Array(head.uri.utf8)) }) { server, base, loader in
+            for k in 0..<20 {
+                let answer = try await loader.load(request(base + "/p\(k)"), sessionID: "s").get()
+                #expect(answer.body == Array("/p\(k)".utf8))
+            }
+            #expect(server.connections.load(ordering: .relaxed) == 1)
+            let bodies = await withTaskGroup(of: [UInt8]?.self) { group in
+                for k in 0..<50 {
+                    group.addTask { try? await loader.load(request(base + "/q\(k)"), sessionID: "s").get().body }
+                }
+                var bodies: [[UInt8]] = []
+                for await body in group { if let body { bodies.append(body) } }
+                return bodies
+            }
+            #expect(Set(bodies) == Set((0..<50).map { Array("/q\($0)".utf8) }))
+            #expect(server.connections.load(ordering: .relaxed) <= 4)
+        }
+    }
+
+    /// Statuses other than 2xx are answers (the player decides), `Connection: close` is honoured
+    /// (the next request opens a connection), and a connection the server closed while idle is
+    /// replaced without failing the request sent on it.
+    @Test func errorsStatusesAndClosedConnections() async throws {
+        try await withServer({ head in
+            switch head.uri {
+            case "/missing": Answer(status: .notFound, body: Array("no".utf8))
+            case "/close": Answer(body: Array("bye".utf8), close: true)
+            default: Answer(body: Array("ok".utf8))
+            }
+        }) { server, base, loader in
+            let missing = try await loader.load(request(base + "/missing"), sessionID: "s").get()
+            #expect(missing.status == 404 && missing.body == Array("no".utf8))
+            _ = try await loader.load(request(base + "/close"), sessionID: "s").get()
+            _ = try await loader.load(request(base + "/ok"), sessionID: "s").get()
+            #expect(server.connections.load(ordering: .relaxed) == 2)
+            server.closeConnections()
+            try await Task.sleep(for: .milliseconds(100))
+            let again = try await loader.load(request(base + "/ok"), sessionID: "s").get()
+            #expect(again.body == Array("ok".utf8))
+            #expect(server.connections.load(ordering: .relaxed) == 3)
+        }
+    }
+
+    /// A body over the limit (by its `Content-Length` or by what arrives), an answer that never
+    /// ends, a connection dropped without an answer, and nothing listening: each fails with the
+    /// player's code, and the loader goes on working.
+    @Test func boundsAndFailures() async throws {
+        try await withServer({ head in
+            switch head.uri {
+            case "/big": Answer(body: [UInt8](repeating: 1, count: 2000))
+            case "/lying": Answer(headers: [("Transfer-Encoding", "chunked")], body: [UInt8](repeating: 2, count: 2000))
+            case "/stall": Answer(headers: [("Content-Length", "100")], stall: true)
+            case "/drop": Answer(drop: true)
+            default: Answer(body: Array("ok".utf8))
+            }
+        }) { _, base, loader in
+            func code(_ path: String, timeout: Duration = .seconds(5)) async -> PlaybackError.Code? {
+                let result = await loader.load(request(base + path, timeout: timeout, limit: 1000), sessionID: "s")
+                guard case .failure(let error) = result else { return nil }
+                return error.code
+            }
+            #expect(await code("/big") == .bodyTooLarge)
+            #expect(await code("/stall", timeout: .milliseconds(300)) == .timeout)
+            #expect(await code("/drop") == .transport)
+            let ok = try await loader.load(request(base + "/ok"), sessionID: "s").get()
+            #expect(ok.body == Array("ok".utf8))
+        }
+        let loader = KeepAliveLoader(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        let refused = await loader.load(request("http://127.0.0.1:1/x"), sessionID: "s")
+        guard case .failure(let error) = refused else { Issue.record("connected to port 1"); return }
+        #expect(error.code == .transport)
+    }
+
+    /// URLs it cannot send: not http (https goes to the fallback), no host, a port out of range,
+    /// user info, spaces, NUL, a 100 KB host. None is sent anywhere.
+    @Test(arguments: [
+        "ftp://example.com/x", "http://", "http:///x", "http://example.com:0/x", "http://example.com:65536/x",
+        "http://example.com:-1/x", "http://example.com:99999999999999999999/x", "http://user@example.com/x",
+        "http://exa mple.com/x", "http://example.com/a b", "http://example.com/\u{0}", "relative/x",
+        "http://" + String(repeating: "a", count: 100_000) + "/x", "http://[::1/x",
+    ])
+    func unusableURLsAreRefused(url: String) async {
+        let loader = KeepAliveLoader(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        let result = await loader.load(request(url), sessionID: "s")
+        guard case .failure(let error) = result else {
+            Issue.record("loaded \(url.prefix(60))")
+            return
+        }
+        #expect(error.code == .invalidURL || error.code == .transport, "\(url.prefix(60))")
+    }
+
+    /// A player on this loader plays a pod of two ads from an asset list as it does on the default
+    /// loader: the same breaks, the same requests, each with the session header.
+    @Test func aPlayerPlaysThroughIt() async throws {
+        try await withFixtureServer { base, site in
+            site.serve(
+                "/vod/prog.m3u8",
+                .text(
+                    Fixtures.vodPrimary(
+                        seconds: 20,
+                        dateRanges: [
+                            Fixtures.interstitial("pod", at: 10, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")
+                        ]
+                    )
+                )
+            )
+            site.serve("/lists/pod.json", .json(assetList(base, ["red", "green"])))
+            let loader = KeepAliveLoader(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: loader
+            )
+            await player.play()
+            try await player.run()
+            #expect(await player.error == nil)
+            #expect(
+                summaries(await player.log) == [
+                    "list:pod", "current:pod", "asset:pod#0", "asset:pod#1", "finished:pod", "current:nil",
+                    "resumed@10.0", "ended",
+                ]
+            )
+            let requests = site.requests
+            #expect(requests.count > 10)
+            #expect(requests.allSatisfy { $0.sessionID == player.sessionID })
+        }
+    }
+}
