@@ -14,7 +14,18 @@ python3 scripts/gen-dvr-playlist.py .build-bench/dvr-24h.m3u8 >/dev/null
 # Pinned to one core, as bench-parse.sh does.
 pin=""
 command -v taskset >/dev/null && pin="taskset -c ${BENCH_CPU:-1}"
-$pin Benchmarks/.build/release/ScheduleSpeed
+result=$($pin Benchmarks/.build/release/ScheduleSpeed)
+echo "$result"
+python3 - "$result" <<'PY'
+import json, sys
+r = json.loads(sys.argv[1])
+tracked = r["live_update_tracked_events_us"]
+print(f"live update as the player makes it (events from its DateRangeTracker; one new segment and one "
+      f"changed date range): {tracked:.1f} us, median {r['live_update_tracked_events_median_us']:.1f} us; "
+      f"target <= 20: {'MET' if tracked <= 20 else 'NOT MET'}")
+print(f"live update with freshly parsed events (every event compared field by field): "
+      f"{r['live_update_us']:.1f} us (one new tag), {r['live_update_changed_range_us']:.1f} us (one changed range)")
+PY
 if [ "${CALLGRIND:-1}" = 1 ] && command -v valgrind >/dev/null; then
     # Only inside forwardUpdate (mangled with its length, 13): the 600 timed updates from freshly
     # parsed events (300 of each kind); then only inside trackedForwardUpdate: the 300 updates

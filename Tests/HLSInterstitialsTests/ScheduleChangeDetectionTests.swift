@@ -3,7 +3,9 @@ import HLSPlaylist
 import Testing
 
 /// The incremental update compares every event of a reload with the one before, with a faster
-/// comparison than `==`. A field that comparison forgot would leave the schedule holding the old
+/// comparison than `==`.
+///
+/// A field that comparison forgot would leave the schedule holding the old
 /// event after a reload that changes only that field; each case here changes one field.
 @Suite struct ScheduleChangeDetectionTests {
     static let playlist = """

@@ -91,7 +91,9 @@ private final class CountingServer: Sendable {
                 }
                 if answer.close { headers.add(name: "Connection", value: "close") }
                 context.write(
-                    self.wrapOutboundOut(.head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: headers))),
+                    self.wrapOutboundOut(
+                        .head(HTTPResponseHead(version: .http1_1, status: answer.status, headers: headers))
+                    ),
                     promise: nil
                 )
                 if answer.stall {
@@ -145,7 +147,12 @@ private func request(
             let first = try await loader.load(request(base + "/live/a/prog.m3u8?x=1#frag"), sessionID: "s-1").get()
             #expect(first.status == 200 && first.body == playlist && first.byteCount == playlist.count)
             let second = try await loader.load(
-                request(base + "/media/seg.ts", kind: .segment, range: ByteRange(length: 10, offset: 5), keepsBody: false),
+                request(
+                    base + "/media/seg.ts",
+                    kind: .segment,
+                    range: ByteRange(length: 10, offset: 5),
+                    keepsBody: false
+                ),
                 sessionID: "s-1"
             ).get()
             #expect(second.status == 206 && second.body.isEmpty && second.byteCount == segment.count)
@@ -234,7 +241,9 @@ private func request(
     }
 
     /// URLs it cannot send: not http (https goes to the fallback), no host, a port out of range,
-    /// user info, spaces, NUL, a 100 KB host. None is sent anywhere.
+    /// user info, spaces, NUL, a 100 KB host.
+    ///
+    /// None is sent anywhere.
     @Test(arguments: [
         "ftp://example.com/x", "http://", "http:///x", "http://example.com:0/x", "http://example.com:65536/x",
         "http://example.com:-1/x", "http://example.com:99999999999999999999/x", "http://user@example.com/x",
@@ -286,5 +295,29 @@ private func request(
             #expect(requests.count > 10)
             #expect(requests.allSatisfy { $0.sessionID == player.sessionID })
         }
+    }
+}
+
+@Suite(.timeLimit(.minutes(1))) struct EventLoopPlaybackClockTests {
+    /// A sleep ends on a timer of the loop, no earlier than its deadline; a deadline passed returns
+    /// at once; a cancelled sleep throws at once, its timer cancelled.
+    @Test func itSleepsOnTheLoop() async throws {
+        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let clock = EventLoopPlaybackClock(eventLoop: loop, speed: 2)
+        let start = ContinuousClock.now
+        let deadline = clock.now + MediaTime(milliseconds: 100)
+        try await clock.sleep(until: deadline)
+        #expect(clock.now >= deadline)
+        #expect(ContinuousClock.now - start >= .milliseconds(50))  // speed 2: 100 ms of clock in 50 ms
+        let before = ContinuousClock.now
+        try await clock.sleep(until: .zero)
+        #expect(ContinuousClock.now - before < .milliseconds(20))
+        let sleeper = Task { try await clock.sleep(until: clock.now + MediaTime(seconds: 3600)) }
+        try await Task.sleep(for: .milliseconds(20))
+        sleeper.cancel()
+        let cancelledAt = ContinuousClock.now
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        #expect(ContinuousClock.now - cancelledAt < .seconds(1))
+        #expect(clock.isVirtual == false)
     }
 }

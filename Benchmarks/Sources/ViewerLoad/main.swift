@@ -99,33 +99,6 @@ func residentBytes() -> Int {
     return 0
 }
 
-/// A real-time playback clock that sleeps on the viewers' event loop: a timer there wakes the
-/// waiting task on that thread, where Swift Concurrency's jobs run too (see below), instead of a
-/// Dispatch timer thread handing the wake to another thread.
-struct EventLoopPlaybackClock: PlaybackClock {
-    let base = RealPlaybackClock()
-    let loop: any EventLoop
-
-    var now: MediaTime { self.base.now }
-    var isVirtual: Bool { false }
-    func advance(to time: MediaTime) {}
-
-    func sleep(until deadline: MediaTime) async throws {
-        let wait = (deadline - self.now).nanoseconds
-        guard wait > 0 else { return }
-        let timer = self.loop.scheduleTask(in: .nanoseconds(wait)) {}
-        try await withTaskCancellationHandler {
-            do {
-                try await timer.futureResult.get()
-            } catch EventLoopError.cancelled {
-                throw CancellationError()
-            }
-        } onCancel: {
-            timer.cancel()
-        }
-    }
-}
-
 let options = Options(CommandLine.arguments)
 let counters = Counters()
 // One event-loop thread (the process is pinned to one core), which also runs Swift Concurrency's
@@ -214,7 +187,7 @@ let result = try await withThrowingTaskGroup(of: Void.self) { tasks -> [String: 
         let player = Player(
             item: PlayerItem(url: options.url),
             clock: options.sharedExecutor
-                ? EventLoopPlaybackClock(loop: viewerLoop) as any PlaybackClock : RealPlaybackClock(),
+                ? EventLoopPlaybackClock(eventLoop: viewerLoop) as any PlaybackClock : RealPlaybackClock(),
             loader: loader,
             configuration: configuration
         )
