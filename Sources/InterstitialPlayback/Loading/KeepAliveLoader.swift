@@ -59,6 +59,14 @@ public final class KeepAliveLoader: ResourceLoader {
         self.eventLoop.execute { pools.value.closeIdle() }
     }
 
+    /// Loads one resource on a kept connection to its origin (a new one while fewer than
+    /// ``connectionsPerOrigin`` are open, else the next one free).
+    ///
+    /// - Parameters:
+    ///   - request: What to load; `https` URLs go to ``fallback``, and so does a 3xx answer.
+    ///   - sessionID: The playback session's ID, sent as `X-PLAYBACK-SESSION-ID`.
+    /// - Returns: The answer (any status), or why there is none: `invalidURL`, `timeout` (no
+    ///   complete answer by the request's deadline), `bodyTooLarge`, `transport`, `cancelled`.
     public func load(_ request: LoadRequest, sessionID: String) async -> Result<LoadResponse, PlaybackError> {
         guard let target = Target(request.url) else {
             if request.url.hasPrefix("https://") { return await self.fallback.load(request, sessionID: sessionID) }
