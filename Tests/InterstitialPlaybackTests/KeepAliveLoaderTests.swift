@@ -240,6 +240,47 @@ private func request(
         #expect(error.code == .transport)
     }
 
+    /// A request waiting for a connection keeps its deadline: with the only connection held by an
+    /// answer that never ends, it fails by its own timeout, and a request cancelled while waiting is
+    /// never sent.
+    @Test func aWaitingRequestKeepsItsDeadline() async throws {
+        try await withServer({ head in
+            head.uri == "/stall" ? Answer(headers: [("Content-Length", "100")], stall: true) : Answer(body: [1])
+        }) { server, base, _ in
+            let loader = KeepAliveLoader(
+                eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
+                connectionsPerOrigin: 1
+            )
+            let stalled = Task { await loader.load(request(base + "/stall", timeout: .seconds(3)), sessionID: "s") }
+            try await Task.sleep(for: .milliseconds(100))
+            let cancelled = Task { await loader.load(request(base + "/cancelled"), sessionID: "s") }
+            try await Task.sleep(for: .milliseconds(50))
+            cancelled.cancel()
+            guard case .failure(let cancel) = await cancelled.value else {
+                Issue.record("a cancelled request was answered")
+                return
+            }
+            #expect(cancel.code == .cancelled)
+            let started = ContinuousClock.now
+            let waiting = await loader.load(request(base + "/waiting", timeout: .milliseconds(300)), sessionID: "s")
+            guard case .failure(let error) = waiting else {
+                Issue.record("a waiting request was answered")
+                return
+            }
+            #expect(error.code == .timeout)
+            #expect(ContinuousClock.now - started < .seconds(2))
+            guard case .failure(let stall) = await stalled.value else {
+                Issue.record("the stalled answer ended")
+                return
+            }
+            #expect(stall.code == .timeout)
+            // Once the stalled connection is closed, the next request goes out; the cancelled one never did.
+            let after = try await loader.load(request(base + "/after"), sessionID: "s").get()
+            #expect(after.body == [1])
+            #expect(server.heads.withLock { $0.map(\.uri) } == ["/stall", "/after"])
+        }
+    }
+
     /// URLs it cannot send: not http (https goes to the fallback), no host, a port out of range,
     /// user info, spaces, NUL, a 100 KB host.
     ///

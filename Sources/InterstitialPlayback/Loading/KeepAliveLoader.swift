@@ -2,6 +2,7 @@ import HLSPlaylist
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import Synchronization
 
 /// A loader for thousands of players in one process: plain-HTTP/1.1 keep-alive connections, on
 /// one SwiftNIO event loop, with nothing between a player's request and the socket but the HTTP
@@ -85,13 +86,13 @@ public final class KeepAliveLoader: ResourceLoader {
         let nanoseconds =
             timeout.seconds >= Int64.max / 1_000_000_000
             ? Int64.max : max(0, timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)
-        let promise = self.eventLoop.makePromise(of: Exchange.Answer.self)
+        let outcome = Outcome(self.eventLoop.makePromise(of: Exchange.Answer.self))
         let exchange = Exchange(
             head: HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers),
             maximumBodySize: max(0, request.maximumBodySize),
             keepsBody: request.keepsBody,
             deadline: .now() + .nanoseconds(nanoseconds),
-            promise: promise
+            outcome: outcome
         )
         let pools = self.pools
         let limit = self.connectionsPerOrigin
@@ -104,9 +105,9 @@ public final class KeepAliveLoader: ResourceLoader {
         let answer: Exchange.Answer
         do {
             answer = try await withTaskCancellationHandler {
-                try await promise.futureResult.get()
+                try await outcome.promise.futureResult.get()
             } onCancel: {
-                promise.fail(ExchangeError(code: .cancelled, message: "the request was cancelled"))
+                outcome.fail(ExchangeError(code: .cancelled, message: "the request was cancelled"))
             }
         } catch let error as ExchangeError {
             return .failure(PlaybackError(code: error.code, message: error.message, url: request.url))
@@ -181,6 +182,30 @@ public final class KeepAliveLoader: ResourceLoader {
         var port: Int
     }
 
+    /// Where a request's answer goes: settled once, by whichever comes first (the answer, a
+    /// failure, its deadline, the caller's cancellation); the later ones change nothing.
+    final class Outcome: Sendable {
+        let promise: EventLoopPromise<Exchange.Answer>
+        private let settled = Atomic<Bool>(false)
+
+        init(_ promise: EventLoopPromise<Exchange.Answer>) {
+            self.promise = promise
+        }
+
+        /// Whether the answer or a failure was given already.
+        var isSettled: Bool { self.settled.load(ordering: .acquiring) }
+
+        func succeed(_ answer: Exchange.Answer) {
+            guard !self.settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            self.promise.succeed(answer)
+        }
+
+        func fail(_ error: ExchangeError) {
+            guard !self.settled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            self.promise.fail(error)
+        }
+    }
+
     /// One request: what to send, what to accept, and where its answer goes.
     struct Exchange: Sendable {
         struct Answer: Sendable {
@@ -193,7 +218,7 @@ public final class KeepAliveLoader: ResourceLoader {
         var maximumBodySize: Int
         var keepsBody: Bool
         var deadline: NIODeadline
-        var promise: EventLoopPromise<Answer>
+        var outcome: Outcome
         /// Whether it was already sent once on a kept connection that then failed.
         var retried = false
     }
@@ -249,6 +274,12 @@ public final class KeepAliveLoader: ResourceLoader {
                 }
             }
             guard self.open < self.limit else {
+                // Its deadline holds while it waits too: a timer fails it if no connection frees
+                // up in time (once it is under way, its connection's own timer does).
+                let outcome = exchange.outcome
+                self.loop.scheduleTask(deadline: exchange.deadline) {
+                    outcome.fail(ExchangeError(code: .timeout, message: "no connection was free in time"))
+                }
                 self.waiting.append(exchange)
                 return
             }
@@ -277,22 +308,26 @@ public final class KeepAliveLoader: ResourceLoader {
                     handler.send(exchange, reused: false)
                 case .failure(let error):
                     self.open -= 1
-                    exchange.promise.fail(ExchangeError(code: .transport, message: "could not connect: \(error)"))
+                    exchange.outcome.fail(ExchangeError(code: .transport, message: "could not connect: \(error)"))
                     // Those waiting try for themselves: the server may be back.
                     if let next = self.nextWaiting() { loop.execute { self.start(next) } }
                 }
             }
         }
 
+        /// The oldest waiting request still wanted: those cancelled or timed out while waiting
+        /// (their outcome is settled already) are passed over.
         private func nextWaiting() -> Exchange? {
-            guard self.waitingStart < self.waiting.count else { return nil }
-            let next = self.waiting[self.waitingStart]
-            self.waitingStart += 1
-            if self.waitingStart > 64, self.waitingStart * 2 > self.waiting.count {
-                self.waiting.removeFirst(self.waitingStart)
-                self.waitingStart = 0
+            while self.waitingStart < self.waiting.count {
+                let next = self.waiting[self.waitingStart]
+                self.waitingStart += 1
+                if self.waitingStart > 64, self.waitingStart * 2 > self.waiting.count {
+                    self.waiting.removeFirst(self.waitingStart)
+                    self.waitingStart = 0
+                }
+                if !next.outcome.isSettled { return next }
             }
-            return next
+            return nil
         }
 
         /// A connection finished an exchange and may take another.
@@ -395,7 +430,7 @@ public final class KeepAliveLoader: ResourceLoader {
                 self.timer?.cancel()
                 self.timer = nil
                 self.current = nil
-                exchange.promise.succeed(
+                exchange.outcome.succeed(
                     Exchange.Answer(status: self.status, body: self.body, byteCount: self.byteCount)
                 )
                 self.body = []
@@ -426,7 +461,7 @@ public final class KeepAliveLoader: ResourceLoader {
                     self.context = nil
                     return
                 }
-                exchange.promise.fail(
+                exchange.outcome.fail(
                     ExchangeError(code: .transport, message: "the connection closed before the answer ended")
                 )
             }
@@ -446,7 +481,7 @@ public final class KeepAliveLoader: ResourceLoader {
             self.current = nil
             self.timer?.cancel()
             self.timer = nil
-            exchange.promise.fail(error)
+            exchange.outcome.fail(error)
             self.closing = true
             context.close(promise: nil)
         }
