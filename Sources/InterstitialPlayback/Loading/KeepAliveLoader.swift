@@ -304,6 +304,8 @@ public final class KeepAliveLoader: ResourceLoader {
             let connecting = bootstrap.connect(host: self.origin.host, port: self.origin.port)
             connecting.assumeIsolated().whenComplete { result in
                 switch result {
+                case .success where exchange.outcome.isSettled:
+                    self.release(handler)  // cancelled or timed out while connecting
                 case .success:
                     handler.send(exchange, reused: false)
                 case .failure(let error):
