@@ -15,7 +15,8 @@
 # asked once) against `intermission format` on the same file, and asset-list decisions with SQLite
 # (new viewers, then returning viewers). Each line says its target and whether it is met.
 # Last, scripts/bench-preload.sh and scripts/bench-upstream.sh run when they exist, then
-# scripts/bench-schedule.sh and scripts/bench-viewers.sh (1,000 viewers for 30 s).
+# scripts/bench-decorate.sh, scripts/bench-schedule.sh and scripts/bench-viewers.sh (1,000 viewers
+# for 30 s).
 #
 # Wall-clock figures on a shared machine move from run to run; the ratios against nginx measured
 # beside them are what to compare (see MACHINE-NOTES for callgrind when they are too noisy).
@@ -322,8 +323,12 @@ for other in scripts/bench-preload.sh scripts/bench-upstream.sh; do
         "$other"
     fi
 done
-# The two targets of issue 16 that are not about serving: the schedule's live update (no callgrind
-# here: it takes minutes) and the headless player as a load generator (1,000 viewers for 30 s).
+# The targets of issue 16 that are not about serving: the decoration pipeline, the schedule's live
+# update (no callgrind here: it takes minutes) and the headless player as a load generator (1,000
+# viewers for 30 s).
+echo
+echo "== scripts/bench-decorate.sh"
+CALLGRIND=0 scripts/bench-decorate.sh
 echo
 echo "== scripts/bench-schedule.sh"
 CALLGRIND=0 scripts/bench-schedule.sh
