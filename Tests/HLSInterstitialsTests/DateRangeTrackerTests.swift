@@ -50,6 +50,26 @@ import Testing
         #expect(unchanged.diagnostics.isEmpty)  // 20 and 20.0 are the same value
     }
 
+    /// After a removal the remaining ranges keep their places: a later reload updates, removes and
+    /// adds the right ones, a range that comes back is added anew, and each event follows its range.
+    @Test func rangesAfterARemovalKeepTheirPlaces() throws {
+        var tracker = DateRangeTracker()
+        tracker.update(with: try Self.live([Self.b, Self.a, Self.c]))
+        #expect(tracker.update(with: try Self.live([Self.a, Self.c], sequence: 1)).removed == ["b"])
+        let third = tracker.update(with: try Self.live([Self.a, Self.c, #"ID="c",X-PLAYOUT-LIMIT=5"#], sequence: 2))
+        #expect(third == DateRangeUpdate(updated: ["c"]))
+        #expect(tracker.ids == ["a", "c"])
+        #expect(tracker.interstitialEvents.map(\.identifier) == ["a", "c"])
+        #expect(tracker.interstitialEvents.last?.playoutLimit == MediaTime(seconds: 5))
+        let fourth = tracker.update(with: try Self.live([Self.c, Self.b], sequence: 3))
+        #expect(fourth.added == ["b"] && fourth.removed == ["a"] && fourth.updated.isEmpty)
+        #expect(tracker.ids == ["c", "b"])
+        #expect(tracker.interstitialEvents.map(\.identifier) == ["c"])
+        #expect(tracker["c"]?.attributes.names.last == "X-PLAYOUT-LIMIT")
+        // The same playlist again changes nothing.
+        #expect(tracker.update(with: try Self.live([Self.c, Self.b], sequence: 3)).isEmpty)
+    }
+
     @Test func aChangedValueIsADiagnosticAndTheFirstValueWins() throws {
         var tracker = DateRangeTracker()
         tracker.update(with: try Self.live([Self.a, #"ID="a",DURATION=20.0"#]))

@@ -55,6 +55,8 @@ public struct DateRangeTracker: Sendable, Hashable {
     /// with the one before, so the schedule's update (which compares each reloaded event with the
     /// previous one) finds it equal at the cost of a pointer comparison per text field.
     private var events: [InterstitialEvent?]
+    /// The index in ``dateRanges`` of each ID, kept across updates (rebuilt when ranges go).
+    private var positions: [String: Int]
     private var reported: Set<String>
     /// How events are read from draft and legacy attribute names (``DraftNamePolicy``); set it
     /// before the first update.
@@ -68,6 +70,7 @@ public struct DateRangeTracker: Sendable, Hashable {
     public init(draftNames: DraftNamePolicy = .accept) {
         self.dateRanges = []
         self.events = []
+        self.positions = [:]
         self.reported = []
         self.draftNames = draftNames
     }
@@ -105,26 +108,28 @@ public struct DateRangeTracker: Sendable, Hashable {
     @discardableResult
     public mutating func update(with playlist: MediaPlaylist, file: String? = nil) -> DateRangeUpdate {
         var change = DateRangeUpdate()
-        var position: [String: Int] = [:]
-        for (k, range) in self.dateRanges.enumerated() { position[range.id] = k }
-        var present: Set<String> = []
+        // Which ranges this playlist names, by their index in `dateRanges`.
+        var present = [Bool](repeating: false, count: self.dateRanges.count)
         var updated: Set<String> = []
         for placed in playlist.dateRanges {
             guard let id = placed.dateRange.attributes[.id]?.text, !id.isEmpty else { continue }
-            present.insert(id)
-            guard let k = position[id] else {
+            guard let k = self.positions[id] else {
                 var range = placed.dateRange
                 // Keep the first of repeated attribute names only.
                 var seen: Set<String> = []
                 range.attributes.attributes.removeAll { !seen.insert($0.name).inserted }
-                position[id] = self.dateRanges.count
+                self.positions[id] = self.dateRanges.count
+                present.append(true)
                 self.dateRanges.append(range)
                 self.events.append(InterstitialEvent(dateRange: range, draftNames: self.draftNames))
                 change.added.append(id)
                 continue
             }
-            // Fast path: a live reload repeats most tags unchanged.
-            if placed.dateRange.attributes == self.dateRanges[k].attributes { continue }
+            present[k] = true
+            // Fast path: a live reload repeats most tags unchanged (compared by their bytes).
+            if TextEquality.same(placed.dateRange.attributes.attributes, self.dateRanges[k].attributes.attributes) {
+                continue
+            }
             let (added, conflicts) = DateRangeMerge.merge(
                 placed.dateRange.attributes,
                 into: &self.dateRanges[k].attributes
@@ -145,11 +150,13 @@ public struct DateRangeTracker: Sendable, Hashable {
                 )
             }
         }
-        let removable: Set<String>
+        var removable: Set<String> = []
         if let skip = playlist.skip, skip[.recentlyRemovedDateRanges] != nil {
-            removable = Set(playlist.recentlyRemovedDateRangeIDs).subtracting(present)
+            for id in playlist.recentlyRemovedDateRangeIDs where !(self.positions[id].map { present[$0] } ?? false) {
+                removable.insert(id)
+            }
         } else {
-            removable = Set(self.dateRanges.map(\.id)).subtracting(present)
+            for k in present.indices where !present[k] { removable.insert(self.dateRanges[k].id) }
         }
         if !removable.isEmpty {
             change.removed = self.dateRanges.map(\.id).filter { removable.contains($0) }
@@ -161,6 +168,8 @@ public struct DateRangeTracker: Sendable, Hashable {
             }
             self.dateRanges.removeLast(self.dateRanges.count - kept)
             self.events.removeLast(self.events.count - kept)
+            self.positions.removeAll(keepingCapacity: true)
+            for (k, range) in self.dateRanges.enumerated() { self.positions[range.id] = k }
             self.reported = self.reported.filter { key in
                 !removable.contains(String(key.prefix { $0 != "\u{0}" }))
             }
