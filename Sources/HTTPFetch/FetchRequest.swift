@@ -46,7 +46,7 @@ public struct FetchRequest: Sendable {
     public static let maximumTimeout = Duration.seconds(3600)
 
     /// `timeout` within ``minimumTimeout`` … ``maximumTimeout``.
-    static func clamp(_ timeout: Duration) -> Duration {
+    public static func clamp(_ timeout: Duration) -> Duration {
         min(max(timeout, minimumTimeout), maximumTimeout)
     }
 }

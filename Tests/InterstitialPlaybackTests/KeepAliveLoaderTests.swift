@@ -281,6 +281,82 @@ private func request(
         }
     }
 
+    /// Out-of-range request values from a caller: deadlines of `Int64.max` seconds, negative and
+    /// zero (held to the default loader's 1 ms to 1 hour), body limits below zero and of `Int.max`,
+    /// byte ranges past `Int.max` or below zero.
+    ///
+    /// Each gets an answer or a failure with a code,
+    /// never a trap, and the `Range` field stays within `Int`.
+    @Test func hostileRequestValuesDoNotTrap() async throws {
+        try await withServer({ _ in Answer(body: Array("ok".utf8)) }) { server, base, loader in
+            let requests: [LoadRequest] = [
+                request(base + "/a", timeout: .seconds(Int64.max)),
+                request(base + "/b", timeout: .seconds(-5)),
+                request(base + "/c", timeout: .zero),
+                request(base + "/d", limit: -1),
+                request(base + "/e", limit: Int.max),
+                request(base + "/f", range: ByteRange(length: Int.max, offset: Int.max)),
+                request(base + "/g", range: ByteRange(length: -3, offset: -5)),
+            ]
+            for request in requests {
+                switch await loader.load(request, sessionID: "s") {
+                case .success(let answer): #expect(answer.status == 200, "\(request.url)")
+                case .failure(let error):
+                    #expect([.timeout, .bodyTooLarge].contains(error.code), "\(request.url): \(error)")
+                }
+            }
+            let ranges = server.heads.withLock { $0.compactMap { $0.headers["Range"].first } }
+            #expect(ranges.contains("bytes=9223372036854775807-9223372036854775807"))
+            #expect(ranges.contains("bytes=0-0"))
+            let answered = try await loader.load(request(base + "/after"), sessionID: "s").get()
+            #expect(answered.body == Array("ok".utf8))
+        }
+    }
+
+    /// Answers a hostile server sends: a `Content-Length` of `Int64.max`, one past it, not a
+    /// number, a NUL in a header, a status line that is not HTTP, a 100 KB header.
+    ///
+    /// Each fails
+    /// with a code (or, for the long header, is read), and nothing traps.
+    @Test(
+        arguments: [
+            ("HTTP/1.1 200 OK\r\nContent-Length: 9223372036854775807\r\n\r\nabc", PlaybackError.Code.bodyTooLarge),
+            ("HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\nabc", .transport),
+            ("HTTP/1.1 200 OK\r\nContent-Length: nan\r\n\r\nabc", .transport),
+            ("HTTP/1.1 200 OK\r\nX-A: a\u{0}b\r\nContent-Length: 3\r\n\r\nabc", .transport),
+            ("SSH-2.0-OpenSSH\r\n\r\n", .transport),
+            (
+                "HTTP/1.1 200 OK\r\nX-Big: " + String(repeating: "x", count: 100_000)
+                    + "\r\nContent-Length: 3\r\n\r\nabc", .transport
+            ),
+        ] as [(String, PlaybackError.Code?)]
+    )
+    func hostileAnswersFailCleanly(answer: String, code: PlaybackError.Code?) async throws {
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let bytes = Array(answer.utf8)
+        let channel = try await ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(RawAnswer(bytes: bytes))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        let port = try #require(channel.localAddress?.port)
+        let loader = KeepAliveLoader(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
+        let result = await loader.load(
+            request("http://127.0.0.1:\(port)/x", timeout: .seconds(5), limit: 1000),
+            sessionID: "s"
+        )
+        try await channel.close()
+        try await group.shutdownGracefully()
+        switch (result, code) {
+        case (.success(let answer), nil): #expect(answer.body == Array("abc".utf8))
+        case (.failure(let error), .some(let code)): #expect(error.code == code, "\(error)")
+        default: Issue.record("\(answer.prefix(60)): \(result)")
+        }
+    }
+
     /// URLs it cannot send: not http (https goes to the fallback), no host, a port out of range,
     /// user info, spaces, NUL, a 100 KB host.
     ///
@@ -360,5 +436,37 @@ private func request(
         await #expect(throws: CancellationError.self) { try await sleeper.value }
         #expect(ContinuousClock.now - cancelledAt < .seconds(1))
         #expect(clock.isVirtual == false)
+    }
+
+    /// A deadline at the end of time (``MediaTime/maximum``), on this clock and on the Dispatch one,
+    /// waits (it does not trap converting the wait) until cancelled.
+    @Test(arguments: [true, false])
+    func aDeadlineAtTheEndOfTimeWaits(onTheLoop: Bool) async throws {
+        let clock: any PlaybackClock =
+            onTheLoop
+            ? EventLoopPlaybackClock(eventLoop: MultiThreadedEventLoopGroup.singleton.next(), speed: 1e-9)
+            : RealPlaybackClock(speed: 1e-9)
+        let sleeper = Task { try await clock.sleep(until: .maximum) }
+        try await Task.sleep(for: .milliseconds(50))
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+    }
+}
+
+/// Writes fixed bytes as the answer to whatever arrives, then closes.
+private final class RawAnswer: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let bytes: [UInt8]
+    var answered = false
+
+    init(bytes: [UInt8]) { self.bytes = bytes }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !self.answered else { return }
+        self.answered = true
+        context.writeAndFlush(self.wrapOutboundOut(ByteBuffer(bytes: self.bytes))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
     }
 }

@@ -37,10 +37,8 @@ public struct EventLoopPlaybackClock: PlaybackClock {
     ///
     /// - Throws: `CancellationError` when the task is cancelled (the timer is cancelled with it).
     public func sleep(until deadline: MediaTime) async throws {
-        let wait = (deadline - self.now).seconds / self.base.speed
-        guard wait > 0 else { return }
-        let nanoseconds = wait >= 9e9 ? Int64(9e18) : Int64((wait * 1e9).rounded(.up))
-        let timer = self.eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) {}
+        guard let wait = self.base.realNanoseconds(until: deadline) else { return }
+        let timer = self.eventLoop.scheduleTask(in: .nanoseconds(wait)) {}
         try await withTaskCancellationHandler {
             do {
                 try await timer.futureResult.get()

@@ -53,9 +53,16 @@ public struct RealPlaybackClock: PlaybackClock {
 
     /// Sleeps until the clock reads `deadline`.
     public func sleep(until deadline: MediaTime) async throws {
-        let wait = (deadline - self.now).seconds / self.speed
-        guard wait > 0 else { return }
-        try await Task.sleep(for: .nanoseconds(Int64((wait * 1e9).rounded(.up))))
+        guard let wait = self.realNanoseconds(until: deadline) else { return }
+        try await Task.sleep(for: .nanoseconds(wait))
+    }
+
+    /// The real nanoseconds until the clock reads `deadline` (rounded up, at most `Int64.max`: a
+    /// deadline centuries away waits, it does not trap), or `nil` when it reads it already.
+    func realNanoseconds(until deadline: MediaTime) -> Int64? {
+        let wait = (deadline - self.now).seconds / self.speed * 1e9
+        guard wait > 0 else { return nil }
+        return wait >= 9.2e18 ? Int64.max : Int64(wait.rounded(.up))
     }
 }
 

@@ -1,4 +1,5 @@
 import HLSPlaylist
+import HTTPFetch
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -82,10 +83,8 @@ public final class KeepAliveLoader: ResourceLoader {
         headers.add(name: "X-PLAYBACK-SESSION-ID", value: sessionID)
         if let range = request.byteRange { headers.add(name: "Range", value: range.rangeField) }
         let started = ContinuousClock.now
-        let timeout = request.timeout.components
-        let nanoseconds =
-            timeout.seconds >= Int64.max / 1_000_000_000
-            ? Int64.max : max(0, timeout.seconds * 1_000_000_000 + timeout.attoseconds / 1_000_000_000)
+        // The default loader's bounds (1 ms to 1 hour), through the same saturating conversion.
+        let nanoseconds = MediaTime(FetchRequest.clamp(request.timeout)).nanoseconds
         let outcome = Outcome(self.eventLoop.makePromise(of: Exchange.Answer.self))
         let exchange = Exchange(
             head: HTTPRequestHead(version: .http1_1, method: .GET, uri: target.path, headers: headers),
@@ -310,7 +309,13 @@ public final class KeepAliveLoader: ResourceLoader {
                     handler.send(exchange, reused: false)
                 case .failure(let error):
                     self.open -= 1
-                    exchange.outcome.fail(ExchangeError(code: .transport, message: "could not connect: \(error)"))
+                    // Connecting took the rest of the request's deadline: a timeout, as the
+                    // default loader says it.
+                    let timedOut: Bool
+                    if case ChannelError.connectTimeout = error { timedOut = true } else { timedOut = false }
+                    exchange.outcome.fail(
+                        ExchangeError(code: timedOut ? .timeout : .transport, message: "could not connect: \(error)")
+                    )
                     // Those waiting try for themselves: the server may be back.
                     if let next = self.nextWaiting() { loop.execute { self.start(next) } }
                 }

@@ -165,8 +165,11 @@ public struct HTTPResourceLoader: ResourceLoader {
 
 extension ByteRange {
     /// The `Range` field asking for these bytes (`bytes=FIRST-LAST`; from 0 without an offset).
+    ///
+    /// A range reaching past `Int.max` asks up to `Int.max` (the server answers what it has).
     var rangeField: String {
-        let first = self.offset ?? 0
-        return "bytes=\(first)-\(first + self.length - 1)"
+        let first = max(0, self.offset ?? 0)
+        let (end, overflow) = first.addingReportingOverflow(max(1, self.length) - 1)
+        return "bytes=\(first)-\(overflow ? Int.max : end)"
     }
 }
