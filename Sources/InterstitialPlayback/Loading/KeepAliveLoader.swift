@@ -52,7 +52,10 @@ public final class KeepAliveLoader: ResourceLoader {
         self.connectionsPerOrigin = max(1, connectionsPerOrigin)
         self.userAgent = userAgent
         self.fallback = fallback
-        self.pools = .makeBoxSendingValue(Pools(), eventLoop: eventLoop)
+        self.pools = .makeBoxSendingValue(
+            Pools(limit: self.connectionsPerOrigin, loop: eventLoop),
+            eventLoop: eventLoop
+        )
     }
 
     deinit {
@@ -94,12 +97,10 @@ public final class KeepAliveLoader: ResourceLoader {
             outcome: outcome
         )
         let pools = self.pools
-        let limit = self.connectionsPerOrigin
         if self.eventLoop.inEventLoop {
-            pools.value.start(exchange, at: target.origin, limit: limit, loop: self.eventLoop)
+            pools.value.start(exchange, at: target.origin)
         } else {
-            let loop = self.eventLoop
-            loop.execute { pools.value.start(exchange, at: target.origin, limit: limit, loop: loop) }
+            self.eventLoop.execute { pools.value.start(exchange, at: target.origin) }
         }
         let answer: Exchange.Answer
         do {
@@ -224,14 +225,21 @@ public final class KeepAliveLoader: ResourceLoader {
 
     /// The connections of every origin; used on the event loop only.
     final class Pools {
+        let limit: Int
+        let loop: any EventLoop
         var pools: [Origin: Pool] = [:]
 
-        func start(_ exchange: Exchange, at origin: Origin, limit: Int, loop: any EventLoop) {
+        init(limit: Int, loop: any EventLoop) {
+            self.limit = limit
+            self.loop = loop
+        }
+
+        func start(_ exchange: Exchange, at origin: Origin) {
             let pool: Pool
             if let known = self.pools[origin] {
                 pool = known
             } else {
-                pool = Pool(origin: origin, limit: limit, loop: loop)
+                pool = Pool(origin: origin, limit: self.limit, loop: self.loop)
                 self.pools[origin] = pool
             }
             pool.start(exchange)
