@@ -40,7 +40,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let database = URLRedaction.redact(configuration.database)
     let listening = parts.listening
     let groupHub = configuration.groupHub
-    let idleTimeout = ServerApplicationParts.idleTimeAmount(configuration.idleTimeout)
+    let policy = ConnectionPolicy.server(configuration: configuration, metrics: parts.metrics, logger: logger)
     // The feeds stop before the store closes (services shut down in reverse order).
     var services: [any Service] = [StoreService(store: store)]
     services += BreakChangeService.services(
@@ -58,8 +58,8 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
         // With the group hub, connections start in the WebSocket upgrade channel; fresh cache entries
         // are answered on the event loop either way.
         server: groupHub
-            ? .guardedHTTP1(groups: parts.groups, answers: answers, idleTimeout: idleTimeout, logger: logger)
-            : .guardedHTTP1(answers: answers, idleTimeout: idleTimeout),
+            ? .guardedHTTP1(groups: parts.groups, answers: answers, policy: policy, logger: logger)
+            : .guardedHTTP1(answers: answers, policy: policy),
         configuration: ApplicationConfiguration(
             address: .hostname(configuration.hostname, port: configuration.port),
             serverName: answers.serverName

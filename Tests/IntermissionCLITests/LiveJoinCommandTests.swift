@@ -100,13 +100,21 @@ final class ServeProcess {
     let log: URL
     private let handle: FileHandle
 
-    /// Starts `intermission` with `arguments` in the repository folder.
-    init(_ arguments: [String]) throws {
+    /// Starts `intermission` with `arguments` in the repository folder; with `descriptorLimit`,
+    /// under `ulimit -n` of that many descriptors (soft and hard), through `/bin/sh`.
+    init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
         self.log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: self.log.path, contents: nil)
         self.handle = try FileHandle(forWritingTo: self.log)
-        self.process.executableURL = CLI.productsDirectory.appendingPathComponent("intermission")
-        self.process.arguments = arguments
+        let binary = CLI.productsDirectory.appendingPathComponent("intermission")
+        if let descriptorLimit {
+            self.process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            self.process.arguments =
+                ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary.path] + arguments
+        } else {
+            self.process.executableURL = binary
+            self.process.arguments = arguments
+        }
         self.process.currentDirectoryURL = CLI.repository
         self.process.standardOutput = self.handle
         self.process.standardError = self.handle

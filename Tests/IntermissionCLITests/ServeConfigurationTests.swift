@@ -48,4 +48,12 @@ struct ServeConfigurationTests {
         #expect(result.status == 2, "\(result.stderr)")
         #expect(result.stderr.contains("--port"), "\(result.stderr)")
     }
+
+    @Test(arguments: ["0", "-1", "1048577", "1e300", "0x10", "9223372036854775808", "12a"])
+    func aBadConnectionCapExits2(_ value: String) async throws {
+        let result = try await Self.serve(["--demo", "--database", "memory:", "--port=0", "--max-connections=\(value)"])
+        #expect(!result.killed, "the server started with --max-connections \(value)")
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.contains("--max-connections"), "\(result.stderr)")
+    }
 }

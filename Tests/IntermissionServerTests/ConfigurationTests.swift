@@ -91,6 +91,16 @@ import Testing
         ("server:\n  idleTimeout: 1e308\n", "server.idleTimeout"),
         ("server:\n  idleTimeout: .nan\n", "server.idleTimeout"),
         ("server:\n  idleTimeout: .inf\n", "server.idleTimeout"),
+        ("server:\n  maxConnections: 0\n", "server.maxConnections"),
+        ("server:\n  maxConnections: -1\n", "server.maxConnections"),
+        ("server:\n  maxConnections: 1048577\n", "server.maxConnections"),
+        ("server:\n  maxConnections: 9223372036854775807\n", "server.maxConnections"),
+        ("server:\n  maxConnections: 1e308\n", "server.maxConnections"),
+        ("server:\n  maxConnections: .nan\n", "server.maxConnections"),
+        ("server:\n  requestHeadTimeout: 0\n", "server.requestHeadTimeout"),
+        ("server:\n  requestHeadTimeout: 3600.5\n", "server.requestHeadTimeout"),
+        ("server:\n  requestHeadTimeout: .nan\n", "server.requestHeadTimeout"),
+        ("server:\n  requestHeadTimeout: -9223372036854775808\n", "server.requestHeadTimeout"),
         ("server:\n  upstreamTimout: 5\n", "server.upstreamTimout"),
         ("serverr:\n  port: 80\n", "serverr"),
         ("server:\n  port: 70000\n", "server.port"),
@@ -169,6 +179,8 @@ import Testing
               upstreamTimeout: 0.1
               idleTimeout: 86400
               maxUpstreamBytes: 1024
+              maxConnections: 1048576
+              requestHeadTimeout: 0.1
             repeatWindow: 0
             inventory:
               - {id: \(String(repeating: "r", count: 64)), uri: "HTTPS://cdn.example/r.m3u8", duration: 3600, value: 0}
@@ -189,6 +201,8 @@ import Testing
         #expect(configuration.upstreamTimeout == .milliseconds(100))
         #expect(configuration.idleTimeout == .seconds(86_400))
         #expect(configuration.maximumUpstreamBytes == 1024)
+        #expect(configuration.maximumConnections == 1_048_576)
+        #expect(configuration.requestHeadTimeout == .milliseconds(100))
         #expect(configuration.adInsertion.assets[0].breaks[0].position == .midRoll(MediaTime(seconds: 604_800)))
         #expect(configuration.adInsertion.assets[0].breaks[0].duration == MediaTime(milliseconds: 1))
         #expect(configuration.adInsertion.assets[0].breaks[0].resumeOffset == MediaTime(seconds: -3600))

@@ -76,12 +76,14 @@ final class RawConnection: Sendable {
     static func shutdownEnds(
         groupHub: Bool,
         idleTimeout: Duration = .seconds(75),
+        configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @escaping @Sendable (Int) async throws -> Void
     ) async throws -> Bool {
         var configuration = try demoConfiguration(clock: ManualWallClock(t0 + 110))
         configuration.port = try refusingPort()
         configuration.groupHub = groupHub
         configuration.idleTimeout = idleTimeout
+        configure(&configuration)
         configuration.logLevel = .critical
         let app = try await buildApplication(configuration: configuration)
         let group = ServiceGroup(configuration: .init(services: [app], logger: Logger(label: "test")))

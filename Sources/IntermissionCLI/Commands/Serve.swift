@@ -33,6 +33,13 @@ struct Serve: AsyncParsableCommand {
     )
     var database: String?
 
+    @Option(
+        name: .long,
+        help:
+            "The most connections open at once, 1 to 1048576; more are closed at accept (default: the descriptor limit less a quarter of it; never more)."
+    )
+    var maxConnections: String?
+
     @Flag(name: .long, help: "Serve the bundled demo media (works offline).")
     var demo = false
 
@@ -67,6 +74,17 @@ struct Serve: AsyncParsableCommand {
                 throw ExitCode(2)
             }
             configuration.port = port
+        }
+        if let text = self.maxConnections {
+            guard text.utf8.count <= 7, !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                let maximum = Int(text), InputLimits.maximumConnections.contains(maximum)
+            else {
+                printError(
+                    "intermission: --max-connections: must be an integer from 1 to 1048576, got '\(text.prefix(40))'"
+                )
+                throw ExitCode(2)
+            }
+            configuration.maximumConnections = maximum
         }
         if let host = self.host { configuration.hostname = host }
         if let database = self.database { configuration.database = database }

@@ -29,12 +29,17 @@ public struct ConfigurationFile: Sendable, Codable {
         public var upstreamTimeout: Double?
         /// `idleTimeout`: seconds a connection may stay silent before the server closes it.
         public var idleTimeout: Double?
+        /// `maxConnections`: the most connections (HTTP and WebSocket) open at once; more are closed
+        /// at accept. Default: the descriptor limit less a quarter of it (at least 256 less).
+        public var maxConnections: Int?
+        /// `requestHeadTimeout`: seconds a request head may take to arrive whole (default 10).
+        public var requestHeadTimeout: Double?
         /// `logLevel`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
         public var logLevel: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case host, port, database, publicBaseURL, adminToken, maxUpstreamBytes, upstreamTimeout, idleTimeout
-            case logLevel
+            case maxConnections, requestHeadTimeout, logLevel
         }
     }
 
@@ -333,6 +338,17 @@ public struct ConfigurationFile: Sendable, Codable {
             if let timeout = server.idleTimeout {
                 let checked = try L.seconds(timeout, in: L.idleTimeout, field: "server.idleTimeout")
                 result.idleTimeout = .milliseconds(checked.milliseconds)
+            }
+            if let connections = server.maxConnections {
+                result.maximumConnections = try L.integer(
+                    connections,
+                    in: L.maximumConnections,
+                    field: "server.maxConnections"
+                )
+            }
+            if let timeout = server.requestHeadTimeout {
+                let checked = try L.seconds(timeout, in: L.requestHeadTimeout, field: "server.requestHeadTimeout")
+                result.requestHeadTimeout = .milliseconds(checked.milliseconds)
             }
             if let level = server.logLevel {
                 guard let parsed = Logger.Level(rawValue: level) else {

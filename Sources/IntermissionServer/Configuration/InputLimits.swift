@@ -18,6 +18,11 @@ public enum InputLimits {
     public static let upstreamTimeout: ClosedRange<Double> = 0.1...300
     /// `server.idleTimeout`, seconds: the range ``ServerConfiguration/idleTimeout`` is kept to.
     public static let idleTimeout: ClosedRange<Double> = 0.1...86_400
+    /// `server.maxConnections`: 1 to 1,048,576 (never above the descriptor limit less its reserve:
+    /// see ``ServerConfiguration/maximumConnections``).
+    public static let maximumConnections: ClosedRange<Int> = 1...1_048_576
+    /// `server.requestHeadTimeout`, seconds.
+    public static let requestHeadTimeout: ClosedRange<Double> = 0.1...3600
     /// `repeatWindow`, seconds (30 days at most).
     public static let repeatWindow: ClosedRange<Double> = 0...2_592_000
     /// Break and creative durations, early returns and SCTE-35 default durations, seconds

@@ -44,6 +44,22 @@ public struct ServerConfiguration: Sendable {
     /// Blocking playlist reloads and slow answers are not cut: the time counts only while no request
     /// is being answered. Kept to 0.1 s through one day.
     public var idleTimeout: Duration = .seconds(75)
+    /// The most connections (HTTP and WebSocket together) open at once; a connection accepted above
+    /// it is closed at once. `nil` (the default): the descriptor limit less a quarter of it, and at
+    /// least 256 less (the rest stays for the store, outbound connections and the runtime).
+    ///
+    /// At start the server raises its soft descriptor limit to the hard one (and logs both); a
+    /// configured cap above the automatic one is lowered to it, with a warning: a server whose
+    /// connections take the whole descriptor table dies (libdispatch traps when it cannot open
+    /// `/proc`). `intermission_connections_open` and `intermission_connections_refused_total` in
+    /// `/metrics` count them.
+    public var maximumConnections: Int?
+    /// How long a request head may take to arrive whole, counted from the connection's start and
+    /// from the first byte of each later request; then the connection is closed. Kept to at least
+    /// 0.1 s.
+    public var requestHeadTimeout: Duration = ServerConfiguration.defaultRequestHeadTimeout
+    /// The default ``requestHeadTimeout``: 10 seconds.
+    public static let defaultRequestHeadTimeout: Duration = .seconds(10)
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
     /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
     public var openedStore: (any AdStore)?

@@ -23,24 +23,20 @@ struct GuardedWebSocketChannel: ServerChildChannel {
     }
 
     let base: HTTP1WebSocketUpgradeChannel
-    /// How long a connection may wait for its first request head.
-    ///
-    /// hummingbird-websocket starts its
-    /// idle timer only once a request is known not to upgrade, so until then this one applies.
-    let idleTimeout: TimeAmount?
+    /// The connection cap and deadlines: until its first request head has arrived, a connection
+    /// waits in hummingbird-websocket's upgrade negotiation, which starts its idle timer only once a
+    /// request is known not to upgrade, so the request-head deadline is what closes a silent one.
+    let policy: ConnectionPolicy
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        guard self.policy.gate.admit(channel) else {
+            return channel.eventLoop.makeFailedFuture(ConnectionRefusedAtCap())
+        }
+        return self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let tracker = NIOLoopBound(
-                try DecoderErrorResponder.install(in: channel.pipeline.syncOperations),
+                try DecoderErrorResponder.install(in: channel.pipeline.syncOperations, policy: self.policy),
                 eventLoop: channel.eventLoop
             )
-            if let idleTimeout = self.idleTimeout {
-                let timer = channel.eventLoop.scheduleTask(in: idleTimeout) {
-                    if !tracker.value.sawRequestHead { channel.close(promise: nil) }
-                }
-                channel.closeFuture.whenComplete { _ in timer.cancel() }
-            }
             return Value(base: value, tracker: tracker)
         }
     }
@@ -118,7 +114,7 @@ extension HTTPServerBuilder {
     static func guardedHTTP1(
         groups: GroupSessions,
         answers: EventLoopAnswers,
-        idleTimeout: TimeAmount,
+        policy: ConnectionPolicy,
         logger: Logger
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
@@ -128,7 +124,7 @@ extension HTTPServerBuilder {
                     configuration: .init(
                         http1: .init(
                             additionalChannelHandlers: [EventLoopAnswerInstaller(answers: answers)],
-                            idleTimeout: idleTimeout,
+                            idleTimeout: policy.idleTimeout,
                             httpDecoderConfiguration: InputLimits.decoder
                         ),
                         ws: .init(maxFrameSize: GroupSocket.maximumMessageBytes)
@@ -137,7 +133,7 @@ extension HTTPServerBuilder {
                         GroupSocket.shouldUpgrade(request: request, groups: groups, logger: logger)
                     }
                 ),
-                idleTimeout: idleTimeout
+                policy: policy
             )
         }
     }

@@ -6,11 +6,17 @@ import NIOHTTP1
 
 /// Measures the request line of the message being received, so that a head too large for the
 /// decoder can be told apart: `414` when the request line alone is too long, `431` when the header
-/// fields are.
+/// fields are; and keeps the connection's deadlines (``ConnectionPolicy``).
 ///
 /// Sits first in the pipeline, before the HTTP decoder, and only counts bytes up to the first line
 /// feed of each message. With requests pipelined into one read the count can be wrong (and the
 /// status `431` instead of `414`); the answer is a refusal either way.
+///
+/// The deadlines: a request head must arrive whole within the request-head timeout, counted from the
+/// connection's start and from the first byte of each later request (a client that connects and
+/// says nothing, or sends its head a byte at a time, holds no connection past it); and an answer the
+/// client does not read (the connection not writable) is given up after the idle timeout. Once a
+/// connection has become a WebSocket, only the second applies.
 final class RequestLineTracker: ChannelInboundHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -25,20 +31,63 @@ final class RequestLineTracker: ChannelInboundHandler {
     /// Whether a whole request head has been decoded on the connection (set by
     /// ``DecoderErrorResponder``).
     var sawRequestHead = false
+    /// Whether the current message's head has been decoded (set by ``headReceived()``).
+    private var headDecoded = false
+    /// How long a request head may take; `nil`: no deadline.
+    private let headTimeout: TimeAmount?
+    /// How long the connection may stay not writable; `nil`: no deadline.
+    private let stalledWriteTimeout: TimeAmount?
+    /// Closes the connection when the head in progress misses its deadline.
+    private var headTimer: Scheduled<Void>?
+    /// Closes the connection when the client has not read for too long.
+    private var writeTimer: Scheduled<Void>?
+
+    /// A tracker with the given deadlines (none by default).
+    init(headTimeout: TimeAmount? = nil, stalledWriteTimeout: TimeAmount? = nil) {
+        self.headTimeout = headTimeout
+        self.stalledWriteTimeout = stalledWriteTimeout
+    }
 
     /// Starts on the next message.
     func reset() {
         self.requestLineBytes = 0
         self.requestLineEnded = false
+        self.headDecoded = false
+    }
+
+    /// The current message's head has been decoded: its deadline no longer applies.
+    func headReceived() {
+        self.sawRequestHead = true
+        self.headDecoded = true
+        self.headTimer?.cancel()
+        self.headTimer = nil
     }
 
     /// Whether the request line is longer than ``InputLimits/requestTargetBytes``.
     var requestLineTooLong: Bool { self.requestLineBytes > InputLimits.requestTargetBytes }
 
+    func handlerAdded(context: ChannelHandlerContext) {
+        // The first request's deadline runs from the connection's start.
+        self.armHeadTimer(context: context)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.cancelTimers()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        self.cancelTimers()
+        context.fireChannelInactive()
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !self.discarding else { return }
         if !self.requestLineEnded {
             let view = self.unwrapInboundIn(data).readableBytesView
+            if self.requestLineBytes == 0, !self.headDecoded, !view.isEmpty {
+                // The first byte of a message: its head's deadline starts (if it is not running).
+                self.armHeadTimer(context: context)
+            }
             if let feed = view.firstIndex(of: UInt8(ascii: "\n")) {
                 self.requestLineBytes += view.distance(from: view.startIndex, to: feed)
                 self.requestLineEnded = true
@@ -47,6 +96,30 @@ final class RequestLineTracker: ChannelInboundHandler {
             }
         }
         context.fireChannelRead(data)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            self.writeTimer?.cancel()
+            self.writeTimer = nil
+        } else if self.writeTimer == nil, let timeout = self.stalledWriteTimeout {
+            let channel = context.channel
+            self.writeTimer = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    private func armHeadTimer(context: ChannelHandlerContext) {
+        guard self.headTimer == nil, let timeout = self.headTimeout else { return }
+        let channel = context.channel
+        self.headTimer = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
+    }
+
+    private func cancelTimers() {
+        self.headTimer?.cancel()
+        self.headTimer = nil
+        self.writeTimer?.cancel()
+        self.writeTimer = nil
     }
 }
 
@@ -71,7 +144,7 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = self.unwrapInboundIn(data)
         switch part {
-        case .head: self.tracker.sawRequestHead = true
+        case .head: self.tracker.headReceived()
         case .end: self.tracker.reset()
         case .body: break
         }
@@ -120,9 +193,17 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
 
     /// Puts the request-line tracker first in a pipeline and a responder right after its HTTP
     /// decoder, so requests the decoder refuses get a JSON answer; returns the tracker.
+    ///
+    /// With `policy`, the tracker keeps its request-head and stalled-write deadlines.
     @discardableResult
-    static func install(in operations: ChannelPipeline.SynchronousOperations) throws -> RequestLineTracker {
-        let tracker = RequestLineTracker()
+    static func install(
+        in operations: ChannelPipeline.SynchronousOperations,
+        policy: ConnectionPolicy? = nil
+    ) throws -> RequestLineTracker {
+        let tracker = RequestLineTracker(
+            headTimeout: policy?.requestHeadTimeout,
+            stalledWriteTimeout: policy?.idleTimeout
+        )
         try operations.addHandler(tracker, position: .first)
         let decoder = try operations.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
         try operations.addHandler(DecoderErrorResponder(tracker: tracker), position: .after(decoder))
@@ -157,11 +238,16 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
     let base: HTTP1Channel
     let answers: EventLoopAnswers?
+    /// The connection cap and deadlines.
+    let policy: ConnectionPolicy
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        guard self.policy.gate.admit(channel) else {
+            return channel.eventLoop.makeFailedFuture(ConnectionRefusedAtCap())
+        }
+        return self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
-            try DecoderErrorResponder.install(in: operations)
+            try DecoderErrorResponder.install(in: operations, policy: self.policy)
             if let answers = self.answers {
                 let state = try operations.handler(type: HTTPConnectionStateHandler.self)
                 try operations.addHandler(EventLoopAnswerHandler(answers: answers), position: .after(state))
@@ -177,15 +263,23 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 with the limits of ``InputLimits`` and JSON answers for requests the decoder refuses;
-    /// with `answers`, fresh cache entries are answered on the event loop.
-    static func guardedHTTP1(answers: EventLoopAnswers? = nil, idleTimeout: TimeAmount? = nil) -> HTTPServerBuilder {
+    /// with `answers`, fresh cache entries are answered on the event loop. `policy` caps the
+    /// connections and sets their deadlines (by default: the automatic cap, no idle timeout).
+    static func guardedHTTP1(
+        answers: EventLoopAnswers? = nil,
+        policy: ConnectionPolicy = .standard()
+    ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
             GuardedHTTP1Channel(
                 base: HTTP1Channel(
                     responder: responder,
-                    configuration: .init(idleTimeout: idleTimeout, httpDecoderConfiguration: InputLimits.decoder)
+                    configuration: .init(
+                        idleTimeout: policy.idleTimeout,
+                        httpDecoderConfiguration: InputLimits.decoder
+                    )
                 ),
-                answers: answers
+                answers: answers,
+                policy: policy
             )
         }
     }
