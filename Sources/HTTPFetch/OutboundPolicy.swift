@@ -183,7 +183,9 @@ public struct OutboundPolicy: Sendable, Hashable {
                     throw Self.refused(shown, because: "\(target.host) resolves to \(candidate), \(refusal)")
                 }
             }
-            address = first
+            // One address is connected to (no happy eyeballs across them): IPv4 when there is one,
+            // as the network more often reaches it.
+            address = addresses.first(where: \.isIPv4) ?? first
         }
         if let refusal = self.refusal(of: address) {
             throw Self.refused(shown, because: "\(target.host) is \(address), \(refusal)")
