@@ -101,6 +101,7 @@ if !coreOnly {
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -244,6 +245,7 @@ if !coreOnly {
             dependencies: [
                 "IntermissionServer",
                 "AdInsertion",
+                "HTTPFetch",
                 "HLSInterstitials",
                 "HLSPlaylist",
                 "IntermissionTestSupport",

@@ -19,10 +19,18 @@ import NIOHTTP1
 public struct BoundedFetch: Sendable {
     /// The client requests go through.
     public let client: HTTPClient
+    /// Where requests may go; `nil` (the default) sends every request where its URL says.
+    ///
+    /// With a policy, every hop is checked (``OutboundPolicy/destination(of:trusting:shown:)``) and
+    /// redirects are followed here, at most ``OutboundPolicy/maximumRedirects``: `client` must not
+    /// follow them itself.
+    public var outbound: OutboundPolicy?
 
-    /// Creates a fetcher on `client` (see ``makeClient(connectTimeout:maximumRedirects:)``).
-    public init(client: HTTPClient) {
+    /// Creates a fetcher on `client` (see ``makeClient(connectTimeout:maximumRedirects:)``), whose
+    /// requests `outbound` checks when given.
+    public init(client: HTTPClient, outbound: OutboundPolicy? = nil) {
         self.client = client
+        self.outbound = outbound
     }
 
     /// A client that fails at once when nothing listens (it does not retry connecting until the
@@ -101,15 +109,57 @@ public struct BoundedFetch: Sendable {
         started: ContinuousClock.Instant,
         inspect: (@Sendable ([UInt8], Bool) -> String?)?
     ) async -> Result<FetchResponse, FetchError> {
-        var http = HTTPClientRequest(url: request.url)
-        for (name, value) in request.headers {
-            http.headers.add(name: name, value: value)
-        }
-        let response: HTTPClientResponse
-        do {
-            response = try await self.client.execute(http, timeout: .nanoseconds(timeout.fetchNanoseconds))
-        } catch {
-            return .failure(Self.failure(error, url: request.url, shown: shown, timeout: timeout))
+        var url = request.url
+        var redirects = 0
+        var response: HTTPClientResponse
+        while true {
+            var http: HTTPClientRequest
+            if let outbound = self.outbound {
+                let destination: OutboundPolicy.Destination
+                do {
+                    destination = try await outbound.destination(
+                        of: url,
+                        trusting: request.trustedHosts,
+                        shown: redirects == 0 ? shown : "\(url) (a redirect of \(shown))"
+                    )
+                } catch {
+                    return .failure(error)
+                }
+                http = HTTPClientRequest(url: destination.url)
+                if let host = destination.hostField { http.headers.add(name: "Host", value: host) }
+            } else {
+                http = HTTPClientRequest(url: url)
+            }
+            for (name, value) in request.headers {
+                http.headers.add(name: name, value: value)
+            }
+            let left = max(timeout - (ContinuousClock.now - started), FetchRequest.minimumTimeout)
+            do {
+                response = try await self.client.execute(http, timeout: .nanoseconds(left.fetchNanoseconds))
+            } catch {
+                return .failure(Self.failure(error, url: request.url, shown: shown, timeout: timeout))
+            }
+            guard let outbound = self.outbound, (300..<400).contains(Int(response.status.code)),
+                let location = response.headers.first(name: "location")
+            else { break }
+            guard redirects < outbound.maximumRedirects else {
+                return .failure(
+                    FetchError(code: .transport, message: "\(shown) redirects too many times", url: shown)
+                )
+            }
+            guard let next = Self.resolve(location, against: url) else {
+                return .failure(
+                    FetchError(
+                        code: .invalidURL,
+                        message: "\(shown) redirects to a URL that is not http(s)",
+                        url: shown
+                    )
+                )
+            }
+            // The redirect's own body is not wanted: a little is read so the connection can be kept.
+            _ = try? await response.body.collect(upTo: 16 << 10)
+            redirects += 1
+            url = next
         }
         let status = Int(response.status.code)
         if let accepted = request.acceptedStatuses, !accepted.contains(status) {
@@ -156,6 +206,23 @@ public struct BoundedFetch: Sendable {
                 elapsed: ContinuousClock.now - started
             )
         )
+    }
+
+    /// A `Location` value made absolute against the URL it answered: an absolute `http(s)` URL as
+    /// it is, `//host/…` with the scheme, `/path` with the scheme and authority, another path
+    /// beside the last segment; `nil` for another scheme or a value with spaces or control bytes.
+    static func resolve(_ location: String, against base: String) -> String? {
+        guard !location.isEmpty, location.utf8.allSatisfy({ $0 > 0x20 && $0 != 0x7F }),
+            let target = OutboundPolicy.Target(base)
+        else { return nil }
+        if OutboundPolicy.Target(location) != nil { return location }
+        if location.contains("://") { return nil }
+        let origin = "\(target.scheme)://\(target.userInfo)\(target.hostPort)"
+        if location.hasPrefix("//") { return target.scheme + ":" + location }
+        if location.hasPrefix("/") { return origin + location }
+        let path = target.rest.prefix { $0 != "?" && $0 != "#" }
+        let folder = path.lastIndex(of: "/").map { path[...$0] } ?? "/"
+        return origin + folder + location
     }
 
     static func tooLarge(_ shown: String, limit: Int) -> FetchError {

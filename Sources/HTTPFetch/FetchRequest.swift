@@ -20,6 +20,11 @@ public struct FetchRequest: Sendable {
     ///
     /// `nil` returns every status (for callers that judge the status themselves).
     public var acceptedStatuses: Range<Int>?
+    /// The hosts an ``OutboundPolicy`` trusts for this request as named.
+    ///
+    /// `host` or `host:port` entries (an inventory creative's URL, which the operator
+    /// configured); empty by default. Ignored without a policy.
+    public var trustedHosts: Set<String> = []
 
     /// Creates a request; by default it keeps the body and accepts only `2xx` statuses.
     public init(
@@ -100,6 +105,9 @@ public struct FetchError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let transport = Code("transport")
         /// The task was cancelled.
         public static let cancelled = Code("cancelled")
+        /// The ``OutboundPolicy`` refused the destination (a private, loopback, link-local, …
+        /// address, or a host that is not a plain name), or a redirect led to one.
+        public static let forbiddenDestination = Code("forbiddenDestination")
     }
 
     /// What kind of failure.

@@ -1,5 +1,6 @@
 import AdInsertion
 import HLSPlaylist
+import HTTPFetch
 import Hummingbird
 import Logging
 import NIOCore
@@ -245,6 +246,8 @@ struct ServerApplicationParts: Sendable {
     let mediaMetrics: ServerMetrics.BoundRoute
     /// Beacons and viewer plans.
     let tracking: TrackingService
+    /// Asks the presentations' VAST ad servers, within the outbound policy.
+    let adServers: AdServerClient
 
     init(configuration: ServerConfiguration, store: any AdStore, logger: Logger) {
         let metrics = ServerMetrics()
@@ -291,15 +294,34 @@ struct ServerApplicationParts: Sendable {
         self.publicBaseURL = configuration.publicBaseURL
         self.mounts = configuration.mounts
         self.logger = logger
+        let outbound = Self.outboundPolicy(configuration)
         self.tracking = TrackingService(
             configuration: configuration.tracking,
             store: (store as? any TrackingStore) ?? InMemoryTrackingStore(),
             decisions: store,
             inventory: self.inventory,
             clock: configuration.clock,
-            client: OriginClient.originHTTPClient,
-            logger: logger
+            fetch: BoundedFetch(client: BeaconForwarder.sharedHTTPClient, outbound: outbound),
+            logger: logger,
+            metrics: metrics
         )
+        self.adServers = AdServerClient(
+            fetch: BoundedFetch(client: AdServerClient.sharedHTTPClient, outbound: outbound),
+            metrics: metrics
+        )
+    }
+
+    /// The configuration's outbound policy, with every configured ad server's `host:port` trusted
+    /// as named (the operator chose them; the wrappers and tracking URLs they hand out are checked).
+    static func outboundPolicy(_ configuration: ServerConfiguration) -> OutboundPolicy {
+        var policy = configuration.outbound
+        let settings =
+            configuration.adInsertion.assets.compactMap(\.adServer)
+            + configuration.adInsertion.channels.compactMap(\.adServer)
+        for adServer in settings {
+            if let endpoint = OutboundPolicy.endpoint(of: adServer.urlTemplate) { policy.allowedHosts.insert(endpoint) }
+        }
+        return policy
     }
 
     /// The methods of every route (for `405` with `Allow`); `makeRouter()` registers the same.
@@ -416,7 +438,8 @@ struct ServerApplicationParts: Sendable {
             listening: self.listening,
             resolvedURIs: self.resolvedURIs,
             bodies: self.assetListBodies,
-            tracking: self.tracking
+            tracking: self.tracking,
+            adServers: self.adServers
         )
         assetLists.addRoutes(to: router)
         ScheduleController(assetLists: assetLists).addRoutes(to: router)

@@ -24,8 +24,9 @@ actor AdServerLog {
 }
 
 /// A VAST ad server on loopback serving `Tests/Fixtures/vast` (`{{BASE}}` filled with its own
-/// address): `/vast/{name}` (logged as `asked {name}`; `?delay=ms` answers late), `/fail` (500), `/beacon/{name}` (logged,
-/// also with the device fields the request carried).
+/// address, `{{PORT}}` with its port): `/vast/{name}` (logged as `asked {name}`; `?delay=ms` answers
+/// late), `/fail` (500), `/redirect?to=URL` (302 to `URL`), `/beacon/{name}` (logged, also with
+/// the device fields the request carried).
 func withAdServer<T: Sendable>(
     _ body: @escaping @Sendable (_ base: String, _ log: AdServerLog) async throws -> T
 ) async throws -> T {
@@ -42,7 +43,9 @@ func withAdServer<T: Sendable>(
         }
         let text = Fixture.text("vast/" + name)
         guard !text.isEmpty else { throw HTTPError(.notFound) }
-        let filled = text.replacing("{{BASE}}", with: base.withLock { $0 })
+        let address = base.withLock { $0 }
+        let port = String(address.split(separator: ":").last ?? "")
+        let filled = text.replacing("{{BASE}}", with: address).replacing("{{PORT}}", with: port)
         return Response(
             status: .ok,
             headers: [.contentType: "application/xml"],
@@ -50,6 +53,10 @@ func withAdServer<T: Sendable>(
         )
     }
     router.get("fail") { _, _ -> Response in throw HTTPError(.internalServerError) }
+    router.get("redirect") { request, _ -> Response in
+        let target = request.uri.queryParameters["to"].map(String.init) ?? "/fail"
+        return Response(status: .found, headers: [.location: target])
+    }
     router.get("beacon/{name}") { request, context -> String in
         let name = try context.parameters.require("name")
         await log.add("beacon \(name)" + (request.uri.query.map { "?" + $0 } ?? ""))

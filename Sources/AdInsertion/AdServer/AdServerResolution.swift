@@ -60,10 +60,17 @@ public struct AdServerResolution: Sendable, Hashable {
     public struct Failure: Error, Sendable, Hashable {
         /// The VAST error code.
         public var code: VASTErrorCode
-        /// The `Error` URLs, macros not yet filled.
+        /// The `Error` URLs, macros not yet filled: at most ``AdTracking/maximumURLsPerEvent``.
         public var urls: [String]
         /// What went wrong.
         public var reason: String
+
+        /// Creates a failure, keeping the first ``AdTracking/maximumURLsPerEvent`` of `urls`.
+        public init(code: VASTErrorCode, urls: [String], reason: String) {
+            self.code = code
+            self.urls = Array(urls.prefix(AdTracking.maximumURLsPerEvent))
+            self.reason = reason
+        }
 
         /// The URLs with `[ERRORCODE]` (also percent-encoded) and `[CACHEBUSTING]` filled.
         public func filledURLs(cacheBuster: String) -> [String] {
@@ -108,7 +115,7 @@ public struct AdServerResolution: Sendable, Hashable {
             let sequence = parent?.sequence ?? ad.sequence
             switch ad.kind {
             case .wrapper(let wrapper):
-                let carried = inherited.adding(AdTracking.of(ad, creatives: ad.creatives))
+                let carried = inherited.adding(AdTracking.of(ad, creatives: ad.creatives)).limited()
                 let depth = (parent?.depth ?? 0) + 1
                 if depth > self.maximumWrapperDepth {
                     walk.failures.append(
@@ -173,6 +180,7 @@ public struct AdServerResolution: Sendable, Hashable {
                 )
             }
             let tracking = inherited.adding(own).adding(AdTracking.of(ad, creatives: [creative]).droppingAdLevel())
+                .limited()
             let id = creative.universalAdID ?? creative.id ?? creative.adID ?? ad.id ?? file.url
             return .success(
                 ResolvedAd(

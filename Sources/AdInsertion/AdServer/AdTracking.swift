@@ -50,6 +50,30 @@ public struct AdTracking: Sendable, Hashable, Codable {
         return result
     }
 
+    /// The most URLs kept per event (and of impressions, errors and click tracking) of one ad,
+    /// wrappers' included: the limit a creative's `tracking:` in the inventory has, so one beacon
+    /// never becomes more than this many requests per event.
+    public static let maximumURLsPerEvent = 16
+    /// The most event names kept per ad (VAST defines fewer than 30).
+    public static let maximumEventNames = 32
+
+    /// These URLs with every list cut to its first ``maximumURLsPerEvent``, and the events to the
+    /// first ``maximumEventNames`` names in name order.
+    public func limited() -> AdTracking {
+        let cap = Self.maximumURLsPerEvent
+        var events: [String: [String]] = [:]
+        for name in self.events.keys.sorted().prefix(Self.maximumEventNames) {
+            events[name] = Array(self.events[name, default: []].prefix(cap))
+        }
+        return AdTracking(
+            impression: Array(self.impression.prefix(cap)),
+            error: Array(self.error.prefix(cap)),
+            events: events,
+            clickThrough: self.clickThrough,
+            clickTracking: Array(self.clickTracking.prefix(cap))
+        )
+    }
+
     /// The tracking URLs an ad itself gives: its impressions and errors, and those of its linear
     /// creatives (all of them for a wrapper, `creative` only for an InLine ad).
     static func of(_ ad: VASTAd, creatives: [VASTCreative]) -> AdTracking {

@@ -10,7 +10,13 @@ import NIOCore
 /// The ad server's answer and every wrapper's are fetched with `BoundedFetch` on one shared
 /// `HTTPClient` (keep-alive connections on its event loops, no thread per request); wrappers of one
 /// level are fetched at once. Every fetch's deadline is the budget's end, so the whole resolution
-/// ends by then. Error URLs are fired in the background and never delay an answer.
+/// ends by then. The caller forwards the failures' error URLs in the background
+/// (`TrackingService.forwardErrors`), so they never delay an answer.
+///
+/// Every fetch goes through the server's ``OutboundPolicy`` (the configured ad servers' own
+/// `host:port` are trusted as named): a wrapper's `VASTAdTagURI` or a redirect that leads to a
+/// private, loopback or link-local address is refused, counted and logged, and the wrapper fails
+/// with VAST error 301. Redirects are followed by the fetcher, each checked.
 struct AdServerClient: Sendable {
     /// The client ad servers are asked with: process-wide, never shut down, with room for many
     /// keep-alive connections to one ad server (an answer takes tens of milliseconds, so a busy
@@ -20,7 +26,8 @@ struct AdServerClient: Sendable {
         configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 512)
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .seconds(2)
-        configuration.redirectConfiguration = .follow(max: 3, allowCycles: false)
+        // Redirects are followed by `BoundedFetch`, which checks each against the outbound policy.
+        configuration.redirectConfiguration = .disallow
         configuration.tracing.tracer = nil
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
@@ -28,8 +35,10 @@ struct AdServerClient: Sendable {
     /// The largest VAST document read.
     static let maximumDocumentBytes = 1 << 20
 
-    /// The fetcher.
-    var fetch = BoundedFetch(client: AdServerClient.sharedHTTPClient)
+    /// The fetcher, with the outbound policy every URL is checked against.
+    var fetch = BoundedFetch(client: AdServerClient.sharedHTTPClient, outbound: OutboundPolicy())
+    /// Where refused destinations are counted.
+    var metrics: ServerMetrics?
 
     /// What asking the ad server gave.
     struct Outcome: Sendable {
@@ -41,6 +50,8 @@ struct AdServerClient: Sendable {
         var diagnostics: [VASTDiagnostic]
         /// Why the ad server's own answer could not be used, if it could not.
         var problem: String?
+        /// The requests the outbound policy refused, one line each.
+        var refused: [String] = []
     }
 
     /// Asks `url` for a pod and follows its wrappers, all before `deadline`.
@@ -64,6 +75,7 @@ struct AdServerClient: Sendable {
             outcome.diagnostics += diagnostics
         case .failure(let failure):
             outcome.problem = failure.message
+            if failure.code == Self.refusedCode { outcome.refused.append(failure.message) }
             return outcome
         }
         var walk = resolution.walk(first, answering: nil)
@@ -92,14 +104,17 @@ struct AdServerClient: Sendable {
                     walk.pending += next.pending
                     walk.failures += next.failures
                 case .failure(let error):
-                    walk.failures.append(resolution.failed(item, code: error.code, reason: error.message))
+                    let refused = error.code == Self.refusedCode
+                    if refused { outcome.refused.append(error.message) }
+                    walk.failures.append(
+                        resolution.failed(item, code: refused ? .wrapperTimeout : error.code, reason: error.message)
+                    )
                 }
             }
             ads += walk.ads
             outcome.failures += walk.failures
         }
         outcome.ads = resolution.pod(ads)
-        self.fire(outcome.failures, headers: headers)
         return outcome
     }
 
@@ -124,38 +139,54 @@ struct AdServerClient: Sendable {
         do {
             body = try await self.fetch.get(request).body
         } catch {
+            if error.code == .forbiddenDestination {
+                self.metrics?.outboundRefused(purpose: "vast")
+                return .failure(VASTError(code: Self.refusedCode, message: error.message, line: 0))
+            }
             return .failure(VASTError(code: .wrapperTimeout, message: error.message, line: 0))
         }
         do {
-            return .success(try VASTDecoder.decode(body))
+            return .success(Self.withoutCredentials(try VASTDecoder.decode(body)))
         } catch {
             return .failure(error)
         }
     }
 
-    /// Fires the error URLs of `failures` in the background (each once, within 2 s).
-    func fire(_ failures: [AdServerResolution.Failure], headers: [(name: String, value: String)]) {
-        let urls = failures.flatMap { $0.filledURLs(cacheBuster: Self.cacheBuster()) }
-        guard !urls.isEmpty else { return }
-        let fetch = self.fetch
-        Task {
-            await withTaskGroup(of: Void.self) { group in
-                for url in urls.prefix(256) {
-                    group.addTask {
-                        _ = try? await fetch.get(
-                            FetchRequest(
-                                url: url,
-                                headers: headers,
-                                timeout: .seconds(2),
-                                maximumBodySize: 64 << 10,
-                                keepsBody: false,
-                                acceptedStatuses: nil
-                            )
-                        )
-                    }
+    /// The code a refused destination is reported with inside the client, told apart from other
+    /// fetch failures (301, a timeout) so the refusal is logged; wrappers fail with 301 either way.
+    static let refusedCode = VASTErrorCode(-301)
+
+    /// `decoded` without the media files whose URL a viewer must not be handed.
+    ///
+    /// The rule inventory URIs follow (``InputLimits/uri(_:field:allowsUserInfo:)`` without user
+    /// information: printable ASCII, at most 2048 bytes, an `http(s)` URL with a host and no
+    /// `user:password@`). An ad left without a usable file fails with VAST error 403.
+    static func withoutCredentials(
+        _ decoded: (VASTDocument, [VASTDiagnostic])
+    ) -> (VASTDocument, [VASTDiagnostic]) {
+        var (document, diagnostics) = decoded
+        for a in document.ads.indices {
+            for c in document.ads[a].creatives.indices {
+                guard var linear = document.ads[a].creatives[c].linear else { continue }
+                let before = linear.mediaFiles.count
+                linear.mediaFiles.removeAll { file in
+                    (try? InputLimits.uri(file.url, field: "MediaFile")).map { !$0.hasPrefix("/") } != true
                 }
+                if linear.mediaFiles.count != before {
+                    diagnostics.append(
+                        VASTDiagnostic(
+                            rule: "media-file-url",
+                            message:
+                                "\(before - linear.mediaFiles.count) MediaFile URL(s) refused: not an http(s) URL a viewer may be handed (no user name or password)",
+                            line: document.ads[a].line,
+                            fix: "serve the media file from a URL without credentials"
+                        )
+                    )
+                }
+                document.ads[a].creatives[c].linear = linear
             }
         }
+        return (document, diagnostics)
     }
 
     /// A random 8-digit number for `[CACHEBUSTING]`.

@@ -82,6 +82,10 @@ extension AssetListController {
                 ]
             )
         }
+        for refused in outcome.refused {
+            context.logger.warning("outbound request refused", metadata: ["scope": "\(scope)", "reason": "\(refused)"])
+        }
+        await self.tracking.forwardErrors(outcome.failures, device: DeviceHeaders(of: request))
         if let problem = outcome.problem {
             context.logger.warning(
                 "ad server unusable; local inventory",

@@ -183,9 +183,11 @@ public struct ConfigurationFile: Sendable, Codable {
     public var channels: [ChannelEntry]?
     /// `tracking:`: beacons and viewer plans.
     public var tracking: TrackingEntry?
+    /// `outbound:`: where requests for URLs from ad servers' documents may go.
+    public var outbound: OutboundEntry?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case server, media, repeatWindow, inventory, vod, channels, tracking
+        case server, media, repeatWindow, inventory, vod, channels, tracking, outbound
     }
 
     /// The keys each part of the file may hold: anything else is refused, so a misspelt key never
@@ -214,6 +216,7 @@ public struct ConfigurationFile: Sendable, Codable {
                 "media": .anyKeys,
                 "inventory": .list(.of(CreativeEntry.CodingKeys.self, ["tracking": .anyKeys])),
                 "tracking": .of(TrackingEntry.CodingKeys.self),
+                "outbound": .of(OutboundEntry.CodingKeys.self),
                 "vod": .list(
                     .of(
                         VODEntry.CodingKeys.self,
@@ -383,6 +386,7 @@ public struct ConfigurationFile: Sendable, Codable {
             )
         }
         if let tracking = self.tracking { try tracking.apply(to: &result.tracking) }
+        if let outbound = self.outbound { try outbound.apply(to: &result.outbound) }
         for (k, entry) in (self.vod ?? []).enumerated() {
             let path = "vod[\(k)]"
             var asset = VODAsset(

@@ -1,5 +1,6 @@
 import AdInsertion
 import HLSPlaylist
+import HTTPFetch
 import Logging
 
 /// Everything ``buildApplication(configuration:)`` needs: where to listen, what to serve, where to
@@ -65,6 +66,14 @@ public struct ServerConfiguration: Sendable {
     public var openedStore: (any AdStore)?
     /// Tracking beacons and viewer plans (the `tracking:` section).
     public var tracking = TrackingConfiguration()
+    /// Where requests for URLs from ad servers' documents may go (the `outbound:` section): VAST
+    /// wrappers, redirects, tracking, impression and error URLs, beacon forwards.
+    ///
+    /// By default public addresses only: loopback, unspecified, link-local, private, CGNAT,
+    /// multicast and reserved addresses (and their IPv4-mapped IPv6 forms) are refused after
+    /// resolution. The configured ad servers' own `host:port` and the inventory's `tracking:` URLs
+    /// are trusted as named; origins and upstreams are not checked.
+    public var outbound = OutboundPolicy()
     /// VMAP documents that place VOD assets' breaks at start, by asset ID (`vod[].vmap`; see
     /// ``VMAPSource``).
     public var vmapSources: [String: VMAPSource] = [:]

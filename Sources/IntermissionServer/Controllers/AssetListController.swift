@@ -25,7 +25,7 @@ struct AssetListController: Sendable {
     /// Plans and beacon URLs.
     let tracking: TrackingService
     /// Asks the presentations' VAST ad servers (see `AssetListController+AdServer.swift`).
-    var adServers = AdServerClient()
+    let adServers: AdServerClient
 
     /// Adds the route.
     func addRoutes(to router: Router<ServerRequestContext>) {

@@ -181,6 +181,33 @@ struct ServerMetrics: Sendable {
         self.registry.makeCounter(descriptor: Self.originFailures, labels: [("scope", scope)]).increment()
     }
 
+    /// `intermission_outbound_refused_total`.
+    static var outboundRefused: MetricNameDescriptor {
+        name(
+            "outbound_refused",
+            "total",
+            "Requests not sent because the outbound policy refused their destination (private, loopback, link-local, … addresses), by purpose: vast (wrappers and their redirects) or forward (beacons and error URLs)."
+        )
+    }
+    /// `intermission_forwards_dropped_total`.
+    static var forwardsDropped: MetricNameDescriptor {
+        name(
+            "forwards_dropped",
+            "total",
+            "Beacon and error-URL forwards dropped without being sent, by reason: queueFull or rateLimited (the destination host was over tracking.forwardRatePerHost)."
+        )
+    }
+
+    /// Counts a request the outbound policy refused: `intermission_outbound_refused_total{purpose}`.
+    func outboundRefused(purpose: String) {
+        self.registry.makeCounter(descriptor: Self.outboundRefused, labels: [("purpose", purpose)]).increment()
+    }
+
+    /// Counts a forward dropped: `intermission_forwards_dropped_total{reason}`.
+    func forwardDropped(reason: String) {
+        self.registry.makeCounter(descriptor: Self.forwardsDropped, labels: [("reason", reason)]).increment()
+    }
+
     /// The exposition text.
     func emit() -> [UInt8] {
         var buffer: [UInt8] = []

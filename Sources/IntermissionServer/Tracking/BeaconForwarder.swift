@@ -1,17 +1,22 @@
 import AsyncHTTPClient
+import HTTPFetch
 import Logging
 import NIOCore
 import NIOHTTP1
 
-/// Forwards recorded beacons to the ad server's URLs, off the request path: a bounded queue,
-/// a few workers, and retries with exponential backoff.
+/// Forwards recorded beacons (and VAST error URLs) to the ad server's URLs, off the request path:
+/// a bounded queue, a few workers, a rate limit per destination host, and retries with exponential
+/// backoff.
 ///
 /// A forward is a `GET` of the ad server's URL with the viewer's `X-Device-IP` and
 /// `X-Device-User-Agent`. A `2xx` or `3xx` answer delivers it; a `5xx`, a `429` or a network
 /// failure is tried again after `retryDelay`, then twice that, and so on, up to `attempts` tries
 /// in all; another `4xx` gives up at once (the URL is wrong, not the moment). When
-/// `capacity` forwards are waiting, a new one is dropped and counted, so a dead ad server costs
-/// bounded memory.
+/// `capacity` forwards are waiting, or the destination host has used up its rate
+/// (`forwardRatePerHost`, `forwardBurstPerHost`), a new one is dropped and counted, so a dead ad
+/// server or a document that names one host many times costs bounded memory and bounded
+/// requests. Every request goes through the server's ``OutboundPolicy``: a destination it refuses
+/// is logged, counted and not retried.
 actor BeaconForwarder {
     /// One forward to make.
     struct Job: Sendable {
@@ -19,6 +24,9 @@ actor BeaconForwarder {
         var deviceIP: String?
         var deviceUserAgent: String?
         var attempt = 1
+        /// `host:port` trusted as named for this forward (an inventory creative's URL, which the
+        /// operator configured), or `nil`.
+        var trustedHost: String? = nil
     }
 
     /// What the forwarder did so far.
@@ -28,11 +36,21 @@ actor BeaconForwarder {
         var failed = 0
         var dropped = 0
         var waiting = 0
+        /// Dropped because their destination host was over its rate.
+        var rateLimited = 0
+        /// Not sent: the outbound policy refused their destination.
+        var refused = 0
     }
 
-    private let client: HTTPClient
+    /// The client forwards go through: process-wide, never shut down, following no redirect
+    /// itself (`BoundedFetch` follows them, checking each against the outbound policy).
+    static let sharedHTTPClient = BoundedFetch.makeClient(connectTimeout: .seconds(5), maximumRedirects: 0)
+
+    private let fetch: BoundedFetch
     private let configuration: TrackingConfiguration
     private let logger: Logger
+    private let metrics: ServerMetrics?
+    private var limiter: HostRateLimiter
     private var queue: [Job] = []
     private var head = 0
     /// Jobs waiting, in flight, or sleeping before a retry.
@@ -41,17 +59,30 @@ actor BeaconForwarder {
     private var statistics = Statistics()
     private static let maximumWorkers = 4
 
-    init(client: HTTPClient, configuration: TrackingConfiguration, logger: Logger) {
-        self.client = client
+    init(fetch: BoundedFetch, configuration: TrackingConfiguration, logger: Logger, metrics: ServerMetrics? = nil) {
+        self.fetch = fetch
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
+        self.limiter = HostRateLimiter(
+            rate: configuration.forwardRatePerHost,
+            burst: configuration.forwardBurstPerHost
+        )
     }
 
     /// Queues forwards (returns at once).
     func enqueue(_ jobs: [Job]) {
+        let now = ContinuousClock.now
         for job in jobs {
             guard self.pending < self.configuration.forwardQueueCapacity else {
                 self.statistics.dropped += 1
+                self.metrics?.forwardDropped(reason: "queueFull")
+                continue
+            }
+            guard self.limiter.admit(OutboundPolicy.Target(job.url)?.host ?? job.url, now: now) else {
+                self.statistics.dropped += 1
+                self.statistics.rateLimited += 1
+                self.metrics?.forwardDropped(reason: "rateLimited")
                 continue
             }
             self.pending += 1
@@ -91,19 +122,24 @@ actor BeaconForwarder {
 
     private func work() async {
         while let job = self.next() {
-            let outcome = await Self.send(job, client: self.client, timeout: self.configuration.forwardTimeout)
+            let outcome = await Self.send(job, fetch: self.fetch, timeout: self.configuration.forwardTimeout)
             self.finish(job, outcome)
         }
         self.workers -= 1
     }
 
-    private enum Outcome { case delivered, retry(String), giveUp(String) }
+    private enum Outcome { case delivered, retry(String), giveUp(String), refused(String) }
 
     private func finish(_ job: Job, _ outcome: Outcome) {
         switch outcome {
         case .delivered:
             self.statistics.delivered += 1
             self.pending -= 1
+        case .refused(let why):
+            self.statistics.refused += 1
+            self.pending -= 1
+            self.metrics?.outboundRefused(purpose: "forward")
+            self.logger.warning("beacon forward refused: destination not allowed", metadata: ["reason": "\(why)"])
         case .giveUp(let why):
             self.statistics.failed += 1
             self.pending -= 1
@@ -126,32 +162,92 @@ actor BeaconForwarder {
         }
     }
 
-    private static func send(_ job: Job, client: HTTPClient, timeout: Duration) async -> Outcome {
-        var request = HTTPClientRequest(url: job.url)
-        request.method = .GET
-        if let ip = job.deviceIP { request.headers.add(name: "X-Device-IP", value: ip) }
+    private static func send(_ job: Job, fetch: BoundedFetch, timeout: Duration) async -> Outcome {
+        var headers: [(name: String, value: String)] = []
+        if let ip = job.deviceIP { headers.append(("X-Device-IP", ip)) }
         if let agent = job.deviceUserAgent {
-            request.headers.add(name: "X-Device-User-Agent", value: agent)
-            request.headers.add(name: "User-Agent", value: agent)
+            headers.append(("X-Device-User-Agent", agent))
+            headers.append(("User-Agent", agent))
         }
+        var request = FetchRequest(
+            url: job.url,
+            headers: headers,
+            timeout: timeout,
+            maximumBodySize: 64 << 10,
+            keepsBody: false,
+            acceptedStatuses: nil
+        )
+        if let trusted = job.trustedHost { request.trustedHosts = [trusted] }
         do {
-            let response = try await client.execute(request, timeout: .milliseconds(timeout.milliseconds))
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            switch response.status.code {
+            let response = try await fetch.get(request)
+            switch response.status {
             case 200..<400: return .delivered
-            case 429, 500...: return .retry("HTTP \(response.status.code)")
-            default: return .giveUp("HTTP \(response.status.code)")
+            case 429, 500...: return .retry("HTTP \(response.status)")
+            default: return .giveUp("HTTP \(response.status)")
             }
         } catch {
-            return .retry("\(error)")
+            switch error.code {
+            case .forbiddenDestination: return .refused(error.message)
+            // The answer came, with more body than is read: delivered.
+            case .bodyTooLarge: return .delivered
+            case .invalidURL: return .giveUp(error.message)
+            default: return .retry(error.message)
+            }
         }
     }
 }
 
+/// A token bucket per destination host: `burst` requests at once, then `rate` per second.
+///
+/// At most ``maximumHosts`` hosts are followed; past them, the hosts whose buckets are full again
+/// are forgotten (at most once a second), and a new host is refused until one is.
+struct HostRateLimiter: Sendable {
+    /// Requests per second per host.
+    let rate: Double
+    /// Requests a host may take at once.
+    let burst: Double
+    /// The most hosts followed at once.
+    static let maximumHosts = 10_000
+    private var buckets: [String: (tokens: Double, at: ContinuousClock.Instant)] = [:]
+    private var lastPrune: ContinuousClock.Instant?
+
+    /// A limiter of `rate` requests per second and `burst` at once, per host.
+    init(rate: Double, burst: Int) {
+        self.rate = max(rate, 0)
+        self.burst = Double(max(burst, 1))
+    }
+
+    /// Whether a request to `host` may go now; takes one token when it may.
+    mutating func admit(_ host: String, now: ContinuousClock.Instant) -> Bool {
+        var tokens = self.burst
+        if let bucket = self.buckets[host] {
+            tokens = min(self.burst, bucket.tokens + self.rate * (now - bucket.at).seconds)
+        } else if self.buckets.count >= Self.maximumHosts {
+            self.prune(now: now)
+            guard self.buckets.count < Self.maximumHosts else { return false }
+        }
+        guard tokens >= 1 else {
+            self.buckets[host] = (tokens, now)
+            return false
+        }
+        self.buckets[host] = (tokens - 1, now)
+        return true
+    }
+
+    /// Forgets the hosts whose buckets have filled up again, at most once a second.
+    private mutating func prune(now: ContinuousClock.Instant) {
+        if let last = self.lastPrune, now - last < .seconds(1) { return }
+        self.lastPrune = now
+        let burst = self.burst
+        let rate = self.rate
+        self.buckets = self.buckets.filter { $0.value.tokens + rate * (now - $0.value.at).seconds < burst }
+    }
+}
+
 extension Duration {
-    /// Whole milliseconds, for APIs that take them.
-    fileprivate var milliseconds: Int64 {
+    /// The duration in seconds.
+    fileprivate var seconds: Double {
         let (seconds, attoseconds) = self.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

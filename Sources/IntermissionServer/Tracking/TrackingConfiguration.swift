@@ -27,6 +27,13 @@ public struct TrackingConfiguration: Sendable {
     public var forwardQueueCapacity: Int = 10_000
     /// How long an ad server has to answer one forward.
     public var forwardTimeout: Duration = .seconds(5)
+    /// Forwards per second to one destination host once its burst is used
+    /// (`tracking.forwardRatePerHost`, 0.01 to 100,000; 100 by default); past it, new forwards to
+    /// that host are dropped and counted, never queued.
+    public var forwardRatePerHost: Double = 100
+    /// Forwards one destination host may take at once before ``forwardRatePerHost`` holds
+    /// (`tracking.forwardBurstPerHost`, 1 to 100,000; 200 by default).
+    public var forwardBurstPerHost: Int = 200
 
     /// Creates a configuration with defaults.
     public init(key: [UInt8]? = nil) {

@@ -18,9 +18,14 @@ extension ConfigurationFile {
         public var forwardRetryDelay: Double?
         /// `forwardQueue`: forwards waiting at most, 1 to 1,000,000 (default 10,000).
         public var forwardQueue: Int?
+        /// `forwardRatePerHost`: forwards per second to one host, 0.01 to 100,000 (default 100).
+        public var forwardRatePerHost: Double?
+        /// `forwardBurstPerHost`: forwards one host may take at once, 1 to 100,000 (default 200).
+        public var forwardBurstPerHost: Int?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case key, beacons, requirePlan, planBRemovesInterstitials, forwardAttempts, forwardRetryDelay, forwardQueue
+            case forwardRatePerHost, forwardBurstPerHost
         }
 
         /// Checks every value and sets it on `configuration`.
@@ -50,6 +55,20 @@ extension ConfigurationFile {
                     queue,
                     in: 1...1_000_000,
                     field: "tracking.forwardQueue"
+                )
+            }
+            if let rate = self.forwardRatePerHost {
+                configuration.forwardRatePerHost = try L.number(
+                    rate,
+                    in: 0.01...100_000,
+                    field: "tracking.forwardRatePerHost"
+                )
+            }
+            if let burst = self.forwardBurstPerHost {
+                configuration.forwardBurstPerHost = try L.integer(
+                    burst,
+                    in: 1...100_000,
+                    field: "tracking.forwardBurstPerHost"
                 )
             }
         }

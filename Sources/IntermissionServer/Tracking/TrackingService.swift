@@ -3,6 +3,7 @@ import AsyncHTTPClient
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import HTTPFetch
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -35,8 +36,9 @@ struct TrackingService: Sendable {
         decisions: any AdStore,
         inventory: InventoryRegistry,
         clock: any WallClock,
-        client: HTTPClient,
-        logger: Logger
+        fetch: BoundedFetch,
+        logger: Logger,
+        metrics: ServerMetrics? = nil
     ) {
         self.configuration = configuration
         self.signer = TokenSigner(key: configuration.key)
@@ -44,7 +46,7 @@ struct TrackingService: Sendable {
         self.decisions = decisions
         self.inventory = inventory
         self.clock = clock
-        self.forwarder = BeaconForwarder(client: client, configuration: configuration, logger: logger)
+        self.forwarder = BeaconForwarder(fetch: fetch, configuration: configuration, logger: logger, metrics: metrics)
     }
 
     /// The plan a request asks for through its `plan` token: plan A without one (unless a plan is
@@ -144,11 +146,18 @@ struct TrackingService: Sendable {
         )
         let recording = try await self.store.record(beacon)
         if recording.isNew {
-            let urls = await self.forwardURLs(of: slot, event: event)
-            if !urls.isEmpty {
+            let forward = await self.forwardURLs(of: slot, event: event)
+            if !forward.urls.isEmpty {
                 let device = DeviceHeaders(of: request)
                 await self.forwarder.enqueue(
-                    urls.map { BeaconForwarder.Job(url: $0, deviceIP: device.ip, deviceUserAgent: device.userAgent) }
+                    forward.urls.map {
+                        BeaconForwarder.Job(
+                            url: $0,
+                            deviceIP: device.ip,
+                            deviceUserAgent: device.userAgent,
+                            trustedHost: forward.operatorNamed ? OutboundPolicy.endpoint(of: $0) : nil
+                        )
+                    }
                 )
             }
         }
@@ -157,8 +166,10 @@ struct TrackingService: Sendable {
 
     /// Where a beacon of `slot` is forwarded: the ad server's URLs for the event when an ad server
     /// chose the slot's ad (kept with the stored decision; anonymous viewers' decisions are not
-    /// stored, so theirs are not forwarded), else the inventory creative's `tracking:` URLs.
-    func forwardURLs(of slot: TokenSigner.Slot, event: TrackingEvent) async -> [String] {
+    /// stored, so theirs are not forwarded), else the inventory creative's `tracking:` URLs, which
+    /// the operator named (`operatorNamed`: their hosts are trusted as named; a redirect off them
+    /// is checked).
+    func forwardURLs(of slot: TokenSigner.Slot, event: TrackingEvent) async -> (urls: [String], operatorNamed: Bool) {
         if !slot.viewer.hasPrefix("anonymous-"),
             let decision = try? await self.decisions.decision(
                 for: DecisionKey(viewer: slot.viewer, scope: slot.scope, breakID: slot.breakID)
@@ -167,22 +178,23 @@ struct TrackingService: Sendable {
             decision.assets[slot.slot].creativeID == slot.creativeID,
             let tracking = decision.assets[slot.slot].tracking
         {
-            return Self.adServerURLs(tracking, event: event)
+            return (Self.adServerURLs(tracking, event: event), false)
         }
         let creative = await self.inventory.creatives.first { $0.id == slot.creativeID }
-        return creative?.tracking?[event] ?? []
+        return (creative?.tracking?[event] ?? [], true)
     }
 
-    /// The ad server's URLs for `event`, its VAST macros filled: `[CACHEBUSTING]` with eight
-    /// random digits and `[TIMESTAMP]` with the time now (ISO 8601, percent-encoded), as VAST 4
-    /// asks of the one who fires them.
+    /// The ad server's URLs for `event` (the first ``AdTracking/maximumURLsPerEvent``), its VAST
+    /// macros filled: `[CACHEBUSTING]` with eight random digits and `[TIMESTAMP]` with the time now
+    /// (ISO 8601, percent-encoded), as VAST 4 asks of the one who fires them.
     static func adServerURLs(_ tracking: AdTracking, event: TrackingEvent) -> [String] {
-        let urls: [String]
+        let all: [String]
         switch event {
-        case .impression: urls = tracking.impression
-        case .clickTracking: urls = tracking.clickTracking
-        default: urls = tracking.events[event.rawValue] ?? []
+        case .impression: all = tracking.impression
+        case .clickTracking: all = tracking.clickTracking
+        default: all = tracking.events[event.rawValue] ?? []
         }
+        let urls = all.prefix(AdTracking.maximumURLsPerEvent)
         guard !urls.isEmpty else { return [] }
         let buster = String(format: "%08d", Int.random(in: 0..<100_000_000))
         let stamp = Date.now.formatted(.iso8601).replacingOccurrences(of: ":", with: "%3A")
@@ -194,6 +206,20 @@ struct TrackingService: Sendable {
 }
 
 extension TrackingService {
+    /// Queues the error URLs of an ad-server resolution's `failures`, each filled with its VAST
+    /// code, as forwards with the viewer's `device` fields: the first
+    /// ``AdTracking/maximumURLsPerEvent`` of the whole pod.
+    func forwardErrors(_ failures: [AdServerResolution.Failure], device: DeviceHeaders) async {
+        let buster = AdServerClient.cacheBuster()
+        let urls = Array(
+            failures.lazy.flatMap { $0.filledURLs(cacheBuster: buster) }.prefix(AdTracking.maximumURLsPerEvent)
+        )
+        guard !urls.isEmpty else { return }
+        await self.forwarder.enqueue(
+            urls.map { BeaconForwarder.Job(url: $0, deviceIP: device.ip, deviceUserAgent: device.userAgent) }
+        )
+    }
+
     /// The asset list of `decision` for a viewer of `plan`: URIs resolved against `base`, each entry
     /// with its signaling when beacons are on, and plan C's skip control.
     func body(of decision: AdDecision, plan: ViewerPlan, base: String?, resolving cache: ResolvedURICache) -> ByteBuffer

@@ -61,6 +61,11 @@ enum OpenAPIDocument {
               tags: [operations]
               operationId: metrics
               summary: Prometheus metrics
+              description: >-
+                Among them intermission_outbound_refused_total{purpose} (requests for URLs from ad
+                servers' documents refused by the outbound policy) and
+                intermission_forwards_dropped_total{reason} (beacon forwards dropped: queueFull,
+                rateLimited).
               responses:
                 "200":
                   description: Metrics in the Prometheus text format
@@ -493,7 +498,21 @@ enum OpenAPIDocument {
                   items: {type: object, additionalProperties: true}
                 beacons: {type: integer}
                 duplicates: {type: integer}
-                forwarding: {type: object, additionalProperties: true}
+                forwarding:
+                  type: object
+                  description: >-
+                    The beacon forwarder's counts since start: delivered, retried, failed, dropped (queue
+                    full or over tracking.forwardRatePerHost), rateLimited (dropped for the rate), refused
+                    (the outbound policy refused the destination: private, loopback, link-local, …), waiting.
+                  properties:
+                    delivered: {type: integer}
+                    retried: {type: integer}
+                    failed: {type: integer}
+                    dropped: {type: integer}
+                    rateLimited: {type: integer}
+                    refused: {type: integer}
+                    waiting: {type: integer}
+                  additionalProperties: true
             ID:
               type: string
               minLength: 1
