@@ -178,9 +178,11 @@ public struct ConfigurationFile: Sendable, Codable {
     public var channels: [ChannelEntry]?
     /// `tracking:`: beacons and viewer plans.
     public var tracking: TrackingEntry?
+    /// `storage:`: how long decisions are kept and how many.
+    public var storage: StorageEntry?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case server, media, repeatWindow, inventory, vod, channels, tracking
+        case server, media, repeatWindow, inventory, vod, channels, tracking, storage
     }
 
     /// The keys each part of the file may hold: anything else is refused, so a misspelt key never
@@ -209,6 +211,7 @@ public struct ConfigurationFile: Sendable, Codable {
                 "media": .anyKeys,
                 "inventory": .list(.of(CreativeEntry.CodingKeys.self, ["tracking": .anyKeys])),
                 "tracking": .of(TrackingEntry.CodingKeys.self),
+                "storage": .of(StorageEntry.CodingKeys.self),
                 "vod": .list(
                     .of(
                         VODEntry.CodingKeys.self,
@@ -327,12 +330,10 @@ public struct ConfigurationFile: Sendable, Codable {
                 )
             }
             if let timeout = server.upstreamTimeout {
-                let checked = try L.seconds(timeout, in: L.upstreamTimeout, field: "server.upstreamTimeout")
-                result.upstreamTimeout = .milliseconds(checked.milliseconds)
+                result.upstreamTimeout = try L.duration(timeout, in: L.upstreamTimeout, field: "server.upstreamTimeout")
             }
             if let timeout = server.idleTimeout {
-                let checked = try L.seconds(timeout, in: L.idleTimeout, field: "server.idleTimeout")
-                result.idleTimeout = .milliseconds(checked.milliseconds)
+                result.idleTimeout = try L.duration(timeout, in: L.idleTimeout, field: "server.idleTimeout")
             }
             if let level = server.logLevel {
                 guard let parsed = Logger.Level(rawValue: level) else {
@@ -367,6 +368,9 @@ public struct ConfigurationFile: Sendable, Codable {
             )
         }
         if let tracking = self.tracking { try tracking.apply(to: &result.tracking) }
+        if let storage = self.storage {
+            try storage.apply(to: &result.retention, repeatWindow: ad.policy.repeatWindow)
+        }
         for (k, entry) in (self.vod ?? []).enumerated() {
             let path = "vod[\(k)]"
             var asset = VODAsset(

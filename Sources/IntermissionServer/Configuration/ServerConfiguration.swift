@@ -49,6 +49,8 @@ public struct ServerConfiguration: Sendable {
     public var openedStore: (any AdStore)?
     /// Tracking beacons and viewer plans (the `tracking:` section).
     public var tracking = TrackingConfiguration()
+    /// How long stored decisions are kept and how many at most (the `storage:` section).
+    public var retention = DecisionRetention()
     /// VMAP documents that place VOD assets' breaks at start, by asset ID (`vod[].vmap`; see
     /// ``VMAPSource``).
     public var vmapSources: [String: VMAPSource] = [:]
