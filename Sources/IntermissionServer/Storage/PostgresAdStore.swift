@@ -236,7 +236,7 @@ public final class PostgresAdStore: AdStore {
         ("v5 (PostgreSQL): tracking beacons", beaconStatements),
         ("v6 (PostgreSQL): group inputs relayed between instances", groupStatements),
         (
-            "v7: decision nonces",
+            "v7: decision nonces, and decisions by age",
             [
                 // Rows stored before have none (their beacon URLs carry an empty one).
                 "ALTER TABLE decision ADD COLUMN nonce TEXT NOT NULL DEFAULT ''",
