@@ -11,7 +11,7 @@ extension ConfigurationFile {
         public var maxDecisions: Int?
         /// `pruneInterval`: seconds between pruning runs, 0.01 to 86,400 (default 60).
         public var pruneInterval: Double?
-        /// `pruneBatch`: the most decisions one pruning transaction deletes, 1 to 100,000 (default 1,000).
+        /// `pruneBatch`: the most decisions one pruning transaction deletes, 1 to 100,000 (default 500).
         public var pruneBatch: Int?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
