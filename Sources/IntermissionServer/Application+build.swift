@@ -44,6 +44,14 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let policy = ConnectionPolicy.server(configuration: configuration, metrics: parts.metrics, logger: logger)
     // The feeds stop before the store closes (services shut down in reverse order).
     var services: [any Service] = [StoreService(store: store)]
+    // After the store's service: it stops before the store closes.
+    services.append(
+        DecisionPruningService(
+            pruner: parts.pruner(retention: configuration.retention),
+            clock: configuration.clock,
+            logger: logger
+        )
+    )
     services += BreakChangeService.services(
         store: store,
         playlists: parts.playlists,
@@ -324,6 +332,16 @@ struct ServerApplicationParts: Sendable {
         return policy
     }
 
+    /// The pruner of the stored decisions, by `retention` and the repeat window.
+    func pruner(retention: DecisionRetention) -> DecisionPruner {
+        DecisionPruner(
+            store: self.store,
+            retention: retention,
+            repeatWindow: self.decisions.repeatWindow,
+            metrics: self.metrics
+        )
+    }
+
     /// The methods of every route (for `405` with `Allow`); `makeRouter()` registers the same.
     static let routeMethods: RouteMethods = {
         var routes = RouteMethods()
@@ -424,8 +442,14 @@ struct ServerApplicationParts: Sendable {
         ).addRoutes(to: router)
         PlaylistController(playlists: self.playlists, responses: self.responses, tracking: self.tracking)
             .addRoutes(to: router)
-        WebController(playlists: self.playlists, store: self.store, tracking: self.tracking.store, clock: self.clock)
-            .addRoutes(to: router)
+        WebController(
+            playlists: self.playlists,
+            store: self.store,
+            tracking: self.tracking.store,
+            clock: self.clock,
+            signer: self.tracking.signer,
+            adminToken: self.adminToken
+        ).addRoutes(to: router)
         let assetLists = AssetListController(
             playlists: self.playlists,
             inventory: self.inventory,

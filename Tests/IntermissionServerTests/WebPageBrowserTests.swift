@@ -72,7 +72,8 @@ import Testing
             for words in ["Live channels", "VOD assets", "demo", "auto-0", "preroll", "midroll-1", "postroll"] {
                 #expect(text.contains(words), "'\(words)' not on the page: \(text.prefix(1500))")
             }
-            #expect(text.contains("chromium: red"), "\(text.prefix(3000))")
+            // The viewer as its keyed tag (the browser sends no admin token with the page).
+            #expect(text.contains(": red") && !text.contains("chromium: red"), "\(text.prefix(3000))")
             #expect(text.contains("live edge"))
             // The VOD assets (`demo`, `podcast`) and the two demo channels (`demo`, `demo-schedule`).
             #expect(result.svg_count == 4)

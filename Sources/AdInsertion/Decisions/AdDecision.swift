@@ -39,6 +39,13 @@ public struct AdDecision: Sendable, Hashable, Codable {
     public var podDuration: MediaTime
     /// The creatives, in play order.
     public var assets: [Asset]
+    /// A random secret made with the decision and stored with it (32 hex digits; empty for an
+    /// anonymous decision, and for one stored before decisions had one).
+    ///
+    /// The server binds the beacon URLs of the decision to it, so a beacon is accepted only for the
+    /// decision stored now, and only from a URL handed out with it: knowing the viewer's ID alone
+    /// mints no beacon URL, and the URLs of a decision that was pruned and made again are refused.
+    public var nonce: String
 
     /// Creates a decision.
     public init(
@@ -48,7 +55,8 @@ public struct AdDecision: Sendable, Hashable, Codable {
         decidedAt: DateTime,
         startOffset: MediaTime?,
         podDuration: MediaTime,
-        assets: [Asset]
+        assets: [Asset],
+        nonce: String = ""
     ) {
         self.viewer = viewer
         self.scope = scope
@@ -57,6 +65,36 @@ public struct AdDecision: Sendable, Hashable, Codable {
         self.startOffset = startOffset
         self.podDuration = podDuration
         self.assets = assets
+        self.nonce = nonce
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case viewer, scope, breakID, decidedAt, startOffset, podDuration, assets, nonce
+    }
+
+    /// Decodes a decision; one encoded before decisions had a ``nonce`` (a journal written by an
+    /// earlier version) gets an empty one.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            viewer: try container.decode(String.self, forKey: .viewer),
+            scope: try container.decode(String.self, forKey: .scope),
+            breakID: try container.decode(String.self, forKey: .breakID),
+            decidedAt: try container.decode(DateTime.self, forKey: .decidedAt),
+            startOffset: try container.decodeIfPresent(MediaTime.self, forKey: .startOffset),
+            podDuration: try container.decode(MediaTime.self, forKey: .podDuration),
+            assets: try container.decode([Asset].self, forKey: .assets),
+            nonce: try container.decodeIfPresent(String.self, forKey: .nonce) ?? ""
+        )
+    }
+
+    /// A fresh ``nonce``: 128 random bits from the system's generator, as 32 lowercase hex digits.
+    public static func newNonce() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return [generator.next(), generator.next()].map { (word: UInt64) in
+            let hex = String(word, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
     }
 
     /// The key decisions are stored under.
@@ -219,8 +257,9 @@ public struct AdDecisionService: Sendable {
         let since = now - self.policy.repeatWindow
         // A zero window means repeats are allowed.
         let excludesRecent = self.policy.repeatWindow > .zero
+        let nonce = AdDecision.newNonce()
         return try await self.store.findOrCreateDecision(key, recentSince: excludesRecent ? since : nil) { recent in
-            decider.decide(
+            var made = decider.decide(
                 key,
                 breakDuration: breakDuration,
                 startOffset: startOffset,
@@ -228,6 +267,8 @@ public struct AdDecisionService: Sendable {
                 allowed: allowed,
                 now: now
             )
+            made.nonce = nonce
+            return made
         }
     }
 

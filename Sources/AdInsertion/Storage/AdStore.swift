@@ -27,6 +27,16 @@ public protocol DecisionStore: Sendable {
     /// The decisions stored last, newest first, at most `limit` of them (for the server's web page);
     /// a store that cannot tell which are newest answers none.
     func latestDecisions(limit: Int) async throws -> [AdDecision]
+    /// Deletes one bounded batch of decisions, oldest first: those decided before `decidedBefore`,
+    /// then, while more than `keeping` are stored, the oldest of the rest; at most `limit` in all,
+    /// in one short transaction, so decisions made meanwhile wait for one batch at most.
+    ///
+    /// A decision decided at or after `decidedBefore` is deleted only while more than `keeping`
+    /// are stored. Deleted decisions are forgotten by the store's memory too (a returning viewer
+    /// gets a new decision).
+    ///
+    /// - Returns: How many it deleted (fewer than `limit`: nothing more to delete now).
+    func pruneDecisions(decidedBefore: DateTime, keeping: Int, limit: Int) async throws -> Int
 }
 
 extension DecisionStore {
@@ -35,6 +45,9 @@ extension DecisionStore {
 
     /// A store that cannot list its decisions by age answers none.
     public func latestDecisions(limit: Int) async throws -> [AdDecision] { [] }
+
+    /// A store that cannot tell its decisions' ages deletes none.
+    public func pruneDecisions(decidedBefore: DateTime, keeping: Int, limit: Int) async throws -> Int { 0 }
 
     /// A non-atomic composition of the other requirements; stores with transactions do better.
     public func findOrCreateDecision(
@@ -183,6 +196,18 @@ public actor InMemoryAdStore: AdStore {
             return ($0.viewer, $0.scope, $0.breakID) < ($1.viewer, $1.scope, $1.breakID)
         }
         return Array(sorted.prefix(max(0, limit)))
+    }
+
+    /// Deletes up to `limit` decisions: those decided before `decidedBefore`, oldest first, then
+    /// the oldest of the rest while more than `keeping` are stored.
+    public func pruneDecisions(decidedBefore: DateTime, keeping: Int, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        let oldest = self.decisions.values.sorted { $0.decidedAt < $1.decidedAt }
+        let expired = oldest.prefix { $0.decidedAt < decidedBefore }.count
+        let excess = max(0, oldest.count - max(0, keeping))
+        let victims = oldest.prefix(min(limit, max(expired, excess)))
+        for decision in victims { self.decisions[decision.key] = nil }
+        return victims.count
     }
 
     /// The stored breaks of a channel.

@@ -107,7 +107,8 @@ extension AssetListController {
             decidedAt: now,
             startOffset: startOffset,
             podDuration: max(.zero, duration),
-            assets: assets
+            assets: assets,
+            nonce: anonymous ? "" : AdDecision.newNonce()
         )
         if anonymous {
             self.metrics.decision(kind: scope.kind.rawValue, result: "anonymous", assets: assets.count)

@@ -185,9 +185,11 @@ public struct ConfigurationFile: Sendable, Codable {
     public var tracking: TrackingEntry?
     /// `outbound:`: where requests for URLs from ad servers' documents may go.
     public var outbound: OutboundEntry?
+    /// `storage:`: how long decisions are kept and how many.
+    public var storage: StorageEntry?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case server, media, repeatWindow, inventory, vod, channels, tracking, outbound
+        case server, media, repeatWindow, inventory, vod, channels, tracking, outbound, storage
     }
 
     /// The keys each part of the file may hold: anything else is refused, so a misspelt key never
@@ -217,6 +219,7 @@ public struct ConfigurationFile: Sendable, Codable {
                 "inventory": .list(.of(CreativeEntry.CodingKeys.self, ["tracking": .anyKeys])),
                 "tracking": .of(TrackingEntry.CodingKeys.self),
                 "outbound": .of(OutboundEntry.CodingKeys.self),
+                "storage": .of(StorageEntry.CodingKeys.self),
                 "vod": .list(
                     .of(
                         VODEntry.CodingKeys.self,
@@ -335,12 +338,10 @@ public struct ConfigurationFile: Sendable, Codable {
                 )
             }
             if let timeout = server.upstreamTimeout {
-                let checked = try L.seconds(timeout, in: L.upstreamTimeout, field: "server.upstreamTimeout")
-                result.upstreamTimeout = .milliseconds(checked.milliseconds)
+                result.upstreamTimeout = try L.duration(timeout, in: L.upstreamTimeout, field: "server.upstreamTimeout")
             }
             if let timeout = server.idleTimeout {
-                let checked = try L.seconds(timeout, in: L.idleTimeout, field: "server.idleTimeout")
-                result.idleTimeout = .milliseconds(checked.milliseconds)
+                result.idleTimeout = try L.duration(timeout, in: L.idleTimeout, field: "server.idleTimeout")
             }
             if let connections = server.maxConnections {
                 result.maximumConnections = try L.integer(
@@ -387,6 +388,9 @@ public struct ConfigurationFile: Sendable, Codable {
         }
         if let tracking = self.tracking { try tracking.apply(to: &result.tracking) }
         if let outbound = self.outbound { try outbound.apply(to: &result.outbound) }
+        if let storage = self.storage {
+            try storage.apply(to: &result.retention, repeatWindow: ad.policy.repeatWindow)
+        }
         for (k, entry) in (self.vod ?? []).enumerated() {
             let path = "vod[\(k)]"
             var asset = VODAsset(

@@ -87,6 +87,17 @@ public enum InputLimits {
         return MediaTime(seconds: value)
     }
 
+    /// A number of seconds checked against `range`, as a duration (whole milliseconds).
+    ///
+    /// - Throws: ``InputLimitError`` naming `field` and the range.
+    static func duration(
+        _ value: Double,
+        in range: ClosedRange<Double>,
+        field: String
+    ) throws(InputLimitError) -> Duration {
+        .milliseconds(try Self.seconds(value, in: range, field: field).milliseconds)
+    }
+
     /// A number checked against `range` (NaN and infinities are outside every range).
     static func number(_ value: Double, in range: ClosedRange<Double>, field: String) throws(InputLimitError) -> Double
     {

@@ -74,6 +74,8 @@ public struct ServerConfiguration: Sendable {
     /// resolution. The configured ad servers' own `host:port` and the inventory's `tracking:` URLs
     /// are trusted as named; origins and upstreams are not checked.
     public var outbound = OutboundPolicy()
+    /// How long stored decisions are kept and how many at most (the `storage:` section).
+    public var retention = DecisionRetention()
     /// VMAP documents that place VOD assets' breaks at start, by asset ID (`vod[].vmap`; see
     /// ``VMAPSource``).
     public var vmapSources: [String: VMAPSource] = [:]

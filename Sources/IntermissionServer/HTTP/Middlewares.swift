@@ -109,16 +109,14 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
         context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let expected = self.expected else {
+        guard self.expected != nil else {
             throw APIError(
                 .forbidden,
                 code: "adminDisabled",
                 message: "the admin API is disabled: set server.adminToken in the configuration"
             )
         }
-        guard let header = request.headers[.authorization], let credentials = Self.bearerCredentials(header),
-            TokenDigest(Array(credentials.utf8)) == expected
-        else {
+        guard self.authorizes(request) else {
             throw APIError(
                 .unauthorized,
                 code: "unauthorized",
@@ -126,6 +124,15 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
             )
         }
         return try await next(request, context)
+    }
+
+    /// Whether `request` carries the admin token (the check of ``handle(_:context:next:)``, without
+    /// refusing anything): for public routes that show more to the admin.
+    func authorizes(_ request: Request) -> Bool {
+        guard let expected = self.expected, let header = request.headers[.authorization],
+            let credentials = Self.bearerCredentials(header)
+        else { return false }
+        return TokenDigest(Array(credentials.utf8)) == expected
     }
 
     /// The credentials of a `Bearer` authorization (`bearer`, `BEARER`...

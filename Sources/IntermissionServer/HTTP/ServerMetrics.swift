@@ -118,6 +118,25 @@ struct ServerMetrics: Sendable {
         }
     }
 
+    /// `intermission_decisions_pruned_total`.
+    static var decisionsPruned: MetricNameDescriptor {
+        name("decisions_pruned", "total", "Stored decisions deleted past their retention or the cap.")
+    }
+    /// `intermission_decisions_stored`.
+    static var decisionsStored: MetricNameDescriptor {
+        name("decisions", "stored", "Decisions stored, as counted after the last pruning run.")
+    }
+
+    /// Counts decisions the pruner deleted.
+    func decisionsPruned(_ count: Int) {
+        self.registry.makeCounter(descriptor: Self.decisionsPruned).increment(by: Int64(max(0, count)))
+    }
+
+    /// Records how many decisions are stored.
+    func decisionsStored(_ count: Int) {
+        self.registry.makeGauge(descriptor: Self.decisionsStored).set(Int64(count))
+    }
+
     /// Counts a request and records its latency.
     func request(route: String, method: String, status: Int, duration: Duration) {
         let (counter, histogram) = self.bound.metrics(route: route, method: method, status: status) {

@@ -235,6 +235,15 @@ public final class PostgresAdStore: AdStore {
         ),
         ("v5 (PostgreSQL): tracking beacons", beaconStatements),
         ("v6 (PostgreSQL): group inputs relayed between instances", groupStatements),
+        (
+            "v7: decision nonces, and decisions by age",
+            [
+                // Rows stored before have none (their beacon URLs carry an empty one).
+                "ALTER TABLE decision ADD COLUMN nonce TEXT NOT NULL DEFAULT ''",
+                // The pruner takes the oldest decisions first.
+                "CREATE INDEX decision_by_age ON decision (decided_at_ms)",
+            ]
+        ),
     ]
 
     private static func decisionTable(_ name: String, extraColumns: String) -> String {
@@ -413,7 +422,8 @@ public final class PostgresAdStore: AdStore {
                 decidedAt: DateTime(millisecondsSince1970: row.decidedAt),
                 startOffset: row.startOffset.map { MediaTime(nanoseconds: $0) },
                 podDuration: MediaTime(nanoseconds: row.pod),
-                assets: assets
+                assets: assets,
+                nonce: row.nonce
             )
         }
         return (existing, recentSince == nil ? [] : recent)
@@ -431,6 +441,44 @@ public final class PostgresAdStore: AdStore {
                 count = value
             }
             return Int(count)
+        }
+    }
+
+    /// Deletes up to `limit` decisions (see `DecisionStore.pruneDecisions(decidedBefore:keeping:limit:)`):
+    /// those decided before `decidedBefore`, oldest first (through the `decided_at_ms` index), then
+    /// the oldest of the rest while more than `keeping` are stored. Each delete is one statement;
+    /// PostgreSQL's `VACUUM` (autovacuum) makes the space of deleted rows reusable.
+    public func pruneDecisions(decidedBefore: DateTime, keeping: Int, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        var keys = try await self.deleteOldest(limit: limit, decidedBefore: decidedBefore.millisecondsSince1970)
+        if keys.count < limit {
+            let excess = min(limit - keys.count, try await self.decisionCount() - max(0, keeping))
+            if excess > 0 { keys += try await self.deleteOldest(limit: excess, decidedBefore: .max) }
+        }
+        self.memory.withLock { memory in
+            for key in keys { memory.forget(key) }
+        }
+        return keys.count
+    }
+
+    /// Deletes the `limit` oldest decisions decided before `decidedBefore` (Unix milliseconds) and
+    /// returns their keys.
+    private func deleteOldest(limit: Int, decidedBefore: Int64) async throws -> [DecisionKey] {
+        try await self.admitted {
+            var keys: [DecisionKey] = []
+            let rows = try await self.client.query(
+                """
+                DELETE FROM decision WHERE (viewer, scope, break_id) IN (
+                    SELECT viewer, scope, break_id FROM decision WHERE decided_at_ms < \(decidedBefore)
+                    ORDER BY decided_at_ms LIMIT \(Int64(limit))
+                ) RETURNING viewer, scope, break_id
+                """,
+                logger: self.logger
+            )
+            for try await (viewer, scope, breakID) in rows.decode((String, String, String).self) {
+                keys.append(DecisionKey(viewer: viewer, scope: scope, breakID: breakID))
+            }
+            return keys
         }
     }
 
@@ -657,7 +705,7 @@ public final class PostgresAdStore: AdStore {
 private struct FindDecision: PostgresPreparedStatement {
     static let name = "intermission_find_decision"
     static let sql = """
-        SELECT scope = $2 AND break_id = $3, decided_at_ms, start_offset_ns, pod_ns, assets, creatives
+        SELECT scope = $2 AND break_id = $3, decided_at_ms, start_offset_ns, pod_ns, assets, creatives, nonce
         FROM decision WHERE viewer = $1 AND ((scope = $2 AND break_id = $3) OR decided_at_ms >= $4)
         """
     static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .int8]
@@ -669,6 +717,7 @@ private struct FindDecision: PostgresPreparedStatement {
         var pod: Int64
         var assets: String
         var creatives: String
+        var nonce: String
     }
 
     var key: DecisionKey
@@ -684,8 +733,8 @@ private struct FindDecision: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> Row {
-        let (isKey, decidedAt, startOffset, pod, assets, creatives) = try row.decode(
-            (Bool, Int64, Int64?, Int64, String, String).self
+        let (isKey, decidedAt, startOffset, pod, assets, creatives, nonce) = try row.decode(
+            (Bool, Int64, Int64?, Int64, String, String, String).self
         )
         return Row(
             isKey: isKey,
@@ -693,7 +742,8 @@ private struct FindDecision: PostgresPreparedStatement {
             startOffset: startOffset,
             pod: pod,
             assets: assets,
-            creatives: creatives
+            creatives: creatives,
+            nonce: nonce
         )
     }
 }
@@ -702,17 +752,17 @@ private struct FindDecision: PostgresPreparedStatement {
 private struct InsertDecision: PostgresPreparedStatement {
     static let name = "intermission_insert_decision"
     static let sql = """
-        INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (viewer, scope, break_id) DO NOTHING RETURNING 1
+        INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives, nonce)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (viewer, scope, break_id) DO NOTHING RETURNING 1
         """
-    static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .int8, .int8, .int8, .text, .text]
+    static let bindingDataTypes: [PostgresDataType] = [.text, .text, .text, .int8, .int8, .int8, .text, .text, .text]
 
     typealias Row = Int32
 
     var decision: AdDecision
 
     func makeBindings() throws -> PostgresBindings {
-        var bindings = PostgresBindings(capacity: 8)
+        var bindings = PostgresBindings(capacity: 9)
         bindings.append(self.decision.viewer)
         bindings.append(self.decision.scope)
         bindings.append(self.decision.breakID)
@@ -721,6 +771,7 @@ private struct InsertDecision: PostgresPreparedStatement {
         bindings.append(self.decision.podDuration.nanoseconds)
         bindings.append(SQLiteAdStore.assetsText(self.decision.assets))
         bindings.append(SQLiteAdStore.creativesText(self.decision.assets))
+        bindings.append(self.decision.nonce)
         return bindings
     }
 

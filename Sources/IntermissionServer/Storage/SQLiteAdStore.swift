@@ -266,6 +266,10 @@ public final class SQLiteAdStore: AdStore {
         migrator.registerMigration("v4: tracking beacons") { db in
             try db.execute(sql: Self.beaconTable)
         }
+        migrator.registerMigration("v5: decision nonces") { db in
+            // Rows stored before have none (their beacon URLs carry an empty one).
+            try db.execute(sql: "ALTER TABLE decision ADD COLUMN nonce TEXT NOT NULL DEFAULT ''")
+        }
         return migrator
     }
 
@@ -399,7 +403,7 @@ public final class SQLiteAdStore: AdStore {
             let rows = try Row.fetchAll(
                 db,
                 sql:
-                    "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision ORDER BY rowid DESC LIMIT ?",
+                    "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, nonce FROM decision ORDER BY rowid DESC LIMIT ?",
                 arguments: [count]
             )
             let decoder = JSONDecoder()
@@ -413,10 +417,54 @@ public final class SQLiteAdStore: AdStore {
                     decidedAt: DateTime(millisecondsSince1970: row["decided_at_ms"]),
                     startOffset: offset.map { MediaTime(nanoseconds: $0) },
                     podDuration: MediaTime(nanoseconds: row["pod_ns"]),
-                    assets: try decoder.decode([AdDecision.Asset].self, from: Data(assetsText.utf8))
+                    assets: try decoder.decode([AdDecision.Asset].self, from: Data(assetsText.utf8)),
+                    nonce: row["nonce"]
                 )
             }
         }
+    }
+
+    /// Deletes up to `limit` decisions (see `DecisionStore.pruneDecisions(decidedBefore:keeping:limit:)`).
+    ///
+    /// Rows are appended in decision order, so the oldest are the first by `rowid`, found without a
+    /// scan or an index of their own: first, of the `limit` oldest rows, those decided before
+    /// `decidedBefore`; then, while more than `keeping` are stored, the oldest of the rest. The
+    /// count is read off the writer (and only when the span of rowids, a bound on it, exceeds
+    /// `keeping`); the deletes are one write transaction. Deleted pages go to SQLite's free list
+    /// and new decisions reuse them, so a bounded table keeps its file from growing.
+    public func pruneDecisions(decidedBefore: DateTime, keeping: Int, limit: Int) async throws -> Int {
+        guard limit > 0 else { return 0 }
+        try self.requireFile()
+        let keep = max(0, keeping)
+        let stored = try await self.pool.read { db -> Int in
+            guard let span = try Row.fetchOne(db, sql: "SELECT MIN(rowid), MAX(rowid) FROM decision"),
+                let low = span[0] as Int64?, let high = span[1] as Int64?, high - low >= Int64(keep)
+            else { return 0 }
+            return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM decision") ?? 0
+        }
+        let keys = try await self.pool.write { db -> [DecisionKey] in
+            var keys = try Self.deleteOldest(db, limit: limit, decidedBefore: decidedBefore)
+            let excess = min(limit - keys.count, stored - keep - keys.count)
+            if excess > 0 { keys += try Self.deleteOldest(db, limit: excess, decidedBefore: nil) }
+            return keys
+        }
+        self.writer.forget(keys)
+        return keys.count
+    }
+
+    /// Deletes, of the `limit` oldest decisions, those decided before `decidedBefore` (all of them
+    /// when `nil`), and returns their keys.
+    private static func deleteOldest(_ db: Database, limit: Int, decidedBefore: DateTime?) throws -> [DecisionKey] {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(
+                sql: """
+                    DELETE FROM decision WHERE rowid IN (SELECT rowid FROM decision ORDER BY rowid LIMIT ?)
+                    AND decided_at_ms < ? RETURNING viewer, scope, break_id
+                    """
+            ),
+            arguments: [limit, decidedBefore?.millisecondsSince1970 ?? Int64.max]
+        )
+        return rows.map { DecisionKey(viewer: $0[0], scope: $0[1], breakID: $0[2]) }
     }
 
     // MARK: - Rows
@@ -426,7 +474,7 @@ public final class SQLiteAdStore: AdStore {
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql:
-                        "SELECT decided_at_ms, start_offset_ns, pod_ns, assets FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
+                        "SELECT decided_at_ms, start_offset_ns, pod_ns, assets, nonce FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
                 ),
                 arguments: [key.viewer, key.scope, key.breakID]
             )
@@ -441,7 +489,8 @@ public final class SQLiteAdStore: AdStore {
             decidedAt: DateTime(millisecondsSince1970: row["decided_at_ms"]),
             startOffset: offset.map { MediaTime(nanoseconds: $0) },
             podDuration: MediaTime(nanoseconds: row["pod_ns"]),
-            assets: assets
+            assets: assets,
+            nonce: row["nonce"]
         )
     }
 
@@ -478,12 +527,12 @@ public final class SQLiteAdStore: AdStore {
         // Cached statements: preparing (and authorizing) SQL costs more than running it.
         try db.cachedStatement(
             sql:
-                "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+                "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives, nonce) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ).execute(
             arguments: [
                 decision.viewer, decision.scope, decision.breakID, decision.decidedAt.millisecondsSince1970,
                 decision.startOffset?.nanoseconds, decision.podDuration.nanoseconds, assets,
-                Self.creativesText(decision.assets),
+                Self.creativesText(decision.assets), decision.nonce,
             ]
         )
     }
@@ -547,6 +596,14 @@ private final class DecisionWriter: Sendable {
     /// A decision this writer committed or found for `key`, if it still remembers it.
     func remembered(_ key: DecisionKey) -> AdDecision? {
         self.memory.withLock { $0.decision(for: key) }
+    }
+
+    /// Forgets the decisions of `keys` (deleted from the database).
+    func forget(_ keys: [DecisionKey]) {
+        guard !keys.isEmpty else { return }
+        self.memory.withLock { memory in
+            for key in keys { memory.forget(key) }
+        }
     }
 
     /// How many decisions it remembers.
@@ -728,6 +785,17 @@ struct RememberedDecisions {
         guard let slot = self.slots[key] else { return nil }
         self.entries[slot].used = true
         return self.entries[slot].decision
+    }
+
+    /// Forgets the entry of `key`, if any: the last entry takes its slot.
+    mutating func forget(_ key: DecisionKey) {
+        guard let slot = self.slots.removeValue(forKey: key) else { return }
+        let last = self.entries.removeLast()
+        if slot < self.entries.count {
+            self.entries[slot] = last
+            self.slots[last.key] = slot
+        }
+        if self.hand >= self.entries.count { self.hand = 0 }
     }
 
     /// Remembers `decision` under `key`, in place of the least recently used entry when full.

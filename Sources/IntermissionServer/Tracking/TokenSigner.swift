@@ -50,13 +50,16 @@ struct TokenSigner: Sendable {
         var slot: Int
         var creativeID: String
         var plan: ViewerPlan
+        /// The nonce of the decision the token was handed out with (`AdDecision.nonce`; empty for
+        /// an anonymous one): the beacon is accepted only while that decision is the one stored.
+        var nonce: String
     }
 
     /// The token of a slot.
     func beaconToken(_ slot: Slot) -> String {
         let json: JSONValue = .array([
             .string(slot.viewer), .string(slot.scope), .string(slot.breakID), .number(slot.slot),
-            .string(slot.creativeID), .string(slot.plan.rawValue),
+            .string(slot.creativeID), .string(slot.plan.rawValue), .string(slot.nonce),
         ])
         let payload = Self.base64URL(json.serialized())
         return payload + "." + self.signature("beacon", payload)
@@ -65,12 +68,33 @@ struct TokenSigner: Sendable {
     /// The slot a beacon token stands for, or `nil` when it is not one this key signed.
     func slot(ofBeaconToken token: String) -> Slot? {
         guard let payload = self.payload(of: token, purpose: "beacon"), let bytes = Self.bytes(base64URL: payload[...]),
-            case .array(let items)? = try? JSONValue.parse(bytes), items.count == 6,
+            case .array(let items)? = try? JSONValue.parse(bytes), items.count == 7,
             let viewer = items[0].stringValue, let scope = items[1].stringValue, let breakID = items[2].stringValue,
             let slot = items[3].intValue, slot >= 0, let creative = items[4].stringValue,
-            let plan = items[5].stringValue.flatMap(ViewerPlan.init(rawValue:))
+            let plan = items[5].stringValue.flatMap(ViewerPlan.init(rawValue:)), let nonce = items[6].stringValue
         else { return nil }
-        return Slot(viewer: viewer, scope: scope, breakID: breakID, slot: slot, creativeID: creative, plan: plan)
+        return Slot(
+            viewer: viewer,
+            scope: scope,
+            breakID: breakID,
+            slot: slot,
+            creativeID: creative,
+            plan: plan,
+            nonce: nonce
+        )
+    }
+
+    // MARK: Viewers
+
+    /// What the public web page shows for a viewer ID: the first 8 hex digits of its HMAC-SHA256
+    /// under this key (purpose `viewer`), enough to tell the viewers of a page apart and useless to
+    /// ask for their asset lists (the ID cannot be recovered or guessed from it without the key).
+    func viewerTag(_ viewer: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Array(("viewer|" + viewer).utf8), using: self.key)
+        return code.prefix(4).map { byte in
+            let hex = String(byte, radix: 16)
+            return hex.count == 1 ? "0" + hex : hex
+        }.joined()
     }
 
     // MARK: Plans

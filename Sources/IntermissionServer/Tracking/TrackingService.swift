@@ -91,7 +91,8 @@ struct TrackingService: Sendable {
                     breakID: decision.breakID,
                     slot: index,
                     creativeID: asset.creativeID,
-                    plan: plan
+                    plan: plan,
+                    nonce: decision.nonce
                 )
             )
             let tracking = Self.slotEvents.map { event in
@@ -132,6 +133,7 @@ struct TrackingService: Sendable {
         guard let slot = self.signer.slot(ofBeaconToken: token) else {
             throw APIError(.forbidden, code: "badBeaconToken", message: "the beacon URL is not one this server signed")
         }
+        let decision = try await self.storedDecision(of: slot)
         let beacon = Beacon(
             key: BeaconKey(
                 viewer: slot.viewer,
@@ -146,7 +148,7 @@ struct TrackingService: Sendable {
         )
         let recording = try await self.store.record(beacon)
         if recording.isNew {
-            let forward = await self.forwardURLs(of: slot, event: event)
+            let forward = await self.forwardURLs(of: slot, decision: decision, event: event)
             if !forward.urls.isEmpty {
                 let device = DeviceHeaders(of: request)
                 await self.forwarder.enqueue(
@@ -164,16 +166,50 @@ struct TrackingService: Sendable {
         return recording
     }
 
+    /// The stored decision a beacon token was handed out with (`nil` for an anonymous viewer's,
+    /// which is not stored), or `403 badBeaconToken` when no decision is stored for its viewer and
+    /// break or the stored one has another nonce (pruned and made again since).
+    ///
+    /// The threat model: a viewer's `_HLS_primary_id` is a per-playback random ID that only its
+    /// player and this server know; it is the viewer's credential, and the server shows it on no
+    /// public surface (the web page shows a keyed 8-digit tag without the admin token). Beacon
+    /// URLs are signed (HMAC-SHA256, `tracking.key`) and bound to the decision's random nonce,
+    /// which only the asset-list answer carries, so a stranger cannot mint a beacon URL from a
+    /// viewer's ID (nor from a leaked key alone: the nonce is in the database), cannot fire one for
+    /// a viewer or break that has no decision, and URLs of a pruned decision stop working. What it
+    /// does not stop: whoever holds a viewer's ID can ask for that viewer's asset list like the
+    /// viewer's player (the server cannot tell them apart), so the ID must stay secret.
+    func storedDecision(of slot: TokenSigner.Slot) async throws -> AdDecision? {
+        // An anonymous answer's tokens carry no nonce (its decision is not stored).
+        guard !(slot.viewer.hasPrefix("anonymous-") && slot.nonce.isEmpty) else { return nil }
+        let key = DecisionKey(viewer: slot.viewer, scope: slot.scope, breakID: slot.breakID)
+        let stored: AdDecision?
+        if let known = self.decisions.rememberedDecision(for: key) {
+            stored = known
+        } else {
+            stored = try await self.decisions.decision(for: key)
+        }
+        guard let stored, stored.nonce == slot.nonce else {
+            throw APIError(
+                .forbidden,
+                code: "badBeaconToken",
+                message: "the beacon URL is not one of a decision stored now (expired, or never handed out)"
+            )
+        }
+        return stored
+    }
+
     /// Where a beacon of `slot` is forwarded: the ad server's URLs for the event when an ad server
-    /// chose the slot's ad (kept with the stored decision; anonymous viewers' decisions are not
+    /// chose the slot's ad (kept with the stored `decision`; anonymous viewers' decisions are not
     /// stored, so theirs are not forwarded), else the inventory creative's `tracking:` URLs, which
     /// the operator named (`operatorNamed`: their hosts are trusted as named; a redirect off them
     /// is checked).
-    func forwardURLs(of slot: TokenSigner.Slot, event: TrackingEvent) async -> (urls: [String], operatorNamed: Bool) {
-        if !slot.viewer.hasPrefix("anonymous-"),
-            let decision = try? await self.decisions.decision(
-                for: DecisionKey(viewer: slot.viewer, scope: slot.scope, breakID: slot.breakID)
-            ),
+    func forwardURLs(
+        of slot: TokenSigner.Slot,
+        decision: AdDecision?,
+        event: TrackingEvent
+    ) async -> (urls: [String], operatorNamed: Bool) {
+        if let decision,
             slot.slot < decision.assets.count,
             decision.assets[slot.slot].creativeID == slot.creativeID,
             let tracking = decision.assets[slot.slot].tracking

@@ -6,6 +6,7 @@
 struct DashboardPage: Sendable {
     /// One decision as the page lists it.
     struct Decision: Sendable {
+        /// The viewer's keyed tag, or its ID when the admin asks (see `WebController.page(showingViewers:)`).
         var viewer: String
         var decidedAt: String
         var creatives: [String]

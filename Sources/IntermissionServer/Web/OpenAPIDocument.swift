@@ -27,6 +27,9 @@ enum OpenAPIDocument {
               tags: [page]
               operationId: page
               summary: The web page (channels, VOD assets, timelines, breaks, decisions)
+              description: >-
+                Viewers show as 8-digit keyed tags; with the admin token (Authorization: Bearer) the
+                page shows their full IDs.
               responses:
                 "200":
                   description: An HTML page with a strict Content-Security-Policy
@@ -359,7 +362,9 @@ enum OpenAPIDocument {
               - name: token
                 in: path
                 required: true
-                description: The signed beacon token written into the asset list's X-AD-CREATIVE-SIGNALING
+                description: >-
+                  The signed beacon token written into the asset list's X-AD-CREATIVE-SIGNALING, bound
+                  to the decision stored for the viewer (refused with 403 once that decision is pruned)
                 schema: {type: string, maxLength: 2048}
               - name: event
                 in: path

@@ -13,6 +13,11 @@ struct WebController: Sendable {
     /// Where the beacons are kept.
     let tracking: any TrackingStore
     let clock: any WallClock
+    /// Makes the viewer tags shown without the admin token.
+    let signer: TokenSigner
+    /// The admin token: a request that carries it (`Authorization: Bearer …`, as the admin API
+    /// takes it) sees the viewers' full IDs.
+    let adminToken: String?
 
     /// How many of the latest decisions the page reads from the store.
     static let decisionsRead = 500
@@ -26,9 +31,10 @@ struct WebController: Sendable {
 
     /// Adds the routes.
     func addRoutes(to router: Router<ServerRequestContext>) {
-        router.getAndHead("/") { _, _ -> Response in
+        router.getAndHead("/") { request, _ -> Response in
             let nonce = Self.nonce()
-            let page = await self.page()
+            let admin = BearerTokenMiddleware<ServerRequestContext>(token: self.adminToken).authorizes(request)
+            let page = await self.page(showingViewers: admin)
             var headers: HTTPFields = [
                 .contentType: "text/html; charset=utf-8",
                 .cacheControl: "no-store",
@@ -51,21 +57,20 @@ struct WebController: Sendable {
         }
     }
 
-    /// 128 random bits, hex: a fresh nonce per answer.
+    /// 128 random bits, hex: a fresh nonce per answer (made as a decision's nonce is).
     static func nonce() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let words = [generator.next(), generator.next()] as [UInt64]
-        return words.map { word in
-            let hex = String(word, radix: 16)
-            return String(repeating: "0", count: 16 - hex.count) + hex
-        }.joined()
+        AdDecision.newNonce()
     }
 
     /// The page's content, read from the configuration, the playlists and the store.
     ///
     /// Nothing here fails the page: a timeline that cannot be drawn or a store that does not answer
     /// is said on the page instead.
-    func page() async -> DashboardPage {
+    ///
+    /// - Parameter showingViewers: Whether decisions show their viewers' IDs (for the admin); when
+    ///   not, each shows the viewer's keyed 8-digit tag (``TokenSigner/viewerTag(_:)``), since an
+    ///   ID would let anyone ask for that viewer's asset lists as the viewer.
+    func page(showingViewers: Bool = false) async -> DashboardPage {
         let now = self.clock.now()
         let decisions = (try? await self.store.latestDecisions(limit: Self.decisionsRead)) ?? []
         var byBreak: [String: [DashboardPage.Decision]] = [:]
@@ -74,7 +79,7 @@ struct WebController: Sendable {
             guard byBreak[key, default: []].count < Self.decisionsPerBreak else { continue }
             byBreak[key, default: []].append(
                 DashboardPage.Decision(
-                    viewer: d.viewer,
+                    viewer: showingViewers ? d.viewer : self.signer.viewerTag(d.viewer),
                     decidedAt: d.decidedAt.iso8601,
                     creatives: d.assets.map(\.creativeID)
                 )
