@@ -31,10 +31,26 @@ public struct ConfigurationFile: Sendable, Codable {
         public var idleTimeout: Double?
         /// `logLevel`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
         public var logLevel: String?
+        /// `groupHelloTimeout`: seconds a group socket may stay open without joining.
+        public var groupHelloTimeout: Double?
+        /// `groupPingInterval`: seconds between the pings of a group socket.
+        public var groupPingInterval: Double?
+        /// `groupJoinsPerAddress`: the most participants of one group from one address.
+        public var groupJoinsPerAddress: Int?
+        /// `groupMessagesPerSecond`: the messages a group socket may send per second.
+        public var groupMessagesPerSecond: Double?
+        /// `groupMessageBurst`: the messages a group socket may send at once above the rate.
+        public var groupMessageBurst: Int?
+        /// `groupSendQueue`: the messages waiting to be written to one group socket.
+        public var groupSendQueue: Int?
+        /// `groupWriteTimeout`: seconds one message may take to be written to a group socket.
+        public var groupWriteTimeout: Double?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case host, port, database, publicBaseURL, adminToken, maxUpstreamBytes, upstreamTimeout, idleTimeout
             case logLevel
+            case groupHelloTimeout, groupPingInterval, groupJoinsPerAddress, groupMessagesPerSecond, groupMessageBurst
+            case groupSendQueue, groupWriteTimeout
         }
     }
 
@@ -334,6 +350,7 @@ public struct ConfigurationFile: Sendable, Codable {
                 let checked = try L.seconds(timeout, in: L.idleTimeout, field: "server.idleTimeout")
                 result.idleTimeout = .milliseconds(checked.milliseconds)
             }
+            result.groupLimits = try Self.groupLimits(server, base: result.groupLimits)
             if let level = server.logLevel {
                 guard let parsed = Logger.Level(rawValue: level) else {
                     throw ConfigurationError(
@@ -405,6 +422,36 @@ public struct ConfigurationFile: Sendable, Codable {
         }
         result.adInsertion = ad
         return result
+    }
+
+    /// The group sockets' limits of a `server:` section, each checked against its range, on top of
+    /// `base`.
+    static func groupLimits(_ server: Server, base: GroupLimits) throws -> GroupLimits {
+        typealias L = InputLimits
+        var limits = base
+        func duration(_ value: Double?, _ range: ClosedRange<Double>, _ key: String) throws -> Duration? {
+            try value.map { .milliseconds(try L.seconds($0, in: range, field: "server.\(key)").milliseconds) }
+        }
+        func count(_ value: Int?, _ range: ClosedRange<Int>, _ key: String) throws -> Int? {
+            try value.map { try L.integer($0, in: range, field: "server.\(key)") }
+        }
+        limits.helloTimeout =
+            try duration(server.groupHelloTimeout, L.groupTimeout, "groupHelloTimeout") ?? limits.helloTimeout
+        limits.pingInterval =
+            try duration(server.groupPingInterval, L.groupPingInterval, "groupPingInterval") ?? limits.pingInterval
+        limits.writeTimeout =
+            try duration(server.groupWriteTimeout, L.groupTimeout, "groupWriteTimeout") ?? limits.writeTimeout
+        limits.joinsPerAddress =
+            try count(server.groupJoinsPerAddress, L.groupJoinsPerAddress, "groupJoinsPerAddress")
+            ?? limits.joinsPerAddress
+        limits.messageBurst =
+            try count(server.groupMessageBurst, L.groupMessageBurst, "groupMessageBurst") ?? limits.messageBurst
+        limits.sendQueue = try count(server.groupSendQueue, L.groupSendQueue, "groupSendQueue") ?? limits.sendQueue
+        limits.messagesPerSecond =
+            try server.groupMessagesPerSecond.map {
+                try L.number($0, in: L.groupMessagesPerSecond, field: "server.groupMessagesPerSecond")
+            } ?? limits.messagesPerSecond
+        return limits
     }
 
     /// The creative IDs of an `inventory` key of an asset or a channel, each checked as an ID.

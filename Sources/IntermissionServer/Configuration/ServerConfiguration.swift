@@ -44,6 +44,8 @@ public struct ServerConfiguration: Sendable {
     /// Blocking playlist reloads and slow answers are not cut: the time counts only while no request
     /// is being answered. Kept to 0.1 s through one day.
     public var idleTimeout: Duration = .seconds(75)
+    /// What the group hub's sockets are held to: deadlines, rates, queues and joins per address.
+    public var groupLimits = GroupLimits()
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
     /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
     public var openedStore: (any AdStore)?
