@@ -59,6 +59,36 @@ import Testing
         #expect(hub.isEmpty)
     }
 
+    /// A participant keeps the secret of its welcome and presents it in its next `hello` (a
+    /// reconnect), which the hub takes while the group still holds its ID.
+    @Test func aParticipantPresentsItsSecretWhenItSaysHelloAgain() throws {
+        var participant = ParticipantCoordination(participantID: "alice", timeline: CoordinatedTimeline())
+        let first = participant.hello(description: Self.vod, policy: GroupPolicy())
+        #expect(first == [.send(.hello(participantID: "alice", description: Self.vod, policy: GroupPolicy()))])
+        var hub = GroupHub(policy: GroupPolicy(), now: Self.at(0))
+        let arrival = GroupHub.Arrival(address: "10.0.0.1", connection: 1, newSecret: "s-alice")
+        let welcome = try #require(
+            hub.join(participantID: "alice", description: Self.vod, arrival: arrival, at: Self.at(0)).first
+        )
+        guard case .reply(let message) = welcome else {
+            Issue.record("no welcome: \(welcome)")
+            return
+        }
+        _ = participant.receive(message, at: Self.at(1), position: .primary(.zero))
+        #expect(participant.secret == "s-alice")
+        let again = participant.hello(description: Self.vod, policy: GroupPolicy())
+        guard case .send(.hello(_, _, _, let secret)) = again.first else {
+            Issue.record("no hello: \(again)")
+            return
+        }
+        let back = GroupHub.Arrival(address: "10.0.0.1", connection: 2, newSecret: "unused")
+        #expect(
+            Self.secret(
+                hub.join(participantID: "alice", description: Self.vod, secret: secret, arrival: back, at: Self.at(2))
+            ) == "s-alice"
+        )
+    }
+
     @Test func oneAddressCannotFillAGroup() throws {
         var hub = GroupHub(policy: GroupPolicy(), now: Self.at(0))
         hub.joinsPerAddress = 3
