@@ -1,6 +1,7 @@
 import Foundation
 import GroupPlayback
 import HLSPlaylist
+import HTTPTypes
 import HummingbirdTesting
 import HummingbirdWSClient
 import IntermissionServer
@@ -238,6 +239,28 @@ import Testing
         }
     }
 
+    /// Behind a proxy, the address is the one the proxy names in the configured header (the last
+    /// entry of `X-Forwarded-For`), not the proxy's own.
+    @Test(.timeLimit(.minutes(1)))
+    func behindAProxyTheAddressComesFromItsHeader() async throws {
+        var limits = Self.lenient
+        limits.joinsPerAddress = 1
+        limits.addressHeader = "X-Forwarded-For"
+        try await Self.withServer(limits) { base, _ in
+            var sockets: [ClientSocket] = []
+            let forwarded = ["10.0.0.1", "10.0.0.2", "10.0.0.2, 10.0.0.1", "10.0.0.1, 10.0.0.3"]
+            for (k, address) in forwarded.enumerated() {
+                let socket = ClientSocket(base + "/g", headers: [HTTPField.Name("X-Forwarded-For")!: address])
+                socket.send(Self.hello("p\(k)"))
+                sockets.append(socket)
+                _ = await socket.waitFor(within: .seconds(5)) { !$0.isEmpty }
+            }
+            let answers = await sockets.asyncMap { await $0.received.texts.first ?? "" }
+            #expect(answers.map { $0.contains("welcome") } == [true, true, false, true], "\(answers)")
+            for socket in sockets { socket.close() }
+        }
+    }
+
     @Test(.timeLimit(.minutes(1)))
     func aFloodIsRefusedThenClosedAndLongFieldsAreRefused() async throws {
         var limits = Self.lenient
@@ -283,12 +306,17 @@ final class ClientSocket: Sendable {
     let received = GroupOverLoopbackTests.Received()
     let task: Task<Void, Never>
 
-    init(_ url: String) {
+    /// Opens a socket to `url`, its upgrade request with `headers`.
+    init(_ url: String, headers: HTTPFields = [:]) {
         let (stream, outgoing) = AsyncStream.makeStream(of: String.self)
         self.outgoing = outgoing
         let received = self.received
         self.task = Task {
-            _ = try? await WebSocketClient.connect(url: url, logger: Logger(label: "test")) { inbound, outbound, _ in
+            _ = try? await WebSocketClient.connect(
+                url: url,
+                configuration: .init(additionalHeaders: headers),
+                logger: Logger(label: "test")
+            ) { inbound, outbound, _ in
                 let writer = Task {
                     for await text in stream { try? await outbound.writeTextMessage(text) }
                     try? await outbound.close(.normalClosure, reason: nil)

@@ -107,6 +107,10 @@ import Testing
         ("server:\n  groupSendQueue: 0\n", "server.groupSendQueue"),
         ("server:\n  groupSendQueue: 9223372036854775807\n", "server.groupSendQueue"),
         ("server:\n  groupSendQeue: 5\n", "server.groupSendQeue"),
+        ("server:\n  groupAddressHeader: \"X Real IP\"\n", "server.groupAddressHeader"),
+        ("server:\n  groupAddressHeader: \"\"\n", "server.groupAddressHeader"),
+        ("server:\n  groupAddressHeader: X-\(String(repeating: "a", count: 63))\n", "server.groupAddressHeader"),
+        ("server:\n  groupAddressHeader: \"X-Real-IP:\"\n", "server.groupAddressHeader"),
         ("serverr:\n  port: 80\n", "serverr"),
         ("server:\n  port: 70000\n", "server.port"),
         ("server:\n  port: -1\n", "server.port"),
@@ -222,9 +226,11 @@ import Testing
               groupMessagesPerSecond: 0.1
               groupMessageBurst: 1
               groupSendQueue: 1
+              groupAddressHeader: X-Real-IP
 
             """
         ).apply(to: ServerConfiguration(), relativeTo: "/").groupLimits
+        #expect(low.addressHeader == "X-Real-IP")
         #expect(low.helloTimeout == .milliseconds(100))
         #expect(low.pingInterval == .milliseconds(100))
         #expect(low.writeTimeout == .milliseconds(100))

@@ -45,12 +45,14 @@ public struct ConfigurationFile: Sendable, Codable {
         public var groupSendQueue: Int?
         /// `groupWriteTimeout`: seconds one message may take to be written to a group socket.
         public var groupWriteTimeout: Double?
+        /// `groupAddressHeader`: the header a proxy sets to a participant's address.
+        public var groupAddressHeader: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case host, port, database, publicBaseURL, adminToken, maxUpstreamBytes, upstreamTimeout, idleTimeout
             case logLevel
             case groupHelloTimeout, groupPingInterval, groupJoinsPerAddress, groupMessagesPerSecond, groupMessageBurst
-            case groupSendQueue, groupWriteTimeout
+            case groupSendQueue, groupWriteTimeout, groupAddressHeader
         }
     }
 
@@ -451,6 +453,18 @@ public struct ConfigurationFile: Sendable, Codable {
             try server.groupMessagesPerSecond.map {
                 try L.number($0, in: L.groupMessagesPerSecond, field: "server.groupMessagesPerSecond")
             } ?? limits.messagesPerSecond
+        if let header = server.groupAddressHeader {
+            let token = header.utf8.allSatisfy {
+                $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0 & 0xDF)
+            }
+            guard (1...64).contains(header.utf8.count), token else {
+                throw InputLimitError(
+                    field: "server.groupAddressHeader",
+                    message: "must be a header name of 1 to 64 letters, digits and '-'"
+                )
+            }
+            limits.addressHeader = header
+        }
         return limits
     }
 

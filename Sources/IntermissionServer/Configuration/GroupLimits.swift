@@ -1,5 +1,7 @@
+import Foundation
 import GroupPlayback
 import HLSPlaylist
+import HTTPTypes
 import InterstitialPlayback
 
 /// What the group hub's sockets (`/v1/groups/{id}`) are held to: each is configurable in the
@@ -15,6 +17,13 @@ public struct GroupLimits: Sendable, Hashable {
     /// `server.groupJoinsPerAddress`: the most participants of one group connected from one
     /// network address (default 8; 1 to 64).
     public var joinsPerAddress = GroupHub.defaultJoinsPerAddress
+    /// `server.groupAddressHeader`: the request header that gives a participant's address.
+    ///
+    /// For a server behind a proxy that sets it: `X-Real-IP`, or `X-Forwarded-For`, whose last
+    /// entry (the one the proxy added) is taken. Only a header the proxy always sets may be named,
+    /// as a client can send any other. `nil` (the default): the connection's own address. A name
+    /// of 1 to 64 letters, digits and `-`.
+    public var addressHeader: String?
     /// `server.groupMessagesPerSecond`: the messages one socket may send per second, sustained
     /// (default 20; 0.1 to 10000); more are refused with a `rate-limited` error.
     public var messagesPerSecond: Double = 20
@@ -30,6 +39,19 @@ public struct GroupLimits: Sendable, Hashable {
 
     /// The defaults.
     public init() {}
+
+    /// A participant's address: from ``addressHeader`` when it is set and present in `request`
+    /// (its last entry, at most 64 printable bytes), otherwise the connection's.
+    func address(of request: HTTPRequest, connection: String?) -> String? {
+        guard let header = self.addressHeader, let name = HTTPField.Name(header),
+            let value = request.headerFields[name]
+        else { return connection }
+        let last = value.split(separator: ",").last?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard (1...64).contains(last.utf8.count), last.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return connection
+        }
+        return last
+    }
 
     /// The limits of ``GroupSocketGuard`` these give.
     var socketGuard: GroupSocketGuard.Limits {

@@ -21,10 +21,10 @@ final class GroupConnection: Sendable {
     let queue: AsyncStream<GroupMessage>
     let queued: AsyncStream<GroupMessage>.Continuation
 
-    /// A connection on `channel` that queues at most `capacity` messages.
-    init(channel: any Channel, capacity: Int, writeTimeout: Duration) {
+    /// A connection on `channel`, from `address`, that queues at most `capacity` messages.
+    init(channel: any Channel, address: String?, capacity: Int, writeTimeout: Duration) {
         self.id = UInt64.random(in: 1...UInt64.max)
-        self.address = channel.remoteAddress?.ipAddress
+        self.address = address
         self.writeTimeout = writeTimeout
         self.channel = channel
         (self.queue, self.queued) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(max(1, capacity)))

@@ -47,6 +47,7 @@ enum GroupSocket {
         return .upgrade([:]) { inbound, outbound, _ in
             let connection = GroupConnection(
                 channel: channel,
+                address: limits.address(of: request, connection: channel.remoteAddress?.ipAddress),
                 capacity: limits.sendQueue,
                 writeTimeout: limits.writeTimeout
             )
