@@ -302,8 +302,11 @@ extension Array where Element: Sendable {
 /// A group socket of HummingbirdWSClient (it answers pings) in a task of its own: texts to send
 /// go in with ``send(_:)``, every text received is kept in ``received``.
 final class ClientSocket: Sendable {
+    /// The texts to send.
     let outgoing: AsyncStream<String>.Continuation
+    /// Every text received, and whether the socket has closed.
     let received = GroupOverLoopbackTests.Received()
+    /// The task that holds the socket.
     let task: Task<Void, Never>
 
     /// Opens a socket to `url`, its upgrade request with `headers`.

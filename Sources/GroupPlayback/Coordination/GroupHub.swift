@@ -42,8 +42,11 @@ public struct GroupHub: Sendable {
 
     /// What the hub knows of a participant's connection.
     struct Member: Sendable {
+        /// The address it joined from (see ``Arrival/address``).
         var address: String?
+        /// The connection it joined on last.
         var connection: UInt64
+        /// The secret its welcome gave.
         var secret: String?
     }
 

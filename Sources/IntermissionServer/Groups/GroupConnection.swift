@@ -17,8 +17,12 @@ final class GroupConnection: Sendable {
     let address: String?
     /// How long one message may take to be written.
     let writeTimeout: Duration
+    /// The connection's channel, closed at once when the connection is dropped.
     let channel: any Channel
+    /// The messages waiting to be written, in order.
     let queue: AsyncStream<GroupMessage>
+    /// Where messages are queued (bounded: a message that does not fit is dropped, and the
+    /// connection with it).
     let queued: AsyncStream<GroupMessage>.Continuation
 
     /// A connection on `channel`, from `address`, that queues at most `capacity` messages.
