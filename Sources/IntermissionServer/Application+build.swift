@@ -287,10 +287,11 @@ struct ServerApplicationParts: Sendable {
         (store as? PostgresAdStore)?.journal?.observe(metrics.journalObserver())
         if let shared = store as? PostgresAdStore, shared.relaysGroups {
             self.groups = GroupSessions(
-                relay: GroupRelayLink(transport: shared, instance: GroupRelayLink.newInstanceID(), logger: logger)
+                relay: GroupRelayLink(transport: shared, instance: GroupRelayLink.newInstanceID(), logger: logger),
+                limits: configuration.groupLimits
             )
         } else {
-            self.groups = GroupSessions()
+            self.groups = GroupSessions(limits: configuration.groupLimits)
         }
         self.vodMetrics = metrics.bind(route: "/vod/{asset}/**")
         self.liveMetrics = metrics.bind(route: "/live/{channel}/**")

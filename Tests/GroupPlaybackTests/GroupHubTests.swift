@@ -23,7 +23,7 @@ import Testing
     @Test func joiningIsWelcomedAndAnnounced() {
         var hub = GroupHub(policy: .waitsForInterstitials, now: Self.at(0))
         let outputs = hub.join(participantID: "alice", description: Self.vod, at: Self.at(5))
-        guard case .reply(.welcome(let id, let policy, let state)) = outputs.first else {
+        guard case .reply(.welcome(let id, let policy, let state, _)) = outputs.first else {
             Issue.record("no welcome: \(outputs)")
             return
         }
@@ -92,7 +92,8 @@ import Testing
             }
         }
         for i in 0..<GroupHub.maximumParticipants {
-            _ = hub.join(participantID: "p\(i)", description: Self.vod, at: Self.at(0))
+            let arrival = GroupHub.Arrival(address: "10.0.\(i).1", connection: UInt64(i + 1), newSecret: "s\(i)")
+            _ = hub.join(participantID: "p\(i)", description: Self.vod, arrival: arrival, at: Self.at(0))
         }
         guard
             case .reply(.refused(let reasons)) = hub.join(participantID: "late", description: Self.vod, at: Self.at(0))
@@ -102,8 +103,9 @@ import Testing
             return
         }
         #expect(reasons.first?.contains("full") == true)
-        // Rejoining under an admitted ID is not one more.
-        guard case .reply(.welcome) = hub.join(participantID: "p0", description: Self.vod, at: Self.at(0)).first else {
+        // Coming back under an admitted ID (with its secret) is not one more.
+        let back = hub.join(participantID: "p0", description: Self.vod, secret: "s0", at: Self.at(0))
+        guard case .reply(.welcome) = back.first else {
             Issue.record("a rejoin was refused")
             return
         }

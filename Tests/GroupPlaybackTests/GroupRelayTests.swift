@@ -193,4 +193,41 @@ import Testing
             }
         }
     }
+
+    /// A socket that floods a relayed group is held to its rate before the database: its refused
+    /// messages are not stored, and it is closed once it keeps on.
+    @Test(.enabled(if: GroupRelayTests.postgres != nil || GroupRelayTests.required), .timeLimit(.minutes(1)))
+    func aFloodIsNotWrittenToTheDatabase() async throws {
+        let (database, media) = try await Self.databaseAndShow()
+        defer { media.remove() }
+        var configuration = Self.configuration(media: media, database: database)
+        configuration.groupLimits.messagesPerSecond = 1
+        configuration.groupLimits.messageBurst = 10
+        let app = try await buildApplication(configuration: configuration)
+        try await app.test(.live) { client in
+            let url = "ws://127.0.0.1:\(try #require(client.port))/v1/groups/flooded"
+            // One participant stays, so the group and its inputs are kept.
+            let stays = ClientSocket(url)
+            stays.send(GroupSocketLimitTests.hello("stays"))
+            #expect(await stays.waitFor(within: .seconds(10)) { $0.contains { $0.contains("welcome") } } != nil)
+            let flood = ClientSocket(url)
+            flood.send(GroupSocketLimitTests.hello("flood"))
+            for _ in 0..<300 { flood.send(#"{"type":"command","command":"pause"}"#) }
+            #expect(await flood.waitUntilFinished(within: .seconds(20)))
+            let counted = try await runProcess(
+                URL(fileURLWithPath: "/usr/bin/env"),
+                [
+                    "psql", "-tA", "-v", "ON_ERROR_STOP=1", String(database.prefix { $0 != "?" }), "-c",
+                    "SELECT count(*) FROM group_input WHERE group_id = 'flooded'",
+                ],
+                timeout: .seconds(30)
+            )
+            let rows = Int(
+                String(decoding: counted.stdout, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            )
+            // Two joins, the burst of the flood (its hello included) and a few refills, a leave.
+            #expect(rows != nil && rows! <= 20, "\(String(describing: rows)) rows")
+            stays.close()
+        }
+    }
 }

@@ -102,6 +102,25 @@ import Testing
         ("server:\n  requestHeadTimeout: .nan\n", "server.requestHeadTimeout"),
         ("server:\n  requestHeadTimeout: -9223372036854775808\n", "server.requestHeadTimeout"),
         ("server:\n  upstreamTimout: 5\n", "server.upstreamTimout"),
+        ("server:\n  groupHelloTimeout: 0\n", "server.groupHelloTimeout"),
+        ("server:\n  groupHelloTimeout: 300.5\n", "server.groupHelloTimeout"),
+        ("server:\n  groupHelloTimeout: .nan\n", "server.groupHelloTimeout"),
+        ("server:\n  groupPingInterval: 0.05\n", "server.groupPingInterval"),
+        ("server:\n  groupPingInterval: 1e308\n", "server.groupPingInterval"),
+        ("server:\n  groupWriteTimeout: -1\n", "server.groupWriteTimeout"),
+        ("server:\n  groupJoinsPerAddress: 0\n", "server.groupJoinsPerAddress"),
+        ("server:\n  groupJoinsPerAddress: 65\n", "server.groupJoinsPerAddress"),
+        ("server:\n  groupMessagesPerSecond: 0\n", "server.groupMessagesPerSecond"),
+        ("server:\n  groupMessagesPerSecond: .inf\n", "server.groupMessagesPerSecond"),
+        ("server:\n  groupMessageBurst: 0\n", "server.groupMessageBurst"),
+        ("server:\n  groupMessageBurst: 10001\n", "server.groupMessageBurst"),
+        ("server:\n  groupSendQueue: 0\n", "server.groupSendQueue"),
+        ("server:\n  groupSendQueue: 9223372036854775807\n", "server.groupSendQueue"),
+        ("server:\n  groupSendQeue: 5\n", "server.groupSendQeue"),
+        ("server:\n  groupAddressHeader: \"X Real IP\"\n", "server.groupAddressHeader"),
+        ("server:\n  groupAddressHeader: \"\"\n", "server.groupAddressHeader"),
+        ("server:\n  groupAddressHeader: X-\(String(repeating: "a", count: 63))\n", "server.groupAddressHeader"),
+        ("server:\n  groupAddressHeader: \"X-Real-IP:\"\n", "server.groupAddressHeader"),
         ("serverr:\n  port: 80\n", "serverr"),
         ("server:\n  port: 70000\n", "server.port"),
         ("server:\n  port: -1\n", "server.port"),
@@ -207,6 +226,52 @@ import Testing
         #expect(configuration.adInsertion.assets[0].breaks[0].duration == MediaTime(milliseconds: 1))
         #expect(configuration.adInsertion.assets[0].breaks[0].resumeOffset == MediaTime(seconds: -3600))
         #expect(configuration.adInsertion.channel("c")?.windowSegments == 3)
+    }
+
+    @Test func theGroupSocketLimitsAreReadAtTheEdgesOfTheirRanges() throws {
+        #expect(ServerConfiguration().groupLimits == GroupLimits())
+        let low = try ConfigurationFile.parse(
+            """
+            server:
+              groupHelloTimeout: 0.1
+              groupPingInterval: 0.1
+              groupWriteTimeout: 0.1
+              groupJoinsPerAddress: 1
+              groupMessagesPerSecond: 0.1
+              groupMessageBurst: 1
+              groupSendQueue: 1
+              groupAddressHeader: X-Real-IP
+
+            """
+        ).apply(to: ServerConfiguration(), relativeTo: "/").groupLimits
+        #expect(low.addressHeader == "X-Real-IP")
+        #expect(low.helloTimeout == .milliseconds(100))
+        #expect(low.pingInterval == .milliseconds(100))
+        #expect(low.writeTimeout == .milliseconds(100))
+        #expect(low.joinsPerAddress == 1)
+        #expect(low.messagesPerSecond == 0.1)
+        #expect(low.messageBurst == 1)
+        #expect(low.sendQueue == 1)
+        let high = try ConfigurationFile.parse(
+            """
+            server:
+              groupHelloTimeout: 300
+              groupPingInterval: 3600
+              groupWriteTimeout: 300
+              groupJoinsPerAddress: 64
+              groupMessagesPerSecond: 10000
+              groupMessageBurst: 10000
+              groupSendQueue: 100000
+
+            """
+        ).apply(to: ServerConfiguration(), relativeTo: "/").groupLimits
+        #expect(high.helloTimeout == .seconds(300))
+        #expect(high.pingInterval == .seconds(3600))
+        #expect(high.writeTimeout == .seconds(300))
+        #expect(high.joinsPerAddress == 64)
+        #expect(high.messagesPerSecond == 10_000)
+        #expect(high.messageBurst == 10_000)
+        #expect(high.sendQueue == 100_000)
     }
 
     @Test func cueOnceIsOffUnlessAChannelSetsIt() throws {

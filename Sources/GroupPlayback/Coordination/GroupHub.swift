@@ -19,8 +19,41 @@ public struct GroupHub: Sendable {
         case broadcast(GroupMessage)
     }
 
+    /// Where a `hello` comes from, as the server sees it, and the secret the hub gives a new
+    /// participant.
+    public struct Arrival: Sendable, Hashable {
+        /// The network address of the participant's connection; `nil` is not counted against
+        /// ``GroupHub/joinsPerAddress``.
+        public var address: String?
+        /// The connection, so that the leave of a connection whose participant has come back on
+        /// another one is ignored.
+        public var connection: UInt64
+        /// The secret a new participant's `welcome` gives (random, made by the server); `nil`
+        /// gives none, and the ID cannot be taken back while the group holds it.
+        public var newSecret: String?
+
+        /// Describes an arrival.
+        public init(address: String? = nil, connection: UInt64 = 0, newSecret: String? = nil) {
+            self.address = address
+            self.connection = connection
+            self.newSecret = newSecret
+        }
+    }
+
+    /// What the hub knows of a participant's connection.
+    struct Member: Sendable {
+        /// The address it joined from (see ``Arrival/address``).
+        var address: String?
+        /// The connection it joined on last.
+        var connection: UInt64
+        /// The secret its welcome gave.
+        var secret: String?
+    }
+
     /// The most participants a group admits.
     public static let maximumParticipants = 64
+    /// The default of ``joinsPerAddress``.
+    public static let defaultJoinsPerAddress = 8
     /// The longest participant identifier accepted, in UTF-8 bytes.
     public static let maximumIdentifierLength = 128
     /// The rates a command may ask for (0 is a pause).
@@ -34,6 +67,9 @@ public struct GroupHub: Sendable {
     public var startLead: MediaTime
     /// The check each joining participant passes.
     public var compatibility: CompatibilityCheck
+    /// The most participants of the group connected from one network address (default
+    /// ``defaultJoinsPerAddress``), so that one client cannot fill the group.
+    public var joinsPerAddress: Int = GroupHub.defaultJoinsPerAddress
 
     /// The current state, as last broadcast.
     public private(set) var state: GroupState
@@ -41,6 +77,8 @@ public struct GroupHub: Sendable {
     public private(set) var descriptions: [String: ParticipantDescription] = [:]
     /// The description later participants are checked against: the first one's.
     public private(set) var reference: ParticipantDescription?
+    /// Each participant's address, connection and secret.
+    var members: [String: Member] = [:]
 
     /// Creates a hub for a new group, paused at coordinated time 0.
     public init(
@@ -63,9 +101,16 @@ public struct GroupHub: Sendable {
 
     /// A participant asks to join: a `welcome` to it and the new state to all, or a `refused` with
     /// every reason.
+    ///
+    /// An ID the group holds is given back only to a `hello` that presents the secret its
+    /// `welcome` gave (a participant coming back after its connection dropped); the connection it
+    /// came from is then replaced. A new participant is refused when ``joinsPerAddress``
+    /// participants of the group are connected from its address.
     public mutating func join(
         participantID: String,
         description: ParticipantDescription,
+        secret: String? = nil,
+        arrival: Arrival = Arrival(),
         at now: ClockInstant
     ) -> [Output] {
         var reasons: [String] = []
@@ -74,8 +119,22 @@ public struct GroupHub: Sendable {
         } else if participantID.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
             reasons.append("the participant ID must not contain control characters")
         }
-        if self.descriptions[participantID] == nil, self.descriptions.count >= Self.maximumParticipants {
-            reasons.append("the group is full (\(Self.maximumParticipants) participants)")
+        let returning = self.members[participantID]
+        if let returning {
+            if returning.secret == nil || secret.map({ Self.same($0, returning.secret ?? "") }) != true {
+                reasons.append(
+                    "the participant ID is in use in this group (a participant coming back presents the secret of its welcome)"
+                )
+            }
+        } else {
+            if self.descriptions.count >= Self.maximumParticipants {
+                reasons.append("the group is full (\(Self.maximumParticipants) participants)")
+            }
+            if let address = arrival.address,
+                self.members.values.count(where: { $0.address == address }) >= self.joinsPerAddress
+            {
+                reasons.append("the group has \(self.joinsPerAddress) participants from this address already")
+            }
         }
         if let reference = self.reference {
             reasons += self.compatibility.reasons(joining: description, group: reference)
@@ -98,16 +157,39 @@ public struct GroupHub: Sendable {
             }
         }
         self.descriptions[participantID] = description
+        let member = Member(
+            address: arrival.address,
+            connection: arrival.connection,
+            secret: returning?.secret ?? arrival.newSecret
+        )
+        self.members[participantID] = member
         self.state.participants = self.descriptions.keys.sorted()
         return [
-            .reply(.welcome(participantID: participantID, policy: self.policy, state: self.state)),
+            .reply(
+                .welcome(participantID: participantID, policy: self.policy, state: self.state, secret: member.secret)
+            ),
             .broadcast(.state(self.state)),
         ]
     }
 
+    /// The connection a participant joined on last (see ``Arrival/connection``).
+    public func connection(of participantID: String) -> UInt64? { self.members[participantID]?.connection }
+
+    /// Whether two secrets are equal, in a time that depends on their lengths only.
+    static func same(_ a: String, _ b: String) -> Bool {
+        let (x, y) = (Array(a.utf8), Array(b.utf8))
+        guard x.count == y.count else { return false }
+        return zip(x, y).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+
     /// A participant left (or its connection closed): the group stops waiting for it.
-    public mutating func leave(participantID: String, at now: ClockInstant) -> [Output] {
+    ///
+    /// With a `connection`, the leave counts only when the participant is on that connection
+    /// still (one it came back on is not left by the old one's closing).
+    public mutating func leave(participantID: String, connection: UInt64? = nil, at now: ClockInstant) -> [Output] {
+        if let connection, let member = self.members[participantID], member.connection != connection { return [] }
         guard self.descriptions.removeValue(forKey: participantID) != nil else { return [] }
+        self.members[participantID] = nil
         self.state.participants = self.descriptions.keys.sorted()
         if self.descriptions.isEmpty { self.reference = nil }
         self.endSuspension(of: participantID, at: now)

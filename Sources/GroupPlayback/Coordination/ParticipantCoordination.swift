@@ -79,6 +79,9 @@ public struct ParticipantCoordination: Sendable {
     public private(set) var suspension: Suspension?
     /// The last status reported.
     public private(set) var status: ParticipantStatus = .joining
+    /// The secret the hub's `welcome` gave: the next `hello` presents it, so that a participant
+    /// whose connection dropped takes its ID back while the group still holds it.
+    public private(set) var secret: String?
 
     /// Creates a participant's coordination.
     public init(
@@ -91,9 +94,13 @@ public struct ParticipantCoordination: Sendable {
         self.syncTolerance = syncTolerance
     }
 
-    /// The messages that ask to join.
+    /// The messages that ask to join (with the secret of a former `welcome`, if any).
     public func hello(description: ParticipantDescription, policy: GroupPolicy) -> [Action] {
-        [.send(.hello(participantID: self.participantID, description: description, policy: policy))]
+        [
+            .send(
+                .hello(participantID: self.participantID, description: description, policy: policy, secret: self.secret)
+            )
+        ]
     }
 
     /// A clock probe sent now.
@@ -105,8 +112,9 @@ public struct ParticipantCoordination: Sendable {
         case .pong(let sent, let hubReceived, let hubSent):
             self.clock.add(ClockSample(sent: sent, hubReceived: hubReceived, hubSent: hubSent, received: now))
             return []
-        case .welcome(_, let policy, let state):
+        case .welcome(_, let policy, let state, let secret):
             self.policy = policy
+            if let secret { self.secret = secret }
             // Stepped out before the group admitted it (a pre-roll that began at once): tell the group now.
             var actions: [Action] = []
             if let suspension {

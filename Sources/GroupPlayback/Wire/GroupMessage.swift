@@ -14,12 +14,12 @@ public enum GroupCommand: Sendable, Hashable {
 ///
 /// | `type` | From | Fields |
 /// |---|---|---|
-/// | `hello` | participant | `participantID`, `description`, `policy` (used when the message creates the group) |
+/// | `hello` | participant | `participantID`, `description`, `policy` (used when the message creates the group), `secret` (optional: the one its `welcome` gave, to take its place back after a drop) |
 /// | `ping` | participant | `sent` (nanoseconds on the participant's clock) |
 /// | `command` | participant | `command` (`play`, `pause`, `seek`), `rate`, `time` |
 /// | `suspend` | participant | `reason`, `time` (coordinated), `expectedDuration` (optional) |
 /// | `resume` | participant | `time` (coordinated) |
-/// | `welcome` | hub | `participantID`, `policy`, `state` |
+/// | `welcome` | hub | `participantID`, `policy`, `state`, `secret` (binds the ID to this participant) |
 /// | `refused` | hub | `reasons` |
 /// | `pong` | hub | `sent`, `hubReceived`, `hubSent` |
 /// | `state` | hub | `state` |
@@ -28,8 +28,9 @@ public enum GroupCommand: Sendable, Hashable {
 /// Times and durations are exact: `{"nanoseconds": N}` objects, as `MediaTime` encodes itself; clock
 /// instants are plain numbers of nanoseconds.
 public enum GroupMessage: Sendable, Hashable {
-    /// A participant asks to join.
-    case hello(participantID: String, description: ParticipantDescription, policy: GroupPolicy)
+    /// A participant asks to join; `secret` is the one a former `welcome` gave it, when it
+    /// comes back to a group that may still hold its ID.
+    case hello(participantID: String, description: ParticipantDescription, policy: GroupPolicy, secret: String? = nil)
     /// A clock probe.
     case ping(sent: ClockInstant)
     /// A command for the whole group.
@@ -38,8 +39,9 @@ public enum GroupMessage: Sendable, Hashable {
     case suspend(reason: SuspensionReason, time: MediaTime, expectedDuration: MediaTime?)
     /// The participant is back.
     case resume(time: MediaTime)
-    /// The hub accepted the participant.
-    case welcome(participantID: String, policy: GroupPolicy, state: GroupState)
+    /// The hub accepted the participant; `secret` is what it presents in a later `hello` to take
+    /// its ID back while the group still holds it.
+    case welcome(participantID: String, policy: GroupPolicy, state: GroupState, secret: String? = nil)
     /// The hub refused the participant, with every reason.
     case refused(reasons: [String])
     /// The answer to a clock probe.
@@ -69,7 +71,7 @@ public enum GroupMessage: Sendable, Hashable {
 extension GroupMessage: Codable {
     enum Key: String, CodingKey {
         case type, participantID, description, policy, sent, command, rate, time, reason, expectedDuration, state,
-            reasons
+            reasons, secret
         case hubReceived, hubSent, code, message
     }
 
@@ -78,10 +80,11 @@ extension GroupMessage: Codable {
         var c = encoder.container(keyedBy: Key.self)
         try c.encode(self.type, forKey: .type)
         switch self {
-        case .hello(let id, let description, let policy):
+        case .hello(let id, let description, let policy, let secret):
             try c.encode(id, forKey: .participantID)
             try c.encode(description, forKey: .description)
             try c.encode(policy, forKey: .policy)
+            try c.encodeIfPresent(secret, forKey: .secret)
         case .ping(let sent):
             try c.encode(sent, forKey: .sent)
         case .command(let command):
@@ -101,10 +104,11 @@ extension GroupMessage: Codable {
             try c.encodeIfPresent(expected, forKey: .expectedDuration)
         case .resume(let time):
             try c.encode(time, forKey: .time)
-        case .welcome(let id, let policy, let state):
+        case .welcome(let id, let policy, let state, let secret):
             try c.encode(id, forKey: .participantID)
             try c.encode(policy, forKey: .policy)
             try c.encode(state, forKey: .state)
+            try c.encodeIfPresent(secret, forKey: .secret)
         case .refused(let reasons):
             try c.encode(reasons, forKey: .reasons)
         case .pong(let sent, let received, let hubSent):
@@ -128,7 +132,8 @@ extension GroupMessage: Codable {
             self = .hello(
                 participantID: try c.decode(String.self, forKey: .participantID),
                 description: try c.decode(ParticipantDescription.self, forKey: .description),
-                policy: try c.decodeIfPresent(GroupPolicy.self, forKey: .policy) ?? GroupPolicy()
+                policy: try c.decodeIfPresent(GroupPolicy.self, forKey: .policy) ?? GroupPolicy(),
+                secret: try c.decodeIfPresent(String.self, forKey: .secret)
             )
         case "ping":
             self = .ping(sent: try c.decode(ClockInstant.self, forKey: .sent))
@@ -156,7 +161,8 @@ extension GroupMessage: Codable {
             self = .welcome(
                 participantID: try c.decode(String.self, forKey: .participantID),
                 policy: try c.decode(GroupPolicy.self, forKey: .policy),
-                state: try c.decode(GroupState.self, forKey: .state)
+                state: try c.decode(GroupState.self, forKey: .state),
+                secret: try c.decodeIfPresent(String.self, forKey: .secret)
             )
         case "refused":
             self = .refused(reasons: try c.decode([String].self, forKey: .reasons))

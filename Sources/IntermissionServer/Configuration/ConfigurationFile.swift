@@ -36,10 +36,28 @@ public struct ConfigurationFile: Sendable, Codable {
         public var requestHeadTimeout: Double?
         /// `logLevel`: `trace`, `debug`, `info`, `notice`, `warning`, `error` or `critical`.
         public var logLevel: String?
+        /// `groupHelloTimeout`: seconds a group socket may stay open without joining.
+        public var groupHelloTimeout: Double?
+        /// `groupPingInterval`: seconds between the pings of a group socket.
+        public var groupPingInterval: Double?
+        /// `groupJoinsPerAddress`: the most participants of one group from one address.
+        public var groupJoinsPerAddress: Int?
+        /// `groupMessagesPerSecond`: the messages a group socket may send per second.
+        public var groupMessagesPerSecond: Double?
+        /// `groupMessageBurst`: the messages a group socket may send at once above the rate.
+        public var groupMessageBurst: Int?
+        /// `groupSendQueue`: the messages waiting to be written to one group socket.
+        public var groupSendQueue: Int?
+        /// `groupWriteTimeout`: seconds one message may take to be written to a group socket.
+        public var groupWriteTimeout: Double?
+        /// `groupAddressHeader`: the header a proxy sets to a participant's address.
+        public var groupAddressHeader: String?
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case host, port, database, publicBaseURL, adminToken, maxUpstreamBytes, upstreamTimeout, idleTimeout
             case maxConnections, requestHeadTimeout, logLevel
+            case groupHelloTimeout, groupPingInterval, groupJoinsPerAddress, groupMessagesPerSecond, groupMessageBurst
+            case groupSendQueue, groupWriteTimeout, groupAddressHeader
         }
     }
 
@@ -351,9 +369,13 @@ public struct ConfigurationFile: Sendable, Codable {
                 )
             }
             if let timeout = server.requestHeadTimeout {
-                let checked = try L.seconds(timeout, in: L.requestHeadTimeout, field: "server.requestHeadTimeout")
-                result.requestHeadTimeout = .milliseconds(checked.milliseconds)
+                result.requestHeadTimeout = try L.duration(
+                    timeout,
+                    in: L.requestHeadTimeout,
+                    field: "server.requestHeadTimeout"
+                )
             }
+            result.groupLimits = try Self.groupLimits(server, base: result.groupLimits)
             if let level = server.logLevel {
                 guard let parsed = Logger.Level(rawValue: level) else {
                     throw ConfigurationError(
@@ -429,6 +451,48 @@ public struct ConfigurationFile: Sendable, Codable {
         }
         result.adInsertion = ad
         return result
+    }
+
+    /// The group sockets' limits of a `server:` section, each checked against its range, on top of
+    /// `base`.
+    static func groupLimits(_ server: Server, base: GroupLimits) throws -> GroupLimits {
+        typealias L = InputLimits
+        var limits = base
+        func duration(_ value: Double?, _ range: ClosedRange<Double>, _ key: String) throws -> Duration? {
+            try value.map { .milliseconds(try L.seconds($0, in: range, field: "server.\(key)").milliseconds) }
+        }
+        func count(_ value: Int?, _ range: ClosedRange<Int>, _ key: String) throws -> Int? {
+            try value.map { try L.integer($0, in: range, field: "server.\(key)") }
+        }
+        limits.helloTimeout =
+            try duration(server.groupHelloTimeout, L.groupTimeout, "groupHelloTimeout") ?? limits.helloTimeout
+        limits.pingInterval =
+            try duration(server.groupPingInterval, L.groupPingInterval, "groupPingInterval") ?? limits.pingInterval
+        limits.writeTimeout =
+            try duration(server.groupWriteTimeout, L.groupTimeout, "groupWriteTimeout") ?? limits.writeTimeout
+        limits.joinsPerAddress =
+            try count(server.groupJoinsPerAddress, L.groupJoinsPerAddress, "groupJoinsPerAddress")
+            ?? limits.joinsPerAddress
+        limits.messageBurst =
+            try count(server.groupMessageBurst, L.groupMessageBurst, "groupMessageBurst") ?? limits.messageBurst
+        limits.sendQueue = try count(server.groupSendQueue, L.groupSendQueue, "groupSendQueue") ?? limits.sendQueue
+        limits.messagesPerSecond =
+            try server.groupMessagesPerSecond.map {
+                try L.number($0, in: L.groupMessagesPerSecond, field: "server.groupMessagesPerSecond")
+            } ?? limits.messagesPerSecond
+        if let header = server.groupAddressHeader {
+            let token = header.utf8.allSatisfy {
+                $0 == 0x2D || (0x30...0x39).contains($0) || (0x41...0x5A).contains($0 & 0xDF)
+            }
+            guard (1...64).contains(header.utf8.count), token else {
+                throw InputLimitError(
+                    field: "server.groupAddressHeader",
+                    message: "must be a header name of 1 to 64 letters, digits and '-'"
+                )
+            }
+            limits.addressHeader = header
+        }
+        return limits
     }
 
     /// The creative IDs of an `inventory` key of an asset or a channel, each checked as an ID.

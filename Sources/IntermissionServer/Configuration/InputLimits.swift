@@ -23,6 +23,18 @@ public enum InputLimits {
     public static let maximumConnections: ClosedRange<Int> = 1...1_048_576
     /// `server.requestHeadTimeout`, seconds.
     public static let requestHeadTimeout: ClosedRange<Double> = 0.1...3600
+    /// `server.groupHelloTimeout` and `server.groupWriteTimeout`, seconds.
+    public static let groupTimeout: ClosedRange<Double> = 0.1...300
+    /// `server.groupPingInterval`, seconds.
+    public static let groupPingInterval: ClosedRange<Double> = 0.1...3600
+    /// `server.groupJoinsPerAddress`: up to a group's 64 participants.
+    public static let groupJoinsPerAddress: ClosedRange<Int> = 1...64
+    /// `server.groupMessagesPerSecond`.
+    public static let groupMessagesPerSecond: ClosedRange<Double> = 0.1...10_000
+    /// `server.groupMessageBurst`.
+    public static let groupMessageBurst: ClosedRange<Int> = 1...10_000
+    /// `server.groupSendQueue`, messages.
+    public static let groupSendQueue: ClosedRange<Int> = 1...100_000
     /// `repeatWindow`, seconds (30 days at most).
     public static let repeatWindow: ClosedRange<Double> = 0...2_592_000
     /// Break and creative durations, early returns and SCTE-35 default durations, seconds

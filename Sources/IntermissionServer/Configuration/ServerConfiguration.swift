@@ -61,6 +61,8 @@ public struct ServerConfiguration: Sendable {
     public var requestHeadTimeout: Duration = ServerConfiguration.defaultRequestHeadTimeout
     /// The default ``requestHeadTimeout``: 10 seconds.
     public static let defaultRequestHeadTimeout: Duration = .seconds(10)
+    /// What the group hub's sockets are held to: deadlines, rates, queues and joins per address.
+    public var groupLimits = GroupLimits()
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
     /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
     public var openedStore: (any AdStore)?

@@ -73,6 +73,13 @@ struct RelayedInput: Codable, Sendable, Equatable {
     var nonce: UInt64
     /// The participant's message (`join`, `message`).
     var message: GroupMessage?
+    /// The participant's connection (`join`, and `leave` when it closed; a leave without one is
+    /// an eviction).
+    var connection: UInt64?
+    /// The network address the participant joined from (`join`).
+    var address: String?
+    /// The secret a new participant is given (`join`).
+    var newSecret: String?
 }
 
 /// A group session's link to the relay.

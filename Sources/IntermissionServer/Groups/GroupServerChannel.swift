@@ -127,10 +127,13 @@ extension HTTPServerBuilder {
                             idleTimeout: policy.idleTimeout,
                             httpDecoderConfiguration: InputLimits.decoder
                         ),
-                        ws: .init(maxFrameSize: GroupSocket.maximumMessageBytes)
+                        ws: .init(
+                            maxFrameSize: GroupSocket.maximumMessageBytes,
+                            autoPing: .enabled(timePeriod: groups.limits.pingInterval)
+                        )
                     ),
-                    shouldUpgrade: { request, _, _ in
-                        GroupSocket.shouldUpgrade(request: request, groups: groups, logger: logger)
+                    shouldUpgrade: { request, channel, _ in
+                        GroupSocket.shouldUpgrade(request: request, channel: channel, groups: groups, logger: logger)
                     }
                 ),
                 policy: policy

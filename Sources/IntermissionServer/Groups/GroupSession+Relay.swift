@@ -5,26 +5,34 @@ import Logging
 /// A relayed group: inputs are numbered by the transport and applied in that order, here and on
 /// every other instance that holds the group (see `GroupRelay`).
 extension GroupSession {
-    /// Sends a join through the relay and waits for the hub's answer to it (at most
-    /// ``relayedJoinTimeout``).
+    /// Sends a join (a `hello` and where it comes from) through the relay and waits for the hub's
+    /// answer to it (at most ``relayedJoinTimeout``).
     func relayedJoin(
-        participantID: String,
-        description: ParticipantDescription,
-        policy: GroupPolicy,
-        send: @escaping Send,
+        _ hello: GroupMessage,
+        arrival: GroupHub.Arrival,
+        connection: GroupConnection,
         relay: GroupRelayLink
     ) async -> Bool {
+        guard case .hello(let participantID, _, _, _) = hello else { return false }
         let nonce = UInt64.random(in: 1...UInt64.max)
-        self.pendingJoins[nonce] = PendingJoin(participant: participantID, send: send, result: nil, waiter: nil)
-        let input = RelayedInput(
+        self.pendingJoins[nonce] = PendingJoin(
+            participant: participantID,
+            connection: connection,
+            result: nil,
+            waiter: nil
+        )
+        var input = RelayedInput(
             kind: .join,
             participant: participantID,
             at: self.clock.now().nanoseconds,
             instance: relay.instance,
             nonce: nonce,
-            message: .hello(participantID: participantID, description: description, policy: policy)
+            message: hello
         )
-        await self.publish(input, relay: relay, failureTo: send)
+        input.connection = arrival.connection
+        input.address = arrival.address
+        input.newSecret = arrival.newSecret
+        await self.publish(input, relay: relay, failureTo: connection)
         if let result = self.pendingJoins[nonce]?.result {
             self.pendingJoins[nonce] = nil
             return result
@@ -55,7 +63,7 @@ extension GroupSession {
     /// Appends an input through the transport and applies it here (with any before it that this
     /// instance has not seen); when the transport fails, the participant is told and nothing is
     /// applied.
-    func publish(_ input: RelayedInput, relay: GroupRelayLink, failureTo send: Send?) async {
+    func publish(_ input: RelayedInput, relay: GroupRelayLink, failureTo connection: GroupConnection?) async {
         let n: Int64
         do {
             let data = String(decoding: try JSONEncoder().encode(input), as: UTF8.self)
@@ -66,7 +74,7 @@ extension GroupSession {
                 metadata: ["group": "\(self.id)", "kind": "\(input.kind.rawValue)", "error": "\(error)"]
             )
             if input.kind == .join { self.resolveJoin(nonce: input.nonce, admitted: false) }
-            await send?(.error(code: "relay-failed", message: "the group's database did not take the message"))
+            connection?.send(.error(code: "relay-failed", message: "the group's database did not take the message"))
             return
         }
         await self.receive(GroupRelayNotice(group: self.id, n: n, data: nil), input: input)
@@ -142,13 +150,14 @@ extension GroupSession {
                 "group relay: a participant's instance went silent; it leaves the group",
                 metadata: ["group": "\(self.id)", "participant": "\(participant)"]
             )
-            await self.publishLeave(of: participant, relay: relay)
+            await self.publishLeave(of: participant, connection: nil, relay: relay)
         }
     }
 
-    /// Sends the leave of a participant through the relay, stamped now by this instance.
-    func publishLeave(of participant: String, relay: GroupRelayLink) async {
-        let input = RelayedInput(
+    /// Sends the leave of a participant's `connection` (whichever it is on: `nil`) through the
+    /// relay, stamped now by this instance.
+    func publishLeave(of participant: String, connection: UInt64?, relay: GroupRelayLink) async {
+        var input = RelayedInput(
             kind: .leave,
             participant: participant,
             at: self.clock.now().nanoseconds,
@@ -156,6 +165,7 @@ extension GroupSession {
             nonce: 0,
             message: nil
         )
+        input.connection = connection
         await self.publish(input, relay: relay, failureTo: nil)
     }
 
@@ -166,31 +176,41 @@ extension GroupSession {
         let mine = input.instance == relay.instance
         switch input.kind {
         case .join:
-            guard case .hello(let id, let description, let policy) = input.message, id == input.participant else {
+            guard let hello = input.message, case .hello(let id, _, _, _) = hello, id == input.participant else {
                 return
             }
-            let (outputs, admitted) = self.applyJoin(id, description: description, policy: policy, at: now)
+            let arrival = GroupHub.Arrival(
+                address: input.address,
+                connection: input.connection ?? input.nonce,
+                newSecret: input.newSecret
+            )
+            let (outputs, admitted) = self.applyJoin(hello, arrival: arrival, at: now)
             if admitted { self.owners[id] = (input.instance, ContinuousClock.now) }
-            var replyTo: Send?
+            var replyTo: GroupConnection?
             if mine, let pending = self.pendingJoins[input.nonce] {
-                replyTo = pending.send
-                if admitted { self.connections[id] = pending.send }
+                replyTo = pending.connection
+                if admitted { self.connect(id, pending.connection) }
                 self.resolveJoin(nonce: input.nonce, admitted: admitted)
+            } else if admitted, let former = self.connections.removeValue(forKey: id) {
+                // The participant came back through another instance: its connection here is over.
+                former.close()
             }
-            await self.deliver(outputs, replyTo: replyTo)
+            self.deliver(outputs, replyTo: replyTo)
         case .message:
             guard let message = input.message else { return }
             let outputs = self.applyMessage(message, from: input.participant, at: now)
-            await self.deliver(outputs, replyTo: mine ? self.connections[input.participant] : nil)
+            self.deliver(outputs, replyTo: mine ? self.connections[input.participant] : nil)
         case .leave:
-            self.owners[input.participant] = nil
-            self.evicting.remove(input.participant)
-            let (outputs, emptied) = self.applyLeave(input.participant, at: now)
+            if input.connection == nil || self.hub?.connection(of: input.participant) == input.connection {
+                self.owners[input.participant] = nil
+                self.evicting.remove(input.participant)
+            }
+            let (outputs, emptied) = self.applyLeave(input.participant, connection: input.connection, at: now)
             if emptied && mine {
                 let (transport, group) = (relay.transport, self.id)
                 Task { try? await transport.forgetGroup(group, through: number) }
             }
-            await self.deliver(outputs, replyTo: nil)
+            self.deliver(outputs, replyTo: nil)
         }
     }
 }

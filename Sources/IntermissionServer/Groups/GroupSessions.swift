@@ -26,17 +26,18 @@ struct HubClock: Sendable {
 }
 
 /// One group's hub and its participants' connections. An actor per group, so groups never wait on
-/// each other; the decisions are `GroupHub`'s, this only delivers them.
+/// each other; the decisions are `GroupHub`'s, this only delivers them (to each connection's queue,
+/// so the actor never waits for a socket).
 actor GroupSession {
-    /// Sends one message to one participant's socket.
-    typealias Send = @Sendable (GroupMessage) async -> Void
-
     let id: String
     let clock: HubClock
     /// The relay, when the group is shared by the instances on one database (see `GroupRelay`).
     let relay: GroupRelayLink?
+    /// The hub's ``GroupHub/joinsPerAddress``.
+    let joinsPerAddress: Int
     var hub: GroupHub?
-    var connections: [String: Send] = [:] {
+    /// The connection of each participant connected to this instance.
+    var connections: [String: GroupConnection] = [:] {
         didSet { self.occupancy.store(self.connections.count, ordering: .relaxed) }
     }
     /// The connections' count, readable without the actor (under the registry's lock).
@@ -61,7 +62,7 @@ actor GroupSession {
     /// A socket's join on its way through the relay.
     struct PendingJoin {
         var participant: String
-        var send: Send
+        var connection: GroupConnection
         var result: Bool?
         var waiter: CheckedContinuation<Bool, Never>?
     }
@@ -69,10 +70,25 @@ actor GroupSession {
     /// How long a relayed join waits for its input to come back before it gives up.
     static let relayedJoinTimeout = Duration.seconds(10)
 
-    init(id: String, clock: HubClock, relay: GroupRelayLink? = nil) {
+    init(
+        id: String,
+        clock: HubClock,
+        relay: GroupRelayLink? = nil,
+        joinsPerAddress: Int = GroupHub.defaultJoinsPerAddress
+    ) {
         self.id = id
         self.clock = clock
         self.relay = relay
+        self.joinsPerAddress = joinsPerAddress
+    }
+
+    /// A new participant's secret: 128 random bits, in hex.
+    static func newSecret() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<2).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }.joined()
     }
 
     /// Whether nobody is in the group or on the way in.
@@ -80,39 +96,52 @@ actor GroupSession {
         self.occupancy.load(ordering: .relaxed) == 0 && self.arriving.load(ordering: .relaxed) == 0
     }
 
-    /// A participant asks to join; the first one's policy becomes the group's.
+    /// A participant asks to join on `connection`; the first one's policy becomes the group's.
     func join(
         participantID: String,
         description: ParticipantDescription,
         policy: GroupPolicy,
-        send: @escaping Send
+        secret: String?,
+        connection: GroupConnection
     ) async -> Bool {
-        if let relay = self.relay {
-            return await self.relayedJoin(
-                participantID: participantID,
-                description: description,
-                policy: policy,
-                send: send,
-                relay: relay
-            )
-        }
-        let (outputs, admitted) = self.applyJoin(
-            participantID,
+        let hello = GroupMessage.hello(
+            participantID: participantID,
             description: description,
             policy: policy,
-            at: self.clock.now()
+            secret: secret
         )
-        if admitted { self.connections[participantID] = send }
-        await self.deliver(outputs, replyTo: send)
+        let arrival = GroupHub.Arrival(
+            address: connection.address,
+            connection: connection.id,
+            newSecret: Self.newSecret()
+        )
+        if let relay = self.relay {
+            return await self.relayedJoin(hello, arrival: arrival, connection: connection, relay: relay)
+        }
+        let (outputs, admitted) = self.applyJoin(hello, arrival: arrival, at: self.clock.now())
+        if admitted { self.connect(participantID, connection) }
+        self.deliver(outputs, replyTo: connection)
         return admitted
     }
 
-    /// A message from a participant that has joined.
-    func handle(_ message: GroupMessage, from participantID: String, receivedAt: ClockInstant) async {
+    /// Records a participant's connection; one it came back from is closed.
+    func connect(_ participantID: String, _ connection: GroupConnection) {
+        if let former = self.connections[participantID], former !== connection { former.close() }
+        self.connections[participantID] = connection
+    }
+
+    /// A message from a participant that has joined on `connection` (ignored once the participant
+    /// came back on another).
+    func handle(
+        _ message: GroupMessage,
+        from participantID: String,
+        on connection: GroupConnection,
+        receivedAt: ClockInstant
+    ) async {
+        guard self.connections[participantID] === connection else { return }
         if let relay = self.relay {
-            guard let send = self.connections[participantID] else { return }
             if case .ping(let sent) = message {
-                await send(.pong(sent: sent, hubReceived: receivedAt, hubSent: self.clock.now()))
+                connection.send(.pong(sent: sent, hubReceived: receivedAt, hubSent: self.clock.now()))
                 return
             }
             await self.publish(
@@ -125,42 +154,53 @@ actor GroupSession {
                     message: message
                 ),
                 relay: relay,
-                failureTo: send
+                failureTo: connection
             )
             return
         }
-        guard let hub = self.hub, let send = self.connections[participantID] else { return }
+        guard let hub = self.hub else { return }
         if case .ping(let sent) = message {
             // Answer with the instant the message was read, not when the actor got to it.
-            await send(hub.pong(sent: sent, received: receivedAt, answered: self.clock.now()))
+            connection.send(hub.pong(sent: sent, received: receivedAt, answered: self.clock.now()))
             return
         }
-        await self.deliver(self.applyMessage(message, from: participantID, at: self.clock.now()), replyTo: send)
+        self.deliver(self.applyMessage(message, from: participantID, at: self.clock.now()), replyTo: connection)
     }
 
-    /// A participant's connection closed.
-    func leave(participantID: String) async {
+    /// A participant's connection closed (nothing happens when the participant came back on
+    /// another).
+    func leave(participantID: String, connection: GroupConnection) async {
+        guard self.connections[participantID] === connection else { return }
+        self.connections[participantID] = nil
         if let relay = self.relay {
-            guard self.connections.removeValue(forKey: participantID) != nil else { return }
-            await self.publishLeave(of: participantID, relay: relay)
+            await self.publishLeave(of: participantID, connection: connection.id, relay: relay)
             return
         }
-        guard self.connections.removeValue(forKey: participantID) != nil else { return }
-        await self.deliver(self.applyLeave(participantID, at: self.clock.now()).outputs, replyTo: nil)
+        let outputs = self.applyLeave(participantID, connection: connection.id, at: self.clock.now()).outputs
+        self.deliver(outputs, replyTo: nil)
     }
 
     // MARK: - The hub's inputs, applied (here at once, or in the relay's order)
 
-    /// A join applied to the hub, made with the first joiner's policy: what to send, and whether it
-    /// admitted the participant.
+    /// A `hello` applied to the hub, made with the first joiner's policy: what to send, and whether
+    /// it admitted the participant.
     func applyJoin(
-        _ participantID: String,
-        description: ParticipantDescription,
-        policy: GroupPolicy,
+        _ hello: GroupMessage,
+        arrival: GroupHub.Arrival,
         at now: ClockInstant
     ) -> (outputs: [GroupHub.Output], admitted: Bool) {
+        guard case .hello(let participantID, let description, let policy, let secret) = hello else {
+            return ([], false)
+        }
         var hub = self.hub ?? GroupHub(policy: policy, now: now)
-        let outputs = hub.join(participantID: participantID, description: description, at: now)
+        hub.joinsPerAddress = self.joinsPerAddress
+        let outputs = hub.join(
+            participantID: participantID,
+            description: description,
+            secret: secret,
+            arrival: arrival,
+            at: now
+        )
         self.hub = hub
         let admitted = outputs.contains {
             if case .reply(.welcome) = $0 { return true }
@@ -177,22 +217,28 @@ actor GroupSession {
         return outputs
     }
 
-    /// A leave applied to the hub: what to send, and whether the group emptied (its hub is then
-    /// dropped).
-    func applyLeave(_ participantID: String, at now: ClockInstant) -> (outputs: [GroupHub.Output], emptied: Bool) {
+    /// A leave applied to the hub (of the participant's `connection`, or whichever it is on when
+    /// `nil`): what to send, and whether the group emptied (its hub is then dropped).
+    func applyLeave(
+        _ participantID: String,
+        connection: UInt64?,
+        at now: ClockInstant
+    ) -> (outputs: [GroupHub.Output], emptied: Bool) {
         guard var hub = self.hub else { return ([], false) }
-        let outputs = hub.leave(participantID: participantID, at: now)
+        let outputs = hub.leave(participantID: participantID, connection: connection, at: now)
         self.hub = hub.isEmpty ? nil : hub
         return (outputs, hub.isEmpty)
     }
 
-    func deliver(_ outputs: [GroupHub.Output], replyTo: Send?) async {
+    /// Queues the hub's messages on the connections: replies to `replyTo`, broadcasts to every
+    /// participant connected here.
+    func deliver(_ outputs: [GroupHub.Output], replyTo: GroupConnection?) {
         for output in outputs {
             switch output {
             case .reply(let message):
-                await replyTo?(message)
+                replyTo?.send(message)
             case .broadcast(let message):
-                for send in self.connections.values { await send(message) }
+                for connection in self.connections.values { connection.send(message) }
             }
         }
     }
@@ -209,12 +255,15 @@ final class GroupSessions: Sendable {
     let clock: HubClock
     /// The relay to the other instances on the database, if groups are shared.
     let relay: GroupRelayLink?
+    /// What the sockets are held to.
+    let limits: GroupLimits
     private let sessions = Mutex<[String: GroupSession]>([:])
 
     /// The groups of one instance (`relay` `nil`), or of every instance that relays through the
     /// same transport (the hub clock is then the wall clock).
-    init(relay: GroupRelayLink? = nil) {
+    init(relay: GroupRelayLink? = nil, limits: GroupLimits = GroupLimits()) {
         self.relay = relay
+        self.limits = limits
         self.clock = HubClock(wallClock: relay != nil)
     }
 
@@ -241,7 +290,12 @@ final class GroupSessions: Sendable {
                 session = existing
             } else {
                 guard sessions.count < Self.maximumGroups else { return nil }
-                session = GroupSession(id: id, clock: self.clock, relay: self.relay)
+                session = GroupSession(
+                    id: id,
+                    clock: self.clock,
+                    relay: self.relay,
+                    joinsPerAddress: self.limits.joinsPerAddress
+                )
                 sessions[id] = session
             }
             session.arriving.add(1, ordering: .relaxed)

@@ -15,8 +15,12 @@ import NIOWebSocket
 /// `refused`, then sends the group's state after every change.
 ///
 /// Limits: a message over ``maximumMessageBytes`` closes the socket (the WebSocket layer refuses
-/// it); a message that is not a JSON `GroupMessage` gets an `error` message and the socket stays
-/// open; binary messages get an `error`.
+/// it); a message that is not a JSON `GroupMessage`, or has a field over its bound
+/// (`GroupMessage.fieldProblem`), gets an `error` message and the socket stays open; binary
+/// messages get an `error`. The deadlines, rates and queue of ``GroupLimits`` apply: a socket that
+/// has not joined by `helloTimeout` is closed; messages over the rate get a `rate-limited` error,
+/// and a socket that keeps sending them is closed; a socket that does not read what it is sent is
+/// closed (``GroupConnection``).
 enum GroupSocket {
     /// The largest message read.
     static let maximumMessageBytes = 64 * 1024
@@ -33,72 +37,134 @@ enum GroupSocket {
     /// Decides whether an HTTP request becomes a group socket.
     static func shouldUpgrade(
         request: HTTPRequest,
+        channel: any Channel,
         groups: GroupSessions,
         logger: Logger
     ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         guard let id = request.path.flatMap(Self.groupID(path:)) else { return .dontUpgrade }
         let groupID = String(id)
+        let limits = groups.limits
         return .upgrade([:]) { inbound, outbound, _ in
-            let writer = SocketWriter(outbound: outbound)
-            guard GroupSessions.isValidID(id) else {
-                await Self.pauseBeforeRefusing()
-                await writer.send(.error(code: "bad-group-id", message: "a group ID is 1 to 64 of A-Z a-z 0-9 . _ -"))
-                try? await outbound.close(.policyViolation, reason: "bad group ID")
-                return
-            }
-            guard let session = groups.arrive(at: groupID) else {
-                await Self.pauseBeforeRefusing()
-                await writer.send(
-                    .error(code: "too-many-groups", message: "the server holds \(GroupSessions.maximumGroups) groups")
+            let connection = GroupConnection(
+                channel: channel,
+                address: limits.address(of: request, connection: channel.remoteAddress?.ipAddress),
+                capacity: limits.sendQueue,
+                writeTimeout: limits.writeTimeout
+            )
+            let refusal = await withTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { await connection.drain(to: outbound) }
+                let refusal = await Self.serve(
+                    connection,
+                    inbound: inbound,
+                    groupID: groupID,
+                    groups: groups,
+                    logger: logger
                 )
-                try? await outbound.close(.unknown(1013), reason: "too many groups")  // 1013: try again later
-                return
+                connection.finish()
+                return refusal
             }
-            var arriving = true
-            var participant: String?
-            defer {
-                if arriving { groups.arrived(at: session) }
-            }
-            do {
-                for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
-                    let receivedAt = groups.clock.now()
-                    guard case .text(let text) = message else {
-                        await writer.send(.error(code: "not-text", message: "messages are JSON text"))
-                        continue
-                    }
-                    let decoded: GroupMessage
-                    do {
-                        decoded = try JSONDecoder().decode(GroupMessage.self, from: Data(text.utf8))
-                    } catch {
-                        await writer.send(.error(code: "bad-message", message: Self.describe(error)))
-                        continue
-                    }
-                    if let participant {
-                        await session.handle(decoded, from: participant, receivedAt: receivedAt)
-                        continue
-                    }
-                    switch decoded {
-                    case .hello(let id, let description, let policy):
-                        let send: GroupSession.Send = { await writer.send($0) }
-                        if await session.join(participantID: id, description: description, policy: policy, send: send) {
-                            participant = id
-                            arriving = false
-                            groups.arrived(at: session)
-                        }
-                    case .ping(let sent):
-                        await writer.send(.pong(sent: sent, hubReceived: receivedAt, hubSent: groups.clock.now()))
-                    default:
-                        await writer.send(.error(code: "not-joined", message: "send hello first"))
-                    }
-                }
-            } catch {
-                logger.debug("group socket ended", metadata: ["group": "\(groupID)", "error": "\(error)"])
-            }
-            if let participant {
-                await session.leave(participantID: participant)
-                groups.forgetIfEmpty(session)
-            }
+            if let refusal { try? await outbound.close(refusal.code, reason: refusal.reason) }
         }
+    }
+
+    /// Reads a socket's messages and hands them to its group, within the socket's limits
+    /// (``GroupSocketGuard``): a socket that has not joined by the hello deadline is closed.
+    ///
+    /// - Returns: The close code and reason of a socket the server ends (a bad group ID, too many
+    ///   groups, too many messages), sent once its last messages are written.
+    static func serve(
+        _ connection: GroupConnection,
+        inbound: WebSocketInboundStream,
+        groupID: String,
+        groups: GroupSessions,
+        logger: Logger
+    ) async -> (code: WebSocketErrorCode, reason: String)? {
+        guard GroupSessions.isValidID(groupID[...]) else {
+            await Self.pauseBeforeRefusing()
+            connection.send(.error(code: "bad-group-id", message: "a group ID is 1 to 64 of A-Z a-z 0-9 . _ -"))
+            return (.policyViolation, "bad group ID")
+        }
+        guard let session = groups.arrive(at: groupID) else {
+            await Self.pauseBeforeRefusing()
+            connection.send(
+                .error(code: "too-many-groups", message: "the server holds \(GroupSessions.maximumGroups) groups")
+            )
+            return (.unknown(1013), "too many groups")  // 1013: try again later
+        }
+        var socketGuard = GroupSocketGuard(limits: groups.limits.socketGuard, opened: groups.clock.now())
+        let helloTimer = Task {
+            try await Task.sleep(for: groups.limits.helloTimeout)
+            logger.debug("group socket did not say hello in time", metadata: ["group": "\(groupID)"])
+            connection.close()
+        }
+        var participant: String?
+        var closing: (code: WebSocketErrorCode, reason: String)?
+        defer {
+            helloTimer.cancel()
+            if participant == nil { groups.arrived(at: session) }
+        }
+        do {
+            reading: for try await message in inbound.messages(maxSize: Self.maximumMessageBytes) {
+                let receivedAt = groups.clock.now()
+                switch socketGuard.message(at: receivedAt) {
+                case .take:
+                    break
+                case .refuse(let answer):
+                    connection.send(answer)
+                    continue
+                case .close(let reason):
+                    logger.debug("group socket closed", metadata: ["group": "\(groupID)", "reason": "\(reason)"])
+                    connection.send(.error(code: "closing", message: reason))
+                    closing = (.policyViolation, reason)
+                    break reading
+                }
+                guard case .text(let text) = message else {
+                    connection.send(.error(code: "not-text", message: "messages are JSON text"))
+                    continue
+                }
+                let decoded: GroupMessage
+                do {
+                    decoded = try JSONDecoder().decode(GroupMessage.self, from: Data(text.utf8))
+                } catch {
+                    connection.send(.error(code: "bad-message", message: Self.describe(error)))
+                    continue
+                }
+                if let problem = decoded.fieldProblem {
+                    connection.send(.error(code: "field-too-long", message: problem))
+                    continue
+                }
+                if let participant {
+                    await session.handle(decoded, from: participant, on: connection, receivedAt: receivedAt)
+                    continue
+                }
+                switch decoded {
+                case .hello(let id, let description, let policy, let secret):
+                    let admitted = await session.join(
+                        participantID: id,
+                        description: description,
+                        policy: policy,
+                        secret: secret,
+                        connection: connection
+                    )
+                    if admitted {
+                        participant = id
+                        helloTimer.cancel()
+                        groups.arrived(at: session)
+                    }
+                case .ping(let sent):
+                    connection.send(.pong(sent: sent, hubReceived: receivedAt, hubSent: groups.clock.now()))
+                default:
+                    connection.send(.error(code: "not-joined", message: "send hello first"))
+                }
+            }
+        } catch {
+            logger.debug("group socket ended", metadata: ["group": "\(groupID)", "error": "\(error)"])
+        }
+        if let participant {
+            await session.leave(participantID: participant, connection: connection)
+            groups.forgetIfEmpty(session)
+        }
+        return closing
     }
 
     /// How long a refusal waits after the upgrade before it is sent.
@@ -120,22 +186,5 @@ enum GroupSocket {
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "not a JSON group message" }
         return String(ConfigurationFile.describe(error).prefix(400))
-    }
-}
-
-/// Writes JSON messages to one socket, one at a time (an actor, so broadcasts from several
-/// participants' tasks do not interleave frames).
-actor SocketWriter {
-    let outbound: WebSocketOutboundWriter
-    let encoder = JSONEncoder()
-
-    init(outbound: WebSocketOutboundWriter) {
-        self.outbound = outbound
-    }
-
-    /// Sends a message; a closed socket is ignored (its reader ends the session).
-    func send(_ message: GroupMessage) async {
-        guard let data = try? self.encoder.encode(message) else { return }
-        try? await self.outbound.writeTextMessage(String(decoding: data, as: UTF8.self))
     }
 }
