@@ -211,7 +211,10 @@ if !coreOnly {
         ),
         .testTarget(
             name: "HTTPFetchTests",
-            dependencies: ["HTTPFetch", .product(name: "AsyncHTTPClient", package: "async-http-client")],
+            dependencies: [
+                "HTTPFetch", "IntermissionTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

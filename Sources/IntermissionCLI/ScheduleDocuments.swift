@@ -21,6 +21,8 @@ enum ScheduleDocuments {
     ) async -> (events: [InterstitialEvent], diagnostics: [ScheduleDiagnostic]) {
         let resolver = DateRangeScheduleResolver()
         let base = self.baseURL(of: input.name)
+        // A playlist fetched over the network may not name local files.
+        let readsFiles = base.hasPrefix("file://")
         var found: [ScheduleDiagnostic] = []
         var documents: [String: DateRangeScheduleResolver.Document] = [:]
         var resolution = resolver.resolve(playlist: playlist, playlistURL: base, documents: documents)
@@ -28,7 +30,7 @@ enum ScheduleDocuments {
         while !resolution.pendingURLs.isEmpty, rounds < self.maximumRounds {
             rounds += 1
             for url in resolution.pendingURLs {
-                let (document, diagnostics) = await self.read(url, timeout: timeout)
+                let (document, diagnostics) = await self.read(url, timeout: timeout, readsFiles: readsFiles)
                 documents[url] = document
                 found += diagnostics
             }
@@ -79,17 +81,27 @@ enum ScheduleDocuments {
         return [UInt8](try handle.read(upToCount: limit) ?? Data())
     }
 
-    /// Reads and decodes one document, with its decoding diagnostics.
+    /// Reads and decodes one document, with its decoding diagnostics; a `file://` URL only when
+    /// `readsFiles` (the playlist is a local file), and no other scheme than http(s).
     static func read(
         _ url: String,
-        timeout: Double
+        timeout: Double,
+        readsFiles: Bool
     ) async -> (DateRangeScheduleResolver.Document, [ScheduleDiagnostic]) {
+        let remote = url.hasPrefix("http://") || url.hasPrefix("https://")
         let location =
             url.hasPrefix("file://")
             ? String(url.dropFirst("file://".count).split(separator: "?", maxSplits: 1).first ?? "")
             : url
         let bytes: [UInt8]
         do {
+            guard remote || (readsFiles && url.hasPrefix("file://")) else {
+                throw PlaylistInput.Unusable(
+                    reason: readsFiles
+                        ? "\(url): only http, https and file URLs can be read"
+                        : "\(url): a playlist fetched over the network cannot name local files"
+                )
+            }
             bytes = try await self.readBytes(location, timeout: timeout)
         } catch {
             let failure = DateRangeScheduleDecodingError(

@@ -59,6 +59,12 @@ import Testing
         func remove() { try? FileManager.default.removeItem(atPath: self.folder) }
     }
 
+    /// The token the test receivers pair with.
+    static let token = "test-receiver-token-0123456789"
+
+    /// The headers of a paired sender's request (`Authorization: Bearer`, and JSON).
+    static let pairedHeaders: HTTPFields = [.authorization: "Bearer \(token)", .contentType: "application/json"]
+
     /// Runs `body` with the media server's base URL and a sender talking to a fresh receiver.
     static func withReceiver(
         profile: ReceiverProfile? = nil,
@@ -80,9 +86,12 @@ import Testing
         try await media.test(.live) { mediaClient in
             let base = "http://127.0.0.1:\(try #require(mediaClient.port))/media/cast/"
             let receiver = Receiver(profile: profile)
-            let app = buildReceiverApplication(receiver: receiver)
+            let app = buildReceiverApplication(receiver: receiver, access: try ReceiverAccess(token: Self.token))
             try await app.test(.live) { client in
-                let sender = try ReceiverClient(receiverURL: "http://127.0.0.1:\(try #require(client.port))")
+                let sender = try ReceiverClient(
+                    receiverURL: "http://127.0.0.1:\(try #require(client.port))",
+                    token: Self.token
+                )
                 do {
                     try await body(base, sender, client)
                 } catch {
@@ -431,7 +440,13 @@ import Testing
         try scratch.media("short.m3u8", seconds: 4)
         try await Self.withReceiver(scratch: scratch) { media, sender, client in
             func post(_ path: String, _ body: String) async throws -> (HTTPResponse.Status, [String: Any]) {
-                try await client.execute(uri: path, method: .post, body: .init(string: body)) { response in
+                try await client.execute(
+                    uri: path,
+                    method: .post,
+                    headers: Self.pairedHeaders,
+                    body: .init(string: body)
+                ) {
+                    response in
                     let json =
                         try JSONSerialization.jsonObject(with: Data(response.body.readableBytesView)) as? [String: Any]
                     return (response.status, (json?["error"] as? [String: Any]) ?? [:])
@@ -478,7 +493,11 @@ import Testing
                 #expect(error["code"] as? String == code, "\(body.prefix(60)): \(error)")
             }
             for query in ["after=abc", "after=1e308", "after=-1", "wait=nan", "wait=31", "after=%00"] {
-                let status = try await client.execute(uri: "/v1/receiver/events?" + query, method: .get) { $0.status }
+                let status = try await client.execute(
+                    uri: "/v1/receiver/events?" + query,
+                    method: .get,
+                    headers: Self.pairedHeaders
+                ) { $0.status }
                 #expect(status == .badRequest, "\(query)")
             }
             // A 9 KB request line (414) and a 9 KB header (431) are refused by the HTTP decoder, in
@@ -493,7 +512,11 @@ import Testing
                 #expect([414, 431].contains(response.status.code), "\(response.status)")
                 #expect(body.contains(#""error""#), "\(body.prefix(200))")
             }
-            let missing = try await client.execute(uri: "/v1/receiver/%2e%2e/state", method: .get) { $0.status }
+            let missing = try await client.execute(
+                uri: "/v1/receiver/%2e%2e/state",
+                method: .get,
+                headers: Self.pairedHeaders
+            ) { $0.status }
             #expect(missing == .notFound)
             // The sender sees the same errors as values, and the receiver still plays and answers.
             await #expect(

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import HTTPFetch
+import IntermissionTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -8,78 +9,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-/// A one-connection-at-a-time HTTP server on a loopback port that answers every request with the
-/// bytes `answer` gives (written in parts, with pauses, so slow and lying servers can be played).
-final class RawServer: Sendable {
-    /// The parts of one answer and the pause before each, in milliseconds.
-    typealias Answer = @Sendable (_ requestHead: String) -> [(pause: Int, bytes: [UInt8])]
-
-    let port: Int
-    private let socket: CInt
-
-    init(answer: @escaping Answer) throws {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var yes: CInt = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<CInt>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard bound == 0, listen(fd, 16) == 0 else { throw CancellationError() }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        self.port = Int(UInt16(bigEndian: address.sin_port))
-        self.socket = fd
-        let thread = Thread { RawServer.serve(fd, answer) }
-        thread.start()
-    }
-
-    var base: String { "http://127.0.0.1:\(self.port)" }
-
-    func stop() {
-        shutdown(self.socket, Int32(SHUT_RDWR))
-        close(self.socket)
-    }
-
-    private static func serve(_ fd: CInt, _ answer: Answer) {
-        while true {
-            let connection = accept(fd, nil, nil)
-            if connection < 0 { return }
-            var head: [UInt8] = []
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            while !head.ends(with: Array("\r\n\r\n".utf8)) {
-                let n = buffer.withUnsafeMutableBytes { read(connection, $0.baseAddress, $0.count) }
-                if n <= 0 { break }
-                head += buffer[0..<n]
-            }
-            for (pause, bytes) in answer(String(decoding: head, as: UTF8.self)) {
-                if pause > 0 { usleep(useconds_t(pause * 1000)) }
-                let written = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if written < 0 { break }
-            }
-            close(connection)
-        }
-    }
-
-    /// A complete answer with `Content-Length`.
-    static func response(_ status: String, _ body: [UInt8], headers: String = "") -> [UInt8] {
-        Array("HTTP/1.1 \(status)\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\(headers)\r\n".utf8) + body
-    }
-}
-
-extension Array where Element == UInt8 {
-    fileprivate func ends(with suffix: [UInt8]) -> Bool {
-        self.count >= suffix.count && Array(self[(self.count - suffix.count)...]) == suffix
-    }
-}
 
 @Suite(.serialized) struct BoundedFetchTests {
     static let client = BoundedFetch.makeClient(connectTimeout: .seconds(5))

@@ -19,10 +19,10 @@ import Testing
             "receiver", "--port", "0", "--json", "--profile", "Examples/receiver-low-end.json",
         ])
         defer { receiver.kill() }
-        let listening = try #require(try await receiver.firstLog(matching: #""url":"http://127\.0\.0\.1:[0-9]+"#))
-        let receiverURL = String(listening.dropFirst(#""url":""#.count))
+        let (receiverURL, token) = try await Self.listening(receiver)
         let cast = try ServeProcess([
-            "cast", address + "/vod/demo/main.m3u8", "--to", receiverURL, "--plan", "B", "--position", "54",
+            "cast", address + "/vod/demo/main.m3u8", "--to", receiverURL, "--token", token, "--plan", "B",
+            "--position", "54",
             "--seek", "57", "--json", "--until", "60",
         ])
         defer { cast.kill() }
@@ -40,6 +40,47 @@ import Testing
         #expect(receiver.text.contains(#""message":"plan B; playlist interstitials off""#), "\(receiver.text)")
         _ = try await receiver.terminate()
         _ = try await server.terminate()
+    }
+
+    /// The URL and the pairing token a receiver started with `--json` printed.
+    static func listening(_ receiver: ServeProcess) async throws -> (url: String, token: String) {
+        let line = try #require(try await receiver.firstLog(matching: #"\{"event":"listening"[^\n]*\}"#))
+        let fields = try #require(Self.objects(line).first)
+        return (try #require(fields["url"] as? String), try #require(fields["token"] as? String))
+    }
+
+    /// A receiver refuses a cast without its token or with a wrong one; the token given with
+    /// `--token` to the receiver and through the environment to `cast` pairs them.
+    @Test(.timeLimit(.minutes(1)))
+    func castPairsWithTheReceiversToken() async throws {
+        let token = "pairing-token-for-the-cast-test"
+        let receiver = try ServeProcess(["receiver", "--port", "0", "--json", "--token", token])
+        defer { receiver.kill() }
+        let (url, printed) = try await Self.listening(receiver)
+        #expect(printed == token)
+        let stream = "http://127.0.0.1:1/x.m3u8"
+        let missing = try await CLI.run(
+            ["cast", stream, "--to", url],
+            environment: ["INTERMISSION_RECEIVER_TOKEN": ""]
+        )
+        #expect(missing.status == 2 && missing.stderr.contains("unauthorized"), "\(missing.stderr)")
+        let wrong = try await CLI.run(["cast", stream, "--to", url, "--token", String(token.reversed())])
+        #expect(wrong.status == 2 && wrong.stderr.contains("unauthorized"), "\(wrong.stderr)")
+        #expect(!receiver.text.contains(#""kind":"session""#), "\(receiver.text)")
+        // Paired: the receiver takes the session (nothing listens at the stream URL, so it
+        // cannot play it; the cast stops after 2 s).
+        let paired = try await CLI.run(
+            ["cast", stream, "--to", url, "--json", "--until", "2"],
+            environment: ["INTERMISSION_RECEIVER_TOKEN": token]
+        )
+        let kinds = Self.objects(String(decoding: paired.stdout, as: UTF8.self)).compactMap { $0["kind"] as? String }
+        #expect(kinds.first == "session", "\(kinds) \(paired.stderr)")
+        #expect([0, 1].contains(paired.status), "\(paired.stderr)")
+        #expect(receiver.text.contains(#""kind":"session""#), "\(receiver.text)")
+        // A receiver refuses a token too short to pair with.
+        let short = try await CLI.run(["receiver", "--port", "0", "--token", "1234"])
+        #expect(short.status == 64 && short.stderr.contains("--token"), "\(short.stderr)")
+        _ = try await receiver.terminate()
     }
 
     @Test func badCastsAndReceiversAreRefused() async throws {

@@ -20,13 +20,21 @@ enum CLI {
         var stderr: String
     }
 
-    /// Runs the binary with `arguments` in the repository folder, `stdin` as its input, to its exit.
-    static func run(_ arguments: [String], stdin: [UInt8]? = nil) async throws -> Output {
+    /// Runs the binary with `arguments` in the repository folder, `stdin` as its input, to its exit;
+    /// `environment` is added to the test's own.
+    static func run(
+        _ arguments: [String],
+        stdin: [UInt8]? = nil,
+        environment: [String: String] = [:]
+    ) async throws -> Output {
         let result = try await runProcess(
             productsDirectory.appendingPathComponent("intermission"),
             arguments,
             currentDirectory: repository,
-            stdin: stdin
+            environment: environment.isEmpty
+                ? nil : ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            stdin: stdin,
+            timeout: .seconds(60)
         )
         return Output(
             status: result.status,

@@ -8,7 +8,7 @@ import NIOHTTP1
 /// sends it remote commands, and reads its events.
 ///
 /// ```swift
-/// let sender = try ReceiverClient(receiverURL: "http://127.0.0.1:8090")
+/// let sender = try ReceiverClient(receiverURL: "http://127.0.0.1:8090", token: "the token it printed")
 /// _ = try await sender.handOver(ReceiverSession(url: "https://example.com/main.m3u8", plan: .c))
 /// let reply = try await sender.send(ReceiverCommand(.seek, time: 60))
 /// print(reply.allowed, reply.reason)   // false, "… X-RESTRICT=SKIP …" while the first ad plays
@@ -18,6 +18,8 @@ public actor ReceiverClient {
     /// The receiver's base URL (`http://host:port`).
     public nonisolated let receiverURL: String
     let client: HTTPClient
+    /// The token the receiver printed, sent as `Authorization: Bearer TOKEN` with every request.
+    let token: String?
     /// How long one request may take (a long poll adds its wait).
     public nonisolated let timeout: Duration
 
@@ -28,11 +30,22 @@ public actor ReceiverClient {
     /// The largest answer read.
     static let maximumAnswerBytes = 4 << 20
 
+    /// The longest token sent (256 characters).
+    public static let maximumTokenLength = 256
+
     /// Creates a sender for the receiver at `receiverURL`.
     ///
-    /// - Throws: ``ReceiverError`` `invalidInput` when the URL is not `http(s)`.
+    /// - Parameters:
+    ///   - receiverURL: The receiver's base URL (`http://host:port`).
+    ///   - token: The receiver's pairing token (it prints it when it starts); `nil` sends none,
+    ///     which a receiver answers `401`.
+    ///   - httpClient: The client requests go through.
+    ///   - timeout: How long one request may take (a long poll adds its wait).
+    /// - Throws: ``ReceiverError`` `invalidInput` when the URL is not `http(s)`, or the token is
+    ///   not 1 to ``maximumTokenLength`` visible ASCII characters.
     public init(
         receiverURL: String,
+        token: String? = nil,
         httpClient: HTTPClient = ReceiverClient.sharedHTTPClient,
         timeout: Duration = .seconds(20)
     )
@@ -41,6 +54,17 @@ public actor ReceiverClient {
         if let problem = ReceiverSession.urlProblem(receiverURL) {
             throw ReceiverError(code: "invalidInput", message: "the receiver URL " + problem, field: "to")
         }
+        if let token,
+            token.isEmpty || token.utf8.count > Self.maximumTokenLength
+                || !token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+        {
+            throw ReceiverError(
+                code: "invalidInput",
+                message: "the token takes 1 to \(Self.maximumTokenLength) visible ASCII characters",
+                field: "token"
+            )
+        }
+        self.token = token
         var base = receiverURL
         while base.hasSuffix("/") { base.removeLast() }
         self.receiverURL = base
@@ -104,6 +128,7 @@ public actor ReceiverClient {
         var request = HTTPClientRequest(url: self.receiverURL + path)
         request.method = method
         request.headers.add(name: "Accept", value: "application/json")
+        if let token = self.token { request.headers.add(name: "Authorization", value: "Bearer " + token) }
         do {
             if let body {
                 request.headers.add(name: "Content-Type", value: "application/json")

@@ -91,7 +91,9 @@ struct Play: AsyncParsableCommand {
         // Its own client: a refused connection fails at once instead of being retried until the deadline.
         let client = PlaylistInput.makeClient(timeout: self.network.timeout)
         do {
-            try await self.play(loader: LocalFileLoader(network: HTTPResourceLoader(client: client)))
+            // Local files are read only for a stream played from the disk (an offline copy).
+            let local = Self.streamURL(self.url).prefix(7).lowercased() == "file://"
+            try await self.play(loader: LocalFileLoader(network: HTTPResourceLoader(client: client), readsFiles: local))
         } catch {
             try? await client.shutdown()
             throw error

@@ -15,7 +15,11 @@ struct ReceiverCommandLine: AsyncParsableCommand {
             ending, remote commands with their answers, transition risks). It enforces X-RESTRICT on \
             every remote command as the local player would. With --profile (a receiver profile such \
             as Examples/receiver-low-end.json) it reports, before an interstitial plays, when its \
-            variant needs another decoder or output mode than the primary's.
+            variant needs another decoder or output mode than the primary's. Senders pair with \
+            the token it prints (a random one unless --token or INTERMISSION_RECEIVER_TOKEN gives \
+            it): every request but /health needs Authorization: Bearer TOKEN, a Host naming the \
+            receiver (its address, localhost, or an --allow-host name), no foreign Origin, and \
+            Content-Type: application/json on a POST.
             """
     )
 
@@ -28,11 +32,35 @@ struct ReceiverCommandLine: AsyncParsableCommand {
     @Option(help: "A receiver profile (JSON): the codecs, ranges and sizes it decodes.")
     var profile: String?
 
+    @Option(
+        help: """
+            The token senders pair with (16 to 256 visible ASCII characters; default: \
+            INTERMISSION_RECEIVER_TOKEN, or a random one printed at start).
+            """
+    )
+    var token: String?
+
+    @Option(help: "A further host name the Host header may carry (a LAN name, say); repeatable, at most 64.")
+    var allowHost: [String] = []
+
     @Flag(help: "Print the URL and the events as JSON lines.")
     var json = false
 
     func validate() throws {
         guard (0...65_535).contains(self.port) else { throw ValidationError("--port takes 0 to 65535") }
+        _ = try self.access()
+    }
+
+    /// The access rules: the token given (`--token`, else the environment) or a random one, and
+    /// the `--allow-host` names.
+    func access() throws -> ReceiverAccess {
+        let given = self.token ?? environmentToken()
+        do {
+            return try ReceiverAccess(token: given ?? ReceiverAccess.randomToken(), allowedHosts: self.allowHost)
+        } catch {
+            let option = error.field == "token" ? "--token" : "--allow-host"
+            throw ValidationError("\(option): \(error.message)")
+        }
     }
 
     func run() async throws {
@@ -49,19 +77,25 @@ struct ReceiverCommandLine: AsyncParsableCommand {
                 throw ExitCode(2)
             }
         }
+        let access = try self.access()
         let receiver = Receiver(profile: profile)
         let updates = await receiver.updates()
         let json = self.json
         let host = self.host == "0.0.0.0" ? "127.0.0.1" : self.host
         var logger = Logger(label: "intermission.receiver")
         logger.logLevel = .warning
-        let app = buildReceiverApplication(receiver: receiver, hostname: self.host, port: self.port, logger: logger) {
-            port in
+        let app = buildReceiverApplication(
+            receiver: receiver,
+            access: access,
+            hostname: self.host,
+            port: self.port,
+            logger: logger
+        ) { port in
             let url = "http://\(host):\(port)"
             if json {
-                ReceiverOutput.line(["event": "listening", "url": url])
+                ReceiverOutput.line(["event": "listening", "url": url, "token": access.token])
             } else {
-                ReceiverOutput.write("intermission receiver listening on \(url)\n")
+                ReceiverOutput.write("intermission receiver listening on \(url)\npairing token: \(access.token)\n")
             }
         }
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -73,6 +107,13 @@ struct ReceiverCommandLine: AsyncParsableCommand {
             group.cancelAll()
         }
     }
+}
+
+/// The pairing token in `INTERMISSION_RECEIVER_TOKEN`, when it is set and not empty.
+func environmentToken() -> String? {
+    guard let token = ProcessInfo.processInfo.environment[ReceiverAccess.tokenEnvironmentVariable], !token.isEmpty
+    else { return nil }
+    return token
 }
 
 /// How `receiver` and `cast` print.
@@ -132,6 +173,9 @@ struct Cast: AsyncParsableCommand {
     @Option(help: "The receiver's URL (http://HOST:PORT).")
     var to: String
 
+    @Option(help: "The token the receiver printed (default: INTERMISSION_RECEIVER_TOKEN).")
+    var token: String?
+
     @Option(help: "The service plan: A, B or C.")
     var plan: String = "A"
 
@@ -189,7 +233,8 @@ struct Cast: AsyncParsableCommand {
         }
         let sender: ReceiverClient
         do {
-            sender = try ReceiverClient(receiverURL: self.to)
+            let token = self.token ?? environmentToken()
+            sender = try ReceiverClient(receiverURL: self.to, token: token)
             _ = try await sender.handOver(session)
         } catch {
             printError("intermission: the receiver did not take the session: \(error)")

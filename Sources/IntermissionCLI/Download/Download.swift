@@ -18,7 +18,10 @@ struct Download: AsyncParsableCommand {
             file fetched, with its URL and size) and .intermission/ (the journal). Run it again after \
             an interruption: finished files are kept and a partial one continues with a Range \
             request, so no byte is fetched twice. `intermission play DIR/main.m3u8` plays the copy \
-            without the network.
+            without the network. Against a hostile server: --timeout bounds the answer and every \
+            pause in a body, a body slower than --min-rate fails, playlists and asset lists are read \
+            up to 64 MiB, a copy fetches at most --max-segments files, and nothing is written \
+            through a symbolic link inside DIR.
             """
     )
 
@@ -36,6 +39,17 @@ struct Download: AsyncParsableCommand {
 
     @Option(help: "Fetch at most this many bytes a second (1000 to 1e12).")
     var limitRate: Int?
+
+    @Option(
+        help: """
+            Fail a body that brings fewer bytes a second than this over each --timeout (at least 1 s) \
+            window (0 to 1e9, 0 off; default 4096; kept under half of --limit-rate).
+            """
+    )
+    var minRate: Int = OfflineCopier.defaultMinimumRate
+
+    @Option(help: "The most segments, maps and keys the copy may fetch (1 to 1e7; default 100000).")
+    var maxSegments: Int = OfflineCopier.defaultMaximumSegments
 
     @Flag(help: "Print each file as a JSON line (fetched or kept) instead of the progress line.")
     var json = false
@@ -56,6 +70,12 @@ struct Download: AsyncParsableCommand {
         }
         if let limitRate, !(1000...1_000_000_000_000).contains(limitRate) {
             throw ValidationError("--limit-rate takes bytes a second from 1000 to 1e12")
+        }
+        guard (0...1_000_000_000).contains(self.minRate) else {
+            throw ValidationError("--min-rate takes bytes a second from 0 to 1e9")
+        }
+        guard (1...10_000_000).contains(self.maxSegments) else {
+            throw ValidationError("--max-segments takes 1 to 1e7")
         }
         guard self.url.hasPrefix("http://") || self.url.hasPrefix("https://") else {
             throw ValidationError("the stream must be an http or https URL")
@@ -78,6 +98,8 @@ struct Download: AsyncParsableCommand {
             selection: selection,
             client: client,
             timeout: self.network.timeout,
+            maximumSegments: self.maxSegments,
+            minimumRate: self.minRate,
             rateLimit: self.limitRate
         ) { report in
             let line = progress.add(report)

@@ -41,6 +41,14 @@ actor OfflineCopier {
     let timeout: TimeAmount
     /// The most bytes one file may have.
     let maximumFileSize: Int64
+    /// The most bytes a playlist or asset list may have (the CLI's input limit, 64 MiB).
+    let maximumPlaylistSize: Int64
+    /// The most segments, maps and keys the whole copy may fetch.
+    let maximumSegments: Int
+    /// How slow a body may be.
+    let transfer: TransferLimits
+    /// The segments, maps and keys of the playlists copied so far.
+    private var segmentsPlanned = 0
     /// The most bytes a second to fetch (`nil`: as fast as the server sends).
     let rateLimit: Int?
     /// When this run began fetching and how much it fetched, for the rate limit.
@@ -64,10 +72,18 @@ actor OfflineCopier {
         client: HTTPClient,
         timeout: Double,
         maximumFileSize: Int64 = 1 << 30,
+        maximumPlaylistSize: Int64 = Int64(PlaylistInput.maximumSize),
+        maximumSegments: Int = OfflineCopier.defaultMaximumSegments,
+        minimumRate: Int = OfflineCopier.defaultMinimumRate,
         rateLimit: Int? = nil,
         report: @escaping @Sendable (Report) -> Void
     ) {
         self.rateLimit = rateLimit
+        self.maximumPlaylistSize = maximumPlaylistSize
+        self.maximumSegments = maximumSegments
+        // Our own rate limit must not pass for a slow server: the floor stays under half of it.
+        let floor = rateLimit.map { min(minimumRate, $0 / 2) } ?? minimumRate
+        self.transfer = TransferLimits(idleTimeout: .nanoseconds(Int64(timeout * 1e9)), minimumRate: floor)
         self.root = root
         self.selection = selection
         self.client = client
@@ -75,6 +91,12 @@ actor OfflineCopier {
         self.maximumFileSize = maximumFileSize
         self.report = report
     }
+
+    /// The most segments, maps and keys a copy fetches by default (`--max-segments`): 100,000,
+    /// a day of 1-second segments with room to spare.
+    static let defaultMaximumSegments = 100_000
+    /// The fewest bytes a second a body may bring by default (`--min-rate`): 4 KiB.
+    static let defaultMinimumRate = 4096
 
     // MARK: The copy
 
@@ -204,6 +226,14 @@ actor OfflineCopier {
             }
             return uri
         }
+        guard self.segmentsPlanned + uris.count <= self.maximumSegments else {
+            throw DownloadError(
+                description: "\(url): \(uris.count) segments, maps and keys"
+                    + (self.segmentsPlanned > 0 ? " after \(self.segmentsPlanned) others" : "")
+                    + ": more than the \(self.maximumSegments) a copy may fetch (--max-segments)"
+            )
+        }
+        self.segmentsPlanned += uris.count
         for (index, uri) in uris.enumerated() {
             let absolute = URIReference.resolve(uri, against: url)
             guard absolute.hasPrefix("http://") || absolute.hasPrefix("https://") else {
@@ -287,18 +317,26 @@ actor OfflineCopier {
     /// on a later run.
     func fetchRaw(_ url: String) async throws -> ([UInt8], String) {
         let path = ".intermission/raw/" + Self.hashName(url)
-        try await self.fetchFile(url, to: path)
-        guard let data = FileManager.default.contents(atPath: self.root.appendingPathComponent(path).path) else {
+        try await self.fetchFile(url, to: path, limit: self.maximumPlaylistSize)
+        let file = try self.checkedURL(path)
+        guard let size = Self.size(of: file), size <= self.maximumPlaylistSize else {
+            throw DownloadError(description: "\(url): larger than \(self.maximumPlaylistSize) bytes (a playlist)")
+        }
+        guard let data = FileManager.default.contents(atPath: file.path) else {
             throw DownloadError(description: "\(path): cannot be read back")
         }
         return ([UInt8](data), path)
     }
 
-    /// Fetches `url` into `path` unless the journal has it whole; a partial file from an
-    /// interrupted run continues with a `Range` request.
-    func fetchFile(_ url: String, to path: String) async throws {
+    /// Fetches `url` into `path` unless the journal has it whole.
+    ///
+    /// A partial file from an interrupted run continues with a `Range` request. A body larger
+    /// than `limit` bytes (the file size limit by default), or one that stalls or trickles
+    /// (``transfer``), fails.
+    func fetchFile(_ url: String, to path: String, limit: Int64? = nil) async throws {
         if self.ordered.insert(url).inserted { self.order.append(url) }
-        let file = self.root.appendingPathComponent(path)
+        let limit = limit ?? self.maximumFileSize
+        let file = try self.checkedURL(path)
         if let entry = self.done[url], entry.path == path, Self.size(of: file) == Int64(entry.bytes) {
             self.report(.kept(entry))
             return
@@ -307,7 +345,7 @@ actor OfflineCopier {
             throw DownloadError(description: "\(url): only http and https URLs can be downloaded")
         }
         try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
-        let part = file.appendingPathExtension("part")
+        let part = try self.checkedURL(path + ".part")
         var offset = Self.size(of: part) ?? 0
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: "intermission-download/0.1")
@@ -331,29 +369,53 @@ actor OfflineCopier {
             _ = try? await response.body.collect(upTo: 1 << 16)
             throw DownloadError(description: "\(url): HTTP \(response.status.code)")
         }
+        // A length announced past the limit is refused before a byte of the body is read.
+        if let length = response.headers.first(name: "content-length").flatMap({ Int64($0) }),
+            length > limit - offset
+        {
+            throw DownloadError(description: "\(url): larger than \(limit) bytes (Content-Length \(length))")
+        }
         if !FileManager.default.fileExists(atPath: part.path) || offset == 0 {
             _ = FileManager.default.createFile(atPath: part.path, contents: nil)
         }
+        let start = offset
+        let written = try await TransferWatchdog.guarded(url: url, limits: self.transfer) { meter in
+            try await self.writeBody(response.body, of: url, to: part, from: start, limit: limit, meter: meter)
+        }
+        try self.finish(url: url, part: part, file: file, path: path, resumedFrom: offset, fetched: written - offset)
+    }
+
+    /// Writes `body` into `part` (appended after `offset` bytes, or from the start when
+    /// `offset` is 0), telling `meter` of every chunk; the bytes the part has at the end.
+    private func writeBody(
+        _ body: HTTPClientResponse.Body,
+        of url: String,
+        to part: URL,
+        from offset: Int64,
+        limit: Int64,
+        meter: TransferMeter
+    ) async throws -> Int64 {
         let handle = try FileHandle(forWritingTo: part)
         defer { try? handle.close() }
         if offset == 0 { try handle.truncate(atOffset: 0) } else { try handle.seekToEnd() }
         var written = offset
         do {
-            for try await buffer in response.body {
+            for try await buffer in body {
+                meter.received(buffer.readableBytes)
                 written += Int64(buffer.readableBytes)
-                guard written <= self.maximumFileSize else {
-                    throw DownloadError(description: "\(url): larger than \(self.maximumFileSize) bytes")
-                }
+                guard written <= limit else { throw DownloadError(description: "\(url): larger than \(limit) bytes") }
                 try handle.write(contentsOf: buffer.readableBytesView)
                 try await self.keepToRate(Int64(buffer.readableBytes))
             }
         } catch let error as DownloadError {
             throw error
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
             throw DownloadError(description: "\(url): \(error)")
         }
         try handle.synchronize()
-        try self.finish(url: url, part: part, file: file, path: path, resumedFrom: offset, fetched: written - offset)
+        return written
     }
 
     /// Waits as long as the bytes fetched so far are ahead of the rate limit.
@@ -387,9 +449,8 @@ actor OfflineCopier {
     /// Reads the journal of an earlier run (its session ID and finished files) and opens it for
     /// appending.
     func openJournal() throws {
-        let folder = self.root.appendingPathComponent(".intermission")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let url = folder.appendingPathComponent("journal.jsonl")
+        let url = try self.checkedURL(".intermission/journal.jsonl")
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         if let data = FileManager.default.contents(atPath: url.path) {
             let decoder = JSONDecoder()
             for line in data.split(separator: UInt8(ascii: "\n")) {
@@ -442,7 +503,7 @@ actor OfflineCopier {
     }
 
     func write(_ bytes: [UInt8], to path: String) throws {
-        let url = self.root.appendingPathComponent(path)
+        let url = try self.checkedURL(path)
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: url, options: .atomic)
     }
@@ -452,6 +513,30 @@ actor OfflineCopier {
     }
 
     // MARK: Paths
+
+    /// The file `path` (relative to the root) once no part of it under the root is a symbolic
+    /// link (each looked at with `lstat`, never followed), so nothing is written outside the
+    /// folder through a link placed in it; parts that do not exist yet are made as folders by
+    /// the writer.
+    ///
+    /// - Throws: ``DownloadError`` naming the link, or a part that is empty, `.` or `..`.
+    func checkedURL(_ path: String) throws -> URL {
+        var url = self.root
+        for part in path.split(separator: "/", omittingEmptySubsequences: false) {
+            guard !part.isEmpty, part != ".", part != ".." else {
+                throw DownloadError(description: "\(path): not a plain path inside the folder")
+            }
+            url.appendPathComponent(String(part))
+            var status = stat()
+            guard lstat(url.path, &status) == 0 else { continue }
+            if status.st_mode & S_IFMT == S_IFLNK {
+                throw DownloadError(
+                    description: "\(url.path) is a symbolic link: refusing to write through it (remove it)"
+                )
+            }
+        }
+        return url
+    }
 
     /// Joins relative path parts with `/` (empty parts left out).
     static func join(_ parts: String...) -> String {

@@ -20,14 +20,19 @@ import NIOCore
 /// Bad input is answered `4xx` with the server's JSON error shape
 /// (`{"error":{"status":400,"code":"invalidInput","message":"...","field":"position"}}`).
 ///
+/// Every request must pass ``ReceiverAccess``: a `Host` naming the receiver, no foreign `Origin`,
+/// the token in `Authorization: Bearer` (all but `/health`), and JSON `POST` bodies.
+///
 /// - Parameters:
 ///   - receiver: The receiver served.
+///   - access: Who may talk to it (the senders' token, further host names).
 ///   - hostname: The address to listen on.
 ///   - port: The port (0 picks a free one).
 ///   - logger: The server's logger.
 ///   - onRunning: Called with the bound port once the server listens.
 public func buildReceiverApplication(
     receiver: Receiver,
+    access: ReceiverAccess,
     hostname: String = "127.0.0.1",
     port: Int = 0,
     logger: Logger = Logger(label: "intermission.receiver"),
@@ -35,6 +40,8 @@ public func buildReceiverApplication(
 ) -> some ApplicationProtocol {
     let router = Router(context: ServerRequestContext.self)
     router.add(middleware: JSONErrorMiddleware())
+    let bound = BoundPort()
+    router.add(middleware: ReceiverAccessMiddleware(access: access, hostname: hostname, port: bound))
     ReceiverController(receiver: receiver).addRoutes(to: router)
     return Application(
         router: router,
@@ -44,7 +51,11 @@ public func buildReceiverApplication(
             address: .hostname(hostname, port: port),
             serverName: "intermission-receiver"
         ),
-        onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? port) },
+        onServerRunning: { channel in
+            let listening = channel.localAddress?.port ?? port
+            bound.set(listening)
+            await onRunning(listening)
+        },
         logger: logger
     )
 }
