@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import HTTPFetch
+import IntermissionTestSupport
 import Synchronization
 import Testing
 
