@@ -464,6 +464,83 @@ let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
     }
 }
 
+/// Issue 25, part 4: the other marker styles packagers write become breaks too, read through the
+/// SCTE-35 decoder (`SCTE35CueReader`).
+@Suite struct SCTE35MarkerStyleTests {
+    /// SCTE 35's splice_insert example (out of the network, event 0x4800008F, 60.293567 s).
+    static let spliceOut = "/DAvAAAAAAAA///wFAVIAACPf+/+c2nALv4AUsz1AAAAAAAKAAhDVUVJAAABNWLbowo="
+    /// The same event back into the network (made with threefive from the example).
+    static let spliceIn = "/DAqAAAAAAAA///wDwVIAACPf0/+c2nALgAAAAAACgAIQ1VFSQAAATXqkiVF"
+
+    /// 2 s segments from `t0`, `markers[k]` before segment `k`.
+    static func playlist(_ markers: [Int: String], from first: Int = 0, count: Int = 10) throws -> MediaPlaylist {
+        var text = "#EXTM3U\n#EXT-X-TARGETDURATION:2\n#EXT-X-MEDIA-SEQUENCE:\(first)\n"
+        text += "#EXT-X-PROGRAM-DATE-TIME:\((t0 + MediaTime(seconds: 2 * first)).iso8601)\n"
+        for k in first..<(first + count) {
+            if let marker = markers[k] { text += marker + "\n" }
+            text += "#EXTINF:2,\ns\(k).ts\n"
+        }
+        return try MediaPlaylist(parsing: text)
+    }
+
+    @Test func cueOutMakesABreakAndALaterCueInReturnsEarly() throws {
+        let first = try Self.playlist([
+            2: "#EXT-X-CUE-OUT:DURATION=30", 3: "#EXT-X-CUE-OUT-CONT:ElapsedTime=2,Duration=30",
+        ])
+        let created = SCTE35Translator.breaks(in: first, channel: "up", known: [:], defaultDuration: 60, now: t0)
+        #expect(created.count == 1)
+        let made = try #require(created.first)
+        #expect(made.startDate == t0 + MediaTime(seconds: 4) && made.duration == 30 && made.origin == .scte35)
+        // A later window starts inside the break: the continuation names the same break, and the
+        // CUE-IN 12 s after its start ends it early.
+        let later = try Self.playlist(
+            [5: "#EXT-X-CUE-OUT-CONT:ElapsedTime=6,Duration=30", 8: "#EXT-X-CUE-IN"],
+            from: 5
+        )
+        let updated = SCTE35Translator.breaks(
+            in: later,
+            channel: "up",
+            known: [made.id: made],
+            defaultDuration: 60,
+            now: t0 + 20
+        )
+        #expect(updated.map(\.id) == [made.id])
+        #expect(updated.first?.playoutLimit == 12 && updated.first?.duration == 30)
+    }
+
+    @Test func base64SpliceInsertsOpenAndCloseTheirEvent() throws {
+        let playlist = try Self.playlist([
+            1: "#EXT-OATCLS-SCTE35:\(Self.spliceOut)\n#EXT-X-ASSET:CAID=0x0000000020FB6501",
+            6: "#EXT-X-SPLICEPOINT-SCTE35:\(Self.spliceIn)",
+        ])
+        let breaks = SCTE35Translator.breaks(in: playlist, channel: "up", known: [:], defaultDuration: 60, now: t0)
+        #expect(breaks.count == 1)
+        let made = try #require(breaks.first)
+        #expect(made.id == "scte-splice-\(0x4800_008F)")
+        #expect(made.startDate == t0 + MediaTime(seconds: 2))
+        #expect(abs(made.duration.seconds - 60.293567) < 0.000_01)
+        #expect(made.playoutLimit == 10)
+    }
+
+    @Test func segmentationTypesOutsideTheConfiguredOnesMakeNoBreak() throws {
+        let timeSignal = "/DA0AAAAAAAA///wBQb+cr0AUAAeAhxDVUVJSAAAjn/PAAGlmbAICAAAAAAsoKGKNAIAmsnRfg=="
+        let playlist = try Self.playlist([3: "#EXT-X-SCTE35:CUE=\"\(timeSignal)\""])
+        let byDefault = SCTE35Translator.breaks(in: playlist, channel: "up", known: [:], defaultDuration: 60, now: t0)
+        #expect(byDefault.map(\.duration) == [307])
+        let chaptersOnly = SCTE35CueReader(breakStarts: [.chapterStart], breakEnds: [.chapterEnd])
+        #expect(
+            SCTE35Translator.breaks(
+                in: playlist,
+                channel: "up",
+                known: [:],
+                defaultDuration: 60,
+                reader: chaptersOnly,
+                now: t0
+            ).isEmpty
+        )
+    }
+}
+
 @Suite struct AssetListLocatorTests {
     /// The asset-list URL built without parsing equals the one `withInterstitialID` gives the
     /// same path, whatever the base and the break ID.

@@ -128,6 +128,9 @@ public enum SCTE35Translator {
     ///   - defaultDuration: The duration assumed when the out has none.
     ///   - restrictions: `X-RESTRICT` members for new breaks.
     ///   - now: The current date.
+    ///   - reader: Reads the other marker styles (`EXT-X-CUE-OUT`/`-CONT`/`-IN`,
+    ///     `EXT-OATCLS-SCTE35`, `EXT-X-SCTE35`, `EXT-X-SPLICEPOINT-SCTE35`, `SCTE35-CMD`) and says which
+    ///     segmentation types open and close a break.
     /// - Returns: New and changed breaks, to store.
     public static func breaks(
         in playlist: MediaPlaylist,
@@ -135,6 +138,7 @@ public enum SCTE35Translator {
         known: [String: LiveBreak],
         defaultDuration: MediaTime,
         restrictions: [String] = AttributeName.restrict.allowedValues ?? [],
+        reader: SCTE35CueReader = SCTE35CueReader(),
         now: DateTime
     ) -> [LiveBreak] {
         let tracker = DateRangeTracker(playlist: playlist)
@@ -164,7 +168,82 @@ public enum SCTE35Translator {
                 )
             )
         }
+        let named = known.merging(result.map { ($0.id, $0) }) { _, new in new }
         return result
+            + Self.cueBreaks(
+                in: playlist,
+                channel: channel,
+                known: named,
+                defaultDuration: defaultDuration,
+                restrictions: restrictions,
+                reader: reader,
+                now: now
+            )
+    }
+
+    /// The breaks the segment-tag marker styles and `SCTE35-CMD` signal (``SCTE35CueReader``): a
+    /// start becomes a break `scte-{cue ID}` (a continuation names the break its start named, so a
+    /// playlist whose window begins inside a break still finds it); an end shorter than the break
+    /// gives it an `X-PLAYOUT-LIMIT` (an early return). An end names its break by the cue's ID when
+    /// the cue carries one (`splice-…`, `segmentation-…`), else it ends the latest break that
+    /// started before it and is still running.
+    static func cueBreaks(
+        in playlist: MediaPlaylist,
+        channel: String,
+        known: [String: LiveBreak],
+        defaultDuration: MediaTime,
+        restrictions: [String],
+        reader: SCTE35CueReader,
+        now: DateTime
+    ) -> [LiveBreak] {
+        var breaks = known
+        var changed: [String: LiveBreak] = [:]
+        var order: [String] = []
+        for cue in reader.cues(in: playlist).cues {
+            // `SCTE35-OUT`/`-IN` date ranges are read by ``breaks(in:channel:known:defaultDuration:restrictions:reader:now:)``;
+            // of the date ranges, only those with `SCTE35-CMD` alone come here.
+            if cue.marker == .dateRange, !Self.isCommandOnly(cue, in: playlist) { continue }
+            guard let date = cue.date else { continue }
+            switch cue.kind {
+            case .breakStart:
+                let id = "scte-" + sanitized(cue.id)
+                guard breaks[id] == nil else { continue }
+                let made = LiveBreak(
+                    id: id,
+                    channel: channel,
+                    startDate: date,
+                    duration: cue.duration ?? defaultDuration,
+                    restrictions: restrictions,
+                    origin: .scte35,
+                    updatedAt: now
+                )
+                breaks[id] = made
+                changed[id] = made
+                order.append(id)
+            case .breakEnd:
+                let named = breaks["scte-" + sanitized(cue.id)]
+                let running = breaks.values.filter {
+                    $0.origin == .scte35 && $0.startDate < date && date < $0.startDate + $0.duration
+                }.max { $0.startDate < $1.startDate }
+                guard var ended = named ?? running, ended.playoutLimit == nil else { continue }
+                let played = date - ended.startDate
+                guard played > .zero, played < ended.duration else { continue }
+                ended.playoutLimit = played
+                ended.updatedAt = now
+                breaks[ended.id] = ended
+                if changed[ended.id] == nil { order.append(ended.id) }
+                changed[ended.id] = ended
+            }
+        }
+        return order.compactMap { changed[$0] }
+    }
+
+    /// Whether a date-range cue came from `SCTE35-CMD` alone (no `SCTE35-OUT` or `SCTE35-IN` on
+    /// its range, which the date-range reading handles).
+    private static func isCommandOnly(_ cue: SCTE35Cue, in playlist: MediaPlaylist) -> Bool {
+        guard let placed = playlist.dateRanges.first(where: { $0.lineIndex == cue.lineIndex }) else { return false }
+        let range = placed.dateRange
+        return range.scte35Out == nil && range.scte35In == nil && range.scte35Command != nil
     }
 
     /// The ID with every character outside `[A-Za-z0-9._~-]` replaced by `_`.
