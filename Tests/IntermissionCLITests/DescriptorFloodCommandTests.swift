@@ -96,7 +96,9 @@ enum FloodSocket {
     }
 }
 
-/// Issue 27: a full descriptor table must not kill the server. Under `ulimit -n 1200`, 1,300
+/// Issue 27: a full descriptor table must not kill the server.
+///
+/// Under `ulimit -n 1200`, 1,300
 /// connections that never send a byte (half of them WebSocket upgrades to `/v1/groups/*`) while five
 /// keep-alive clients ask for asset lists killed `serve --demo` within seconds (libdispatch traps
 /// with `SIGILL` when it cannot open `/proc/<tid>/stat`). Now the server caps its connections below

@@ -7,7 +7,9 @@ import Testing
 import Glibc
 #endif
 
-/// Issue 27: the server never lets its connections take the descriptor table. Connections above
+/// Issue 27: the server never lets its connections take the descriptor table.
+///
+/// Connections above
 /// `server.maxConnections` are closed at accept; a request head must arrive within
 /// `server.requestHeadTimeout`; an answer the client does not read is given up after the idle
 /// timeout. With the group hub's WebSocket upgrade channel (the default) and without it.

@@ -184,7 +184,9 @@ public enum SCTE35Translator {
     /// The breaks the segment-tag marker styles and `SCTE35-CMD` signal (``SCTE35CueReader``): a
     /// start becomes a break `scte-{cue ID}` (a continuation names the break its start named, so a
     /// playlist whose window begins inside a break still finds it); an end shorter than the break
-    /// gives it an `X-PLAYOUT-LIMIT` (an early return). An end names its break by the cue's ID when
+    /// gives it an `X-PLAYOUT-LIMIT` (an early return).
+    ///
+    /// An end names its break by the cue's ID when
     /// the cue carries one (`splice-…`, `segmentation-…`), else it ends the latest break that
     /// started before it and is still running.
     static func cueBreaks(

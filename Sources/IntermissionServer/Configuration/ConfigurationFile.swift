@@ -30,7 +30,9 @@ public struct ConfigurationFile: Sendable, Codable {
         /// `idleTimeout`: seconds a connection may stay silent before the server closes it.
         public var idleTimeout: Double?
         /// `maxConnections`: the most connections (HTTP and WebSocket) open at once; more are closed
-        /// at accept. Default: the descriptor limit less a quarter of it (at least 256 less).
+        /// at accept.
+        ///
+        /// Default: the descriptor limit less a quarter of it (at least 256 less).
         public var maxConnections: Int?
         /// `requestHeadTimeout`: seconds a request head may take to arrive whole (default 10).
         public var requestHeadTimeout: Double?

@@ -46,7 +46,9 @@ public struct ServerConfiguration: Sendable {
     /// is being answered. Kept to 0.1 s through one day.
     public var idleTimeout: Duration = .seconds(75)
     /// The most connections (HTTP and WebSocket together) open at once; a connection accepted above
-    /// it is closed at once. `nil` (the default): the descriptor limit less a quarter of it, and at
+    /// it is closed at once.
+    ///
+    /// `nil` (the default): the descriptor limit less a quarter of it, and at
     /// least 256 less (the rest stays for the store, outbound connections and the runtime).
     ///
     /// At start the server raises its soft descriptor limit to the hard one (and logs both); a
@@ -56,7 +58,9 @@ public struct ServerConfiguration: Sendable {
     /// `/metrics` count them.
     public var maximumConnections: Int?
     /// How long a request head may take to arrive whole, counted from the connection's start and
-    /// from the first byte of each later request; then the connection is closed. Kept to at least
+    /// from the first byte of each later request; then the connection is closed.
+    ///
+    /// Kept to at least
     /// 0.1 s.
     public var requestHeadTimeout: Duration = ServerConfiguration.defaultRequestHeadTimeout
     /// The default ``requestHeadTimeout``: 10 seconds.

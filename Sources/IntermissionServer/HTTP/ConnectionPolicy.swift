@@ -38,7 +38,9 @@ enum DescriptorTable {
     }
 
     /// Raises the soft limit to the hard one (an unlimited hard limit counts as
-    /// ``unlimitedCeiling``); the limits before and after. When the system refuses, `after` is the
+    /// ``unlimitedCeiling``); the limits before and after.
+    ///
+    /// When the system refuses, `after` is the
     /// limit still in force.
     static func raiseSoftLimit() -> (before: Limits, after: Limits)? {
         guard let before = Self.current() else { return nil }

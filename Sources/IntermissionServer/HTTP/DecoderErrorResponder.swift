@@ -263,7 +263,9 @@ struct GuardedHTTP1Channel: ServerChildChannel {
 
 extension HTTPServerBuilder {
     /// HTTP/1.1 with the limits of ``InputLimits`` and JSON answers for requests the decoder refuses;
-    /// with `answers`, fresh cache entries are answered on the event loop. `policy` caps the
+    /// with `answers`, fresh cache entries are answered on the event loop.
+    ///
+    /// `policy` caps the
     /// connections and sets their deadlines (by default: the automatic cap, no idle timeout).
     static func guardedHTTP1(
         answers: EventLoopAnswers? = nil,

@@ -17,7 +17,9 @@ public struct DecisionRetention: Sendable, Hashable {
     /// frequency capping would forget what a viewer saw.
     public var maximumAge: MediaTime?
     /// The most decisions kept (`storage.maxDecisions`, 1 to 100,000,000; default 500,000, about
-    /// 170 MB of SQLite at some 340 bytes a decision). Past it the oldest are deleted first, even
+    /// 170 MB of SQLite at some 340 bytes a decision).
+    ///
+    /// Past it the oldest are deleted first, even
     /// inside the retention: the cap bounds the disk whatever the traffic.
     public var maximumDecisions: Int = 500_000
     /// How often the pruner runs (`storage.pruneInterval`, seconds, 0.01 to 86,400; default 60).
@@ -78,7 +80,9 @@ struct DecisionPruner: Sendable {
 
 /// Runs the ``DecisionPruner`` at start and then every ``DecisionRetention/interval`` (dated by the
 /// server's clock), until the service group shuts down: a batch in progress finishes, no other
-/// starts. A failed run is logged and tried again at the next interval.
+/// starts.
+///
+/// A failed run is logged and tried again at the next interval.
 struct DecisionPruningService: Service {
     let pruner: DecisionPruner
     let clock: any WallClock

@@ -446,7 +446,9 @@ public final class PostgresAdStore: AdStore {
 
     /// Deletes up to `limit` decisions (see `DecisionStore.pruneDecisions(decidedBefore:keeping:limit:)`):
     /// those decided before `decidedBefore`, oldest first (through the `decided_at_ms` index), then
-    /// the oldest of the rest while more than `keeping` are stored. Each delete is one statement;
+    /// the oldest of the rest while more than `keeping` are stored.
+    ///
+    /// Each delete is one statement;
     /// PostgreSQL's `VACUUM` (autovacuum) makes the space of deleted rows reusable.
     public func pruneDecisions(decidedBefore: DateTime, keeping: Int, limit: Int) async throws -> Int {
         guard limit > 0 else { return 0 }
