@@ -125,6 +125,43 @@ struct VASTDecodingTests {
     }
 }
 
+@Suite("VMAP break types, repeated IDs and repeatAfter")
+struct VMAPPlacementRuleTests {
+    static let document = """
+        <vmap:VMAP xmlns:vmap="http://www.iab.net/videosuite/vmap" version="1.0">
+          <vmap:AdBreak timeOffset="start" breakType="linear" breakId="ad"/>
+          <vmap:AdBreak timeOffset="00:10:00" breakType="linear" breakId="ad"/>
+          <vmap:AdBreak timeOffset="00:12:00" breakType="nonlinear" breakId="overlay"/>
+          <vmap:AdBreak timeOffset="00:13:00" breakType="display" breakId="companion"/>
+          <vmap:AdBreak timeOffset="00:14:00" breakType="linear,nonlinear" breakId="both"/>
+          <vmap:AdBreak timeOffset="00:05:00" breakType="linear" breakId="every" repeatAfter="00:15:00"/>
+          <vmap:AdBreak timeOffset="00:07:00" breakType="linear" breakId="bad" repeatAfter="soon"/>
+          <vmap:AdBreak timeOffset="end" breakType="linear" breakId="ad"/>
+        </vmap:VMAP>
+        """
+
+    @Test func nonLinearBreaksAreLeftOutRepeatedIDsAreNumberedAndRepeatAfterRepeats() throws {
+        let (document, diagnostics) = try VMAPDecoder.decode(Array(Self.document.utf8))
+        #expect(diagnostics.map(\.rule) == ["vmap.breakType", "vmap.breakType", "vmap.repeatAfter"])
+        let positions = document.vodPositions(presentationDuration: MediaTime(seconds: 3600))
+        let minutes = { (m: Int) in VODBreakPosition.midRoll(MediaTime(seconds: 60 * m)) }
+        #expect(positions.map(\.id) == ["ad", "ad-2", "both", "every", "every-2", "every-3", "every-4", "bad", "ad-3"])
+        #expect(
+            positions.map(\.position) == [
+                .preRoll, minutes(10), minutes(14), minutes(5), minutes(20), minutes(35), minutes(50), minutes(7),
+                .postRoll,
+            ]
+        )
+        // A repeat every millisecond of a day-long presentation stops at the cap.
+        let dense = VMAPDocument(breaks: [
+            VMAPBreak(id: "dense", timeOffset: .start, repeatAfter: MediaTime(milliseconds: 1))
+        ])
+        #expect(
+            dense.vodPositions(presentationDuration: MediaTime(seconds: 86_400)).count == VMAPDocument.maximumRepeats
+        )
+    }
+}
+
 @Suite("Ad-server resolution")
 struct AdServerResolutionTests {
     let resolution = AdServerResolution(breakDuration: MediaTime(seconds: 60), targetBitrate: 1500)
@@ -221,6 +258,27 @@ struct AdServerResolutionTests {
             )
                 == "http://x/e?c=302&r=42"
         )
+    }
+
+    @Test("an ad of non-linear creatives only is 201; a VAST 1.x answer is 102")
+    func linearityAndVersion() throws {
+        let overlay = self.resolution.walk(try self.document("nonlinear.xml"), answering: nil)
+        #expect(overlay.ads.isEmpty)
+        #expect(overlay.failures.map(\.code) == [.unexpectedLinearity])
+        #expect(overlay.failures[0].filledURLs(cacheBuster: "7") == ["http://ads.test/beacon/overlay-error?code=201"])
+        let roots = [
+            "<VideoAdServingTemplate><Ad id=\"a\"><InLine/></Ad></VideoAdServingTemplate>",
+            "<VAST version=\"1.0\"><Ad id=\"a\"/></VAST>",
+        ]
+        for root in roots {
+            do {
+                _ = try VASTDecoder.decode(Array(root.utf8))
+                Issue.record("a VAST 1.x answer was read: \(root)")
+            } catch {
+                #expect(error.code == .unsupportedVersion, "\(root)")
+            }
+        }
+        #expect(throws: Never.self) { try VASTDecoder.decode(Array("<VAST version=\"2.0\"/>".utf8)) }
     }
 
     @Test("the URL template's macros are filled and percent-encoded")

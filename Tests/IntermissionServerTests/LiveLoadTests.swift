@@ -63,6 +63,8 @@ struct LiveLoadTests {
         // The test client's connection stays silent while the viewers play (minutes of real time on a
         // busy machine); it asks for the metrics and reports at the end.
         configuration.idleTimeout = .seconds(3600)
+        // It connects at the start and sends its first request at the end: its head may take as long.
+        configuration.requestHeadTimeout = .seconds(3600)
 
         // Many connections to the one host, so the viewers' requests reach the server together.
         var clientConfiguration = HTTPClient.Configuration()

@@ -137,7 +137,11 @@ import Testing
         let parts = filled.split(separator: "&")
         #expect(parts[0] == "/e?c=405")
         #expect(parts[1].dropFirst(3).count == 8 && parts[1] == "cb=" + parts[2].dropFirst(2))
-        #expect(parts[3] == "t=[TIMESTAMP]")
+        // A macro the player does not know is -1 (VAST 4.1), and nothing is encoded twice.
+        #expect(parts[3] == "t=-1")
         #expect(tracker.fillMacros("/plain", errorCode: nil) == "/plain")
+        #expect(
+            tracker.fillMacros("/e?u=a%2Fb&x=[UNKNOWN]&c=%5BERRORCODE%5D", errorCode: 402) == "/e?u=a%2Fb&x=-1&c=402"
+        )
     }
 }

@@ -193,6 +193,18 @@ public struct AdServerResolution: Sendable, Hashable {
                 )
             )
         }
+        // An ad of non-linear creatives only (overlays) is 201: an interstitial plays linear ads.
+        if !ad.creatives.isEmpty, ad.creatives.allSatisfy({ $0.linear == nil }),
+            ad.creatives.contains(where: \.hasNonLinear)
+        {
+            return .failure(
+                Failure(
+                    code: .unexpectedLinearity,
+                    urls: inherited.error + ad.errorURLs,
+                    reason: "only non-linear creatives (NonLinearAds): an interstitial plays linear ads"
+                )
+            )
+        }
         return .failure(
             Failure(
                 code: .noSupportedMediaFile,
@@ -239,13 +251,10 @@ public struct AdServerResolution: Sendable, Hashable {
         return result
     }
 
-    /// `url` with `[ERRORCODE]` and `[CACHEBUSTING]` (also written `%5B…%5D`) replaced.
+    /// `url` with `[ERRORCODE]` and `[CACHEBUSTING]` (also written `%5B…%5D`) filled, and every
+    /// other macro `-1` (`VASTMacros`: nothing the URL encodes is encoded again).
     public static func fill(_ url: String, code: VASTErrorCode, cacheBuster: String) -> String {
-        var text = url
-        for (macro, value) in [("ERRORCODE", code.description), ("CACHEBUSTING", cacheBuster)] {
-            text = text.replacing("[\(macro)]", with: value).replacing("%5B\(macro)%5D", with: value)
-        }
-        return text
+        VASTMacros(["ERRORCODE": code.description, "CACHEBUSTING": cacheBuster]).fill(url)
     }
 }
 

@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 
 /// Where a channel or a VOD asset asks for its ads: a VAST ad server's URL template and the time
@@ -86,21 +87,5 @@ public struct AdServerSettings: Sendable, Hashable {
     }
 
     /// `text` with every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) percent-encoded.
-    static func percentEncoded(_ text: String) -> String {
-        var result = ""
-        let hex = Array("0123456789ABCDEF")
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                result.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                result.append("%")
-                result.append(hex[Int(byte >> 4)])
-                result.append(hex[Int(byte & 0x0F)])
-            }
-        }
-        return result
-    }
+    static func percentEncoded(_ text: String) -> String { VASTMacros.percentEncoded(text) }
 }

@@ -93,6 +93,9 @@ public struct VASTCreative: Sendable, Hashable {
     public var universalAdID: String?
     /// The `Linear` part, if any (non-linear and companion creatives are not played here).
     public var linear: VASTLinear?
+    /// Whether the creative has a `NonLinearAds` part (overlays, which an interstitial cannot
+    /// play: an ad of such creatives alone is VAST error 201).
+    public var hasNonLinear = false
 
     /// Creates a creative.
     public init(id: String? = nil, adID: String? = nil, universalAdID: String? = nil, linear: VASTLinear? = nil) {
@@ -204,6 +207,8 @@ public struct VASTErrorCode: Sendable, Hashable, Codable, CustomStringConvertibl
     public static let schemaValidation = VASTErrorCode(101)
     /// 102: VAST version of the response not supported.
     public static let unsupportedVersion = VASTErrorCode(102)
+    /// 201: the player expected a different linearity (a non-linear ad where a linear one plays).
+    public static let unexpectedLinearity = VASTErrorCode(201)
     /// 300: general wrapper error.
     public static let wrapper = VASTErrorCode(300)
     /// 301: timeout of the VAST URI of a wrapper (unavailable or too slow).

@@ -28,6 +28,14 @@ public enum VASTDecoder {
 
     /// Decodes a parsed `VAST` element (also the one inside a VMAP `VASTAdData`).
     public static func decode(_ root: MarkupElement) throws(VASTError) -> (VASTDocument, [VASTDiagnostic]) {
+        // VAST 1.0 wrote its answer as <VideoAdServingTemplate>; some servers still mark 1.x on <VAST>.
+        if root.name == "VideoAdServingTemplate" || root.attributes["version"]?.hasPrefix("1.") == true {
+            throw VASTError(
+                code: .unsupportedVersion,
+                message: "a VAST 1.x answer (<\(root.name)>); VAST 2.0 to 4.3 are read",
+                line: root.line
+            )
+        }
         guard root.name == "VAST" else {
             throw VASTError(
                 code: .schemaValidation,
@@ -127,6 +135,7 @@ public enum VASTDecoder {
                 creative.universalAdID = text
             }
         }
+        creative.hasNonLinear = element.child("NonLinearAds") != nil
         guard let linear = element.child("Linear") else { return creative }
         var result = VASTLinear()
         if let duration = linear.child("Duration") {

@@ -11,39 +11,64 @@ public struct VMAPDocument: Sendable, Hashable {
     }
 
     /// The breaks placed on a presentation of `duration`: `start` is a pre-roll, `end` (and 100%)
-    /// a post-roll, a time or a percentage a mid-roll; ordinal positions (`#n`) and times past the
-    /// end are left out.
+    /// a post-roll, a time or a percentage a mid-roll, and a `repeatAfter` places the break again
+    /// every so often until the end; ordinal positions (`#n`), times past the end and breaks that
+    /// are not linear (`breakType` `nonlinear` or `display` alone: overlays and companions, which an
+    /// interstitial cannot play) are left out.
     ///
-    /// Breaks that fall at the same place keep the first.
+    /// Breaks that fall at the same place keep the first. A `breakId` used at several places (VMAP
+    /// allows it) names the first, then `{breakId}-2`, `{breakId}-3`, … in the order placed.
     public func vodPositions(presentationDuration duration: MediaTime) -> [(id: String, position: VODBreakPosition)] {
         var result: [(id: String, position: VODBreakPosition)] = []
         var seen: Set<VODBreakPosition> = []
-        for (k, item) in self.breaks.enumerated() {
-            let position: VODBreakPosition
+        var uses: [String: Int] = [:]
+        for (k, item) in self.breaks.enumerated() where item.isLinear {
+            var positions: [VODBreakPosition] = []
             switch item.timeOffset {
             case .start:
-                position = .preRoll
+                positions = [.preRoll]
             case .end:
-                position = .postRoll
+                positions = [.postRoll]
             case .time(let time):
                 guard time <= duration else { continue }
-                position = time == .zero ? .preRoll : .midRoll(time)
+                positions = [time == .zero ? .preRoll : .midRoll(time)]
             case .percentage(let percent):
                 if percent >= 100 {
-                    position = .postRoll
+                    positions = [.postRoll]
                 } else if percent <= 0 {
-                    position = .preRoll
+                    positions = [.preRoll]
                 } else {
-                    position = .midRoll(MediaTime(nanoseconds: Int64(Double(duration.nanoseconds) * percent / 100)))
+                    positions = [.midRoll(MediaTime(nanoseconds: Int64(Double(duration.nanoseconds) * percent / 100)))]
                 }
             case .ordinal:
                 continue
             }
-            guard seen.insert(position).inserted else { continue }
-            result.append((item.id ?? "vmap-\(k)", position))
+            if let every = item.repeatAfter, every > .zero, case let first? = positions.first {
+                let start: MediaTime
+                switch first {
+                case .preRoll: start = .zero
+                case .midRoll(let time): start = time
+                default: start = duration
+                }
+                var next = start + every
+                while next < duration, positions.count < Self.maximumRepeats {
+                    positions.append(.midRoll(next))
+                    next = next + every
+                }
+            }
+            for position in positions {
+                guard seen.insert(position).inserted else { continue }
+                let base = item.id ?? "vmap-\(k)"
+                let use = uses[base, default: 0] + 1
+                uses[base] = use
+                result.append((use == 1 ? base : "\(base)-\(use)", position))
+            }
         }
         return result
     }
+
+    /// The most places one `AdBreak` with `repeatAfter` is put at.
+    public static let maximumRepeats = 1000
 }
 
 /// One `AdBreak` of a VMAP playlist.
@@ -68,6 +93,12 @@ public struct VMAPBreak: Sendable, Hashable {
     public var timeOffset: TimeOffset
     /// `breakType` (`linear`, `nonlinear`, `display`).
     public var breakType: String
+    /// `repeatAfter`: the break plays again this long after each time it played.
+    public var repeatAfter: MediaTime?
+    /// Whether `breakType` names `linear` (it may list several types, comma-separated).
+    public var isLinear: Bool {
+        self.breakType.split(separator: ",").contains { $0.filter { $0 != " " }.lowercased() == "linear" }
+    }
     /// `AdSource/AdTagURI`: where the break's VAST response comes from.
     public var adTagURI: String?
     /// `AdSource/VASTAdData`: a VAST response given inline.
@@ -80,6 +111,7 @@ public struct VMAPBreak: Sendable, Hashable {
         id: String? = nil,
         timeOffset: TimeOffset,
         breakType: String = "linear",
+        repeatAfter: MediaTime? = nil,
         adTagURI: String? = nil,
         vast: VASTDocument? = nil,
         line: Int = 1
@@ -87,6 +119,7 @@ public struct VMAPBreak: Sendable, Hashable {
         self.id = id
         self.timeOffset = timeOffset
         self.breakType = breakType
+        self.repeatAfter = repeatAfter
         self.adTagURI = adTagURI
         self.vast = vast
         self.line = line
@@ -133,6 +166,32 @@ public enum VMAPDecoder {
                 breakType: element.attributes["breakType"] ?? "linear",
                 line: element.line
             )
+            if let repeating = element.attributes["repeatAfter"] {
+                if case .time(let every) = Self.timeOffset(repeating), every > .zero {
+                    item.repeatAfter = every
+                } else {
+                    diagnostics.append(
+                        VASTDiagnostic(
+                            rule: "vmap.repeatAfter",
+                            message:
+                                "repeatAfter \(VASTDecoder.shown(repeating)) is not a time above zero; the break is placed once",
+                            line: element.line,
+                            fix: "write repeatAfter as HH:MM:SS.mmm"
+                        )
+                    )
+                }
+            }
+            if !item.isLinear {
+                diagnostics.append(
+                    VASTDiagnostic(
+                        rule: "vmap.breakType",
+                        message:
+                            "breakType \(VASTDecoder.shown(item.breakType)) is not linear: the break is not placed (an interstitial plays linear ads only)",
+                        line: element.line,
+                        fix: "give interstitial breaks breakType=\"linear\""
+                    )
+                )
+            }
             if let source = element.child("AdSource") {
                 if let tag = source.child("AdTagURI") {
                     item.adTagURI = VASTDecoder.url(tag, &diagnostics)

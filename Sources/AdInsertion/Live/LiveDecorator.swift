@@ -181,7 +181,7 @@ public enum SCTE35Translator {
             )
     }
 
-    /// The breaks the segment-tag marker styles and `SCTE35-CMD` signal (``SCTE35CueReader``): a
+    /// The breaks the segment-tag marker styles and `SCTE35-CMD` signal (`SCTE35CueReader`): a
     /// start becomes a break `scte-{cue ID}` (a continuation names the break its start named, so a
     /// playlist whose window begins inside a break still finds it); an end shorter than the break
     /// gives it an `X-PLAYOUT-LIMIT` (an early return).

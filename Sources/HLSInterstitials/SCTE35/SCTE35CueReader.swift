@@ -77,6 +77,12 @@ public struct SCTE35CueReader: Sendable {
     /// The segmentation types that end one (default: the matching ends).
     public var breakEnds: Set<SegmentationType>
 
+    /// The segment tags read: every marker style but `EXT-X-DATERANGE`.
+    static let segmentMarkers: [TagName] = [
+        SCTE35Marker.cueOut, .cueOutContinued, .cueIn, .oatcls, .scte35Tag, .splicePoint,
+    ]
+    .map { TagName(rawValue: $0.rawValue) }
+
     /// The rule of the warnings: a marker's cue could not be decoded.
     public static let undecodableRule = RuleID("scte35-undecodable")
 
@@ -94,7 +100,7 @@ public struct SCTE35CueReader: Sendable {
     public func cues(in playlist: MediaPlaylist) -> (cues: [SCTE35Cue], diagnostics: [PlaylistDiagnostic]) {
         var cues: [SCTE35Cue] = []
         var diagnostics: [PlaylistDiagnostic] = []
-        let segments = playlist.segments
+        let segmentCount = playlist.timings.count
         /// Decodes `text` (Base64 or hexadecimal); a warning at `line` when it fails.
         func decode(_ text: String, hexadecimal: Bool, line: Int) -> SpliceInfoSection? {
             do {
@@ -119,7 +125,7 @@ public struct SCTE35CueReader: Sendable {
             let range = placed.dateRange
             guard !range.isInterstitial else { continue }
             let attributes = range.attributes
-            let segment = min(placed.position, max(0, segments.count - 1))
+            let segment = min(placed.position, max(0, segmentCount - 1))
             for (name, kind) in [
                 ("SCTE35-OUT", SCTE35Cue.Kind.breakStart), ("SCTE35-IN", .breakEnd), ("SCTE35-CMD", nil),
             ] {
@@ -147,15 +153,14 @@ public struct SCTE35CueReader: Sendable {
             }
         }
 
-        // Segment tags, read line by line for their line numbers.
-        var segment = 0
-        for (lineIndex, line) in playlist.lines.enumerated() {
-            if line.kind == .uri {
-                segment += 1
-                continue
-            }
-            guard line.kind == .tag, let tag = line.tag, segment < segments.count else { continue }
-            let date = segments[segment].date
+        // Segment tags: found in the line records without building the other lines (a 24-hour
+        // upstream without markers costs one pass and no allocation).
+        let timings = playlist.timings
+        for placed in playlist.vendorTags(named: Self.segmentMarkers) where placed.segmentIndex < timings.count {
+            let tag = placed.tag
+            let segment = placed.segmentIndex
+            let lineIndex = placed.lineIndex
+            let date = timings[segment].date
             let value = tag.value ?? ""
             var kind: SCTE35Cue.Kind?
             var duration: MediaTime?
@@ -199,7 +204,7 @@ public struct SCTE35CueReader: Sendable {
                 SCTE35Cue(
                     kind: kind,
                     id: section.flatMap(self.identifier(of:))
-                        ?? "cue-\(at.map { String($0.millisecondsSince1970 / 1000) } ?? "\(segments[segment].mediaSequenceNumber)")",
+                        ?? "cue-\(at.map { String($0.millisecondsSince1970 / 1000) } ?? "msn-\(playlist.mediaSequence + segment)")",
                     date: at,
                     duration: kind == .breakStart ? duration : nil,
                     segmentIndex: segment,

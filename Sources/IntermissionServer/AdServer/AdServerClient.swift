@@ -13,7 +13,7 @@ import NIOCore
 /// ends by then. The caller forwards the failures' error URLs in the background
 /// (`TrackingService.forwardErrors`), so they never delay an answer.
 ///
-/// Every fetch goes through the server's ``OutboundPolicy`` (the configured ad servers' own
+/// Every fetch goes through the server's `OutboundPolicy` (the configured ad servers' own
 /// `host:port` are trusted as named): a wrapper's `VASTAdTagURI` or a redirect that leads to a
 /// private, loopback or link-local address is refused, counted and logged, and the wrapper fails
 /// with VAST error 301. Redirects are followed by the fetcher, each checked.

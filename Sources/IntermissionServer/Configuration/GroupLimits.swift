@@ -53,7 +53,7 @@ public struct GroupLimits: Sendable, Hashable {
         return last
     }
 
-    /// The limits of ``GroupSocketGuard`` these give.
+    /// The limits of `GroupSocketGuard` these give.
     var socketGuard: GroupSocketGuard.Limits {
         GroupSocketGuard.Limits(
             helloTimeout: MediaTime(self.helloTimeout),

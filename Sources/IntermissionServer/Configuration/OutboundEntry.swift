@@ -49,7 +49,7 @@ extension ConfigurationFile {
             }
         }
 
-        /// `host` or `host:port` (port 1 to 65535) in lower case, as ``OutboundPolicy`` compares
+        /// `host` or `host:port` (port 1 to 65535) in lower case, as `OutboundPolicy` compares
         /// them; `nil` when `entry` is neither (at most 253 bytes of letters, digits, `-`, `.`,
         /// `_`).
         static func host(_ entry: String) -> String? {

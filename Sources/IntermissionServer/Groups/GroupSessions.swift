@@ -33,7 +33,7 @@ actor GroupSession {
     let clock: HubClock
     /// The relay, when the group is shared by the instances on one database (see `GroupRelay`).
     let relay: GroupRelayLink?
-    /// The hub's ``GroupHub/joinsPerAddress``.
+    /// The hub's `GroupHub.joinsPerAddress`.
     let joinsPerAddress: Int
     var hub: GroupHub?
     /// The connection of each participant connected to this instance.

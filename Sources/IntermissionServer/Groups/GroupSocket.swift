@@ -68,7 +68,7 @@ enum GroupSocket {
     }
 
     /// Reads a socket's messages and hands them to its group, within the socket's limits
-    /// (``GroupSocketGuard``): a socket that has not joined by the hello deadline is closed.
+    /// (`GroupSocketGuard`): a socket that has not joined by the hello deadline is closed.
     ///
     /// - Returns: The close code and reason of a socket the server ends (a bad group ID, too many
     ///   groups, too many messages), sent once its last messages are written.

@@ -15,7 +15,7 @@ import NIOHTTP1
 /// `capacity` forwards are waiting, or the destination host has used up its rate
 /// (`forwardRatePerHost`, `forwardBurstPerHost`), a new one is dropped and counted, so a dead ad
 /// server or a document that names one host many times costs bounded memory and bounded
-/// requests. Every request goes through the server's ``OutboundPolicy``: a destination it refuses
+/// requests. Every request goes through the server's `OutboundPolicy`: a destination it refuses
 /// is logged, counted and not retried.
 actor BeaconForwarder {
     /// One forward to make.

@@ -214,16 +214,16 @@ struct TrackingService: Sendable {
             decision.assets[slot.slot].creativeID == slot.creativeID,
             let tracking = decision.assets[slot.slot].tracking
         {
-            return (Self.adServerURLs(tracking, event: event), false)
+            return (Self.adServerURLs(tracking, event: event, asset: decision.assets[slot.slot]), false)
         }
         let creative = await self.inventory.creatives.first { $0.id == slot.creativeID }
         return (creative?.tracking?[event] ?? [], true)
     }
 
-    /// The ad server's URLs for `event` (the first ``AdTracking/maximumURLsPerEvent``), its VAST
+    /// The ad server's URLs for `event` (the first `AdTracking.maximumURLsPerEvent`), its VAST
     /// macros filled: `[CACHEBUSTING]` with eight random digits and `[TIMESTAMP]` with the time now
     /// (ISO 8601, percent-encoded), as VAST 4 asks of the one who fires them.
-    static func adServerURLs(_ tracking: AdTracking, event: TrackingEvent) -> [String] {
+    static func adServerURLs(_ tracking: AdTracking, event: TrackingEvent, asset: AdDecision.Asset? = nil) -> [String] {
         let all: [String]
         switch event {
         case .impression: all = tracking.impression
@@ -232,19 +232,44 @@ struct TrackingService: Sendable {
         }
         let urls = all.prefix(AdTracking.maximumURLsPerEvent)
         guard !urls.isEmpty else { return [] }
-        let buster = String(format: "%08d", Int.random(in: 0..<100_000_000))
-        let stamp = Date.now.formatted(.iso8601).replacingOccurrences(of: ":", with: "%3A")
-        return urls.map {
-            $0.replacingOccurrences(of: "[CACHEBUSTING]", with: buster)
-                .replacingOccurrences(of: "[TIMESTAMP]", with: stamp)
+        let macros = Self.macros(event: event, asset: asset, now: Date.now)
+        return urls.map { macros.fill($0) }
+    }
+
+    /// The VAST macros the server knows when it forwards `event` of `asset`: `[CACHEBUSTING]`,
+    /// `[TIMESTAMP]` (ISO 8601, milliseconds), `[ASSETURI]` and `[ADPLAYHEAD]` (the event's place in
+    /// the ad: 0 for impression, creativeView and start, a quarter, half, three quarters or all of
+    /// its duration for the quartiles and complete); the others become `-1`.
+    static func macros(event: TrackingEvent, asset: AdDecision.Asset?, now: Date) -> VASTMacros {
+        var values = [
+            "CACHEBUSTING": String(format: "%08d", Int.random(in: 0..<100_000_000)),
+            "TIMESTAMP": DateTime(millisecondsSince1970: Int64(now.timeIntervalSince1970 * 1000)).iso8601,
+        ]
+        if let asset {
+            values["ASSETURI"] = asset.uri
+            let share: Double? =
+                switch event {
+                case .impression, .start: 0
+                case .firstQuartile: 0.25
+                case .midpoint: 0.5
+                case .thirdQuartile: 0.75
+                case .complete: 1
+                default: nil
+                }
+            if let share {
+                values["ADPLAYHEAD"] = VASTMacros.playhead(
+                    MediaTime(nanoseconds: Int64(Double(asset.duration.nanoseconds) * share))
+                )
+            }
         }
+        return VASTMacros(values)
     }
 }
 
 extension TrackingService {
     /// Queues the error URLs of an ad-server resolution's `failures`, each filled with its VAST
     /// code, as forwards with the viewer's `device` fields: the first
-    /// ``AdTracking/maximumURLsPerEvent`` of the whole pod.
+    /// `AdTracking.maximumURLsPerEvent` of the whole pod.
     func forwardErrors(_ failures: [AdServerResolution.Failure], device: DeviceHeaders) async {
         let buster = AdServerClient.cacheBuster()
         let urls = Array(

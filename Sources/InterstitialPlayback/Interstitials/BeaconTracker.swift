@@ -256,14 +256,11 @@ struct BeaconTracker: Sendable {
     /// Fills the VAST macros a player knows: `[CACHEBUSTING]` (8 random digits, one value per URL) and, for error
     /// events, `[ERRORCODE]`.
     ///
-    /// Other macros are left as written.
+    /// Other macros become `-1` (VAST 4.1: not known), in either spelling (`[NAME]`, `%5BNAME%5D`);
+    /// what the URL already percent-encodes is kept as it is (`VASTMacros`).
     mutating func fillMacros(_ url: String, errorCode: Int?) -> String {
-        guard url.contains("[") else { return url }
-        var result = url
-        if url.contains("[CACHEBUSTING]") {
-            result = result.replacingEvery("[CACHEBUSTING]", with: String(10_000_000 + self.random.next() % 90_000_000))
-        }
-        if let errorCode { result = result.replacingEvery("[ERRORCODE]", with: String(errorCode)) }
-        return result
+        var values = ["CACHEBUSTING": String(10_000_000 + self.random.next() % 90_000_000)]
+        if let errorCode { values["ERRORCODE"] = String(errorCode) }
+        return VASTMacros(values).fill(url)
     }
 }
