@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 
 /// How a VAST response becomes a pod: a pure walk of the documents the ad server (and the wrappers
