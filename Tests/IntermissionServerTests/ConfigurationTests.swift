@@ -1,4 +1,5 @@
 import AdInsertion
+import HLSInterstitials
 import HLSPlaylist
 import IntermissionServer
 import Testing
@@ -76,9 +77,16 @@ import Testing
 /// refused: the error names the key.
 @Suite struct ConfigurationLimitTests {
     static let loop = "channels:\n  - id: c\n    loop: /media/a/\n"
+    static let upstream = "channels:\n  - id: c\n    upstream: http://up.example/live.m3u8\n"
     static let vod = "vod:\n  - id: v\n    origin: /media/a/\n    breaks:\n"
 
     static let bad: [(yaml: String, key: String)] = [
+        (Self.upstream + "    scte35BreakStarts: [256]\n", "channels[0].scte35BreakStarts"),
+        (Self.upstream + "    scte35BreakStarts: [-1]\n", "channels[0].scte35BreakStarts"),
+        (Self.upstream + "    scte35BreakStarts: []\n", "channels[0].scte35BreakStarts"),
+        (Self.upstream + "    scte35BreakStarts: [9223372036854775807]\n", "channels[0].scte35BreakStarts"),
+        (Self.upstream + "    scte35BreakEnds: [1e308]\n", "channels[0].scte35BreakEnds"),
+        (Self.upstream + "    scte35BreakStarts: [0x22]\n    scte35BreakEnds: [0x22]\n", "channels[0].scte35BreakEnds"),
         ("server:\n  upstreamTimeout: 1e300\n", "server.upstreamTimeout"),
         ("server:\n  upstreamTimeout: -1\n", "server.upstreamTimeout"),
         ("server:\n  upstreamTimeout: 0\n", "server.upstreamTimeout"),
@@ -189,6 +197,21 @@ import Testing
         } catch {
             Issue.record("not a ConfigurationError: \(error)")
         }
+    }
+
+    /// Which SCTE-35 segmentation types open and close an upstream channel's breaks.
+    @Test func theSCTE35SegmentationTypesOfAChannel() throws {
+        let yaml = Self.upstream + "    scte35BreakStarts: [0x22, 0, 255]\n    scte35BreakEnds: [0x23]\n"
+        let configuration = try ConfigurationFile.parse(yaml).apply(to: ServerConfiguration(), relativeTo: "/")
+        let signals = try #require(configuration.adInsertion.channel("c")?.scte35Signals)
+        #expect(signals.breakStarts.map(\.rawValue).sorted() == [0, 0x22, 255])
+        #expect(signals.breakEnds.map(\.rawValue) == [0x23])
+        let defaults = try ConfigurationFile.parse(Self.upstream).apply(to: ServerConfiguration(), relativeTo: "/")
+        #expect(
+            defaults.adInsertion.channel("c")?.scte35Signals.breakStarts.map(\.rawValue).sorted() == [
+                0x30, 0x32, 0x34, 0x36,
+            ]
+        )
     }
 
     @Test func theEdgesOfTheRangesAreAccepted() throws {

@@ -180,6 +180,10 @@ public struct LiveChannel: Sendable, Hashable {
     public var staleAfter: MediaTime
     /// Breaks this long are assumed when an SCTE-35 out has no duration.
     public var defaultSCTE35Duration: MediaTime
+    /// How the upstream's SCTE-35 markers are read: which segmentation types open and close a break
+    /// (configuration keys `scte35BreakStarts` and `scte35BreakEnds`; by default provider and
+    /// distributor advertisement and placement-opportunity starts and ends).
+    public var scte35Signals = SCTE35CueReader()
     /// How long the last good playlist of a failing upstream is served in its place; after that
     /// the channel answers `503` with `Retry-After`.
     ///

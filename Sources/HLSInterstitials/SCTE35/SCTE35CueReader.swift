@@ -70,7 +70,7 @@ public struct SCTE35Marker: RawRepresentable, Sendable, Hashable, CustomStringCo
 /// without a cue (`EXT-X-CUE-OUT`, `EXT-X-CUE-IN`, `SCTE35-OUT`/`-IN` that fail to decode) mean what
 /// their name says. A cue that cannot be decoded is a warning, with the line and the byte, never a
 /// trap.
-public struct SCTE35CueReader: Sendable {
+public struct SCTE35CueReader: Sendable, Hashable {
     /// The segmentation types that start a break (default: provider and distributor advertisement
     /// and placement-opportunity starts).
     public var breakStarts: Set<SegmentationType>

@@ -170,6 +170,13 @@ public struct ConfigurationFile: Sendable, Codable {
         public var staleAfter: Double?
         /// `scte35Duration`: the pod length for an SCTE-35 out without a duration.
         public var scte35Duration: Double?
+        /// `scte35BreakStarts`: the `segmentation_type_id`s (0 to 255) of a `time_signal` that open a
+        /// break (default: 0x30, 0x32, 0x34, 0x36: provider and distributor advertisement and
+        /// placement-opportunity starts).
+        public var scte35BreakStarts: [Int]?
+        /// `scte35BreakEnds`: the `segmentation_type_id`s that close one (default: 0x31, 0x33, 0x35,
+        /// 0x37).
+        public var scte35BreakEnds: [Int]?
         /// `cueOnce`: `true` writes the channel's mid-rolls with `CUE="ONCE"` (default `false`).
         public var cueOnce: Bool?
         /// `preloadWindow`: seconds before each break that its preload range (Appendix F) opens;
@@ -185,7 +192,7 @@ public struct ConfigurationFile: Sendable, Codable {
 
         enum CodingKeys: String, CodingKey, CaseIterable {
             case id, upstream, loop, playlist, window, startDate, breaks, lookahead, staleAfter, scte35Duration
-            case cueOnce, preloadWindow, adServer, breakFormat, inventory
+            case cueOnce, preloadWindow, adServer, breakFormat, inventory, scte35BreakStarts, scte35BreakEnds
         }
     }
 
@@ -502,6 +509,22 @@ public struct ConfigurationFile: Sendable, Codable {
         try InputLimits.idSet(ids, field: field, noun: "creative IDs") { try InputLimits.id($0, field: $1) }
     }
 
+    /// The `segmentation_type_id`s of `scte35BreakStarts` or `scte35BreakEnds`: 1 to 256 values,
+    /// each 0 to 255.
+    static func segmentationTypes(_ values: [Int], field: String) throws -> Set<SegmentationType> {
+        guard (1...256).contains(values.count) else {
+            throw ConfigurationError(
+                key: field,
+                message: "\(field): give 1 to 256 segmentation type IDs, got \(values.count)"
+            )
+        }
+        var types: Set<SegmentationType> = []
+        for value in values {
+            types.insert(SegmentationType(rawValue: UInt8(try InputLimits.integer(value, in: 0...255, field: field))))
+        }
+        return types
+    }
+
     static func vodBreak(_ b: VODBreakEntry, path: String) throws -> VODBreak {
         typealias L = InputLimits
         let id = try L.id(b.id, field: "\(path).id")
@@ -609,6 +632,18 @@ public struct ConfigurationFile: Sendable, Codable {
         }
         if let scte = entry.scte35Duration {
             channel.defaultSCTE35Duration = try L.seconds(scte, in: L.duration, field: "\(path).scte35Duration")
+        }
+        if let starts = entry.scte35BreakStarts {
+            channel.scte35Signals.breakStarts = try Self.segmentationTypes(starts, field: "\(path).scte35BreakStarts")
+        }
+        if let ends = entry.scte35BreakEnds {
+            channel.scte35Signals.breakEnds = try Self.segmentationTypes(ends, field: "\(path).scte35BreakEnds")
+        }
+        guard channel.scte35Signals.breakStarts.isDisjoint(with: channel.scte35Signals.breakEnds) else {
+            throw ConfigurationError(
+                key: "\(path).scte35BreakEnds",
+                message: "\(path): a segmentation type cannot both open and close a break"
+            )
         }
         channel.marksMidRollsOnce = entry.cueOnce ?? false
         if let format = entry.breakFormat {

@@ -258,6 +258,7 @@ actor PlaylistService {
             channel: channel.id,
             known: stored,
             defaultDuration: channel.defaultSCTE35Duration,
+            reader: channel.scte35Signals,
             now: now
         )
         for change in changes {
