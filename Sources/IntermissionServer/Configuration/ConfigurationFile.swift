@@ -642,7 +642,7 @@ public struct ConfigurationFile: Sendable, Codable {
         guard channel.scte35Signals.breakStarts.isDisjoint(with: channel.scte35Signals.breakEnds) else {
             throw ConfigurationError(
                 key: "\(path).scte35BreakEnds",
-                message: "\(path): a segmentation type cannot both open and close a break"
+                message: "\(path).scte35BreakEnds: a segmentation type cannot both open and close a break"
             )
         }
         channel.marksMidRollsOnce = entry.cueOnce ?? false
