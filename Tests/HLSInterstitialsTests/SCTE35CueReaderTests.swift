@@ -83,6 +83,19 @@ import Testing
         #expect(diagnostics.first?.location.line == 1 + cues[1].lineIndex)
     }
 
+    /// x9k3 writes `EXT-X-SCTE35` with a space before each comma; its continuation lines carry no
+    /// `ELAPSED` and are not starts of their own.
+    @Test func scte35TagsWithLooseSpacing() throws {
+        let playlist = try Self.playlist([
+            2: ["#EXT-X-SCTE35:CUE=\"\(SCTE35Tests.spliceInsertExample)\" ,CUE-OUT=YES "],
+            3: ["#EXT-X-SCTE35:CUE=\"\(SCTE35Tests.spliceInsertExample)\" ,CUE-OUT=CONT"],
+        ])
+        let (cues, diagnostics) = SCTE35CueReader().cues(in: playlist)
+        #expect(diagnostics.isEmpty)
+        #expect(cues.map(\.lineIndex).count == 1)
+        #expect(cues.first?.kind == .breakStart && cues.first?.date == Self.t0 + MediaTime(seconds: 12))
+    }
+
     /// Which segmentation types open a break is configurable.
     @Test func segmentationTypesAreConfigurable() throws {
         let playlist = try Self.playlist([2: ["#EXT-OATCLS-SCTE35:\(SCTE35Tests.timeSignalExample)"]])

@@ -183,11 +183,12 @@ public struct SCTE35CueReader: Sendable, Hashable {
             case .oatcls, .splicePoint:
                 section = decode(value, hexadecimal: false, line: lineIndex)
             case .scte35Tag:
-                let attributes = try? AttributeList(parsing: value)
-                guard let cue = attributes?["CUE"]?.text else { continue }
+                // Read leniently: packagers write spaces around the commas (x9k3: `CUE="…" ,CUE-OUT=YES `).
+                let fields = Self.fields(value)
+                guard let cue = fields["CUE"] else { continue }
                 section = decode(cue, hexadecimal: false, line: lineIndex)
-                if attributes?["CUE-OUT"]?.text == "CONT" {
-                    guard let elapsedTime = attributes?["ELAPSED"]?.decimal else { continue }
+                if fields["CUE-OUT"] == "CONT" {
+                    guard let elapsedTime = fields["ELAPSED"].flatMap({ MediaTime($0) }) else { continue }
                     elapsed = elapsedTime
                 }
             default:
@@ -263,6 +264,29 @@ public struct SCTE35CueReader: Sendable, Hashable {
             return nil
         }
         return duration
+    }
+
+    /// The `NAME=value` fields of an attribute list read leniently: names upper-cased, spaces
+    /// around names, values and commas dropped, quotes taken off (a comma inside quotes stays).
+    static func fields(_ value: String) -> [String: String] {
+        var result: [String: String] = [:]
+        var field = ""
+        var quoted = false
+        func finish() {
+            defer { field = "" }
+            guard let equals = field.firstIndex(of: "=") else { return }
+            let name = field[..<equals].filter { $0 != " " && $0 != "\t" }.uppercased()
+            var text = field[field.index(after: equals)...].drop { $0 == " " || $0 == "\t" }
+            while text.last == " " || text.last == "\t" { text = text.dropLast() }
+            if text.count >= 2, text.first == "\"", text.last == "\"" { text = text.dropFirst().dropLast() }
+            if result[name] == nil { result[name] = String(text) }
+        }
+        for character in value {
+            if character == "\"" { quoted.toggle() }
+            if character == ",", !quoted { finish() } else { field.append(character) }
+        }
+        finish()
+        return result
     }
 
     /// The fields of `EXT-X-CUE-OUT-CONT`: `ElapsedTime=5,Duration=30,SCTE35=...` or `5/30`.
