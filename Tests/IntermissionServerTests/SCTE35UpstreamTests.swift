@@ -1,6 +1,8 @@
 import AdInsertion
 import Foundation
 import HLSPlaylist
+import HTTPTypes
+import HummingbirdTesting
 import IntermissionTestSupport
 import Testing
 
