@@ -78,27 +78,21 @@ public struct VASTMacros: Sendable, Hashable {
 
     /// The macro whose `[` (or `%5B`) is at `index`: its name and where it ends.
     private static func macro(in bytes: [UInt8], at index: Int) -> (String, Int)? {
-        let open: Int
-        if bytes[index] == UInt8(ascii: "[") {
-            open = 1
-        } else if Self.isEscape(bytes, at: index, of: 0x5B) {
-            open = 3
-        } else {
-            return nil
-        }
+        guard let open = Self.bracket(UInt8(ascii: "["), in: bytes, at: index) else { return nil }
         var end = index + open
         while end < bytes.count, end - index - open <= Self.maximumNameBytes, Self.isNameByte(bytes[end]) { end += 1 }
         let length = end - index - open
-        guard length > 0, length <= Self.maximumNameBytes, end < bytes.count else { return nil }
-        let close: Int
-        if bytes[end] == UInt8(ascii: "]") {
-            close = 1
-        } else if Self.isEscape(bytes, at: end, of: 0x5D) {
-            close = 3
-        } else {
-            return nil
-        }
+        guard length > 0, length <= Self.maximumNameBytes, end < bytes.count,
+            let close = Self.bracket(UInt8(ascii: "]"), in: bytes, at: end)
+        else { return nil }
         return (String(decoding: bytes[(index + open)..<end], as: UTF8.self), end + close)
+    }
+
+    /// The length of `bracket` at `index`, written as itself (1) or percent-encoded (3); `nil`
+    /// when it is not there.
+    private static func bracket(_ bracket: UInt8, in bytes: [UInt8], at index: Int) -> Int? {
+        if bytes[index] == bracket { return 1 }
+        return Self.isEscape(bytes, at: index, of: bracket) ? 3 : nil
     }
 
     /// Whether `bytes[index...]` is `%` and the two hexadecimal digits of `value` (either case).
@@ -161,14 +155,7 @@ public struct VASTMacros: Sendable, Hashable {
         Self.isUnreserved(byte) && byte != UInt8(ascii: "_") && byte != UInt8(ascii: "~") || byte == UInt8(ascii: "+")
     }
 
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
-    }
+    private static func hexValue(_ byte: UInt8) -> UInt8? { SCTE35Text.hexDigit(byte) }
 
     private static func escape(_ byte: UInt8) -> [UInt8] {
         let digits = Array("0123456789ABCDEF".utf8)

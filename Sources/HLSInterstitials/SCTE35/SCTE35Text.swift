@@ -80,7 +80,8 @@ enum SCTE35Text {
         }
     }
 
-    private static func hexDigit(_ character: UInt8) -> UInt8? {
+    /// The value of a hexadecimal digit (either case), or `nil`.
+    static func hexDigit(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
