@@ -68,7 +68,7 @@ public struct AdServerSettings: Sendable, Hashable {
         ]
         var text = self.urlTemplate
         for name in Self.macros {
-            let value = Self.percentEncoded(values[name] ?? "")
+            let value = URIReference.percentEncodedQueryValue(values[name] ?? "")
             text = text.replacing("[\(name)]", with: value).replacing("%5B\(name)%5D", with: value)
         }
         return text
@@ -86,6 +86,4 @@ public struct AdServerSettings: Sendable, Hashable {
         return "\(whole).\(digits)"
     }
 
-    /// `text` with every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) percent-encoded.
-    static func percentEncoded(_ text: String) -> String { VASTMacros.percentEncoded(text) }
 }

@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 
 /// Finds the ads stitched into a media playlist, so that a participant can leave them out of the
@@ -74,7 +75,7 @@ public struct StitchedRanges: Sendable {
                 let tags = segments[index].tags
                 if let cue = tags.first(where: { $0.name == Self.cueOut }) {
                     markers.append(
-                        (index, "cue-\(segments[index].mediaSequenceNumber)", Self.cueOutDuration(cue.value))
+                        (index, "cue-\(segments[index].mediaSequenceNumber)", SCTE35CueReader.cueOutDuration(cue.value))
                     )
                 }
                 if tags.contains(where: { $0.name == Self.cueIn }) { cueIns.insert(index) }
@@ -117,18 +118,6 @@ public struct StitchedRanges: Sendable {
     /// How much shorter than its marker's stated duration a range may be: `EXTINF` values are often
     /// rounded to milliseconds.
     static let roundingAllowance = MediaTime(milliseconds: 100)
-
-    /// The duration of `EXT-X-CUE-OUT:DURATION=12` or `EXT-X-CUE-OUT:12`, if it states one.
-    static func cueOutDuration(_ value: String?) -> MediaTime? {
-        guard var text = value?[...] else { return nil }
-        if let equals = text.firstIndex(of: "=") {
-            guard text[..<equals].uppercased() == "DURATION" else { return nil }
-            text = text[text.index(after: equals)...]
-        }
-        text = text.prefix { $0 != "," }
-        guard let duration = MediaTime(text), duration > .zero else { return nil }
-        return duration
-    }
 
     /// The ranges alone, for a ``CoordinatedTimeline``.
     public static func ranges(in playlist: MediaPlaylist, options: Options = Options()) -> [NonPrimaryTimeRange] {

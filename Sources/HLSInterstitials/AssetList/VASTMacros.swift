@@ -38,7 +38,7 @@ public struct VASTMacros: Sendable, Hashable {
         var index = 0
         while index < bytes.count {
             if !authority.contains(index), let (name, end) = Self.macro(in: bytes, at: index) {
-                let value = self.values[name].map(Self.percentEncoded) ?? Self.unknown
+                let value = self.values[name].map(URIReference.percentEncodedQueryValue) ?? Self.unknown
                 output += Array(value.utf8)
                 index = end
                 continue
@@ -51,15 +51,6 @@ public struct VASTMacros: Sendable, Hashable {
                 output += Self.escape(byte)
             }
             index += 1
-        }
-        return String(decoding: output, as: UTF8.self)
-    }
-
-    /// `text` with every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) percent-encoded.
-    public static func percentEncoded(_ text: String) -> String {
-        var output: [UInt8] = []
-        for byte in text.utf8 {
-            if Self.isUnreserved(byte) { output.append(byte) } else { output += Self.escape(byte) }
         }
         return String(decoding: output, as: UTF8.self)
     }
@@ -98,7 +89,7 @@ public struct VASTMacros: Sendable, Hashable {
     /// Whether `bytes[index...]` is `%` and the two hexadecimal digits of `value` (either case).
     private static func isEscape(_ bytes: [UInt8], at index: Int, of value: UInt8) -> Bool {
         guard index + 2 < bytes.count, bytes[index] == UInt8(ascii: "%"),
-            let high = Self.hexValue(bytes[index + 1]), let low = Self.hexValue(bytes[index + 2])
+            let high = ASCIIHex.value(bytes[index + 1]), let low = ASCIIHex.value(bytes[index + 2])
         else { return false }
         return high << 4 | low == value
     }
@@ -121,8 +112,8 @@ public struct VASTMacros: Sendable, Hashable {
 
     private static func isAllowed(_ byte: UInt8, in bytes: [UInt8], at index: Int) -> Bool {
         if byte == UInt8(ascii: "%") {
-            return index + 2 < bytes.count && Self.hexValue(bytes[index + 1]) != nil
-                && Self.hexValue(bytes[index + 2]) != nil
+            return index + 2 < bytes.count && ASCIIHex.value(bytes[index + 1]) != nil
+                && ASCIIHex.value(bytes[index + 2]) != nil
         }
         return Self.isUnreserved(byte) || Self.subDelimitersAndPath.contains(byte)
     }
@@ -154,8 +145,6 @@ public struct VASTMacros: Sendable, Hashable {
     private static func isSchemeByte(_ byte: UInt8) -> Bool {
         Self.isUnreserved(byte) && byte != UInt8(ascii: "_") && byte != UInt8(ascii: "~") || byte == UInt8(ascii: "+")
     }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? { SCTE35Text.hexDigit(byte) }
 
     private static func escape(_ byte: UInt8) -> [UInt8] {
         let digits = Array("0123456789ABCDEF".utf8)

@@ -279,17 +279,9 @@ public enum URIReference {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var i = 0
-        func digit(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 48...57: c - 48
-            case 65...70: c - 55
-            case 97...102: c - 87
-            default: nil
-            }
-        }
         while i < bytes.count {
-            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let h = digit(bytes[i + 1]),
-                let l = digit(bytes[i + 2])
+            if bytes[i] == UInt8(ascii: "%"), i + 2 < bytes.count, let h = ASCIIHex.value(bytes[i + 1]),
+                let l = ASCIIHex.value(bytes[i + 2])
             {
                 out.append(h << 4 | l)
                 i += 3

@@ -170,7 +170,8 @@ public struct SCTE35CueReader: Sendable, Hashable {
             switch marker {
             case .cueOut:
                 kind = .breakStart
-                duration = Self.cueOutDuration(value)
+                // A break longer than a day is not one: the marker is read as one without a duration.
+                duration = Self.cueOutDuration(value).flatMap { $0 <= MediaTime(seconds: 86_400) ? $0 : nil }
             case .cueIn:
                 kind = .breakEnd
             case .cueOutContinued:
@@ -252,17 +253,16 @@ public struct SCTE35CueReader: Sendable, Hashable {
         }
     }
 
-    /// The duration of `EXT-X-CUE-OUT:DURATION=12`, `EXT-X-CUE-OUT:12` or `EXT-X-CUE-OUT:DURATION=12,...`.
-    static func cueOutDuration(_ value: String) -> MediaTime? {
-        var text = value[...]
+    /// The duration of `EXT-X-CUE-OUT:DURATION=12`, `EXT-X-CUE-OUT:12` or
+    /// `EXT-X-CUE-OUT:DURATION=12,...`, if it states one above zero.
+    public static func cueOutDuration(_ value: String?) -> MediaTime? {
+        guard var text = value?[...] else { return nil }
         if let equals = text.firstIndex(of: "=") {
             guard text[..<equals].uppercased() == "DURATION" else { return nil }
             text = text[text.index(after: equals)...]
         }
         text = text.prefix { $0 != "," }
-        guard let duration = MediaTime(text), duration > .zero, duration <= MediaTime(seconds: 86_400) else {
-            return nil
-        }
+        guard let duration = MediaTime(text), duration > .zero else { return nil }
         return duration
     }
 

@@ -26,11 +26,11 @@ enum SCTE35Text {
         bytes.reserveCapacity(utf8.count / 2)
         var index = 0
         while index < utf8.count {
-            guard let high = Self.hexDigit(utf8[index]), let low = Self.hexDigit(utf8[index + 1]) else {
+            guard let high = ASCIIHex.value(utf8[index]), let low = ASCIIHex.value(utf8[index + 1]) else {
                 throw SCTE35DecodingError(
                     code: .invalidText,
                     message: "not a hexadecimal digit",
-                    byteOffset: Self.hexDigit(utf8[index]) == nil ? index : index + 1
+                    byteOffset: ASCIIHex.value(utf8[index]) == nil ? index : index + 1
                 )
             }
             bytes.append(high << 4 | low)
@@ -77,16 +77,6 @@ enum SCTE35Text {
                 message: "\(count) characters: longer than any splice_info_section's text",
                 byteOffset: Self.maximumCharacters
             )
-        }
-    }
-
-    /// The value of a hexadecimal digit (either case), or `nil`.
-    static func hexDigit(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return character - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 
