@@ -31,6 +31,9 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let parts = ServerApplicationParts(configuration: configuration, store: store, logger: logger)
     // Inventory changes the admin API acknowledged in earlier runs.
     await parts.inventory.apply(try await store.inventoryChanges())
+    // Creatives' durations from their media: local ones now, remote ones once the services run.
+    let inventory = configuration.adInsertion.inventory
+    await parts.creativeDurations.measure(inventory.filter(CreativeDurations.isLocal), into: parts.inventory)
     let responder = parts.makeResponder()
     let answers = parts.eventLoopAnswers(serverName: "intermission")
     let hostname = configuration.hostname
@@ -62,6 +65,13 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
         services.append(GroupRelayService(transport: relay.transport, groups: parts.groups, instance: relay.instance))
     }
     services.append(UpstreamPollingService(feeds: parts.playlists.feeds))
+    services.append(
+        CreativeDurationService(
+            durations: parts.creativeDurations,
+            creatives: inventory.filter { !CreativeDurations.isLocal($0) },
+            registry: parts.inventory
+        )
+    )
     return Application(
         responder: responder,
         // With the group hub, connections start in the WebSocket upgrade channel; fresh cache entries
@@ -256,6 +266,8 @@ struct ServerApplicationParts: Sendable {
     let tracking: TrackingService
     /// Asks the presentations' VAST ad servers, within the outbound policy.
     let adServers: AdServerClient
+    /// Reads creatives' durations from their media.
+    let creativeDurations: CreativeDurations
 
     init(configuration: ServerConfiguration, store: any AdStore, logger: Logger) {
         let metrics = ServerMetrics()
@@ -283,6 +295,7 @@ struct ServerApplicationParts: Sendable {
         self.decisions = configuration.adInsertion.policy
         self.store = store
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
+        self.creativeDurations = CreativeDurations(origin: origin, logger: logger)
         self.metrics = metrics
         (store as? PostgresAdStore)?.journal?.observe(metrics.journalObserver())
         if let shared = store as? PostgresAdStore, shared.relaysGroups {
@@ -469,8 +482,14 @@ struct ServerApplicationParts: Sendable {
         assetLists.addRoutes(to: router)
         ScheduleController(assetLists: assetLists).addRoutes(to: router)
         let admin = router.group("v1/admin").add(middleware: BearerTokenMiddleware(token: self.adminToken))
-        AdminController(playlists: self.playlists, inventory: self.inventory, store: self.store, clock: self.clock)
-            .addRoutes(to: admin)
+        AdminController(
+            playlists: self.playlists,
+            inventory: self.inventory,
+            durations: self.creativeDurations,
+            store: self.store,
+            clock: self.clock
+        )
+        .addRoutes(to: admin)
         let trackingController = TrackingController(tracking: self.tracking)
         trackingController.addRoutes(to: router)
         trackingController.addAdminRoutes(to: admin)

@@ -68,6 +68,9 @@ struct CreativeView: Codable, Sendable {
     var value: Double
     /// The presentations it may play in (`vod-{asset}`, `live-{channel}`); absent: any.
     var scopes: [String]?
+    /// In an answer to `POST /v1/admin/inventory` only: why the stored duration is not the one
+    /// sent, or why the media's duration could not be read.
+    var warning: String?
 
     init(_ c: Creative) {
         self.id = c.id
@@ -96,14 +99,23 @@ struct CreativeView: Codable, Sendable {
 }
 
 /// The inventory, changeable through the admin API.
+///
+/// A configured creative whose media were read (``CreativeDurations``) takes its media's duration in
+/// place of the configured one; a creative added through the admin API is stored with its media's
+/// duration already.
 actor InventoryRegistry {
     /// The configured inventory, before any change.
     private let configured: [Creative]
+    /// The inventory as configured and changed, with configured durations.
+    private var declared: [Creative]
+    /// Media durations read from the configured creatives' playlists, by creative ID.
+    private var mediaDurations: [String: MediaTime] = [:]
     private(set) var creatives: [Creative]
     private(set) var decider: AdDecider
 
     init(_ creatives: [Creative]) {
         self.configured = creatives
+        self.declared = creatives
         self.creatives = creatives
         self.decider = AdDecider(inventory: creatives)
     }
@@ -111,27 +123,55 @@ actor InventoryRegistry {
     /// Makes the inventory the configured one with every change of a shared store applied, in
     /// order (another instance changed it).
     func replay(_ changes: [InventoryChange]) {
-        self.creatives = InventoryChange.apply(changes, to: self.configured)
-        self.decider = AdDecider(inventory: self.creatives)
+        self.update(InventoryChange.apply(changes, to: self.configured))
     }
 
     /// Applies the changes the store kept from earlier runs.
     func apply(_ changes: [InventoryChange]) {
-        self.creatives = InventoryChange.apply(changes, to: self.creatives)
-        self.decider = AdDecider(inventory: self.creatives)
+        self.update(InventoryChange.apply(changes, to: self.declared))
     }
 
     func upsert(_ creative: Creative) {
-        self.creatives.removeAll { $0.id == creative.id }
-        self.creatives.append(creative)
-        self.decider = AdDecider(inventory: self.creatives)
+        var creatives = self.declared
+        creatives.removeAll { $0.id == creative.id }
+        creatives.append(creative)
+        // The admin API stores the duration it wants; a measurement of the configured creative no
+        // longer applies.
+        self.mediaDurations[creative.id] = nil
+        self.update(creatives)
     }
 
     func remove(_ id: String) -> Bool {
-        let before = self.creatives.count
-        self.creatives.removeAll { $0.id == id }
+        let before = self.declared.count
+        var creatives = self.declared
+        creatives.removeAll { $0.id == id }
+        self.update(creatives)
+        return self.declared.count != before
+    }
+
+    /// Uses `duration`, read from the media of the configured creative `id` at `uri`, in place of
+    /// its configured duration (while the creative still has that URI).
+    func useMediaDuration(_ duration: MediaTime, of id: String, at uri: String) {
+        guard self.configured.contains(where: { $0.id == id && $0.uri == uri }) else { return }
+        self.mediaDurations[id] = duration
+        self.update(self.declared)
+    }
+
+    private func update(_ declared: [Creative]) {
+        self.declared = declared
+        let configuredURIs = Dictionary(
+            self.configured.map { ($0.id, $0.uri) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        self.creatives = declared.map { creative in
+            guard let duration = self.mediaDurations[creative.id], configuredURIs[creative.id] == creative.uri else {
+                return creative
+            }
+            var measured = creative
+            measured.duration = duration
+            return measured
+        }
         self.decider = AdDecider(inventory: self.creatives)
-        return self.creatives.count != before
     }
 }
 

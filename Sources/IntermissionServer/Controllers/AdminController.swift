@@ -7,6 +7,8 @@ import Logging
 struct AdminController: Sendable {
     let playlists: PlaylistService
     let inventory: InventoryRegistry
+    /// Reads a local creative's duration from its media before it is stored.
+    let durations: CreativeDurations
     let store: any AdStore
     let clock: any WallClock
 
@@ -176,17 +178,34 @@ struct AdminController: Sendable {
 
         group.post("inventory") { request, context -> Response in
             let body = try await request.decode(as: CreativeView.self, context: context)
-            let creative = Creative(
+            var creative = Creative(
                 id: try InputLimits.id(body.id, field: "id"),
                 uri: try InputLimits.uri(body.uri, field: "uri"),
                 duration: try InputLimits.seconds(body.duration, in: InputLimits.duration, field: "duration"),
                 value: try InputLimits.number(body.value, in: InputLimits.creativeValue, field: "value"),
                 scopes: try CreativeView.scopes(body.scopes, field: "scopes")
             )
+            // A local creative is stored with its media's duration (the answer says when that is
+            // not the one sent); a remote one with the duration sent.
+            var view = CreativeView(creative)
+            if CreativeDurations.isLocal(creative) {
+                switch await self.durations.measure(creative.uri) {
+                case .success(let measured):
+                    if measured.disagrees(with: creative.duration) {
+                        view.warning =
+                            "its media last \(measured.duration) s, not \(creative.duration) s: stored with the media's duration"
+                    }
+                    creative.duration = measured.duration
+                    view.duration = measured.duration.seconds
+                case .failure(let failure):
+                    view.warning =
+                        "its media's duration cannot be read (\(failure.message)): stored with the duration sent"
+                }
+            }
             // Stored before it is acknowledged, so it survives a restart.
             try await self.store.record(.upsert(creative))
             await self.inventory.upsert(creative)
-            return try AdminJSON.response(body, status: .created)
+            return try AdminJSON.response(view, status: .created)
         }
 
         group.delete("inventory/{id}") { _, context -> Response in

@@ -3,7 +3,7 @@
 #
 # Usage: Sources/IntermissionServer/Demo/make.sh        (from anywhere; writes next to this script)
 #
-#   primary/   60 s testsrc 160x90 @ 15 fps + 1 kHz sine, 2 s MPEG-TS segments
+#   primary/   60 s testsrc 160x90 @ 15 fps + 1 kHz sine (64 kHz), 2 s MPEG-TS segments
 #   ad-red/    10 s color=red   + 880 Hz beeping tone, 2 s MPEG-TS segments
 #   ad-green/  10 s color=green + 880 Hz beeping tone
 #   ad-blue/   10 s color=blue  + 880 Hz beeping tone
@@ -13,17 +13,21 @@
 #
 # Each folder holds seg-NNN.ts, a media playlist prog.m3u8 (VOD) and a one-variant
 # multivariant playlist main.m3u8, both written by ffmpeg. H.264 (40 kb/s target) +
-# AAC-LC mono 22.05 kHz 16 kb/s, keyframe every 2 s; bit-exact flags and one encoder thread
+# AAC-LC mono 64 kHz 16 kb/s, keyframe every 2 s; bit-exact flags and one encoder thread
 # so a rerun with the same ffmpeg version gives the same bytes. Needs ffmpeg (Debian:
 # apt-get install ffmpeg).
 #
-# Audio and video start together, so every segment's earliest PTS is its video keyframe on
-# the 2 s grid (players such as hls.js date the timeline, and so the breaks, from the
-# earliest PTS): no B-frames (-bf 0), so video PTS equal DTS and the muxer cuts each segment
-# at its keyframe; and the audio is shifted by the AAC encoder's 1024 priming samples, which
-# would otherwise start the audio 46 ms before the video. The first audio PTS of each
-# segment then lies within one AAC frame (1024/22050 s) after the first video PTS;
-# DemoMediaTests (IntermissionServerTests) checks it with ffprobe.
+# Audio and video start at the same PTS in every segment and end together at the playlist's
+# duration, so a player that dates the timeline from the earliest PTS (hls.js) or ends an
+# interstitial at its media's end finds what the playlist says:
+# - no B-frames (-bf 0), so video PTS equal DTS and the muxer cuts each segment at its keyframe,
+#   on the 2 s grid (15 fps, a keyframe every 30 frames);
+# - AAC at 64 kHz, where a frame of 1024 samples lasts 16 ms and 2 s is exactly 125 frames, so an
+#   audio frame begins on every segment boundary (at 22.05 kHz or 48 kHz none does, and the first
+#   audio of a segment lags its video by up to a frame);
+# - the audio is shifted by the encoder's 1024 priming samples (else it starts 16 ms early), and
+#   cut one frame short of the length, since the encoder flushes a frame of its own at the end.
+# DemoMediaTests (IntermissionServerTests) checks every segment's start and end with ffprobe.
 set -euo pipefail
 command -v ffmpeg >/dev/null || { echo "$0: ffmpeg not found (apt-get install ffmpeg)" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -36,7 +40,8 @@ make_stream() { # make_stream NAME VIDEO_SOURCE AUDIO_SOURCE SECONDS
         -f lavfi -i "$video" -f lavfi -i "$audio" -t "$seconds" \
         -c:v libx264 -preset veryfast -profile:v main -pix_fmt yuv420p -bf 0 -threads:v 1 \
         -b:v 40k -maxrate 60k -bufsize 120k -g 30 -keyint_min 30 -sc_threshold 0 \
-        -af "asetpts=PTS+1024/SR/TB" -c:a aac -b:a 16k -ac 1 -ar 22050 \
+        -af "atrim=end_sample=$((seconds * 64000 - 1024)),asetpts=PTS+1024/SR/TB" \
+        -c:a aac -b:a 16k -ac 1 -ar 64000 \
         -fflags +bitexact -flags:v +bitexact -flags:a +bitexact -map_metadata -1 \
         -f hls -hls_time 2 -hls_playlist_type vod -hls_segment_filename 'seg-%03d.ts' \
         -master_pl_name main.m3u8 prog.m3u8)
@@ -67,9 +72,9 @@ make_audio() { # make_audio NAME AUDIO_SOURCE SECONDS
         { echo "$0: $name: segments are not all 4 s" >&2; exit 1; }
 }
 
-make_stream primary "testsrc=size=160x90:rate=15" "sine=frequency=1000:sample_rate=22050" 60
+make_stream primary "testsrc=size=160x90:rate=15" "sine=frequency=1000:sample_rate=64000" 60
 for color in red green blue; do
-    make_stream "ad-$color" "color=c=$color:size=160x90:rate=15" "sine=frequency=880:beep_factor=2:sample_rate=22050" 10
+    make_stream "ad-$color" "color=c=$color:size=160x90:rate=15" "sine=frequency=880:beep_factor=2:sample_rate=64000" 10
 done
 make_audio podcast "sine=frequency=440:sample_rate=32000" 60
 make_audio ad-audio-one "sine=frequency=660:beep_factor=2:sample_rate=32000" 12

@@ -613,6 +613,12 @@ enum OpenAPIDocument {
                   type: array
                   maxItems: 10000
                   items: {type: string, minLength: 5, maxLength: 69, pattern: "^(vod|live)-"}
+                warning:
+                  description: >-
+                    In the answer to a POST only: why the stored duration is not the one sent (a local
+                    creative is stored with its media's duration), or why its media could not be read.
+                  type: string
+                  readOnly: true
             AssetList:
               type: object
               required: [ASSETS]
