@@ -27,7 +27,10 @@ import Testing
         let step = reading.received(Array(Self.multivariant.utf8), from: "https://cdn.example/ads/a/main.m3u8?token=1")
         #expect(step == .read("https://cdn.example/ads/a/low/prog.m3u8"))
         // 4 + 4 + 2.04 = 10.04 s; a frame at 25 fps is 40 ms.
-        let done = reading.received(Self.media(["4.000", "4.000", "2.040"]), from: "https://cdn.example/ads/a/low/prog.m3u8")
+        let done = reading.received(
+            Self.media(["4.000", "4.000", "2.040"]),
+            from: "https://cdn.example/ads/a/low/prog.m3u8"
+        )
         guard case .measured(let measured) = done else {
             Issue.record("expected a measurement, got \(done)")
             return
@@ -47,7 +50,9 @@ import Testing
         var direct = CreativeDurationReading(uri: "/media/x/prog.m3u8")
         let measured = direct.received(Self.media(["2.5", "2.5"]), from: "/media/x/prog.m3u8")
         // No multivariant playlist: no frame rate, so a frame at 30 fps.
-        #expect(measured == .measured(CreativeMediaDuration(duration: 5, frameDuration: MediaTime(nanoseconds: 33_333_333))))
+        #expect(
+            measured == .measured(CreativeMediaDuration(duration: 5, frameDuration: MediaTime(nanoseconds: 33_333_333)))
+        )
     }
 
     @Test func playlistsThatGiveNoDurationFailWithAReason() {

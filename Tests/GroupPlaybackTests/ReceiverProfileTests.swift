@@ -81,6 +81,52 @@ import Testing
         #expect(unplayable.allSatisfy { $0.contains("cannot play the interstitial") })
     }
 
+    /// An audio-only ad in a video primary takes the video decoder and output away, and a silent ad
+    /// the audio's: both are reported (neither was, since a missing codec compared as unknown).
+    @Test func aTrackThatAppearsOrDisappearsIsARisk() throws {
+        let low = try Self.profile("receiver-low-end.json")
+        let primary = MediaFormat(
+            videoCodec: "avc",
+            width: 1280,
+            height: 720,
+            frameRate: 25,
+            audioCodec: "aac",
+            audioChannels: "2"
+        )
+        let audioOnly = MediaFormat(
+            variant: VariantStream(
+                attributes: try AttributeList(parsing: #"BANDWIDTH=64000,CODECS="mp4a.40.2""#),
+                uri: "a.m3u8"
+            )
+        )
+        let risks = TransitionRisk.assess(primary: primary, interstitial: audioOnly, on: low)
+        #expect(risks.map(\.change) == [.videoCodec])
+        #expect(risks.first.map { [$0.primary, $0.interstitial] } == ["avc", "none"])
+        #expect(
+            risks.first?.message
+                == "the interstitial has no video where the primary has avc: Low-end receiver (HD SDR, stereo AAC) may pause to switch"
+        )
+        // Back from an audio-only primary (a podcast) to a video ad.
+        let back = TransitionRisk.assess(primary: audioOnly, interstitial: primary, on: low)
+        #expect(back.map(\.change) == [.videoCodec])
+        #expect(back.first?.message.hasPrefix("the interstitial has video (avc) where the primary has none") == true)
+        // A silent video ad.
+        var silent = primary
+        silent.audioCodec = nil
+        silent.audioChannels = nil
+        #expect(TransitionRisk.assess(primary: primary, interstitial: silent, on: low).map(\.change) == [.audioCodec])
+        // Without CODECS nothing is known to be missing: no risk.
+        let unknown = MediaFormat(
+            variant: VariantStream(attributes: try AttributeList(parsing: "BANDWIDTH=64000"), uri: "a.m3u8")
+        )
+        #expect(TransitionRisk.assess(primary: primary, interstitial: unknown, on: low).isEmpty)
+        // A receiver that does not mind codec changes is told nothing.
+        let high = try Self.profile("receiver-high-end.json")
+        if !high.slowTransitions.contains(.videoCodec) {
+            #expect(TransitionRisk.assess(primary: primary, interstitial: audioOnly, on: high).isEmpty)
+        }
+    }
+
     @Test func aHighEndReceiverOnlyMindsItsSlowChanges() throws {
         let high = try Self.profile("receiver-high-end.json")
         let primaryPlaylist = try Self.multivariant("multivariant-hevc-hdr-score-iframes.m3u8")

@@ -83,6 +83,28 @@ import Testing
         _ = try await receiver.terminate()
     }
 
+    /// A stream nobody serves: the receiver's player is refused at once and `cast` says so, in words,
+    /// on standard error, with status 1 (it used to say "timeout" after 15 s).
+    @Test(.timeLimit(.minutes(1)))
+    func aStreamTheReceiverCannotReachIsSaidInWords() async throws {
+        let token = "pairing-token-for-the-unreachable-test"
+        let receiver = try ServeProcess(["receiver", "--port", "0", "--json", "--token", token])
+        defer { receiver.kill() }
+        let (url, _) = try await Self.listening(receiver)
+        // --until 40: an exit before it is the error's, not the limit's.
+        let cast = try await CLI.run([
+            "cast", "http://127.0.0.1:1/x.m3u8", "--to", url, "--token", token, "--until", "40",
+        ])
+        #expect(cast.status == 1, "\(cast.stderr)")
+        #expect(cast.stderr.contains("the receiver cannot play the stream"), "\(cast.stderr)")
+        #expect(cast.stderr.lowercased().contains("refused"), "\(cast.stderr)")
+        #expect(
+            !cast.stderr.lowercased().contains("timeout") && !cast.stderr.lowercased().contains("timed out"),
+            "\(cast.stderr)"
+        )
+        _ = try await receiver.terminate()
+    }
+
     @Test func badCastsAndReceiversAreRefused() async throws {
         let plan = try await CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--plan", "D"])
         #expect(plan.status == 64, "\(plan.stderr)")

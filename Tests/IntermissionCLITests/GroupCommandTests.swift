@@ -56,6 +56,23 @@ import Testing
         _ = try await server.terminate()
     }
 
+    /// A stream nobody serves: the participant says so in words and exits 2 at once, as `play`
+    /// does (it printed `primaryTime 0.000` each second and exited 0).
+    @Test(.timeLimit(.minutes(1)))
+    func aStreamThatCannotBeReachedIsSaidInWords() async throws {
+        let server = try ServeProcess(["serve", "--demo", "--port", "0", "--database", "memory:"])
+        defer { server.kill() }
+        let address = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+"#))
+        // --until 40: an exit before it is the error's, not the limit's.
+        let result = try await CLI.run([
+            "group", address + "/v1/groups/nowhere", "http://127.0.0.1:1/x.m3u8", "--json", "--until", "40",
+        ])
+        #expect(result.status == 2, "\(result.stderr)")
+        #expect(result.stderr.lowercased().contains("refused"), "\(result.stderr)")
+        #expect(result.stderr.contains("127.0.0.1:1"), "\(result.stderr)")
+        _ = try await server.terminate()
+    }
+
     @Test func badGroupURLsAreRefused() async throws {
         for url in [
             "ftp://h/v1/groups/a", "ws://h/elsewhere", "ws://h/v1/groups/a b", String(repeating: "w", count: 3_000),

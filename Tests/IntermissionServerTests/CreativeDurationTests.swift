@@ -112,7 +112,10 @@ import Testing
                     if durations.contains(MediaTime(nanoseconds: 10_500_000_000)) { break }
                     try await Task.sleep(for: .milliseconds(20))
                 } while ContinuousClock.now < deadline
-                #expect(durations.allSatisfy { $0 == MediaTime(nanoseconds: 10_500_000_000) } && !durations.isEmpty, "\(durations)")
+                #expect(
+                    durations.allSatisfy { $0 == MediaTime(nanoseconds: 10_500_000_000) } && !durations.isEmpty,
+                    "\(durations)"
+                )
             }
         }
     }
@@ -134,7 +137,10 @@ import Testing
                 Issue.record("\(creative.id): \(step)")
                 continue
             }
-            #expect(!measured.disagrees(with: creative.duration), "\(creative.id): \(measured.duration) vs \(creative.duration)")
+            #expect(
+                !measured.disagrees(with: creative.duration),
+                "\(creative.id): \(measured.duration) vs \(creative.duration)"
+            )
         }
     }
 }

@@ -86,7 +86,9 @@ public struct CreativeDurationReading: Sendable {
             } else if !media.hasEndList {
                 self.next = .failed("\(uri) has no EXT-X-ENDLIST: a creative is a VOD playlist")
             } else {
-                self.next = .measured(CreativeMediaDuration(duration: media.duration, frameDuration: self.frameDuration))
+                self.next = .measured(
+                    CreativeMediaDuration(duration: media.duration, frameDuration: self.frameDuration)
+                )
             }
         case .multivariant(let multivariant):
             guard self.reads == 1, let variant = multivariant.variants.first else {

@@ -88,6 +88,10 @@ public struct MediaFormat: Sendable, Hashable, Codable {
         return "\(width / a):\(height / a)"
     }
 
+    /// Whether the format names any codec: without `CODECS`, a missing video or audio codec means
+    /// unknown rather than absent.
+    public var statesCodecs: Bool { self.videoCodec != nil || self.audioCodec != nil }
+
     /// The number of audio channels (the part of `CHANNELS` before any `/`), if stated.
     public var channelCount: Int? {
         self.audioChannels.flatMap { Int($0.prefix { $0 != "/" }) }

@@ -57,6 +57,24 @@ public struct TransitionRisk: Sendable, Hashable, Codable, CustomStringConvertib
                 )
             )
         }
+        // A track that one side has and the other lacks (an audio-only ad in a video primary): the
+        // receiver tears down or sets up a decoder and an output, the slowest change of all. Told
+        // only when both sides' `CODECS` name a codec, since a format read without them is unknown,
+        // not empty.
+        func presence(_ change: ReceiverProfile.Change, _ a: String?, _ b: String?, _ track: String) {
+            guard profile.slowTransitions.contains(change), primary.statesCodecs, interstitial.statesCodecs,
+                (a == nil) != (b == nil)
+            else { return }
+            let message =
+                a != nil
+                ? "the interstitial has no \(track) where the primary has \(a ?? ""): \(profile.name) may pause to switch"
+                : "the interstitial has \(track) (\(b ?? "")) where the primary has none: \(profile.name) may pause to switch"
+            risks.append(
+                TransitionRisk(change: change, primary: a ?? "none", interstitial: b ?? "none", message: message)
+            )
+        }
+        presence(.videoCodec, primary.videoCodec, interstitial.videoCodec, "video")
+        presence(.audioCodec, primary.audioCodec, interstitial.audioCodec, "audio")
         let rate = { (value: Double?) in value.map { String(format3: $0) } }
         compare(.videoCodec, primary.videoCodec, interstitial.videoCodec, "the video codec")
         if primary.videoCodec != nil, interstitial.videoCodec != nil {

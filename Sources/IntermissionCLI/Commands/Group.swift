@@ -123,6 +123,12 @@ struct Group: AsyncParsableCommand {
             printError("intermission: the group refused this participant: " + reasons.joined(separator: "; "))
             throw ExitCode(1)
         }
+        // The stream could not be played (the player stopped): say why, as `play` does.
+        if let error = await player.error {
+            let transport = error.code == .transport || error.code == .timeout
+            printError("intermission: " + (transport ? error.message : error.description))
+            throw ExitCode(2)
+        }
     }
 
     static func report(_ fields: [String: String], json: Bool) {

@@ -256,7 +256,12 @@ struct Cast: AsyncParsableCommand {
                 last = max(last, event.sequence)
                 ReceiverOutput.print(event, json: json)
                 if event.kind == "ended" { return }
-                if event.kind == "error" { throw ExitCode(1) }
+                if event.kind == "error" {
+                    printError(
+                        "intermission: the receiver cannot play the stream: \(event.message ?? "no reason given")"
+                    )
+                    throw ExitCode(1)
+                }
                 if event.kind == "status", event.message == "playing", let time = seeks.popFirst() {
                     do {
                         _ = try await sender.send(ReceiverCommand(.seek, time: time))

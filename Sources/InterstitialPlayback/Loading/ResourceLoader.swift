@@ -101,12 +101,17 @@ public struct HTTPResourceLoader: ResourceLoader {
     /// The `User-Agent` sent.
     public var userAgent: String
 
+    /// The client of loaders made without one: like `HTTPClient.shared`, but a refused connection
+    /// fails at once (`HTTPClient.shared` tries again until the connect deadline, so a player
+    /// pointed at a closed port said "timeout" after 15 s instead of "connection refused").
+    public static let sharedClient: HTTPClient = BoundedFetch.makeClient()
+
     /// Creates a loader.
     ///
     /// - Parameters:
-    ///   - client: The HTTP client; `HTTPClient.shared` by default.
+    ///   - client: The HTTP client; ``sharedClient`` by default.
     ///   - userAgent: The `User-Agent` header of every request.
-    public init(client: HTTPClient = .shared, userAgent: String = "intermission-player/0.1") {
+    public init(client: HTTPClient = HTTPResourceLoader.sharedClient, userAgent: String = "intermission-player/0.1") {
         self.client = client
         self.userAgent = userAgent
     }
