@@ -229,6 +229,51 @@ struct GroupRig {
         #expect(rig.hub.state.timebase.time == Self.s(30))
     }
 
+    /// A pre-roll that begins before the hub's clock is known (before the first pong) is told to the
+    /// group on welcome with what is left of it, dated on the participant's own clock: the others
+    /// then know how long they will wait (the expected duration used to be dropped).
+    @Test func aPreRollBegunBeforeTheHubClockIsKnownTellsTheGroupWhatIsLeft() {
+        var dave = ParticipantCoordination(participantID: "dave", timeline: .identity)
+        let begun = dave.beginInterstitial(
+            at: ClockInstant(milliseconds: 1_000),
+            position: .primary(.zero),
+            expectedDuration: Self.s(10)
+        )
+        #expect(
+            begun.contains(.send(.suspend(reason: .playingInterstitial, time: .zero, expectedDuration: Self.s(10))))
+        )
+        let state = GroupState(
+            timebase: GroupTimebase(revision: 1, time: .zero, anchor: ClockInstant(milliseconds: 0), rate: 0),
+            intendedRate: 0,
+            participants: ["dave"]
+        )
+        // Admitted 3.5 s into the 10 s pre-roll: 6.5 s are left.
+        let welcomed = dave.receive(
+            .welcome(participantID: "dave", policy: .waitsForInterstitials, state: state),
+            at: ClockInstant(milliseconds: 4_500),
+            position: .primary(.zero)
+        )
+        #expect(
+            welcomed.first == .send(.suspend(reason: .playingInterstitial, time: .zero, expectedDuration: Self.s(6.5))),
+            "\(welcomed)"
+        )
+        // Admitted after the pre-roll should have ended: nothing left, not a negative wait.
+        var late = ParticipantCoordination(participantID: "erin", timeline: .identity)
+        _ = late.beginInterstitial(
+            at: ClockInstant(milliseconds: 0),
+            position: .primary(.zero),
+            expectedDuration: Self.s(2)
+        )
+        let lateWelcome = late.receive(
+            .welcome(participantID: "erin", policy: .waitsForInterstitials, state: state),
+            at: ClockInstant(milliseconds: 5_000),
+            position: .primary(.zero)
+        )
+        #expect(
+            lateWelcome.first == .send(.suspend(reason: .playingInterstitial, time: .zero, expectedDuration: .zero))
+        )
+    }
+
     @Test func driftBeyondTheToleranceIsCorrected() {
         var rig = GroupRig(policy: GroupPolicy())
         rig.add("alice", skew: 0, description: Self.vod)

@@ -43,6 +43,20 @@ import Testing
         let playing = bobStatuses.lastIndex { $0 == "playing at 1.0" }
         #expect(waiting != nil && playing != nil && waiting! < playing!, "\(bobStatuses)")
         #expect(bobLines.contains { $0["timeControlStatus"] == "waitingToPlayAtSpecifiedRate" })
+        // Bob's player says the same, with the reason (it said `paused`), and how long the wait should
+        // last: Alice's 10 s pre-roll, less what she has played of it.
+        let waitingLines = bobLines.filter { $0["status"]?.contains("waitingForCoordinatedPlayback") == true }
+        #expect(
+            !waitingLines.isEmpty && waitingLines.allSatisfy { $0["playerStatus"] == "waitingToPlayAtSpecifiedRate" },
+            "\(waitingLines)"
+        )
+        #expect(
+            waitingLines.allSatisfy { $0["reasonForWaitingToPlay"] == "waitingForCoordinatedPlayback" },
+            "\(waitingLines)"
+        )
+        let waits = waitingLines.compactMap { $0["expectedWait"].flatMap(Double.init) }
+        #expect(!waits.isEmpty && waits.allSatisfy { $0 > 0 && $0 <= 10.5 }, "\(waitingLines)")
+        #expect(bobLines.last { $0["event"] == "position" }?["playerStatus"] == "playing", "\(bobLines)")
         // Then both play the primary together: Bob's content did not move while he waited, and at
         // the end each is where the group is.
         let aliceLast = try #require(aliceLines.last { $0["event"] == "position" && $0["groupTime"] != "" })

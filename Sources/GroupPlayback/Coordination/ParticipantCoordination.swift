@@ -77,6 +77,10 @@ public struct ParticipantCoordination: Sendable {
     public private(set) var policy: GroupPolicy?
     /// The participant's own suspension, if it has stepped out.
     public private(set) var suspension: Suspension?
+    /// When the suspension began on this participant's own clock, and how long it was expected to
+    /// last: for a suspension that began before the hub clock was known (a pre-roll that starts at
+    /// once), whose ``Suspension/expectedEnd`` could not be dated on the hub's clock.
+    private var suspensionStart: (at: ClockInstant, expectedDuration: MediaTime?)?
     /// The last status reported.
     public private(set) var status: ParticipantStatus = .joining
     /// The secret the hub's `welcome` gave: the next `hello` presents it, so that a participant
@@ -121,6 +125,9 @@ public struct ParticipantCoordination: Sendable {
                 var remaining: MediaTime?
                 if let end = suspension.expectedEnd, let groupNow = self.clock.groupInstant(at: now) {
                     remaining = MediaTime.max(.zero, groupNow.duration(to: end))
+                } else if let start = self.suspensionStart, let expected = start.expectedDuration {
+                    // Dated on this participant's clock: what is left of it now.
+                    remaining = MediaTime.max(.zero, expected - start.at.duration(to: now))
                 }
                 actions.append(
                     .send(
@@ -173,6 +180,7 @@ public struct ParticipantCoordination: Sendable {
             coordinatedTime: time,
             expectedEnd: expectedDuration.flatMap { d in groupNow.map { $0 + d } }
         )
+        self.suspensionStart = (now, expectedDuration)
         return [.send(.suspend(reason: .playingInterstitial, time: time, expectedDuration: expectedDuration))]
             + self.setStatus(.suspended(.playingInterstitial))
     }
@@ -182,6 +190,7 @@ public struct ParticipantCoordination: Sendable {
     public mutating func endInterstitial(at now: ClockInstant, position: ItemPosition) -> [Action] {
         guard self.suspension != nil else { return [] }
         self.suspension = nil
+        self.suspensionStart = nil
         let time = self.timeline.coordinatedTime(of: position) ?? .zero
         var actions: [Action] = [.send(.resume(time: time))]
         if let state = self.groupState { actions += self.apply(state, at: now, position: position) }

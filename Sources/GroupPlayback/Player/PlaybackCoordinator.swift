@@ -101,6 +101,14 @@ public actor PlaybackCoordinator {
     /// The participant's status now.
     public var status: ParticipantStatus { self.coordination.status }
 
+    /// How long the group's wait in `status` is expected to last from now, when every participant it
+    /// waits for has said when it will be ready; `nil` otherwise (zero once that moment has passed).
+    public func expectedWait(_ status: ParticipantStatus) -> MediaTime? {
+        guard case .waitingForCoordinatedPlayback(_, let until) = status, let until else { return nil }
+        let left = until.nanoseconds.subtractingReportingOverflow(self.localNow().nanoseconds)
+        return MediaTime(nanoseconds: left.overflow ? .max : max(0, left.partialValue))
+    }
+
     /// The coordinated time the group is at now, once the hub clock and the group's state are known.
     public var groupTime: MediaTime? { self.coordination.groupTime(at: self.localNow()) }
 
@@ -341,6 +349,11 @@ public actor PlaybackCoordinator {
                     await player.setRate(rate)
                 }
             case .status(let status):
+                if case .waitingForCoordinatedPlayback = status {
+                    await self.player.setWaitingForCoordinatedPlayback(true)
+                } else {
+                    await self.player.setWaitingForCoordinatedPlayback(false)
+                }
                 for continuation in self.statusContinuations.values { continuation.yield(status) }
             }
         }

@@ -85,13 +85,20 @@ struct Group: AsyncParsableCommand {
             group.addTask { try await coordinator.run() }
             group.addTask {
                 for await status in statuses {
-                    Self.report(
-                        [
-                            "event": "status", "status": status.description,
-                            "timeControlStatus": status.timeControlStatus,
-                        ],
-                        json: json
-                    )
+                    var fields = [
+                        "event": "status", "status": status.description,
+                        "timeControlStatus": status.timeControlStatus,
+                    ]
+                    // The player's own status and reason (`waitingForCoordinatedPlayback` while the
+                    // group waits), and how long the wait should last when the others said.
+                    fields["playerStatus"] = await player.timeControlStatus.description
+                    if let reason = await player.reasonForWaitingToPlay {
+                        fields["reasonForWaitingToPlay"] = reason.description
+                    }
+                    if let wait = await coordinator.expectedWait(status) {
+                        fields["expectedWait"] = wait.decimalString(places: 3)
+                    }
+                    Self.report(fields, json: json)
                     if case .refused = status { throw ExitCode(1) }
                 }
             }
@@ -108,6 +115,7 @@ struct Group: AsyncParsableCommand {
                         [
                             "event": "position", "primaryTime": time.decimalString(places: 3),
                             "groupTime": groupTime?.decimalString(places: 3) ?? "",
+                            "playerStatus": await player.timeControlStatus.description,
                         ],
                         json: json
                     )

@@ -237,10 +237,26 @@ extension Player {
         self.updateStatus()
     }
 
+    /// Tells the player that the group it plays in waits for other participants (or no longer
+    /// does): while it waits, ``timeControlStatus`` is `waitingToPlayAtSpecifiedRate` with the reason
+    /// ``WaitingReason/waitingForCoordinatedPlayback``, whatever the rate, as AVFoundation's player
+    /// reports under a playback coordinator.
+    ///
+    /// A coordinator calls it; the rate is the coordinator's
+    /// to set.
+    public func setWaitingForCoordinatedPlayback(_ waiting: Bool) {
+        guard waiting != self.waitsForCoordinatedPlayback else { return }
+        self.waitsForCoordinatedPlayback = waiting
+        self.updateStatus()
+    }
+
     func updateStatus() {
         let status: TimeControlStatus
         let reason: WaitingReason?
-        if self.rate == 0 {
+        if self.waitsForCoordinatedPlayback, self.interstitials.current == nil {
+            status = .waitingToPlayAtSpecifiedRate
+            reason = .waitingForCoordinatedPlayback
+        } else if self.rate == 0 {
             status = .paused
             reason = nil
         } else if self.interstitials.current != nil {

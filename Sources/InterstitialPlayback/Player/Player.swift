@@ -189,6 +189,8 @@ public actor Player {
     /// The position on the primary's timeline (while an interstitial plays: where it paused).
     var primaryPosition: MediaTime = .zero
     var isStalled = true
+    /// Set by a coordinator while the group waits for other participants.
+    var waitsForCoordinatedPlayback = false
     var stallStart: MediaTime?
     var lastBufferedReport: [PresentationID: MediaTime] = [:]
     var commands: [(time: MediaTime, order: Int, command: ScheduledCommand)] = []

@@ -58,6 +58,10 @@ public struct WaitingReason: Sendable, Hashable, CustomStringConvertible {
     public static let noItemToPlay = WaitingReason("noItemToPlay")
     /// The primary waits while an interstitial event plays (`AVPlayer.WaitingReason.interstitialEvent`).
     public static let interstitialEvent = WaitingReason("interstitialEvent")
+    /// The group the player plays in waits for other participants
+    /// (`AVPlayer.WaitingReason.waitingForCoordinatedPlayback`); see
+    /// ``Player/setWaitingForCoordinatedPlayback(_:)``.
+    public static let waitingForCoordinatedPlayback = WaitingReason("waitingForCoordinatedPlayback")
 }
 
 /// A request the player makes at a given clock time (the CLI's `--seek T@AT` and `--rate R@AT`).
