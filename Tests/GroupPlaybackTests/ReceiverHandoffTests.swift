@@ -261,6 +261,38 @@ import Testing
         }
     }
 
+    /// A primary with no interstitials of its own, playlist events on: the sender's event is the
+    /// schedule, plays, keeps its restriction, and a seek across it is refused or made to play it
+    /// (it was never scheduled, and seek and rate 2 passed through it).
+    @Test(.timeLimit(.minutes(2)))
+    func clientSideEventsPlayOnAPrimaryWithoutInterstitialsOfItsOwn() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.media("ad.m3u8", seconds: 6)
+        try scratch.media("plain.m3u8", seconds: 10)
+        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+            let session = ReceiverSession(
+                url: media + "plain.m3u8",
+                plan: .a,
+                dateRanges: [
+                    #"#EXT-X-DATERANGE:ID="app1",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:03.000Z",DURATION=6.0,X-ASSET-URI="ad.m3u8",X-RESUME-OFFSET=0,X-RESTRICT="SKIP,JUMP""#
+                ]
+            )
+            _ = try await sender.handOver(session)
+            var log = EventLog(sender: sender)
+            let scheduled = try await log.next { $0.kind == "scheduled" }
+            #expect(scheduled?.events == ["app1"], "\(log.all.map(\.kind))")
+            // JUMP: a seek past the event plays it first (or is refused); it never lands beyond it
+            // without the event.
+            let seek = try await sender.send(ReceiverCommand(.seek, time: 8))
+            #expect(!seek.allowed || seek.interstitials == ["app1"], "\(seek)")
+            let started = try await log.next { $0.kind == "interstitialStarted" }
+            #expect(started?.eventID == "app1")
+            let skip = try await sender.send(ReceiverCommand(.skip))
+            #expect(!skip.allowed && skip.reason.hasPrefix("app1: X-RESTRICT=SKIP"), "\(skip)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aLowEndReceiverFlagsAnHEVCAdInsideAnAVCPrimaryBeforeItPlays() async throws {
         let scratch = try Scratch()

@@ -112,9 +112,12 @@ public actor Receiver {
                     + (session.playsPlaylistEvents ? "playlist interstitials play" : "playlist interstitials off")
             )
         )
-        // Without the playlist's events, the client's are the whole schedule and can be set at once.
+        // The client's events are set at once: without the playlist's events they are the whole
+        // schedule; with them, the playlist's are merged in when they arrive (`eventsDidChange`).
+        // A primary with no interstitials of its own never says its schedule changed, so waiting
+        // for that left the client's events out.
         let clientEvents = session.clientEvents()
-        if !session.playsPlaylistEvents, session.effectivePlan != .b, !clientEvents.isEmpty {
+        if session.effectivePlan != .b, !clientEvents.isEmpty {
             let events = Self.applying(session.effectivePlan, to: clientEvents)
             self.overridden = Set(events.map(\.identifier))
             await InterstitialEventController(player: player).setEvents(events)
