@@ -105,6 +105,42 @@ import Testing
         _ = try await receiver.terminate()
     }
 
+    /// Two senders, one receiver: the second sender sees only its own session's events (it was
+    /// shown the first session's schedule and ad), and the first is told it was replaced (exit 3).
+    @Test(.timeLimit(.minutes(2)))
+    func aSecondCastReplacesTheFirstAndEachSeesOnlyItsOwnSession() async throws {
+        let server = try ServeProcess(["serve", "--demo", "--port", "0", "--database", "memory:"])
+        defer { server.kill() }
+        let address = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+"#))
+        let token = "pairing-token-for-the-two-senders"
+        let receiver = try ServeProcess(["receiver", "--port", "0", "--json", "--token", token])
+        defer { receiver.kill() }
+        let (url, _) = try await Self.listening(receiver)
+        let first = try ServeProcess([
+            "cast", address + "/vod/demo/main.m3u8", "--to", url, "--token", token, "--json", "--until", "60",
+        ])
+        defer { first.kill() }
+        // The first session's pre-roll is under way.
+        _ = try await first.firstLog(matching: #""kind":"interstitialStarted""#)
+        let second = try await CLI.run([
+            "cast", address + "/vod/podcast/main.m3u8", "--to", url, "--token", token, "--plan", "B", "--json",
+            "--until", "3",
+        ])
+        let secondEvents = Self.objects(String(decoding: second.stdout, as: UTF8.self))
+        let sessions = Set(secondEvents.compactMap { $0["session"] as? Int })
+        #expect(sessions.count == 1, "\(secondEvents)")
+        #expect(secondEvents.first?["kind"] as? String == "session", "\(secondEvents)")
+        #expect(!secondEvents.contains { $0["kind"] as? String == "interstitialStarted" }, "\(secondEvents)")
+        for _ in 0..<100 where first.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        #expect(!first.process.isRunning)
+        #expect(first.process.terminationStatus == 3, "\(first.text)")
+        #expect(first.text.contains("another sender took the receiver over"), "\(first.text)")
+        let firstSessions = Set(Self.objects(first.text).compactMap { $0["session"] as? Int })
+        #expect(firstSessions.count == 1 && firstSessions.isDisjoint(with: sessions), "\(firstSessions) \(sessions)")
+        _ = try await receiver.terminate()
+        _ = try await server.terminate()
+    }
+
     @Test func badCastsAndReceiversAreRefused() async throws {
         let plan = try await CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--plan", "D"])
         #expect(plan.status == 64, "\(plan.stderr)")

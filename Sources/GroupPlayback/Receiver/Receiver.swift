@@ -21,6 +21,9 @@ public struct ReceiverState: Sendable, Hashable, Codable {
     public var ended: Bool
     /// The receiver profile's name, if it has one.
     public var profile: String?
+    /// The session's number (from 1, one per handoff), which its events carry
+    /// (``ReceiverEvent/session``); `nil` before a handoff.
+    public var session: Int?
 }
 
 /// A headless receiver (the AirPlay talk's TV): it takes a ``ReceiverSession`` from a sender, plays
@@ -83,6 +86,15 @@ public actor Receiver {
     /// Takes over a session: stops the one playing, starts playing this one at its position, and
     /// applies its plan and client-side events.
     public func start(_ session: ReceiverSession) async {
+        // A session still under way is replaced: its sender is told, under its own number.
+        if self.session != nil, !self.ended {
+            var replaced = ReceiverEvent(
+                kind: "replaced",
+                message: "another sender handed over a new session (\(self.generation + 1)); this one has ended"
+            )
+            replaced.session = self.generation
+            self.post(replaced)
+        }
         self.stop()
         self.generation += 1
         let generation = self.generation
@@ -163,6 +175,7 @@ public actor Receiver {
     public func state() async -> ReceiverState {
         var state = ReceiverState(url: self.session?.url, plan: self.session?.effectivePlan, ended: self.ended)
         state.profile = self.profile?.name
+        state.session = self.session == nil ? nil : self.generation
         if let player {
             state.primaryTime = await player.currentTime.seconds
             state.currentEvent = await player.currentInterstitialEventID
@@ -312,6 +325,7 @@ public actor Receiver {
     /// Numbers an event, keeps it (bounded) and hands it to every stream.
     func post(_ event: ReceiverEvent) {
         var event = event
+        if event.session == nil { event.session = self.generation }
         event.sequence = self.nextSequence
         self.nextSequence += 1
         let elapsed = ContinuousClock.now - self.started

@@ -310,10 +310,16 @@ public struct ReceiverReply: Sendable, Hashable, Codable {
 /// Something that happened on the receiver, as the sender sees it.
 public struct ReceiverEvent: Sendable, Hashable, Codable {
     /// The kind: `session`, `scheduled`, `transitionRisk`, `interstitialStarted`, `primaryResumed`,
-    /// `eventFinished`, `skipped`, `skippable`, `status`, `command`, `ended`, `error`.
+    /// `eventFinished`, `skipped`, `skippable`, `status`, `command`, `ended`, `error`, and `replaced`
+    /// (another sender handed over a new session, which ends this one).
     public var kind: String
     /// Its number, from 1, in the order of the receiver's events.
     public var sequence: Int
+    /// The number of the session it belongs to (``ReceiverState/session``): a sender follows only
+    /// its own session's events.
+    ///
+    /// `nil` from a receiver that does not number sessions.
+    public var session: Int?
     /// Seconds since the session started, on the receiver's clock.
     public var t: Double
     /// The interstitial event concerned, if one is.

@@ -163,7 +163,8 @@ struct Cast: AsyncParsableCommand {
             Each --seek is sent as a remote command once the receiver plays, in order; the \
             receiver's answer (granted, or refused with the restriction's reason) is printed. \
             Plans: A ads as the playlist says, B no ads, C the first ad of a pod cannot be skipped, \
-            the later ones can.
+            the later ones can. Only this session's events are printed; when another sender hands \
+            over a new session, this one ends and cast exits 3 saying so.
             """
     )
 
@@ -232,10 +233,13 @@ struct Cast: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let sender: ReceiverClient
+        // The session's number: events of other sessions (an earlier sender's, or a later one that
+        // replaced this) are not this sender's.
+        let mine: Int?
         do {
             let token = self.token ?? environmentToken()
             sender = try ReceiverClient(receiverURL: self.to, token: token)
-            _ = try await sender.handOver(session)
+            mine = try await sender.handOver(session).session
         } catch {
             printError("intermission: the receiver did not take the session: \(error)")
             throw ExitCode(2)
@@ -254,6 +258,12 @@ struct Cast: AsyncParsableCommand {
             }
             for event in events {
                 last = max(last, event.sequence)
+                guard mine == nil || event.session == nil || event.session == mine else { continue }
+                if event.kind == "replaced" {
+                    ReceiverOutput.print(event, json: json)
+                    printError("intermission: another sender took the receiver over; this session has ended")
+                    throw ExitCode(3)
+                }
                 ReceiverOutput.print(event, json: json)
                 if event.kind == "ended" { return }
                 if event.kind == "error" {
