@@ -35,13 +35,19 @@ import Testing
         }
 
         /// A VOD media playlist of one-second segments, with an interstitial at `adAt` when given.
-        func vod(_ name: String, seconds: Int, ad: (at: Int, uri: String, duration: Int)? = nil) throws {
+        func vod(
+            _ name: String,
+            seconds: Int,
+            ad: (at: Int, uri: String, duration: Int)? = nil,
+            restrict: String? = nil
+        ) throws {
             var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
             lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
             if let ad {
                 lines.append(
                     "#EXT-X-DATERANGE:ID=\"ad\",CLASS=\"com.apple.hls.interstitial\",START-DATE=\"2026-01-01T00:00:0\(ad.at).000Z\","
                         + "DURATION=\(ad.duration).0,X-ASSET-URI=\"\(ad.uri)\",X-RESUME-OFFSET=0"
+                        + (restrict.map { ",X-RESTRICT=\"\($0)\"" } ?? "")
                 )
             }
             for index in 0..<seconds { lines += ["#EXTINF:1.000,", "p\(index).ts"] }
@@ -312,6 +318,59 @@ import Testing
                     "positions \(positions)"
                 )
                 for player in players { #expect(await player.rate == 1) }
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// A participant inside its own `X-RESTRICT="SKIP"` ad cannot move the group forward out of it: the
+    /// seek is refused with the restriction's reason and the group stays where it is (it used to
+    /// seek everyone, with no answer); pausing is granted, and the other participant's commands too.
+    @Test(.timeLimit(.minutes(2)))
+    func aParticipantInItsOwnRestrictedAdCannotSeekTheGroup() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        try media.segments("p", count: 20)
+        let app = try await buildApplication(configuration: Self.configuration(media: media))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let base = "http://127.0.0.1:\(port)/media/group"
+            let ad =
+                ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+                + (0..<6).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
+            try media.write("ad6.m3u8", ad.joined(separator: "\n") + "\n")
+            try media.vod("alice.m3u8", seconds: 20)
+            try media.vod("bob.m3u8", seconds: 20, ad: (1, "\(base)/ad6.m3u8", 6), restrict: "SKIP")
+            let groupURL = "ws://127.0.0.1:\(port)/v1/groups/restricted"
+            let (alicePlayer, alice) = Self.participant("alice", stream: "\(base)/alice.m3u8", group: groupURL)
+            let (bobPlayer, bob) = Self.participant("bob", stream: "\(base)/bob.m3u8", group: groupURL)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await alicePlayer.run(until: MediaTime(seconds: 40)) }
+                group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 40)) }
+                group.addTask { try await alice.run() }
+                group.addTask { try await bob.run() }
+                while await alice.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                while await bob.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                #expect(await alice.play().allowed)
+                // Bob reaches his ad at 1 s.
+                let deadline = ContinuousClock.now + .seconds(30)
+                while await bobPlayer.currentInterstitialEventID != "ad", ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(await bobPlayer.currentInterstitialEventID == "ad")
+                let before = await alice.groupTime ?? .zero
+                let seek = await bob.seek(toItemTime: MediaTime(seconds: 15))
+                #expect(!seek.allowed, "\(seek)")
+                #expect(seek.reason.contains("SKIP"), "\(seek)")
+                let faster = await bob.play(rate: 2)
+                #expect(!faster.allowed && faster.command == "play", "\(faster)")
+                // The group did not jump to 15 s: it keeps playing from where it was.
+                try await Task.sleep(for: .milliseconds(300))
+                let after = await alice.groupTime ?? .zero
+                #expect(after < before + MediaTime(seconds: 2), "group \(before) -> \(after)")
+                // Pausing is never restricted; Alice, not in an ad, may seek the group.
+                #expect(await bob.pause().allowed)
+                #expect(await alice.seek(toItemTime: MediaTime(seconds: 10)).allowed)
                 group.cancelAll()
             }
         }

@@ -139,14 +139,57 @@ public actor PlaybackCoordinator {
     func dropContinuation(_ key: Int) { self.statusContinuations[key] = nil }
 
     /// Asks the group to play at `rate` (1 by default).
-    public func play(rate: Double = 1) async { await self.perform(self.coordination.request(.play(rate: rate))) }
+    ///
+    /// The viewer's own player judges the rate first, as it would a local one: inside this
+    /// participant's own interstitial with `X-RESTRICT=SKIP`, a rate above 1 is refused and the
+    /// group is not asked (the restriction binds the viewer whether the command is local or shared).
+    ///
+    /// - Returns: Granted (sent to the group) or refused, and why.
+    @discardableResult
+    public func play(rate: Double = 1) async -> GroupCommandReply {
+        let check = await self.player.wouldSetRate(rate)
+        guard check.isAllowed else { return GroupCommandReply(command: "play", allowed: false, reason: check.reason) }
+        return await self.request(.play(rate: rate), named: "play")
+    }
 
     /// Asks the group to pause.
-    public func pause() async { await self.perform(self.coordination.request(.pause)) }
+    ///
+    /// Never restricted (the spec lets a viewer pause any interstitial).
+    ///
+    /// - Returns: Granted (sent to the group), or refused before the group admitted this participant.
+    @discardableResult
+    public func pause() async -> GroupCommandReply { await self.request(.pause, named: "pause") }
 
     /// Asks the group to move to an item time of this participant's (snapped out of stitched ads).
-    public func seek(toItemTime time: MediaTime) async {
-        await self.perform(self.coordination.requestSeek(toItemTime: time + self.itemOrigin))
+    ///
+    /// The viewer's own player judges the seek first, as it would a local one: from inside this
+    /// participant's own interstitial with `X-RESTRICT=SKIP`, a seek forward is refused with the
+    /// restriction's reason and the group does not move. A seek across a `JUMP`-restricted event of
+    /// its own is granted: the group moves, and this participant plays that event on the way.
+    ///
+    /// - Returns: Granted (sent to the group) or refused, and why.
+    @discardableResult
+    public func seek(toItemTime time: MediaTime) async -> GroupCommandReply {
+        let check = await self.player.wouldSeek(to: time)
+        guard check.isAllowed else { return GroupCommandReply(command: "seek", allowed: false, reason: check.reason) }
+        let actions = self.coordination.requestSeek(toItemTime: time + self.itemOrigin)
+        guard !actions.isEmpty else {
+            return GroupCommandReply(command: "seek", allowed: false, reason: "the time is not on the group's timeline")
+        }
+        guard self.send != nil, self.coordination.groupState != nil else {
+            return GroupCommandReply(command: "seek", allowed: false, reason: "not in a group yet")
+        }
+        await self.perform(actions)
+        return GroupCommandReply(command: "seek", allowed: true, reason: "sent to the group")
+    }
+
+    /// Sends a viewer's command to the hub when this participant is in the group.
+    func request(_ command: GroupCommand, named name: String) async -> GroupCommandReply {
+        guard self.send != nil, self.coordination.groupState != nil else {
+            return GroupCommandReply(command: name, allowed: false, reason: "not in a group yet")
+        }
+        await self.perform(self.coordination.request(command))
+        return GroupCommandReply(command: name, allowed: true, reason: "sent to the group")
     }
 
     /// Connects to the hub and coordinates until the socket closes or the task is cancelled.
@@ -358,4 +401,26 @@ public actor PlaybackCoordinator {
             }
         }
     }
+}
+
+/// The answer to a viewer's group command (``PlaybackCoordinator/play(rate:)``,
+/// ``PlaybackCoordinator/pause()``, ``PlaybackCoordinator/seek(toItemTime:)``): granted, which means
+/// sent to the group (every participant then follows the hub's new state), or refused and why.
+public struct GroupCommandReply: Sendable, Hashable, CustomStringConvertible {
+    /// `play`, `pause` or `seek`.
+    public var command: String
+    /// Whether the command went to the group.
+    public var allowed: Bool
+    /// Why, in words (a refusal carries the restriction's reason).
+    public var reason: String
+
+    /// Creates a reply.
+    public init(command: String, allowed: Bool, reason: String) {
+        self.command = command
+        self.allowed = allowed
+        self.reason = reason
+    }
+
+    /// `seek granted: sent to the group`, `seek refused: …`.
+    public var description: String { "\(self.command) \(self.allowed ? "granted" : "refused"): \(self.reason)" }
 }

@@ -165,20 +165,56 @@ extension Player {
         )
     }
 
-    func performSeek(to time: MediaTime) -> SeekResult {
-        let now = self.clock.now
-        guard let context = self.breakContext else {
-            self.jumpPrimary(to: time, now: now)
-            return SeekResult(isAllowed: true, requestedTime: time, grantedTime: time, reason: "no schedule yet")
+    /// What ``seek(to:)`` would come to now, without moving: the same navigation policy, asked
+    /// only.
+    ///
+    /// A coordinator checks a viewer's group seek with it before the group moves.
+    public func wouldSeek(to time: MediaTime) -> SeekResult {
+        switch self.seekDecision(to: time, now: self.clock.now) {
+        case nil: SeekResult(isAllowed: true, requestedTime: time, grantedTime: time, reason: "no schedule yet")
+        case .failure(let refusal):
+            SeekResult(isAllowed: false, requestedTime: time, grantedTime: nil, reason: refusal.reason)
+        case .success(let decision): Self.granted(decision, requested: time)
         }
-        let decision: SeekDecision
-        switch self.interstitials.coordinator.seek(
+    }
+
+    /// The navigation policy's answer to a seek from the playhead now; `nil` before there is a
+    /// schedule.
+    private func seekDecision(to time: MediaTime, now: MediaTime) -> Result<SeekDecision, NavigationRefusal>? {
+        guard let context = self.breakContext else { return nil }
+        return self.interstitials.coordinator.seek(
             to: time,
             from: self.playhead,
             in: context,
             position: self.primaryPosition,
             now: now
-        ) {
+        )
+    }
+
+    /// A granted seek's result.
+    private static func granted(_ decision: SeekDecision, requested time: MediaTime) -> SeekResult {
+        let plan = decision.plan
+        return SeekResult(
+            isAllowed: true,
+            requestedTime: time,
+            grantedTime: decision.granted,
+            interstitials: plan.interstitials,
+            reason: plan.reason
+        )
+    }
+
+    /// What ``setRate(_:)`` would come to now, without changing the rate.
+    public func wouldSetRate(_ rate: Double) -> RateResult {
+        self.decideRate(rate)
+    }
+
+    func performSeek(to time: MediaTime) -> SeekResult {
+        let now = self.clock.now
+        let decision: SeekDecision
+        switch self.seekDecision(to: time, now: now) {
+        case nil:
+            self.jumpPrimary(to: time, now: now)
+            return SeekResult(isAllowed: true, requestedTime: time, grantedTime: time, reason: "no schedule yet")
         case .failure(let refusal):
             return SeekResult(isAllowed: false, requestedTime: time, grantedTime: nil, reason: refusal.reason)
         case .success(let granted):
@@ -204,13 +240,6 @@ extension Player {
             self.jumpPrimary(to: decision.granted, now: now)
             self.updateStatus()
         }
-        let plan = decision.plan
-        return SeekResult(
-            isAllowed: true,
-            requestedTime: time,
-            grantedTime: decision.granted,
-            interstitials: plan.interstitials,
-            reason: plan.reason
-        )
+        return Self.granted(decision, requested: time)
     }
 }
