@@ -163,7 +163,10 @@ import Testing
         let requests = log.filter {
             $0.event == "request" && ["schedule", "assetList"].contains($0["kind"]?.stringValue ?? "")
         }
-        #expect(!requests.isEmpty && requests.allSatisfy { ($0["url"]?.stringValue ?? "").contains("plan=") }, "\(text)")
+        #expect(
+            !requests.isEmpty && requests.allSatisfy { ($0["url"]?.stringValue ?? "").contains("plan=") },
+            "\(text)"
+        )
         let entered = try #require(Self.currentEvents(log).first?.time, "\(text)")
         let eligible = log.filter { $0.event == "skippableStateDidChange" && $0["state"]?.stringValue == "eligible" }
         #expect(eligible.map { ($0.time - entered).seconds } == [10], "\(text)")
