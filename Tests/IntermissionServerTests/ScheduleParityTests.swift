@@ -173,6 +173,38 @@ import Testing
         #expect(eligible.first?["eventID"]?.stringValue == (format == .schedule ? "auto-0-2" : "auto-0"))
     }
 
+    /// 3b.
+    ///
+    /// A plan B viewer: with `tracking.planBRemovesInterstitials` its playlist has no break
+    /// at all (no interstitial, schedule or preload date range); without it, the break is there
+    /// and the pod it asks for is empty.
+    @Test(.timeLimit(.minutes(1)), arguments: LiveBreakFormat.allCases)
+    func planBGetsNoAds(_ format: LiveBreakFormat) async throws {
+        let clock = ManualWallClock(t0 + MediaTime(seconds: 110))
+        let channel = Self.channel(format)
+        let token = PlanTokens.mint(.b, key: Self.key)
+        let query = "?plan=" + token
+        var removing = try Self.configuration(clock: clock)
+        removing.tracking.planBRemovesInterstitials = true
+        try await withServer(removing) { client in
+            let playlist = try await client.get("/live/\(channel)/prog.m3u8" + query)
+            #expect(playlist.status == .ok && playlist.text.contains("#EXTINF"))
+            #expect(!playlist.text.contains("#EXT-X-DATERANGE"), "\(playlist.text)")
+        }
+        try await withServer(try Self.configuration(clock: clock)) { client in
+            let playlist = try await client.get("/live/\(channel)/prog.m3u8" + query)
+            let line = try #require(dateRangeLines(playlist.text).first { $0.contains("ID=\"auto-0\"") })
+            let attribute = format == .schedule ? "X-URI=\"" : "X-ASSET-LIST=\""
+            let start = try #require(line.firstRange(of: attribute), "\(line)")
+            let uri = String(line[start.upperBound...].prefix { $0 != "\"" })
+            #expect(uri.hasSuffix("&plan=" + token), "\(uri)")
+            let pod = try await client.get(uri + "&_HLS_primary_id=plan-b")
+            #expect(pod.status == .ok, "\(pod.text)")
+            let entries = pod.json?[format == .schedule ? "DATERANGES" : "ASSETS"]?.arrayValue
+            #expect(entries?.isEmpty == true, "\(pod.text)")
+        }
+    }
+
     /// 4. A viewer who joins during the break (the server at 2:12 when the player first asks;
     /// the player starts three target durations, 6 s, behind the live edge, at 2:06): it joins the
     /// first ad 6 s in, then plays the second ad and the primary from the break's end, 14 s later;
