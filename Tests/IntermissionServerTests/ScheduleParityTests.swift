@@ -136,7 +136,8 @@ import Testing
     /// 3. A plan C viewer (`plan=` on the playlist URL): its token reaches the request that decides
     /// its pod, so the rest of the pod after the first ad may be skipped: the skip becomes
     /// eligible 10 s into the break (the second ad's start). The preload range's `X-URI` (asset
-    /// lists) carries the token too, so the validator finds no query missing from it.
+    /// lists) carries the token too, so the validator finds no query missing from it and the
+    /// player uses the preloaded answer instead of asking again.
     @Test(.timeLimit(.minutes(2)), arguments: LiveBreakFormat.allCases)
     func thePlanTokenReachesThePodAndPlanCMaySkipTheSecondAd(_ format: LiveBreakFormat) async throws {
         let channel = Self.channel(format)
@@ -167,6 +168,12 @@ import Testing
             !requests.isEmpty && requests.allSatisfy { ($0["url"]?.stringValue ?? "").contains("plan=") },
             "\(text)"
         )
+        // One request decides the pod: on the asset-list channel the preload's answer is used,
+        // not discarded for a missing query item and asked again.
+        #expect(requests.count == 1, "\(text)")
+        #expect(!log.contains { $0.event == "preloadDiscarded" }, "\(text)")
+        let used = log.filter { $0.event == "preloadUsed" }.compactMap { $0["targetID"]?.stringValue }
+        #expect(used == (format == .schedule ? [] : ["auto-0"]), "\(text)")
         let entered = try #require(Self.currentEvents(log).first?.time, "\(text)")
         let eligible = log.filter { $0.event == "skippableStateDidChange" && $0["state"]?.stringValue == "eligible" }
         #expect(eligible.map { ($0.time - entered).seconds } == [10], "\(text)")
