@@ -268,6 +268,8 @@ enum ScheduleDocuments {
         #expect(all.events[2].date == ScheduleDocuments.date("2024-01-01T00:01:15.500Z"))
         #expect(all.events[1].assetURIs == ["https://example.com/s/nested/pod1.m3u8"])
         #expect(all.events.map(\.scheduleIdentifier) == ["show", "pod", "pod"])
+        // Whatever names the scheduleIdentifier, each event's playlist schedule is known.
+        #expect(all.playlistScheduleIDs == ["pre": "show", "pod-ad-1": "show", "pod-ad-2": "show"])
         let outer = DateRangeScheduleResolver(identifierSource: .outermost)
         let outerIDs = outer.resolve(
             playlist: playlist,

@@ -32,12 +32,18 @@ extension LiveBreak {
     /// The break as a scheduled-date-range document's date range (Appendix H):
     /// `CLASS="com.apple.hls.daterange-schedule"`, `START-DATE` the break's start, `DURATION` the
     /// break's, and `X-URI` the break's schedule URL.
+    ///
+    /// A break that returned early also has `X-PLAYOUT-LIMIT` (seconds from `START-DATE`, as on an
+    /// interstitial): the same `ID` with an added attribute, so that players that fetched the
+    /// schedule before the return cut its interstitials there (the ads from the return on do not
+    /// play; the one under way ends at the return and the primary resumes there).
     public func scheduleDateRange(locator: AssetListLocator) -> DateRange {
         var range = DateRange(id: self.id, startDate: self.startDate, class: DateRangeSchedule.scheduleClass)
         range.duration = self.duration
         range.attributes[.preloadURI] = .quoted(
             locator.scheduleURL(scope: AdScope(kind: .live, name: self.channel), breakID: self.id)
         )
+        if let limit = self.playoutLimit { range.attributes[.playoutLimit] = .decimal(limit) }
         return range
     }
 }

@@ -108,6 +108,11 @@ public struct DateRangeScheduleResolver: Sendable {
         public var pendingURLs: [String] = []
         /// Unreadable documents, nesting too deep, cycles.
         public var diagnostics: [ScheduleDiagnostic] = []
+        /// For each scheduled interstitial's `ID`, the `ID` of the playlist's schedule date range
+        /// it came from (through any nesting), whichever ``ScheduleIdentifierSource`` names its
+        /// ``InterstitialEvent/scheduleIdentifier``: what a change to that date range (such as an
+        /// added `X-PLAYOUT-LIMIT`) applies to.
+        public var playlistScheduleIDs: [String: String] = [:]
 
         /// Whether every schedule reached has been fetched.
         public var isComplete: Bool { self.pendingURLs.isEmpty }
@@ -258,6 +263,7 @@ private struct Walk {
             if entry.isInterstitial, var event = InterstitialEvent(dateRange: range) {
                 event.scheduleIdentifier = self.identifierSource == .innermost ? innerID : outerID
                 self.resolution.events.append(event)
+                self.resolution.playlistScheduleIDs[event.identifier] = outerID
             } else {
                 self.resolution.otherDateRanges.append(range)
             }

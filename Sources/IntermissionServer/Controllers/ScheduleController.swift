@@ -15,7 +15,9 @@ import Synchronization
 /// earlier ads' durations, `DURATION` and `X-RESUME-OFFSET` its ad's duration (so that each ad
 /// resumes the primary where the next one starts, and the pod occupies the break once),
 /// `X-ASSET-URI` the ad, the break's `X-RESTRICT`, the pod's skip control cut to the ad, and the
-/// entry's other members (its `X-AD-CREATIVE-SIGNALING` when beacons are on) as they are.
+/// entry's other members (its `X-AD-CREATIVE-SIGNALING` when beacons are on, its `start`s counted
+/// from the entry's own interstitial) as they are. After an early return the ads from the return
+/// on are left out and the one under way is cut to it (``document(_:breakID:restrictions:snap:playoutLimit:)``).
 struct ScheduleController: Sendable {
     /// Decides the pod.
     let assetLists: AssetListController
@@ -46,7 +48,8 @@ struct ScheduleController: Sendable {
             list,
             breakID: breakID,
             restrictions: liveBreak?.restrictions ?? [],
-            snap: liveBreak?.snap ?? []
+            snap: liveBreak?.snap ?? [],
+            playoutLimit: liveBreak?.playoutLimit
         )
         var response = Response.bytes(
             document.serialized(),
@@ -63,28 +66,42 @@ struct ScheduleController: Sendable {
     /// Each ad is an interstitial of its own that replaces its duration of the break. The break's
     /// `X-RESTRICT` goes on every one; of its `X-SNAP`, `OUT` goes on the first ad (where the break
     /// leaves the primary) and `IN` on the last (where it returns); the ads between follow each
-    /// other on the schedule's offsets.
+    /// other on the schedule's offsets. Each entry's `X-AD-CREATIVE-SIGNALING` counts its `start`s
+    /// from its own interstitial (the asset list counts them from the pod's start).
+    ///
+    /// A break that returned early (`playoutLimit`, from the break's start) keeps the ads that
+    /// start before the return; the one under way at the return gets `X-PLAYOUT-LIMIT` and
+    /// `X-RESUME-OFFSET` cut to it, so the primary resumes at the return (and `IN` goes on it).
     static func document(
         _ list: AssetList,
         breakID: String,
         restrictions: [String],
-        snap: [String] = []
+        snap: [String] = [],
+        playoutLimit: MediaTime? = nil
     ) -> JSONValue {
+        var kept: [(asset: AssetList.Asset, start: MediaTime)] = []
+        var podStart = MediaTime.zero
+        for asset in list.assets {
+            if let playoutLimit, podStart >= playoutLimit { break }
+            kept.append((asset, podStart))
+            podStart = podStart + asset.duration
+        }
         var entries: [JSONValue] = []
-        var start = MediaTime.zero
-        for (index, asset) in list.assets.enumerated() {
+        for (index, (asset, start)) in kept.enumerated() {
+            let cut = playoutLimit.map { $0 - start }.flatMap { $0 < asset.duration ? $0 : nil }
             var members: [(String, JSONValue)] = [
                 ("ID", .string("\(breakID)-\(index + 1)")),
                 ("CLASS", .string(DateRange.interstitialClass)),
                 ("X-SCHEDULE-OFFSET", .number(JSONNumber(start))),
                 ("DURATION", .number(JSONNumber(asset.duration))),
                 ("X-ASSET-URI", .string(asset.uri)),
-                ("X-RESUME-OFFSET", .number(JSONNumber(asset.duration))),
+                ("X-RESUME-OFFSET", .number(JSONNumber(cut ?? asset.duration))),
             ]
+            if let cut { members.append(("X-PLAYOUT-LIMIT", .number(JSONNumber(cut)))) }
             if !restrictions.isEmpty { members.append(("X-RESTRICT", .string(restrictions.joined(separator: ",")))) }
             var snapped: [String] = []
             if index == 0, snap.contains(AttributeName.Value.out) { snapped.append(AttributeName.Value.out) }
-            if index == list.assets.count - 1, snap.contains(AttributeName.Value.in) {
+            if index == kept.count - 1, snap.contains(AttributeName.Value.in) {
                 snapped.append(AttributeName.Value.in)
             }
             if !snapped.isEmpty { members.append(("X-SNAP", .string(snapped.joined(separator: ",")))) }
@@ -94,11 +111,32 @@ struct ScheduleController: Sendable {
                     members.append(("X-SKIP-CONTROL-DURATION", .number(JSONNumber(duration))))
                 }
             }
-            for member in asset.otherMembers { members.append((member.key, member.value)) }
+            for member in Self.signalingFromItsOwnStart(asset, podStart: start).otherMembers {
+                members.append((member.key, member.value))
+            }
             entries.append(.object(members))
-            start = start + asset.duration
         }
         return .object([("DATERANGES", .array(entries))])
+    }
+
+    /// The asset with its `X-AD-CREATIVE-SIGNALING` `start`s (of each slot or pod, and of a pod's
+    /// slots) counted from the asset's own start instead of the pod's (`podStart` earlier), never
+    /// below 0; an asset without signaling, or with signaling that cannot be read, as it is.
+    static func signalingFromItsOwnStart(_ asset: AssetList.Asset, podStart: MediaTime) -> AssetList.Asset {
+        guard podStart > .zero, let signaling = try? asset.creativeSignaling() else { return asset }
+        func shifted(_ item: CreativeSignaling.Item) -> CreativeSignaling.Item {
+            var item = item
+            if let start = item.start?.doubleValue, start.isFinite {
+                item.start = JSONNumber(MediaTime.max(.zero, MediaTime(seconds: start) - podStart))
+            }
+            item.slots = item.slots?.map(shifted)
+            return item
+        }
+        var moved = signaling
+        moved.payload = signaling.payload.map(shifted)
+        var asset = asset
+        asset.setCreativeSignaling(moved)
+        return asset
     }
 
     /// The bytes of a response body.

@@ -4,9 +4,10 @@ import Hummingbird
 import NIOCore
 
 /// Carries a viewer's plan token through the playlists: every playlist URI of a multivariant
-/// playlist and every `X-ASSET-LIST` of a media playlist gets `plan={token}`, so the asset-list
-/// request that decides the pod knows the plan; for plan B, when configured, interstitial date
-/// ranges are left out.
+/// playlist, and every `X-ASSET-LIST` of a media playlist and `X-URI` of its schedule (Appendix H)
+/// and preload (Appendix F) date ranges gets `plan={token}`, so the request that decides the pod
+/// knows the plan (and a preload's URI keeps the query of its target's, as Appendix F asks); for
+/// plan B, when configured, interstitial and schedule date ranges are left out.
 enum PlanPlaylists {
     /// `uri` with `plan={token}` added to its query.
     static func adding(_ token: String, to uri: Substring) -> String {
@@ -35,11 +36,16 @@ enum PlanPlaylists {
         var lines: [Substring] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("#EXT-X-DATERANGE:") {
+                let schedule = line.contains("CLASS=\"com.apple.hls.daterange-schedule\"")
                 let interstitial =
                     line.contains("CLASS=\"com.apple.hls.interstitial\"") || line.contains("X-ASSET-LIST=\"")
-                    || line.contains("X-ASSET-URI=\"")
+                    || line.contains("X-ASSET-URI=\"") || schedule
                 if interstitial && plan == .b && removeInterstitials { continue }
-                lines.append(Self.rewrite(line, attribute: "X-ASSET-LIST", token: token, always: true))
+                var rewritten = Self.rewrite(line, attribute: "X-ASSET-LIST", token: token, always: true)
+                if schedule || line.contains("CLASS=\"com.apple.hls.preload\"") {
+                    rewritten = Self.rewrite(rewritten, attribute: "X-URI", token: token, always: true)
+                }
+                lines.append(rewritten)
             } else if line.hasPrefix("#EXT-X-MEDIA:") || line.hasPrefix("#EXT-X-I-FRAME-STREAM-INF:") {
                 lines.append(Self.rewrite(line, attribute: "URI", token: token, always: false))
             } else if !line.hasPrefix("#"), case let uri = line.hasSuffix("\r") ? line.dropLast() : line,

@@ -14,9 +14,9 @@ public struct TrackingConfiguration: Sendable {
     /// Whether asset-list entries carry `X-AD-CREATIVE-SIGNALING` with signed `/v1/track` URLs
     /// (`tracking.beacons`).
     public var beacons: Bool = false
-    /// Whether the playlists of a plan-B viewer carry no interstitial date ranges at all
-    /// (`tracking.planBRemovesInterstitials`); when not, they keep them and the asset lists come
-    /// back empty.
+    /// Whether the playlists of a plan-B viewer carry no interstitial date ranges at all, nor
+    /// schedule (Appendix H) or preload ones (`tracking.planBRemovesInterstitials`); when not,
+    /// they keep them and the asset lists and schedules come back empty.
     public var planBRemovesInterstitials: Bool = false
     /// How many times a forward is tried in all (`tracking.forwardAttempts`, 1 to 20).
     public var forwardAttempts: Int = 6

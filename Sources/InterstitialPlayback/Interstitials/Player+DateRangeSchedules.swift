@@ -59,8 +59,55 @@ extension Player {
         )
         for event in outcome.events { self.emit(event) }
         guard outcome.changed, let playlist = self.primary?.mainTrack?.playlist else { return }
+        let known = Set(self.interstitials.events.map(\.identifier))
         self.refreshSchedule(playlist: playlist, now: now)
         self.updatePreloads(now: now)
+        self.joinScheduledEventUnderWay(known: known, now: now)
         self.checkTransitions(now: now)
+    }
+
+    /// A live player whose playhead is inside a scheduled interstitial that just arrived (a
+    /// viewer who joined during the break: the schedule is fetched once playback has started)
+    /// enters it at the playhead's offset, as a live join into an interstitial of the playlist
+    /// does, instead of playing the primary the interstitial replaces until the next one.
+    ///
+    /// - Parameters:
+    ///   - known: The `ID`s of the events known before the schedule answered (only an arrival
+    ///     is entered: an event the viewer already left, skipped or seeked past is not).
+    ///   - now: The playback clock's time.
+    func joinScheduledEventUnderWay(known: Set<String>, now: MediaTime) {
+        guard self.interstitials.currentBreak == nil, self.interstitials.current == nil,
+            self.interstitials.schedule?.isLive == true, let context = self.breakContext,
+            let plan = self.interstitials.coordinator.entry(in: context, resumingAt: self.primaryPosition, now: now),
+            let first = plan.run.queue.first, !known.contains(first),
+            self.interstitials.schedules.events.contains(where: { $0.identifier == first })
+        else { return }
+        self.beginBreak(plan, now: now)
+    }
+
+    /// A scheduled interstitial's asset is known: plans the beacons of its entry's
+    /// `X-AD-CREATIVE-SIGNALING` (one asset, whose slots' starts count from the interstitial's own
+    /// start), as an asset list's are planned; its beacon URLs resolve against the schedule
+    /// document's URL.
+    func planScheduledBeacons(_ event: InterstitialEvent) {
+        guard self.firesBeacons, event.scheduleIdentifier != nil,
+            let found = self.interstitials.schedules.creativeSignaling(of: event.identifier)
+        else { return }
+        self.interstitials.listURLs[event.identifier] = found.documentURL
+        var signaling: CreativeSignaling?
+        do {
+            signaling = try CreativeSignaling(json: found.value)
+        } catch {
+            self.emit(
+                .beaconFailed(
+                    eventID: event.identifier,
+                    type: "*",
+                    creative: nil,
+                    url: found.documentURL,
+                    reason: "unreadable \(CreativeSignaling.key): \(error)"
+                )
+            )
+        }
+        self.interstitials.beacons.listLoaded(eventID: event.identifier, assets: [(signaling, .zero)])
     }
 }

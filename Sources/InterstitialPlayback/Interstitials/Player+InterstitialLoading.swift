@@ -18,6 +18,7 @@ extension Player {
             primaryID: self.sessionID
         ) {
             self.interstitials.lists[eventID] = assets
+            self.planScheduledBeacons(event)
             if event.assetURIs.isEmpty {
                 self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0))
             }

@@ -25,6 +25,9 @@ struct ScheduleBook: Sendable {
     private(set) var references: [DateRangeScheduleResolver.Reference] = []
     /// Where each schedule date range starts on the stable primary timeline.
     private(set) var positions: [String: MediaTime] = [:]
+    /// The `X-PLAYOUT-LIMIT` of each schedule date range that has one (an early return, added to
+    /// the same `ID` by a later playlist), as its latest playlist reading gives it.
+    private(set) var playoutLimits: [String: MediaTime] = [:]
     /// Schedule date ranges that buffering reached: their documents are requested.
     private(set) var reached: Set<String> = []
     /// The documents answered, by absolute URL.
@@ -41,12 +44,39 @@ struct ScheduleBook: Sendable {
     /// Whether the primary has any schedule date range.
     var isEmpty: Bool { self.references.isEmpty }
 
-    /// The scheduled interstitials resolved so far, each with its `scheduleIdentifier`.
-    var events: [InterstitialEvent] { self.resolution.events }
+    /// The scheduled interstitials resolved so far, each with its `scheduleIdentifier`, cut at
+    /// their playlist schedule date range's `X-PLAYOUT-LIMIT` (``cut(_:at:)``).
+    var events: [InterstitialEvent] {
+        guard !self.playoutLimits.isEmpty else { return self.resolution.events }
+        return self.resolution.events.compactMap { event in
+            guard let outer = self.resolution.playlistScheduleIDs[event.identifier],
+                let limit = self.playoutLimits[outer],
+                let start = self.references.first(where: { $0.id == outer })?.start
+            else { return event }
+            return Self.cut(event, at: start + limit)
+        }
+    }
+
+    /// A scheduled interstitial of a schedule that ends early at `end` (its date range's
+    /// `START-DATE` + `X-PLAYOUT-LIMIT`): `nil` when it starts at or after `end` (it does not play);
+    /// when it is under way at `end`, its playout limit and resume offset cut to `end`, so that it
+    /// stops there and the primary resumes there; otherwise as it is.
+    static func cut(_ event: InterstitialEvent, at end: DateTime) -> InterstitialEvent? {
+        guard let date = event.date else { return event }
+        let left = end - date
+        guard left > .zero else { return nil }
+        let span = event.duration ?? event.resumptionOffset
+        guard span.map({ left < $0 }) ?? true else { return event }
+        var event = event
+        event.playoutLimit = event.playoutLimit.map { MediaTime.min($0, left) } ?? left
+        if let resume = event.resumptionOffset, resume > left { event.resumptionOffset = left }
+        return event
+    }
 
     /// A primary playlist arrived: takes its schedule date ranges (new ones are added; those
     /// already seen keep their first reading, so a live window that slides past one does not
-    /// unschedule what it resolved) and their positions on the stable timeline.
+    /// unschedule what it resolved), their positions on the stable timeline and their
+    /// `X-PLAYOUT-LIMIT`s (an early return adds one to a date range already seen).
     ///
     /// - Parameters:
     ///   - playlist: The primary media playlist.
@@ -59,6 +89,11 @@ struct ScheduleBook: Sendable {
                 self.identifiers[reference.url] = self.identifiers[reference.url] ?? reference.id
             }
             if let time = playlist.time(at: reference.start) { self.positions[reference.id] = time + offset }
+        }
+        for placed in playlist.dateRanges where placed.dateRange.class == DateRangeSchedule.scheduleClass {
+            if let limit = placed.dateRange.attributes[.playoutLimit]?.decimal, limit > .zero {
+                self.playoutLimits[placed.dateRange.id] = limit
+            }
         }
     }
 
@@ -138,6 +173,19 @@ struct ScheduleBook: Sendable {
         )
         posted += self.newDiagnostics(self.resolution.diagnostics)
         return (posted, self.resolution.events != before)
+    }
+
+    /// The `X-AD-CREATIVE-SIGNALING` (SVTA2053-2) of the scheduled interstitial `eventID`, as its
+    /// document's entry gives it (a JSON value, which has no attribute form on the event), and the
+    /// URL of that document (the base of its beacon URLs); `nil` when the entry has none.
+    func creativeSignaling(of eventID: String) -> (value: JSONValue, documentURL: String)? {
+        for (url, document) in self.documents.sorted(by: { $0.key < $1.key }) {
+            guard case .success(let schedule) = document else { continue }
+            for entry in schedule.dateRanges where entry.id == eventID && entry.isInterstitial {
+                if let value = entry[CreativeSignaling.key] { return (value, url) }
+            }
+        }
+        return nil
     }
 
     /// Resolves the reached schedule date ranges from the documents answered so far.
