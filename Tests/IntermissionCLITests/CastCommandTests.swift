@@ -141,6 +141,38 @@ import Testing
         _ = try await server.terminate()
     }
 
+    /// Remote commands from the command line: `--pause 1` at its time, then `rate 2` and `skip` typed
+    /// on standard input; the receiver answers each (skip refused: plan B plays no interstitial).
+    @Test(.timeLimit(.minutes(2)))
+    func castSendsTimedAndTypedCommands() async throws {
+        let server = try ServeProcess(["serve", "--demo", "--port", "0", "--database", "memory:"])
+        defer { server.kill() }
+        let address = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+"#))
+        let token = "pairing-token-for-the-command-test"
+        let receiver = try ServeProcess(["receiver", "--port", "0", "--json", "--token", token])
+        defer { receiver.kill() }
+        let (url, _) = try await Self.listening(receiver)
+        let cast = try await CLI.run(
+            [
+                "cast", address + "/vod/demo/main.m3u8", "--to", url, "--token", token, "--plan", "B", "--json",
+                "--pause", "1", "--seek", "20@1.5", "--until", "4",
+            ],
+            stdin: Array("rate 2\nskip\n".utf8)
+        )
+        #expect(cast.status == 0, "\(cast.stderr)")
+        let replies = Self.objects(String(decoding: cast.stdout, as: UTF8.self)).compactMap {
+            $0["reply"] as? [String: Any]
+        }
+        let byCommand = Dictionary(
+            replies.map { (($0["command"] as? String) ?? "", ($0["allowed"] as? Bool) ?? false) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        #expect(byCommand["pause"] == true && byCommand["seek"] == true && byCommand["rate"] == true, "\(replies)")
+        #expect(byCommand["skip"] == false, "\(replies)")
+        _ = try await receiver.terminate()
+        _ = try await server.terminate()
+    }
+
     @Test func badCastsAndReceiversAreRefused() async throws {
         let plan = try await CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--plan", "D"])
         #expect(plan.status == 64, "\(plan.stderr)")

@@ -87,6 +87,43 @@ import Testing
         _ = try await server.terminate()
     }
 
+    /// Group commands from the command line: Bob types `rate 2` and `seek 30` on standard input (a
+    /// pipe, carried out once he joins) and asks for a pause 2 s after joining with `--pause 2`; each
+    /// is answered, and Alice, who gave no command, follows the group to 30 s and stops soon after.
+    @Test(.timeLimit(.minutes(2)))
+    func commandsTypedOrTimedReachTheWholeGroup() async throws {
+        let server = try ServeProcess(["serve", "--demo", "--port", "0", "--database", "memory:"])
+        defer { server.kill() }
+        let address = try #require(try await server.firstLog(matching: #"http://127\.0\.0\.1:[0-9]+"#))
+        let group = address + "/v1/groups/commands"
+        let stream = address + "/vod/demo/main.m3u8"
+        let alice = try ServeProcess([
+            "group", group, stream, "--name", "alice", "--no-interstitials", "--play", "--json", "--until", "8",
+        ])
+        defer { alice.kill() }
+        _ = try await alice.firstLog(matching: #""status""#)
+        let bob = try await CLI.run(
+            [
+                "group", group, stream, "--name", "bob", "--no-interstitials", "--json", "--until", "4", "--pause",
+                "2",
+            ],
+            stdin: Array("rate 2\nhop 3\nseek 30\n".utf8)
+        )
+        #expect(bob.status == 0, "\(bob.stderr)")
+        #expect(bob.stderr.contains("'hop 3' is not a command"), "\(bob.stderr)")
+        let answers = Self.lines(String(decoding: bob.stdout, as: UTF8.self)).filter { $0["event"] == "command" }
+        #expect(answers.map { $0["command"] ?? "" }.sorted() == ["pause", "rate 2.0", "seek 30.0"], "\(answers)")
+        #expect(answers.allSatisfy { $0["allowed"] == "true" }, "\(answers)")
+        for _ in 0..<200 where alice.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        let positions = Self.lines(alice.text).filter { $0["event"] == "position" }
+        let last = try #require(positions.last)
+        let time = Double(last["groupTime"] ?? "") ?? -1
+        // Seeked to 30 s, then paused 2 s after Bob joined (at rate 2: at most 4 s later).
+        #expect(time >= 30 && time < 35, "\(last)")
+        #expect(last["playerStatus"] == "paused", "\(last)")
+        _ = try await server.terminate()
+    }
+
     @Test func badGroupURLsAreRefused() async throws {
         for url in [
             "ftp://h/v1/groups/a", "ws://h/elsewhere", "ws://h/v1/groups/a b", String(repeating: "w", count: 3_000),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GroupPlayback
+import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback
 
@@ -14,7 +15,10 @@ struct Group: AsyncParsableCommand {
             other. The participant's own interstitials are left out of the group's timeline; with \
             --wait-for-interstitials (when this participant makes the group) the others wait for \
             them, otherwise a participant returning from an ad catches up. With --json every status \
-            change and, each second, the position are printed as JSON lines.
+            change and, each second, the position are printed as JSON lines. Commands: --pause AT, \
+            --seek T@AT, --rate R@AT and --skip AT (AT: seconds after joining), and, when standard \
+            input is a terminal or a pipe, one a line (play, pause, rate R, seek T, skip); each is \
+            answered granted or refused, with the reason.
             """
     )
 
@@ -42,6 +46,30 @@ struct Group: AsyncParsableCommand {
     @Flag(help: "Print status changes and positions as JSON lines.")
     var json = false
 
+    @Option(help: "Ask the group to pause AT seconds after joining; repeatable.")
+    var pause: [String] = []
+
+    @Option(
+        help: "Ask the group to seek to T (this participant's item time) AT seconds after joining (T@AT); repeatable."
+    )
+    var seek: [String] = []
+
+    @Option(help: "Ask the group to play at rate R (0 pauses) AT seconds after joining (R@AT); repeatable.")
+    var rate: [String] = []
+
+    @Option(
+        help:
+            "Skip this participant's own interstitial AT seconds after joining (its skip control decides); repeatable."
+    )
+    var skip: [String] = []
+
+    /// The timed commands of the options.
+    var timedCommands: [TimedViewerCommand] {
+        get throws {
+            try TimedViewerCommand.options(pause: self.pause, seek: self.seek, rate: self.rate, skip: self.skip)
+        }
+    }
+
     /// The hub's WebSocket URL: `ws://` or `wss://`, `http(s)://` turned into them.
     static func socketURL(_ text: String) throws -> String {
         guard text.utf8.count <= 2_048, !text.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
@@ -62,6 +90,35 @@ struct Group: AsyncParsableCommand {
         _ = try Self.socketURL(self.groupURL)
         if let name, name.isEmpty || name.utf8.count > 128 { throw ValidationError("--name takes 1 to 128 bytes") }
         if let until, !(until >= 0 && until <= 1e6) { throw ValidationError("--until takes seconds from 0 to 1e6") }
+        _ = try self.timedCommands
+    }
+
+    /// Carries out a viewer's command: play, pause, rate and seek go to the group (the player's
+    /// own restrictions judge them first); skip is this participant's own interstitial's.
+    static func perform(_ command: ViewerCommand, coordinator: PlaybackCoordinator, player: Player, json: Bool) async {
+        let allowed: Bool
+        let reason: String
+        switch command {
+        case .play, .pause, .rate, .seek:
+            let reply: GroupCommandReply
+            switch command {
+            case .pause, .rate(0): reply = await coordinator.pause()
+            case .rate(let rate): reply = await coordinator.play(rate: rate)
+            case .seek(let time): reply = await coordinator.seek(toItemTime: MediaTime(seconds: time))
+            default: reply = await coordinator.play()
+            }
+            (allowed, reason) = (reply.allowed, reply.reason)
+        case .skip:
+            let decision = await InterstitialEventController(player: player).skipCurrentEvent()
+            (allowed, reason) = (decision.isAllowed, decision.reason)
+        }
+        Self.report(
+            [
+                "event": "command", "command": command.description, "allowed": allowed ? "true" : "false",
+                "reason": reason,
+            ],
+            json: json
+        )
     }
 
     func run() async throws {
@@ -80,6 +137,8 @@ struct Group: AsyncParsableCommand {
         let statuses = await coordinator.statusUpdates()
         let limit = self.until
         let asksToPlay = self.play
+        let timed = try self.timedCommands
+        let typed = StandardInputLines.lines()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await player.run() }
             group.addTask { try await coordinator.run() }
@@ -123,6 +182,34 @@ struct Group: AsyncParsableCommand {
             }
             if let limit {
                 group.addTask { try await Task.sleep(for: .milliseconds(Int64(limit * 1000))) }
+            }
+            // The options' commands, at their times after joining; then the typed ones, at once.
+            // Neither ends the command: each waits for the others when it has said everything.
+            group.addTask {
+                if !timed.isEmpty || typed != nil {
+                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                let joined = ContinuousClock.now
+                for command in timed {
+                    try await Task.sleep(until: joined + .milliseconds(Int64(command.at * 1000)), clock: .continuous)
+                    await Self.perform(command.command, coordinator: coordinator, player: player, json: json)
+                }
+                await waitUntilCancelled()
+            }
+            if let typed {
+                group.addTask {
+                    // Typed before joining: carried out once joined.
+                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    for await line in typed {
+                        do {
+                            guard let command = try ViewerCommand.parse(line: line) else { continue }
+                            await Self.perform(command, coordinator: coordinator, player: player, json: json)
+                        } catch {
+                            printError("intermission: \(error)")
+                        }
+                    }
+                    await waitUntilCancelled()
+                }
             }
             try await group.next()
             group.cancelAll()

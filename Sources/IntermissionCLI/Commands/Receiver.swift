@@ -160,8 +160,10 @@ struct Cast: AsyncParsableCommand {
         discussion: """
             Sends the session (URL, position, plan, client-side events, languages) to the receiver, \
             then prints the receiver's events until the session ends (or --until seconds pass). \
-            Each --seek is sent as a remote command once the receiver plays, in order; the \
-            receiver's answer (granted, or refused with the restriction's reason) is printed. \
+            Commands: --seek T (once the receiver plays) or T@AT, --pause AT, --rate R@AT and --skip \
+            AT (AT: seconds after the receiver first plays), and, when standard input is a terminal \
+            or a pipe, one a line (play, pause, rate R, seek T, skip); the receiver's answer to each \
+            (granted, or refused with the restriction's reason) is printed. \
             Plans: A ads as the playlist says, B no ads, C the first ad of a pod cannot be skipped, \
             the later ones can. Only this session's events are printed; when another sender hands \
             over a new session, this one ends and cast exits 3 saying so.
@@ -183,8 +185,28 @@ struct Cast: AsyncParsableCommand {
     @Option(help: "Where to start, in seconds on the primary timeline.")
     var position: Double?
 
-    @Option(help: "Seek the receiver to S seconds once it plays; repeatable, sent in order.")
-    var seek: [Double] = []
+    @Option(
+        help:
+            "Seek the receiver to T seconds: T alone once it plays, T@AT AT seconds after it first plays; repeatable, sent in order."
+    )
+    var seek: [String] = []
+
+    @Option(help: "Pause the receiver AT seconds after it first plays; repeatable.")
+    var pause: [String] = []
+
+    @Option(help: "Set the receiver's rate to R (0 pauses) AT seconds after it first plays (R@AT); repeatable.")
+    var rate: [String] = []
+
+    @Option(help: "Ask the receiver to skip its current interstitial AT seconds after it first plays; repeatable.")
+    var skip: [String] = []
+
+    /// The timed commands: `--seek T` alone is at 0 s (once the receiver plays), in order.
+    var timedCommands: [TimedViewerCommand] {
+        get throws {
+            let seeks = self.seek.map { $0.contains("@") ? $0 : $0 + "@0" }
+            return try TimedViewerCommand.options(pause: self.pause, seek: seeks, rate: self.rate, skip: self.skip)
+        }
+    }
 
     @Option(help: "A client-side interstitial as an EXT-X-DATERANGE line; repeatable.")
     var dateRange: [String] = []
@@ -209,8 +231,27 @@ struct Cast: AsyncParsableCommand {
             throw ValidationError("--plan takes A, B or C, not '\(self.plan.prefix(20))'")
         }
         if let until, !(until >= 0 && until <= 1e6) { throw ValidationError("--until takes seconds from 0 to 1e6") }
-        for time in self.seek where !(time >= 0 && time <= ReceiverSession.Limits.seconds) {
-            throw ValidationError("--seek takes seconds from 0 to 1e7")
+        for command in try self.timedCommands {
+            if case .seek(let time) = command.command, time > ReceiverSession.Limits.seconds {
+                throw ValidationError("--seek takes seconds from 0 to 1e7")
+            }
+        }
+    }
+
+    /// Sends a viewer's command to the receiver; its answer comes back as a `command` event.
+    static func send(_ command: ViewerCommand, with sender: ReceiverClient) async {
+        let remote: ReceiverCommand
+        switch command {
+        case .play: remote = ReceiverCommand(.play)
+        case .pause: remote = ReceiverCommand(.pause)
+        case .rate(let rate): remote = ReceiverCommand(.rate, rate: rate)
+        case .seek(let time): remote = ReceiverCommand(.seek, time: time)
+        case .skip: remote = ReceiverCommand(.skip)
+        }
+        do {
+            _ = try await sender.send(remote)
+        } catch {
+            printError("intermission: \(command): \(error)")
         }
     }
 
@@ -245,9 +286,60 @@ struct Cast: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let json = self.json
-        var seeks = self.seek[...]
-        let deadline = self.until.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        let timed = try self.timedCommands
+        let typed = StandardInputLines.lines()
+        let until = self.until
+        // Said once, when the receiver first plays: the timed commands count from then.
+        let (played, playedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                try await Self.follow(sender: sender, session: mine, until: until, json: json) {
+                    playedContinuation.yield()
+                    playedContinuation.finish()
+                }
+            }
+            group.addTask {
+                var iterator = played.makeAsyncIterator()
+                if !timed.isEmpty, await iterator.next() != nil {
+                    let start = ContinuousClock.now
+                    for command in timed {
+                        try await Task.sleep(until: start + .milliseconds(Int64(command.at * 1000)), clock: .continuous)
+                        await Self.send(command.command, with: sender)
+                    }
+                }
+                await waitUntilCancelled()
+            }
+            if let typed {
+                group.addTask {
+                    for await line in typed {
+                        do {
+                            guard let command = try ViewerCommand.parse(line: line) else { continue }
+                            await Self.send(command, with: sender)
+                        } catch {
+                            printError("intermission: \(error)")
+                        }
+                    }
+                    await waitUntilCancelled()
+                }
+            }
+            // Following the session ends the command (its end, its error, a replacement, --until).
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Prints this session's events until it ends, fails, is replaced or `until` seconds pass;
+    /// `played` is called when the receiver first plays.
+    static func follow(
+        sender: ReceiverClient,
+        session mine: Int?,
+        until: Double?,
+        json: Bool,
+        played: @Sendable () -> Void
+    ) async throws {
+        let deadline = until.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
         var last = 0
+        var playing = false
         while deadline.map({ ContinuousClock.now < $0 }) ?? true {
             let events: [ReceiverEvent]
             do {
@@ -272,12 +364,9 @@ struct Cast: AsyncParsableCommand {
                     )
                     throw ExitCode(1)
                 }
-                if event.kind == "status", event.message == "playing", let time = seeks.popFirst() {
-                    do {
-                        _ = try await sender.send(ReceiverCommand(.seek, time: time))
-                    } catch {
-                        printError("intermission: \(error)")
-                    }
+                if event.kind == "status", event.message == "playing", !playing {
+                    playing = true
+                    played()
                 }
             }
         }
