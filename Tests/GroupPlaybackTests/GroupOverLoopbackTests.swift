@@ -567,6 +567,89 @@ import Testing
         }
     }
 
+    /// A pause inside a shared interstitial holds it for everyone, and playing again continues it:
+    /// each participant plays it once, to its end, and comes out in step (it used to restart every
+    /// 50 ms for everyone, since a pause counted as progress and each correction went to its start).
+    @Test(.timeLimit(.minutes(2)))
+    func aPauseInsideASharedInterstitialHoldsItAndPlayContinuesIt() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        try media.segments("p", count: 16)
+        let ident =
+            ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+            + (0..<3).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
+        try media.write("ident3.m3u8", ident.joined(separator: "\n") + "\n")
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
+        lines.append(
+            #"#EXT-X-DATERANGE:ID="ident",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:01.000Z","#
+                + #"DURATION=3.0,X-ASSET-URI="ident3.m3u8",X-RESUME-OFFSET=0,X-CONTENT-MAY-VARY="NO""#
+        )
+        for index in 0..<16 { lines += ["#EXTINF:1.000,", "p\(index).ts"] }
+        lines.append("#EXT-X-ENDLIST")
+        try media.write("held.m3u8", lines.joined(separator: "\n") + "\n")
+        let app = try await buildApplication(configuration: Self.configuration(media: media))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let participants = ["alice", "bob"].map { name in
+                Self.participant(
+                    name,
+                    stream: "http://127.0.0.1:\(port)/media/group/held.m3u8",
+                    group: "ws://127.0.0.1:\(port)/v1/groups/held"
+                )
+            }
+            let coordinators = participants.map(\.1)
+            let players = participants.map(\.0)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (player, coordinator) in participants {
+                    group.addTask { try await player.run(until: MediaTime(seconds: 60)) }
+                    group.addTask { try await coordinator.run() }
+                }
+                for coordinator in coordinators {
+                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                }
+                await coordinators[0].play()
+                // Both inside the ident, 1 s in; Alice pauses the group there.
+                let deadline = ContinuousClock.now + .seconds(20)
+                while ContinuousClock.now < deadline {
+                    let offsets = [await players[0].currentInterstitialTime, await players[1].currentInterstitialTime]
+                    if offsets.allSatisfy({ ($0 ?? .zero) >= MediaTime(seconds: 1) }) { break }
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(await coordinators[0].pause().allowed)
+                try await Task.sleep(for: .seconds(1))
+                // Held: neither moved on in the ident, nor went back to its start, nor left it.
+                var held: [MediaTime] = []
+                for player in players {
+                    #expect(await player.currentInterstitialEventID == "ident")
+                    held.append(await player.currentInterstitialTime ?? .zero)
+                }
+                #expect(held.allSatisfy { $0 >= MediaTime(seconds: 0.9) && $0 < MediaTime(seconds: 2) }, "\(held)")
+                try await Task.sleep(for: .milliseconds(500))
+                for (index, player) in players.enumerated() {
+                    let now = await player.currentInterstitialTime ?? .zero
+                    #expect((now - held[index]).magnitude <= MediaTime(milliseconds: 60), "\(held[index]) -> \(now)")
+                }
+                // Playing again continues it; both leave it once and play on together.
+                #expect(await coordinators[1].play().allowed)
+                let after = ContinuousClock.now + .seconds(20)
+                var times = await Self.coordinatedTimes(coordinators)
+                while times.contains(where: { $0 < MediaTime(seconds: 5.5) }), ContinuousClock.now < after {
+                    try await Task.sleep(for: .milliseconds(20))
+                    times = await Self.coordinatedTimes(coordinators)
+                }
+                #expect(times.max()! - times.min()! <= MediaTime(milliseconds: 100), "\(times)")
+                for player in players {
+                    #expect(await player.currentInterstitialEventID == nil)
+                    #expect(await player.rate == 1)
+                    let finished = await player.log.filter { $0.event == "eventDidFinish" }
+                    #expect(finished.count == 1, "\(finished.map(\.description))")
+                }
+                group.cancelAll()
+            }
+        }
+    }
+
     /// An interstitial with `X-CONTENT-MAY-VARY="NO"` (the same for everyone, a station ident) is
     /// part of the group's timeline: both participants play it at the same moment, in step, and a
     /// rate change by one reaches the other.

@@ -47,7 +47,9 @@ import Testing
         #expect(group.status == 64 && group.stderr.contains("--seek takes VALUE@AT"), "\(group.stderr)")
         let rate = try await CLI.run(["group", "ws://h/v1/groups/a", "http://127.0.0.1:1/x.m3u8", "--rate", "nan@1"])
         #expect(rate.status == 64, "\(rate.stderr)")
-        let cast = try await CLI.run(["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--pause", "-3"])
+        let cast = try await CLI.run([
+            "cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--pause", "-3",
+        ])
         #expect(cast.status == 64, "\(cast.stderr)")
     }
 }

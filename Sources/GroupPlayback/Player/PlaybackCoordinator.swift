@@ -327,8 +327,15 @@ public actor PlaybackCoordinator {
     /// The player's position as an item position (shifted by the live origin).
     func position() async -> ItemPosition {
         if let current = self.currentEvent, !current.event.contentMayVary {
-            let offset = ContinuousClock.now - current.since
-            return .interstitial(current.event.identifier, offset: MediaTime(offset))
+            // Where the player is in the shared interstitial: its own media position, which a
+            // pause holds (wall time since it began counted a pause as progress, and every
+            // correction then restarted it).
+            if let offset = await self.player.currentInterstitialTime,
+                await self.player.currentInterstitialEventID == current.event.identifier
+            {
+                return .interstitial(current.event.identifier, offset: offset)
+            }
+            return .interstitial(current.event.identifier, offset: MediaTime(ContinuousClock.now - current.since))
         }
         return .primary(await self.player.currentTime + self.itemOrigin)
     }
@@ -370,6 +377,9 @@ public actor PlaybackCoordinator {
                 switch position {
                 case .primary(let itemTime): time = itemTime - self.itemOrigin
                 case .interstitial(let id, _):
+                    // Already in it: an interstitial is not entered again (that restarts it); the
+                    // group's rate and pauses keep it in step.
+                    if await self.player.currentInterstitialEventID == id { continue }
                     // An interstitial cannot be entered midway: go to where it starts.
                     guard
                         let shared = self.coordination.timeline.sharedInterstitials.first(where: { $0.identifier == id }

@@ -46,7 +46,9 @@ enum ViewerCommand: Sendable, Hashable, CustomStringConvertible {
         guard line.utf8.count <= 200 else { throw ValidationError("a command line takes at most 200 bytes") }
         let verb = first.lowercased()
         let argument = words.dropFirst().first.map { String($0) }
-        guard words.count <= 2 else { throw ValidationError("'\(line.prefix(40))': one command and its number per line") }
+        guard words.count <= 2 else {
+            throw ValidationError("'\(line.prefix(40))': one command and its number per line")
+        }
         switch (verb, argument) {
         case ("play", nil): return .play
         case ("pause", nil): return .pause
@@ -87,7 +89,8 @@ struct TimedViewerCommand: Sendable, Hashable {
 
     /// The commands of the `--pause AT`, `--seek T@AT`, `--rate R@AT` and `--skip AT` options, in
     /// the order of their times (options at the same time in that order).
-    static func options(pause: [String], seek: [String], rate: [String], skip: [String]) throws -> [TimedViewerCommand] {
+    static func options(pause: [String], seek: [String], rate: [String], skip: [String]) throws -> [TimedViewerCommand]
+    {
         var commands: [TimedViewerCommand] = []
         for text in pause {
             commands.append(TimedViewerCommand(at: try ViewerCommand.seconds(text, what: "--pause"), command: .pause))

@@ -17,6 +17,16 @@ extension Player {
     /// The identifier of the event playing, or `nil` while primary content plays.
     public var currentInterstitialEventID: String? { self.interstitials.current?.eventID }
 
+    /// How far into the current interstitial event playback is (across its assets, from the event's
+    /// start), brought up to the playback clock's present; `nil` outside interstitials.
+    ///
+    /// A pause
+    /// holds it, as the event's own media position does.
+    public var currentInterstitialTime: MediaTime? {
+        self.advancePlayback(to: self.clock.now)
+        return self.interstitials.current?.eventTime
+    }
+
     /// The skip state of the event playing.
     var currentEventSkippableState: SkippableEventState { self.interstitials.skipState }
 
