@@ -55,6 +55,25 @@ import Testing
             try self.write(name, lines.joined(separator: "\n") + "\n")
         }
 
+        /// `name`: 16 one-second segments with a shared interstitial (`X-CONTENT-MAY-VARY="NO"`,
+        /// ID `ident`) of `identSeconds` at `at` seconds, whose asset is written beside it.
+        func showWithSharedIdent(_ name: String, identSeconds: Int, at: Int) throws {
+            try self.segments("p", count: 16)
+            let ident =
+                ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+                + (0..<identSeconds).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
+            try self.write("ident\(identSeconds).m3u8", ident.joined(separator: "\n") + "\n")
+            var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+            lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
+            lines.append(
+                #"#EXT-X-DATERANGE:ID="ident",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:0\#(at).000Z","#
+                    + #"DURATION=\#(identSeconds).0,X-ASSET-URI="ident\#(identSeconds).m3u8",X-RESUME-OFFSET=0,X-CONTENT-MAY-VARY="NO""#
+            )
+            for index in 0..<16 { lines += ["#EXTINF:1.000,", "p\(index).ts"] }
+            lines.append("#EXT-X-ENDLIST")
+            try self.write(name, lines.joined(separator: "\n") + "\n")
+        }
+
         func remove() { try? FileManager.default.removeItem(atPath: self.folder) }
     }
 
@@ -574,20 +593,7 @@ import Testing
     func aPauseInsideASharedInterstitialHoldsItAndPlayContinuesIt() async throws {
         let media = try Media()
         defer { media.remove() }
-        try media.segments("p", count: 16)
-        let ident =
-            ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
-            + (0..<3).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
-        try media.write("ident3.m3u8", ident.joined(separator: "\n") + "\n")
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
-        lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
-        lines.append(
-            #"#EXT-X-DATERANGE:ID="ident",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:01.000Z","#
-                + #"DURATION=3.0,X-ASSET-URI="ident3.m3u8",X-RESUME-OFFSET=0,X-CONTENT-MAY-VARY="NO""#
-        )
-        for index in 0..<16 { lines += ["#EXTINF:1.000,", "p\(index).ts"] }
-        lines.append("#EXT-X-ENDLIST")
-        try media.write("held.m3u8", lines.joined(separator: "\n") + "\n")
+        try media.showWithSharedIdent("held.m3u8", identSeconds: 3, at: 1)
         let app = try await buildApplication(configuration: Self.configuration(media: media))
         try await app.test(.live) { client in
             let port = try #require(client.port)
@@ -657,20 +663,7 @@ import Testing
     func aSharedInterstitialIsPlayedTogetherAndTheRateIsShared() async throws {
         let media = try Media()
         defer { media.remove() }
-        try media.segments("p", count: 16)
-        let ident =
-            ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
-            + (0..<2).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
-        try media.write("ident.m3u8", ident.joined(separator: "\n") + "\n")
-        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
-        lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
-        lines.append(
-            #"#EXT-X-DATERANGE:ID="ident",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:02.000Z","#
-                + #"DURATION=2.0,X-ASSET-URI="ident.m3u8",X-RESUME-OFFSET=0,X-CONTENT-MAY-VARY="NO""#
-        )
-        for index in 0..<16 { lines += ["#EXTINF:1.000,", "p\(index).ts"] }
-        lines.append("#EXT-X-ENDLIST")
-        try media.write("show.m3u8", lines.joined(separator: "\n") + "\n")
+        try media.showWithSharedIdent("show.m3u8", identSeconds: 2, at: 2)
         let app = try await buildApplication(configuration: Self.configuration(media: media))
         try await app.test(.live) { client in
             let port = try #require(client.port)
