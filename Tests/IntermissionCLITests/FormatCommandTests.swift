@@ -93,7 +93,7 @@ final class StaticServer {
         ]
         self.process.standardOutput = out
         self.process.standardError = FileHandle.nullDevice
-        do { try self.process.run() } catch { return nil }
+        do { try startProcess(self.process) } catch { return nil }
         // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
         var text = ""
         let deadline = Date().addingTimeInterval(10)

@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 /// `intermission play` joining a live break 12 s in, through the built binaries: the server
@@ -118,7 +119,7 @@ final class ServeProcess {
         self.process.currentDirectoryURL = CLI.repository
         self.process.standardOutput = self.handle
         self.process.standardError = self.handle
-        try self.process.run()
+        try startProcess(self.process)
     }
 
     deinit {

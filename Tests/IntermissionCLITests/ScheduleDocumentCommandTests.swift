@@ -117,7 +117,7 @@ struct ScheduleDocumentCommandTests {
         ]
         let portPipe = Pipe()
         server.standardOutput = portPipe
-        try server.run()
+        try startProcess(server)
         defer { kill(server.processIdentifier, SIGKILL) }
         let portLine = await firstChunk(of: portPipe.fileHandleForReading)
         let port = try #require(

@@ -127,7 +127,7 @@ struct ServeShutdownTests {
         ]
         let portPipe = Pipe()
         upstream.standardOutput = portPipe
-        try upstream.run()
+        try startProcess(upstream)
         defer { kill(upstream.processIdentifier, SIGKILL) }
         let portLine = await firstChunk(of: portPipe.fileHandleForReading)
         let upstreamPort = try #require(

@@ -162,7 +162,7 @@ final class PageServer: Sendable {
         process.arguments = ["python3", "-u"] + arguments
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        do { try process.run() } catch { return nil }
+        do { try startProcess(process) } catch { return nil }
         let text = String(decoding: await firstChunk(of: out.fileHandleForReading), as: UTF8.self)
         guard let port = port(text) else {
             kill(process.processIdentifier, SIGKILL)

@@ -1,5 +1,6 @@
 import AdInsertion
 import Foundation
+import IntermissionTestSupport
 import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
@@ -46,7 +47,7 @@ final class OwnPostgres: Sendable {
         let stop = "'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -m immediate -w stop"
         let command = self.asPostgres ? "runuser -u postgres -- \(stop)" : stop
         process.arguments = ["-c", "\(command) >/dev/null 2>&1; rm -rf '\(self.folder)'"]
-        try? process.run()
+        try? startProcess(process)
     }
 
     /// The URL of its `postgres` database with `options`.

@@ -40,7 +40,7 @@ import Testing
         if let folder { process.currentDirectoryURL = folder }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
+        guard (try? startProcess(process)) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
     }

@@ -4,6 +4,18 @@ import Foundation
 import Glibc
 #endif
 
+/// Serializes the start of child processes across the test run.
+private let spawnLock = NSLock()
+
+/// Starts `process`, one start at a time across the whole test run: Foundation's `Process.run()`
+/// on Linux crashed the test runner (a bad pointer in `memcpy` inside `Process.run()`), and a child
+/// once died of SIGSEGV before it ran, while many suites started processes at once.
+public func startProcess(_ process: Process) throws {
+    spawnLock.lock()
+    defer { spawnLock.unlock() }
+    try process.run()
+}
+
 /// What a child process left behind: its exit status, everything it wrote, and whether it was killed.
 public struct ProcessResult: Sendable {
     /// `terminationStatus`: the exit code, or the signal number when `signalled`.
@@ -64,7 +76,7 @@ public func runProcess(
     process.standardError = errors ?? FileHandle.nullDevice
     let exit = ExitSignal()
     process.terminationHandler = { _ in exit.fire() }
-    try process.run()
+    try startProcess(process)
     let pid = process.processIdentifier
     // Foundation starts every child as the leader of a process group of its own (an earlier `setsid`
     // wrapper then forked, and the command outlived the process we waited for); kill that group.
