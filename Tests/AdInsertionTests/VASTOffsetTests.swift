@@ -35,9 +35,11 @@ struct VASTOffsetTests {
         #expect(linear.skipOffset == .percent(25))
         let progress = linear.tracking.filter { $0.event == "progress" }
         #expect(progress.map(\.offset) == [.time(MediaTime(seconds: 3)), .percent(50)])
-        #expect(linear.tracking.map(\.event).filter { $0 != "progress" } == [
-            "creativeView", "start", "skip", "pause", "resume", "mute", "unmute",
-        ])
+        #expect(
+            linear.tracking.map(\.event).filter { $0 != "progress" } == [
+                "creativeView", "start", "skip", "pause", "resume", "mute", "unmute",
+            ]
+        )
 
         // Resolved: the skip offset in seconds, the registry and value for [UNIVERSALADID], progress
         // kept apart from the other events with its offsets.
@@ -46,10 +48,12 @@ struct VASTOffsetTests {
         #expect(ad.skipOffset == MediaTime(seconds: 5))
         #expect(ad.universalAdID == "ad-id.org ABCD1234000H")
         #expect(ad.creativeID == "ABCD1234000H")
-        #expect(ad.tracking.progress.map(\.url) == [
-            "http://ads.test/beacon/skippable-progress-3?at=[ADPLAYHEAD]",
-            "http://ads.test/beacon/skippable-progress-half?at=[ADPLAYHEAD]",
-        ])
+        #expect(
+            ad.tracking.progress.map(\.url) == [
+                "http://ads.test/beacon/skippable-progress-3?at=[ADPLAYHEAD]",
+                "http://ads.test/beacon/skippable-progress-half?at=[ADPLAYHEAD]",
+            ]
+        )
         #expect(ad.tracking.events["progress"] == nil)
         #expect(ad.tracking.events["skip"] == ["http://ads.test/beacon/skippable-skip"])
         #expect(ad.tracking.error == ["http://ads.test/beacon/skippable-error?code=[ERRORCODE]&uaid=[UNIVERSALADID]"])

@@ -57,7 +57,9 @@ struct VASTTrackingTests {
                 #expect(list.skipControl?.duration == nil)
                 let slot = try #require(try list.assets.first?.creativeSignaling()?.payload.first)
                 let types = slot.tracking?.map(\.type) ?? []
-                for type in ["impression", "creativeView", "start", "skip", "pause", "resume", "mute", "unmute", "error"] {
+                for type in [
+                    "impression", "creativeView", "start", "skip", "pause", "resume", "mute", "unmute", "error",
+                ] {
                     #expect(types.filter { $0 == type }.count == 1, "\(type)")
                 }
                 let progress = slot.tracking?.filter { $0.type == "progress" } ?? []
@@ -74,7 +76,9 @@ struct VASTTrackingTests {
 
     /// Each beacon reaches the ad server's own URL for it, with `[ERRORCODE]`, `[ADPLAYHEAD]` and
     /// `[UNIVERSALADID]` (`ad-id.org ABCD1234000H`, percent-encoded) filled; `[CONTENTPLAYHEAD]`,
-    /// which the server does not know, is `-1`. A progress beacon goes to its offset's URL only.
+    /// which the server does not know, is `-1`.
+    ///
+    /// A progress beacon goes to its offset's URL only.
     @Test(.timeLimit(.minutes(2)))
     func eventsAreForwardedWithTheirMacros() async throws {
         try await withAdServer { base, log in
@@ -92,7 +96,9 @@ struct VASTTrackingTests {
                 let error = try url("error").replacing("[ERRORCODE]", with: "405")
                 #expect(try await client.get(error).status == .noContent)
                 #expect(
-                    await self.forwards(log, "error") == ["beacon skippable-error?code=405&uaid=ad-id.org%20ABCD1234000H"]
+                    await self.forwards(log, "error") == [
+                        "beacon skippable-error?code=405&uaid=ad-id.org%20ABCD1234000H"
+                    ]
                 )
                 let progress = slot.tracking?.filter { $0.type == "progress" }.compactMap(\.urls.first) ?? []
                 #expect(progress.count == 2)
@@ -163,7 +169,8 @@ struct VASTTrackingTests {
                 let bare = String(error.prefix { $0 != "?" })
                 for bad in [
                     bare, bare + "?errorcode=99", bare + "?errorcode=1000", bare + "?errorcode=4O5",
-                    bare + "?errorcode=-401", bare + "?errorcode=401&errorcode=402", bare + "?errorcode=%5BERRORCODE%5D",
+                    bare + "?errorcode=-401", bare + "?errorcode=401&errorcode=402",
+                    bare + "?errorcode=%5BERRORCODE%5D",
                     bare + "?errorcode=" + String(repeating: "4", count: 40),
                 ] {
                     let answer = try await client.get(bad)
@@ -172,7 +179,11 @@ struct VASTTrackingTests {
                 }
                 // The upper-case spelling of the macro's name is read too.
                 #expect(try await client.get(bare + "?ERRORCODE=401").status == .noContent)
-                #expect(await self.forwards(log, "error") == ["beacon skippable-error?code=401&uaid=ad-id.org%20ABCD1234000H"])
+                #expect(
+                    await self.forwards(log, "error") == [
+                        "beacon skippable-error?code=401&uaid=ad-id.org%20ABCD1234000H"
+                    ]
+                )
                 let progress = try self.path(
                     try #require(slot.tracking?.first { $0.type == "progress" }?.urls.first)
                 )

@@ -26,17 +26,19 @@ struct VASTBeaconPlaybackTests {
         ].joined(separator: ",")
     }
 
-    /// Serves a 30 s primary with a pod of `ads` at 10 s, each slot with the demo's six timed
+    /// Serves a 30 s primary with a pod of `ads` at `at` s, each slot with the demo's six timed
     /// beacons, click, skip and error (`signaledAsset`) and ``vastEvents(_:)``; the green ad also
-    /// names its VAST `UniversalAdId`. Plays it with client beacons.
+    /// names its VAST `UniversalAdId`.
+    ///
+    /// Plays it with client beacons.
     static func playPod(
         _ base: String,
         _ site: FixtureSite,
         ads: [String] = ["green", "blue"],
-        until: MediaTime? = nil,
+        at position: Double = 10,
         setUp: @Sendable (Player) async -> Void = { _ in }
     ) async throws -> Player {
-        let range = Fixtures.interstitial("pod", at: 10, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")
+        let range = Fixtures.interstitial("pod", at: position, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")
         site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [range])))
         var assets = ads.enumerated().map {
             signaledAsset(base, $0.element, start: Double($0.offset) * 10, extra: Self.vastEvents($0.element))
@@ -56,21 +58,34 @@ struct VASTBeaconPlaybackTests {
         }
         return try await play(
             base + "/vod/prog.m3u8",
-            until: until,
             configuration: BeaconPlaybackTests.client,
             setUp: setUp
         )
     }
 
-    /// An ad whose playlist loads but none of whose segments come (every one 404) is never shown:
-    /// no impression, creativeView or start, only its `error` with VAST's 401 (file not found). The
-    /// next ad counts one impression and one start, when its first segment has arrived. (The failed
-    /// asset's retry time, left in the past, no longer keeps the player waking at one instant.)
-    @Test func anAdWithoutMediaCountsNoImpressionAndFiresError401() async throws {
+    /// A pre-roll whose first ad's playlist loads but none of whose segments come (every one 404):
+    /// the ad starts (its playlist is ready) and waits for media that never comes, so it is never
+    /// shown: no impression, creativeView or start, only its `error` with VAST's 401 (file not
+    /// found).
+    ///
+    /// The next ad counts one impression and one start, when its first segment has arrived.
+    /// A mid-roll whose ad fails while the break buffers fires its error alone too (and the failed
+    /// asset's retry time, left in the past, no longer keeps the player waking at one instant).
+    @Test(arguments: [0.0, 10.0]) func anAdWithoutMediaCountsNoImpressionAndFiresError401(
+        at position: Double
+    ) async throws {
         try await withFixtureServer { base, site in
             for k in 0..<10 { site.serve("/media/ad-green/seg-00\(k).ts", .status(404)) }
-            let player = try await Self.playPod(base, site)
+            let player = try await Self.playPod(base, site, at: position)
             let log = await player.log
+            if position == 0 {
+                // The pre-roll's green ad did start: it waited for its media.
+                #expect(
+                    log.contains {
+                        $0.event == "interstitialAssetStarted" && $0["url"]?.stringValue?.contains("/ad-green/") == true
+                    }
+                )
+            }
             let green = fired(log).filter { $0.hasPrefix("green ") }
             #expect(green == ["green error"])
             let error = try #require(site.requests.first { $0.path == "/b/green/error" })
@@ -82,7 +97,9 @@ struct VASTBeaconPlaybackTests {
             #expect(!blue.contains("blue error"))
             // The blue impression went out after blue's first segment arrived.
             let requests = site.requests.map(\.path)
-            let firstSegment = try #require(requests.firstIndex { $0.hasPrefix("/media/ad-blue/") && $0.hasSuffix(".ts") })
+            let firstSegment = try #require(
+                requests.firstIndex { $0.hasPrefix("/media/ad-blue/") && $0.hasSuffix(".ts") }
+            )
             let impression = try #require(requests.firstIndex(of: "/b/blue/impression"))
             #expect(firstSegment < impression)
         }
@@ -104,7 +121,9 @@ struct VASTBeaconPlaybackTests {
     }
 
     /// Inside the first ad (it starts at clock 10): mute at 12, pause at 13, play at 15, unmute at
-    /// 18. Each viewer action fires the ad's own beacon at once; progress fires when the ad's
+    /// 18.
+    ///
+    /// Each viewer action fires the ad's own beacon at once; progress fires when the ad's
     /// playhead passes 4 s (clock 16, two paused seconds later); creativeView with the impression.
     /// The second ad, where the viewer does nothing, fires none of them but its creativeView and
     /// progress.
@@ -126,7 +145,10 @@ struct VASTBeaconPlaybackTests {
             )
             #expect(
                 fired(log).filter { $0.hasPrefix("blue ") }
-                    == ["impression", "start", "creativeView", "firstQuartile", "progress", "midpoint", "thirdQuartile", "complete"]
+                    == [
+                        "impression", "start", "creativeView", "firstQuartile", "progress", "midpoint", "thirdQuartile",
+                        "complete",
+                    ]
                     .map { "blue \($0)" }
             )
             let times = Dictionary(
