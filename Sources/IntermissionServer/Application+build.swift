@@ -374,6 +374,7 @@ struct ServerApplicationParts: Sendable {
         routes.add("v1/admin/channels/*/breaks/*", .delete)
         routes.add("v1/admin/inventory", .get, .post)
         routes.add("v1/admin/inventory/*", .delete)
+        routes.add("v1/track/*/error", .get, .post)
         routes.add("v1/track/*/*", .get, .post)
         routes.add("v1/admin/reports/breaks/*/*", .get)
         routes.add("v1/admin/reports/creatives/*", .get)

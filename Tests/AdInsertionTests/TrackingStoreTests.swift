@@ -48,8 +48,13 @@ import Testing
         #expect(
             TrackingEvent.allCases.map(\.rawValue) == [
                 "impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete", "clickTracking",
+                "creativeView", "progress", "skip", "pause", "resume", "mute", "unmute", "error",
             ]
         )
-        #expect(TrackingEvent.allCases.map(\.fraction) == [0, 0, 0.25, 0.5, 0.75, 1, nil])
+        #expect(
+            TrackingEvent.allCases.map(\.fraction) == [
+                0, 0, 0.25, 0.5, 0.75, 1, nil, 0, nil, nil, nil, nil, nil, nil, nil,
+            ]
+        )
     }
 }

@@ -38,13 +38,14 @@ struct ClientBeaconCommandTests {
         let log = jsonLines(played.stdout)
         let pod = log.filter { $0["eventID"] as? String == "midroll-1" }
         let fired = pod.filter { $0["event"] as? String == "beaconFired" }
-        let order = ["impression", "start", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
+        // creativeView fires with the impression (VAST); the server signals it after the others.
+        let order = ["impression", "start", "creativeView", "firstQuartile", "midpoint", "thirdQuartile", "complete"]
         let names = fired.map { "\($0["creative"] as? String ?? "?") \($0["type"] as? String ?? "?")" }
         #expect(names == order.map { "green \($0)" } + order.map { "blue \($0)" })
         #expect(!log.contains { $0["event"] as? String == "beaconFailed" })
 
         // On time: each beacon's answer came within 0.25 s of wall time (2.5 s of the clock at
-        // --speed 10) after its asset started plus its moment (0, 2.5, 5, 7.5, 10 s). Measured:
+        // --speed 10) after its asset started plus its moment (0, 0, 0, 2.5, 5, 7.5, 10 s). Measured:
         // 2 to 7 ms alone, at most 11 ms beside the whole command-line suite (six at a time).
         let starts = pod.filter { $0["event"] as? String == "interstitialAssetStarted" }.compactMap {
             $0["t"] as? Double
@@ -53,19 +54,19 @@ struct ClientBeaconCommandTests {
         for (index, beacon) in fired.enumerated() where starts.count == 2 {
             let start = starts[index < order.count ? 0 : 1]
             let moment = try #require(beacon["moment"] as? Double)
-            #expect(moment == [0, 0, 2.5, 5, 7.5, 10][index % order.count], "\(beacon)")
+            #expect(moment == [0, 0, 0, 2.5, 5, 7.5, 10][index % order.count], "\(beacon)")
             let time = try #require(beacon["t"] as? Double)
             let late = (time - (start + moment)) / speed
             #expect(late >= 0 && late <= 0.25, "\(names[index]) answered \(late) s of wall time after its moment")
         }
 
-        // At the server: each of the twelve once, no duplicates.
+        // At the server: each of the fourteen once, no duplicates.
         var request = URLRequest(url: try #require(URL(string: base + "/v1/admin/reports/breaks/vod-demo/midroll-1")))
         request.setValue("Bearer \(Self.adminToken)", forHTTPHeaderField: "Authorization")
         let (data, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         let report = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(report["beacons"] as? Int == 12)
+        #expect(report["beacons"] as? Int == 14)
         #expect(report["duplicates"] as? Int == 0)
         let lines = report["lines"] as? [[String: Any]] ?? []
         let counted = Set(lines.map { "\($0["creativeID"] as? String ?? "?") \($0["event"] as? String ?? "?")" })

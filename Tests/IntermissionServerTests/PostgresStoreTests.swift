@@ -243,6 +243,31 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         #expect(try await again.beaconCounts(.breakOf(scope: "vod-movie", breakID: "other")).isEmpty)
         try await reopened.close()
     }
+
+    /// A slot's progress beacons are one row per offset (`progress@{ms}`): each offset is new once,
+    /// a copy of one is a duplicate, and the reports add a slot's offsets up on one `progress` line.
+    @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
+    func progressBeaconsAreStoredOncePerOffset(kind: StoreKind) async throws {
+        let store = try await openStore(.url(try await kind.freshURL()))
+        try await store.migrate()
+        let tracking = try #require(store as? any TrackingStore, "\(kind) keeps no beacons")
+        func progress(_ milliseconds: Int) -> Beacon {
+            var beacon = Self.beacon("ann", slot: 0, .progress, creative: "red")
+            beacon.key.detail = String(milliseconds)
+            return beacon
+        }
+        #expect(try await tracking.record(progress(3000)) == BeaconRecording(isNew: true, duplicates: 0))
+        #expect(try await tracking.record(progress(10000)) == BeaconRecording(isNew: true, duplicates: 0))
+        #expect(try await tracking.record(progress(3000)) == BeaconRecording(isNew: false, duplicates: 1))
+        _ = try await tracking.record(Self.beacon("ann", slot: 0, .error, creative: "red"))
+        let lines = try await tracking.beaconCounts(.breakOf(scope: "vod-movie", breakID: "b"))
+        #expect(
+            lines.map { "\($0.creativeID) \($0.event.rawValue) \($0.beacons)+\($0.duplicates)" } == [
+                "red progress 2+1", "red error 1+0",
+            ]
+        )
+        try await store.close()
+    }
 }
 
 /// PostgreSQL-only behaviour: the migrations run concurrently, and a closed store refuses work.

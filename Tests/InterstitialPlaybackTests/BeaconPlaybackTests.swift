@@ -125,8 +125,9 @@ struct BeaconPlaybackTests {
         }
     }
 
-    /// The first ad cannot load: its `error` beacon fires with `[ERRORCODE]` 405 and a filled cache
-    /// buster; the second ad plays and fires all of its own.
+    /// The first ad cannot load (its playlist is 404): its `error` beacon fires with `[ERRORCODE]`
+    /// 401 (VAST: file not found) and a filled cache buster; the second ad plays and fires all of
+    /// its own.
     @Test func aFailedAssetFiresItsErrorBeacon() async throws {
         try await withFixtureServer { base, site in
             site.serve("/media/ad-green/main.m3u8", .status(404))
@@ -134,7 +135,7 @@ struct BeaconPlaybackTests {
             let log = await player.log
             #expect(fired(log) == ["green error"] + Self.allOfOne.map { "blue \($0)" })
             let error = try #require(site.requests.first { $0.path == "/b/green/error" })
-            #expect(error.parameter("code") == "405")
+            #expect(error.parameter("code") == "401")
             let buster = try #require(error.parameter("cb"))
             #expect(buster.count == 8 && buster.allSatisfy(\.isNumber), "\(buster)")
         }

@@ -55,6 +55,12 @@ public struct AdServerResolution: Sendable, Hashable {
         public var tracking: AdTracking
         /// The ad's place in the walk.
         public var order: [Int]
+        /// `Linear@skipoffset` as a time from the ad's start (a percentage taken of its duration),
+        /// `nil` when the ad may not be skipped.
+        public var skipOffset: MediaTime? = nil
+        /// `UniversalAdId` as VAST 4.1 fills `[UNIVERSALADID]`: `idRegistry`, a space, the value
+        /// (the value alone when no registry is named), `nil` without one.
+        public var universalAdID: String? = nil
     }
 
     /// Error URLs to fire with a code.
@@ -190,7 +196,11 @@ public struct AdServerResolution: Sendable, Hashable {
                     duration: duration,
                     sequence: nil,
                     tracking: tracking,
-                    order: []
+                    order: [],
+                    skipOffset: linear.skipOffset.map { $0.moment(in: duration) },
+                    universalAdID: creative.universalAdID.map { value in
+                        creative.universalAdIDRegistry.map { $0 + " " + value } ?? value
+                    }
                 )
             )
         }
@@ -260,9 +270,14 @@ public struct AdServerResolution: Sendable, Hashable {
 }
 
 extension AdTracking {
-    /// Only the creative-level URLs (events and clicks), for adding to tracking that already holds the
-    /// ad's impressions and errors.
+    /// Only the creative-level URLs (events, progress and clicks), for adding to tracking that
+    /// already holds the ad's impressions and errors.
     func droppingAdLevel() -> AdTracking {
-        AdTracking(events: self.events, clickThrough: self.clickThrough, clickTracking: self.clickTracking)
+        AdTracking(
+            events: self.events,
+            clickThrough: self.clickThrough,
+            clickTracking: self.clickTracking,
+            progress: self.progress
+        )
     }
 }

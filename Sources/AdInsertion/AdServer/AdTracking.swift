@@ -2,7 +2,8 @@
 /// tracking work forwards beacons to.
 ///
 /// Encoded in JSON as
-/// `{"impression":[url],"error":[url],"events":{"start":[url],"firstQuartile":[url],…},"clickThrough":url,"clickTracking":[url]}`;
+/// `{"impression":[url],"error":[url],"events":{"start":[url],"firstQuartile":[url],…},"clickThrough":url,"clickTracking":[url],"progress":[{"offset":"00:00:05.000","url":url}]}`
+/// (`progress` only when there is one);
 /// URLs keep their macros (`[ERRORCODE]`, `[CACHEBUSTING]`, …) for the one who fires them to fill.
 public struct AdTracking: Sendable, Hashable, Codable {
     /// `Impression` URLs.
@@ -16,6 +17,23 @@ public struct AdTracking: Sendable, Hashable, Codable {
     public var clickThrough: String?
     /// `ClickTracking` URLs.
     public var clickTracking: [String]
+    /// `Tracking event="progress"` URLs, each with its `offset` (not in ``events``: a progress
+    /// event is one per offset).
+    public var progress: [Progress]
+
+    /// A `progress` tracking URL and its moment.
+    public struct Progress: Sendable, Hashable, Codable {
+        /// When it fires: a time from the creative's start or a share of its duration.
+        public var offset: VASTOffset
+        /// The URL.
+        public var url: String
+
+        /// Creates a progress URL.
+        public init(offset: VASTOffset, url: String) {
+            self.offset = offset
+            self.url = url
+        }
+    }
 
     /// Creates tracking URLs.
     public init(
@@ -23,19 +41,49 @@ public struct AdTracking: Sendable, Hashable, Codable {
         error: [String] = [],
         events: [String: [String]] = [:],
         clickThrough: String? = nil,
-        clickTracking: [String] = []
+        clickTracking: [String] = [],
+        progress: [Progress] = []
     ) {
         self.impression = impression
         self.error = error
         self.events = events
         self.clickThrough = clickThrough
         self.clickTracking = clickTracking
+        self.progress = progress
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case impression, error, events, clickThrough, clickTracking, progress
+    }
+
+    /// Decodes tracking URLs; those stored before progress was kept have none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            impression: try container.decode([String].self, forKey: .impression),
+            error: try container.decode([String].self, forKey: .error),
+            events: try container.decode([String: [String]].self, forKey: .events),
+            clickThrough: try container.decodeIfPresent(String.self, forKey: .clickThrough),
+            clickTracking: try container.decode([String].self, forKey: .clickTracking),
+            progress: try container.decodeIfPresent([Progress].self, forKey: .progress) ?? []
+        )
+    }
+
+    /// Encodes the URLs (`progress` only when there is one).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(self.impression, forKey: .impression)
+        try container.encode(self.error, forKey: .error)
+        try container.encode(self.events, forKey: .events)
+        try container.encodeIfPresent(self.clickThrough, forKey: .clickThrough)
+        try container.encode(self.clickTracking, forKey: .clickTracking)
+        if !self.progress.isEmpty { try container.encode(self.progress, forKey: .progress) }
     }
 
     /// Whether there is nothing to track.
     public var isEmpty: Bool {
         self.impression.isEmpty && self.error.isEmpty && self.events.isEmpty && self.clickThrough == nil
-            && self.clickTracking.isEmpty
+            && self.clickTracking.isEmpty && self.progress.isEmpty
     }
 
     /// These URLs followed by `other`'s (a wrapper's, then the ad it leads to); `other`'s click-through
@@ -47,6 +95,7 @@ public struct AdTracking: Sendable, Hashable, Codable {
         for (event, urls) in other.events { result.events[event, default: []] += urls }
         result.clickThrough = other.clickThrough ?? self.clickThrough
         result.clickTracking += other.clickTracking
+        result.progress += other.progress
         return result
     }
 
@@ -70,7 +119,8 @@ public struct AdTracking: Sendable, Hashable, Codable {
             error: Array(self.error.prefix(cap)),
             events: events,
             clickThrough: self.clickThrough,
-            clickTracking: Array(self.clickTracking.prefix(cap))
+            clickTracking: Array(self.clickTracking.prefix(cap)),
+            progress: Array(self.progress.prefix(cap))
         )
     }
 
@@ -80,7 +130,13 @@ public struct AdTracking: Sendable, Hashable, Codable {
         var result = AdTracking(impression: ad.impressionURLs, error: ad.errorURLs)
         for creative in creatives {
             guard let linear = creative.linear else { continue }
-            for item in linear.tracking { result.events[item.event, default: []].append(item.url) }
+            for item in linear.tracking {
+                if item.event == "progress" {
+                    if let offset = item.offset { result.progress.append(Progress(offset: offset, url: item.url)) }
+                } else {
+                    result.events[item.event, default: []].append(item.url)
+                }
+            }
             result.clickTracking += linear.clickTracking
             if let click = linear.clickThrough { result.clickThrough = click }
         }

@@ -40,8 +40,13 @@ public struct MarkupElement: Sendable, Hashable {
     }
 
     /// The text without leading and trailing white space.
-    public var trimmedText: String {
-        let bytes = Array(self.text.utf8)
+    public var trimmedText: String { MarkupTree.trimmed(self.text) }
+}
+
+extension MarkupTree {
+    /// `text` without leading and trailing XML white space.
+    static func trimmed(_ text: String) -> String {
+        let bytes = Array(text.utf8)
         guard let first = bytes.firstIndex(where: { !MarkupTree.isSpace($0) }),
             let last = bytes.lastIndex(where: { !MarkupTree.isSpace($0) })
         else { return "" }

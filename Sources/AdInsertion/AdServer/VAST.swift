@@ -1,3 +1,4 @@
+import HLSInterstitials
 import HLSPlaylist
 
 /// A VAST 4.x response: ads, or none with the root `Error` URLs.
@@ -91,6 +92,8 @@ public struct VASTCreative: Sendable, Hashable {
     public var adID: String?
     /// The `UniversalAdId` text (`idRegistry` prefix not included), when it names one.
     public var universalAdID: String?
+    /// The `UniversalAdId@idRegistry` attribute (`ad-id.org`, `clearcast.co.uk`, …), when given.
+    public var universalAdIDRegistry: String?
     /// The `Linear` part, if any (non-linear and companion creatives are not played here).
     public var linear: VASTLinear?
     /// Whether the creative has a `NonLinearAds` part (overlays, which an interstitial cannot
@@ -118,6 +121,9 @@ public struct VASTLinear: Sendable, Hashable {
     public var clickThrough: String?
     /// `VideoClicks/ClickTracking`.
     public var clickTracking: [String]
+    /// `Linear@skipoffset`: when the ad may be skipped (`HH:MM:SS(.mmm)` or `n%`), `nil` when it
+    /// may not.
+    public var skipOffset: VASTOffset?
 
     /// Creates a linear creative.
     public init(
@@ -141,11 +147,78 @@ public struct VASTTrackingURL: Sendable, Hashable {
     public var event: String
     /// The URL.
     public var url: String
+    /// The `offset` attribute of a `progress` event (`HH:MM:SS(.mmm)` or `n%`), when valid.
+    public var offset: VASTOffset?
 
     /// Creates a tracking URL.
-    public init(event: String, url: String) {
+    public init(event: String, url: String, offset: VASTOffset? = nil) {
         self.event = event
         self.url = url
+        self.offset = offset
+    }
+}
+
+/// A moment in a linear creative as VAST writes `Tracking@offset` and `Linear@skipoffset`: a time
+/// from the creative's start (`HH:MM:SS` or `HH:MM:SS.mmm`) or a share of its duration (`n%`,
+/// 0 to 100).
+///
+/// Encoded as its VAST text.
+public enum VASTOffset: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// A time from the creative's start.
+    case time(MediaTime)
+    /// A percentage of the creative's duration, 0 to 100.
+    case percent(Double)
+
+    /// Reads `HH:MM:SS(.mmm)` (within a day) or `n%` (0 to 100, decimals allowed); `nil` otherwise.
+    public init?(_ text: String) {
+        let trimmed = MarkupTree.trimmed(text)
+        if trimmed.hasSuffix("%") {
+            let number = trimmed.dropLast()
+            guard number.utf8.count <= 12, number.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }),
+                let value = Double(number), value.isFinite, (0...100).contains(value)
+            else { return nil }
+            self = .percent(value)
+        } else if let time = VASTDecoder.duration(trimmed) {
+            self = .time(time)
+        } else {
+            return nil
+        }
+    }
+
+    /// The moment in a creative of `duration`: a time as written (not past the end), a percentage
+    /// of the duration.
+    public func moment(in duration: MediaTime) -> MediaTime {
+        switch self {
+        case .time(let time): return MediaTime.min(time, duration)
+        case .percent(let share):
+            return MediaTime(nanoseconds: Int64((Double(duration.nanoseconds) * share / 100).rounded()))
+        }
+    }
+
+    /// The VAST text: `HH:MM:SS.mmm` or `n%`.
+    public var description: String {
+        switch self {
+        case .time(let time): return VASTMacros.playhead(time)
+        case .percent(let share):
+            return share == share.rounded() ? "\(Int(share))%" : "\(share)%"
+        }
+    }
+
+    /// Decodes the VAST text.
+    public init(from decoder: any Decoder) throws {
+        let text = try decoder.singleValueContainer().decode(String.self)
+        guard let value = VASTOffset(text) else {
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "not a VAST offset: \(text)")
+            )
+        }
+        self = value
+    }
+
+    /// Encodes the VAST text.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(self.description)
     }
 }
 

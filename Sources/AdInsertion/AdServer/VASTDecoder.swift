@@ -133,11 +133,30 @@ public enum VASTDecoder {
             let text = universal.trimmedText
             if !text.isEmpty && text.lowercased() != "unknown" && text.utf8.count <= 256 {
                 creative.universalAdID = text
+                if let registry = universal.attributes["idRegistry"].map(MarkupTree.trimmed), !registry.isEmpty,
+                    registry.lowercased() != "unknown", registry.utf8.count <= 256
+                {
+                    creative.universalAdIDRegistry = registry
+                }
             }
         }
         creative.hasNonLinear = element.child("NonLinearAds") != nil
         guard let linear = element.child("Linear") else { return creative }
         var result = VASTLinear()
+        if let skip = linear.attributes["skipoffset"] {
+            result.skipOffset = VASTOffset(skip)
+            if result.skipOffset == nil {
+                diagnostics.append(
+                    VASTDiagnostic(
+                        rule: "vast.skipoffset",
+                        message:
+                            "skipoffset \(Self.shown(skip)) is not HH:MM:SS(.mmm) or n%; the ad is not skippable",
+                        line: linear.line,
+                        fix: "write skipoffset as HH:MM:SS.mmm or a percentage such as 25%"
+                    )
+                )
+            }
+        }
         if let duration = linear.child("Duration") {
             result.duration = Self.duration(duration.trimmedText)
             if result.duration == nil {
@@ -172,7 +191,25 @@ public enum VASTDecoder {
             guard let event = tracking.attributes["event"], !event.isEmpty, event.utf8.count <= 64,
                 let url = Self.url(tracking, &diagnostics)
             else { continue }
-            result.tracking.append(VASTTrackingURL(event: event, url: url))
+            var offset: VASTOffset?
+            if event == "progress" {
+                // A progress event is defined by its offset (VAST 4.x 3.14.1): without a valid one it
+                // has no moment.
+                offset = tracking.attributes["offset"].flatMap(VASTOffset.init)
+                guard offset != nil else {
+                    diagnostics.append(
+                        VASTDiagnostic(
+                            rule: "vast.progress",
+                            message:
+                                "a progress Tracking with offset \(Self.shown(tracking.attributes["offset"] ?? "")), not HH:MM:SS(.mmm) or n%; it is dropped",
+                            line: tracking.line,
+                            fix: "give each progress Tracking an offset such as 00:00:05.000 or 50%"
+                        )
+                    )
+                    continue
+                }
+            }
+            result.tracking.append(VASTTrackingURL(event: event, url: url, offset: offset))
         }
         if let clicks = linear.child("VideoClicks") {
             result.clickThrough = clicks.child("ClickThrough").flatMap { Self.url($0, &diagnostics) }

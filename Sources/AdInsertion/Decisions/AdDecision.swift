@@ -15,13 +15,28 @@ public struct AdDecision: Sendable, Hashable, Codable {
         public var duration: MediaTime
         /// The URLs to track it with, when an ad server gave it (`nil` for the local inventory).
         public var tracking: AdTracking?
+        /// When the viewer may skip it, from its start (an ad server's `Linear@skipoffset`), or
+        /// `nil` when it may not be skipped.
+        public var skipOffset: MediaTime?
+        /// Its VAST `UniversalAdId` as `[UNIVERSALADID]` is filled (`registry value`), when an ad
+        /// server gave one.
+        public var universalAdID: String?
 
         /// Creates an asset.
-        public init(creativeID: String, uri: String, duration: MediaTime, tracking: AdTracking? = nil) {
+        public init(
+            creativeID: String,
+            uri: String,
+            duration: MediaTime,
+            tracking: AdTracking? = nil,
+            skipOffset: MediaTime? = nil,
+            universalAdID: String? = nil
+        ) {
             self.creativeID = creativeID
             self.uri = uri
             self.duration = duration
             self.tracking = tracking
+            self.skipOffset = skipOffset
+            self.universalAdID = universalAdID
         }
     }
 
@@ -110,8 +125,27 @@ public struct AdDecision: Sendable, Hashable, Codable {
                     uri: cache?.resolve($0.uri, against: base) ?? URIReference.resolve($0.uri, against: base),
                     duration: $0.duration.seconds
                 )
-            }
+            },
+            skipControl: self.skipControl
         )
+    }
+
+    /// The asset list to answer with, URIs as configured.
+    public var assetList: AssetList {
+        AssetList(
+            assets: self.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration.seconds) },
+            skipControl: self.skipControl
+        )
+    }
+
+    /// The list's `SKIP-CONTROL` when the pod's first ad may be skipped (an ad server's
+    /// `Linear@skipoffset`): `OFFSET` is that ad's skip offset, so the skip button appears when a
+    /// player would show VAST's (Google IMA serves skippable ads this way).
+    ///
+    /// Skipping skips the
+    /// interstitial, as `SKIP-CONTROL` does; the skip offsets of later ads in a pod are not used.
+    public var skipControl: AssetList.SkipControlOverride? {
+        self.assets.first?.skipOffset.map { AssetList.SkipControlOverride(offset: $0) }
     }
 }
 

@@ -14,16 +14,34 @@ public enum TrackingEvent: String, Sendable, Hashable, Codable, CaseIterable {
     case complete
     /// `clickTracking`: the viewer followed the ad's click-through.
     case clickTracking
+    /// `creativeView`: the creative was shown (with the impression).
+    case creativeView
+    /// `progress`: playback reached one of the ad's `offset`s (the URL's `offset` query value).
+    case progress
+    /// `skip`: the viewer skipped the ad.
+    case skip
+    /// `pause`: the viewer paused within the ad.
+    case pause
+    /// `resume`: the viewer resumed playback within the ad.
+    case resume
+    /// `mute`: the viewer muted the ad.
+    case mute
+    /// `unmute`: the viewer unmuted the ad.
+    case unmute
+    /// `error`: the ad could not be played (the URL's `errorcode` query value is the VAST error
+    /// code, 100 to 999).
+    case error
 
-    /// Where in the ad the event fires, as a fraction of its duration (`nil` for a click).
+    /// Where in the ad the event fires, as a fraction of its duration (`nil` for the events that
+    /// follow the viewer, a failure, or an offset of their own).
     public var fraction: Double? {
         switch self {
-        case .impression, .start: 0
+        case .impression, .start, .creativeView: 0
         case .firstQuartile: 0.25
         case .midpoint: 0.5
         case .thirdQuartile: 0.75
         case .complete: 1
-        case .clickTracking: nil
+        case .clickTracking, .progress, .skip, .pause, .resume, .mute, .unmute, .error: nil
         }
     }
 }

@@ -15,14 +15,36 @@ public struct BeaconKey: Sendable, Hashable, Codable {
     public var slot: Int
     /// The event.
     public var event: TrackingEvent
+    /// What tells apart several beacons of one event in a slot: a `progress` beacon's offset in
+    /// milliseconds; `nil` for the other events (one per slot).
+    public var detail: String?
 
     /// Creates a key.
-    public init(viewer: String, scope: String, breakID: String, slot: Int, event: TrackingEvent) {
+    public init(
+        viewer: String,
+        scope: String,
+        breakID: String,
+        slot: Int,
+        event: TrackingEvent,
+        detail: String? = nil
+    ) {
         self.viewer = viewer
         self.scope = scope
         self.breakID = breakID
         self.slot = slot
         self.event = event
+        self.detail = detail
+    }
+
+    /// The event as the stores write it: its name, then `@` and the ``detail`` when there is one
+    /// (`progress@5000`).
+    public var storedEvent: String {
+        self.detail.map { self.event.rawValue + "@" + $0 } ?? self.event.rawValue
+    }
+
+    /// The event a stored name (``storedEvent``) stands for, or `nil`.
+    public static func event(stored text: String) -> TrackingEvent? {
+        TrackingEvent(rawValue: String(text.prefix { $0 != "@" }))
     }
 }
 
@@ -119,8 +141,24 @@ public protocol TrackingStore: Sendable {
 }
 
 extension BeaconCount {
-    /// Sorts lines by scope, break, creative, plan, then event in the order of ``TrackingEvent``.
+    /// Sorts lines by scope, break, creative, plan, then event in the order of ``TrackingEvent``,
+    /// after adding up the lines of one event (a slot's `progress` beacons are stored one per
+    /// offset).
     public static func sorted(_ lines: [BeaconCount]) -> [BeaconCount] {
+        var merged: [BeaconCount] = []
+        var index: [String: Int] = [:]
+        for line in lines {
+            let name = [line.scope, line.breakID, line.creativeID, line.plan.rawValue, line.event.rawValue]
+                .joined(separator: "\u{0}")
+            if let at = index[name] {
+                merged[at].beacons += line.beacons
+                merged[at].duplicates += line.duplicates
+            } else {
+                index[name] = merged.count
+                merged.append(line)
+            }
+        }
+        let lines = merged
         let order = Dictionary(uniqueKeysWithValues: TrackingEvent.allCases.enumerated().map { ($1, $0) })
         return lines.sorted {
             ($0.scope, $0.breakID, $0.creativeID, $0.plan.rawValue, order[$0.event] ?? 0)

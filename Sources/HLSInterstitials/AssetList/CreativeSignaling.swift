@@ -82,6 +82,10 @@ public struct CreativeSignaling: Sendable, Hashable {
 
     /// An identifier of an ad: a scheme (such as `adId` or an ad-ID registry) and a value.
     public struct Identifier: Sendable, Hashable {
+        /// The scheme of a VAST `UniversalAdId` written as VAST 4.1 fills `[UNIVERSALADID]`
+        /// (`idRegistry`, a space, the value), which a player uses for that macro.
+        public static let universalAdIDScheme = "universalAdId"
+
         /// `scheme`.
         public var scheme: String
         /// `value`.
@@ -102,7 +106,11 @@ public struct CreativeSignaling: Sendable, Hashable {
     }
 
     /// One tracking event: its type (`impression`, `start`, `firstQuartile`, `midpoint`,
-    /// `thirdQuartile`, `complete`, `clickTracking`, …), when it fires, and the URLs to call.
+    /// `thirdQuartile`, `complete`, `clickTracking`, `creativeView`, `progress`, `skip`, `pause`,
+    /// `resume`, `mute`, `unmute`, `error`, …), when it fires, and the URLs to call.
+    ///
+    /// An `error` event's URLs carry VAST's `[ERRORCODE]` macro for the player to fill with the
+    /// VAST error code of the failure; a `progress` event has the `offset` VAST gave it.
     public struct TrackingEvent: Sendable, Hashable {
         /// `type`: the event (VAST's names).
         public var type: String

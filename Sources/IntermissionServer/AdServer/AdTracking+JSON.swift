@@ -4,7 +4,7 @@ import HLSInterstitials
 extension AdTracking {
     /// The JSON `JSONEncoder` makes of these URLs (the stores write it directly, keys in a fixed
     /// order): `impression`, `error`, `events` (event names sorted), `clickThrough` when there is
-    /// one, `clickTracking`.
+    /// one, `clickTracking`, `progress` when there is one (each `offset`, `url`).
     var jsonValue: JSONValue {
         func list(_ urls: [String]) -> JSONValue { .array(urls.map { .string($0) }) }
         var members: [(String, JSONValue)] = [
@@ -14,6 +14,12 @@ extension AdTracking {
         ]
         if let click = self.clickThrough { members.append(("clickThrough", .string(click))) }
         members.append(("clickTracking", list(self.clickTracking)))
+        if !self.progress.isEmpty {
+            let items = self.progress.map {
+                JSONValue.object([("offset", .string($0.offset.description)), ("url", .string($0.url))])
+            }
+            members.append(("progress", .array(items)))
+        }
         return .object(members)
     }
 }

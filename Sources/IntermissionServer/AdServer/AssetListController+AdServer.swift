@@ -97,7 +97,14 @@ extension AssetListController {
             return nil
         }
         let assets = outcome.ads.map {
-            AdDecision.Asset(creativeID: $0.creativeID, uri: $0.uri, duration: $0.duration, tracking: $0.tracking)
+            AdDecision.Asset(
+                creativeID: $0.creativeID,
+                uri: $0.uri,
+                duration: $0.duration,
+                tracking: $0.tracking,
+                skipOffset: $0.skipOffset,
+                universalAdID: $0.universalAdID
+            )
         }
         let window = self.decisions.repeatWindow
         let decision = AdDecision(

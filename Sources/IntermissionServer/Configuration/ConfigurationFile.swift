@@ -74,7 +74,9 @@ public struct ConfigurationFile: Sendable, Codable {
         /// `value`: higher values are placed first (default 1).
         public var value: Double?
         /// `tracking`: the ad server's beacon URLs by event (`impression`, `start`, `firstQuartile`,
-        /// `midpoint`, `thirdQuartile`, `complete`, `clickTracking`), called when a viewer's beacon arrives.
+        /// `midpoint`, `thirdQuartile`, `complete`, `clickTracking`, `creativeView`, `skip`, `pause`,
+        /// `resume`, `mute`, `unmute`, `error`; `[ERRORCODE]` in an error URL is filled), called when a
+        /// viewer's beacon arrives.
         public var tracking: [String: [String]]?
         /// `scopes`: the presentations it may fill pods of (`vod-{asset}`, `live-{channel}`; default: any).
         public var scopes: [String]?

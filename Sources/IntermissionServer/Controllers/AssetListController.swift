@@ -196,7 +196,7 @@ final class AssetListBodies: Sendable {
         if let known = self.bodies.withLock({ $0[key] }) { return known }
         let list =
             base.map { decision.assetList(resolvingAgainst: $0, cache: cache) }
-            ?? AssetList(assets: decision.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration.seconds) })
+            ?? decision.assetList
         let body = ByteBuffer(bytes: list.encode())
         self.bodies.withLock { table in
             if table.count >= 1024 { table.removeAll(keepingCapacity: true) }

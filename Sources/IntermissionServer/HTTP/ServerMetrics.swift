@@ -222,6 +222,22 @@ struct ServerMetrics: Sendable {
         self.registry.makeCounter(descriptor: Self.outboundRefused, labels: [("purpose", purpose)]).increment()
     }
 
+    /// `intermission_vast_errors_total`.
+    static var vastErrors: MetricNameDescriptor {
+        name(
+            "vast_errors",
+            "total",
+            "VAST errors reported to ad servers' Error URLs, by source (decision: an ad the server dropped while deciding; player: an error beacon a player sent) and VAST error code."
+        )
+    }
+
+    /// Counts a VAST error reported: `intermission_vast_errors_total{source,code}`, `source`
+    /// `decision` or `player`, `code` a VAST error code (100 to 999, checked before).
+    func vastError(source: String, code: Int) {
+        self.registry.makeCounter(descriptor: Self.vastErrors, labels: [("source", source), ("code", String(code))])
+            .increment()
+    }
+
     /// Counts a forward dropped: `intermission_forwards_dropped_total{reason}`.
     func forwardDropped(reason: String) {
         self.registry.makeCounter(descriptor: Self.forwardsDropped, labels: [("reason", reason)]).increment()

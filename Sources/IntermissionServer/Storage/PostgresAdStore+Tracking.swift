@@ -52,7 +52,7 @@ extension PostgresAdStore: TrackingStore {
         let rows = try await self.client.query(
             """
             INSERT INTO tracking_beacon (viewer, scope, break_id, slot, event, creative_id, plan, received_at_ms)
-            VALUES (\(key.viewer), \(key.scope), \(key.breakID), \(Int64(key.slot)), \(key.event.rawValue),
+            VALUES (\(key.viewer), \(key.scope), \(key.breakID), \(Int64(key.slot)), \(key.storedEvent),
                 \(beacon.creativeID), \(beacon.plan.rawValue), \(beacon.receivedAt.millisecondsSince1970))
             ON CONFLICT (viewer, scope, break_id, slot, event)
                 DO UPDATE SET duplicates = tracking_beacon.duplicates + 1
@@ -98,7 +98,7 @@ extension PostgresAdStore: TrackingStore {
         }
         var lines: [BeaconCount] = []
         for (creative, planText, eventText, beacons, duplicates) in rows {
-            guard let plan = ViewerPlan(rawValue: planText), let event = TrackingEvent(rawValue: eventText) else {
+            guard let plan = ViewerPlan(rawValue: planText), let event = BeaconKey.event(stored: eventText) else {
                 continue
             }
             lines.append(

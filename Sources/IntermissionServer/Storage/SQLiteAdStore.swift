@@ -517,6 +517,9 @@ public final class SQLiteAdStore: AdStore {
                         ("uri", .string(asset.uri)),
                         ("duration", .object([("nanoseconds", .number(Double(asset.duration.nanoseconds)))])),
                     ] + (asset.tracking.map { [("tracking", $0.jsonValue)] } ?? [])
+                        + (asset.skipOffset.map {
+                            [("skipOffset", .object([("nanoseconds", .number(Double($0.nanoseconds)))]))]
+                        } ?? []) + (asset.universalAdID.map { [("universalAdID", .string($0))] } ?? [])
                 )
             }
         ).text()

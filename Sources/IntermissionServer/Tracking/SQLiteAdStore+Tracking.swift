@@ -37,7 +37,7 @@ extension SQLiteAdStore: TrackingStore {
                     """,
                 arguments: [
                     beacon.key.viewer, beacon.key.scope, beacon.key.breakID, beacon.key.slot,
-                    beacon.key.event.rawValue, beacon.creativeID, beacon.plan.rawValue,
+                    beacon.key.storedEvent, beacon.creativeID, beacon.plan.rawValue,
                     beacon.receivedAt.millisecondsSince1970,
                 ]
             )
@@ -47,7 +47,7 @@ extension SQLiteAdStore: TrackingStore {
                     "SELECT duplicates FROM tracking_beacon WHERE viewer = ? AND scope = ? AND break_id = ? AND slot = ? AND event = ?",
                 arguments: [
                     beacon.key.viewer, beacon.key.scope, beacon.key.breakID, beacon.key.slot,
-                    beacon.key.event.rawValue,
+                    beacon.key.storedEvent,
                 ]
             ) ?? 0
         }
@@ -77,7 +77,7 @@ extension SQLiteAdStore: TrackingStore {
         for row in rows {
             let plan: String = row["plan"]
             let event: String = row["event"]
-            guard let plan = ViewerPlan(rawValue: plan), let event = TrackingEvent(rawValue: event) else { continue }
+            guard let plan = ViewerPlan(rawValue: plan), let event = BeaconKey.event(stored: event) else { continue }
             var scope = "*"
             var breakID = "*"
             if case .breakOf(let s, let b) = filter { (scope, breakID) = (s, b) }

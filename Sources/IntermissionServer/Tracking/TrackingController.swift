@@ -2,15 +2,26 @@ import AdInsertion
 import HTTPTypes
 import Hummingbird
 
-/// `/v1/track/{token}/{event}` (beacons) and `/v1/admin/reports/...` (what arrived).
+/// `/v1/track/{token}/{event}` (beacons), `/v1/track/{token}/error?errorcode=…` (a failed ad) and
+/// `/v1/admin/reports/...` (what arrived).
 struct TrackingController: Sendable {
     let tracking: TrackingService
 
-    /// Adds the beacon route to `router`.
+    /// Adds the beacon routes to `router`.
     func addRoutes(to router: Router<ServerRequestContext>) {
-        let handler: @Sendable (Request, ServerRequestContext) async throws -> Response = { request, context in
+        router.get("v1/track/{token}/error", use: self.handler(event: "error"))
+        router.post("v1/track/{token}/error", use: self.handler(event: "error"))
+        router.get("v1/track/{token}/{event}", use: self.handler(event: nil))
+        router.post("v1/track/{token}/{event}", use: self.handler(event: nil))
+    }
+
+    /// The handler of a beacon route: `event` names the event, or `nil` for the path's `{event}`.
+    private func handler(
+        event fixed: String?
+    ) -> @Sendable (Request, ServerRequestContext) async throws -> Response {
+        { request, context in
             let token = try context.parameters.require("token")
-            let event = try context.parameters.require("event")
+            let event = try fixed ?? context.parameters.require("event")
             guard token.utf8.count <= TokenSigner.maximumTokenBytes else {
                 throw APIError(
                     .forbidden,
@@ -24,8 +35,6 @@ struct TrackingController: Sendable {
             response.headers[Self.duplicateHeader] = recording.isNew ? "0" : String(recording.duplicates)
             return response
         }
-        router.get("v1/track/{token}/{event}", use: handler)
-        router.post("v1/track/{token}/{event}", use: handler)
     }
 
     /// The response field that says how many duplicates of the beacon arrived before (0: it was new).

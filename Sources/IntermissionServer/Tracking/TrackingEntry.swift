@@ -73,8 +73,8 @@ extension ConfigurationFile {
             }
         }
 
-        /// A creative's `tracking:` map, checked: known event names, at most 16 URLs each, each an
-        /// absolute `http(s)` URL.
+        /// A creative's `tracking:` map, checked: known event names (not `progress`, which needs an
+        /// offset a creative's map cannot give), at most 16 URLs each, each an absolute `http(s)` URL.
         static func creativeTracking(
             _ map: [String: [String]]?,
             field: String
@@ -82,11 +82,11 @@ extension ConfigurationFile {
             guard let map else { return nil }
             var result: [TrackingEvent: [String]] = [:]
             for (name, urls) in map {
-                guard let event = TrackingEvent(rawValue: name) else {
+                guard let event = TrackingEvent(rawValue: name), event != .progress else {
                     throw InputLimitError(
                         field: "\(field).\(name)",
                         message:
-                            "is not a tracking event: use \(TrackingEvent.allCases.map(\.rawValue).joined(separator: ", "))"
+                            "is not a tracking event: use \(TrackingEvent.allCases.filter { $0 != .progress }.map(\.rawValue).joined(separator: ", "))"
                     )
                 }
                 guard urls.count <= 16 else {

@@ -20,15 +20,33 @@ struct TrackingService: Sendable {
     let forwarder: BeaconForwarder
     let inventory: InventoryRegistry
     let clock: any WallClock
+    /// Where VAST errors are counted.
+    let metrics: ServerMetrics?
 
     /// The query parameter that carries a plan token (on the multivariant, media-playlist and
     /// asset-list URLs).
     static let planParameter = "plan"
 
-    /// The events written into every slot.
+    /// The events written into every slot (besides one `progress` per offset of an ad server's ad).
     static let slotEvents: [TrackingEvent] = [
-        .impression, .start, .firstQuartile, .midpoint, .thirdQuartile, .complete, .clickTracking,
+        .impression, .start, .firstQuartile, .midpoint, .thirdQuartile, .complete, .clickTracking, .creativeView,
+        .skip, .pause, .resume, .mute, .unmute, .error,
     ]
+
+    /// The query parameter of an `error` beacon that carries its VAST error code (`ERRORCODE` is
+    /// read too).
+    static let errorCodeParameter = "errorcode"
+    /// The query parameter of a `progress` beacon that carries its offset in the ad, in milliseconds.
+    static let offsetParameter = "offset"
+
+    /// The distinct `progress` moments of `asset` (its ad server's offsets, percentages taken of its
+    /// duration), in milliseconds, earliest first: at most `AdTracking.maximumURLsPerEvent`.
+    static func progressMoments(of asset: AdDecision.Asset) -> [Int64] {
+        let moments = (asset.tracking?.progress ?? []).map {
+            $0.offset.moment(in: asset.duration).nanoseconds / 1_000_000
+        }
+        return Array(Set(moments).sorted().prefix(AdTracking.maximumURLsPerEvent))
+    }
 
     init(
         configuration: TrackingConfiguration,
@@ -46,6 +64,7 @@ struct TrackingService: Sendable {
         self.decisions = decisions
         self.inventory = inventory
         self.clock = clock
+        self.metrics = metrics
         self.forwarder = BeaconForwarder(fetch: fetch, configuration: configuration, logger: logger, metrics: metrics)
     }
 
@@ -95,18 +114,43 @@ struct TrackingService: Sendable {
                     nonce: decision.nonce
                 )
             )
-            let tracking = Self.slotEvents.map { event in
+            let url = root + "v1/track/" + token + "/"
+            var tracking = Self.slotEvents.map { event in
                 CreativeSignaling.TrackingEvent(
                     type: event.rawValue,
                     offset: event.fraction.map { JSONNumber(MediaTime(seconds: asset.duration.seconds * $0)) },
-                    urls: [root + "v1/track/" + token + "/" + event.rawValue]
+                    urls: [
+                        url + event.rawValue
+                            + (event == .error ? "?" + Self.errorCodeParameter + "=[ERRORCODE]" : "")
+                    ]
                 )
+            }
+            // Progress beacons are checked against the stored decision's offsets: an anonymous
+            // viewer's decision is not stored, so its slots carry none.
+            if !decision.viewer.isEmpty {
+                for moment in Self.progressMoments(of: asset) {
+                    tracking.append(
+                        CreativeSignaling.TrackingEvent(
+                            type: TrackingEvent.progress.rawValue,
+                            offset: JSONNumber(MediaTime(milliseconds: moment)),
+                            urls: [url + "progress?" + Self.offsetParameter + "=\(moment)"]
+                        )
+                    )
+                }
             }
             let slot = CreativeSignaling.Item(
                 type: "linear",
                 start: JSONNumber(start),
                 duration: JSONNumber(asset.duration),
-                identifiers: [CreativeSignaling.Identifier(scheme: "creativeId", value: asset.creativeID)],
+                identifiers: [CreativeSignaling.Identifier(scheme: "creativeId", value: asset.creativeID)]
+                    + (asset.universalAdID.map {
+                        [
+                            CreativeSignaling.Identifier(
+                                scheme: CreativeSignaling.Identifier.universalAdIDScheme,
+                                value: $0
+                            )
+                        ]
+                    } ?? []),
                 tracking: tracking
             )
             list.assets[index].setCreativeSignaling(CreativeSignaling(payload: [slot]))
@@ -115,11 +159,12 @@ struct TrackingService: Sendable {
     }
 
     /// Plan C: once the first ad has played, the rest of the pod may be skipped (`SKIP-CONTROL`
-    /// `OFFSET` = the first ad's duration; skip control counts across the whole interstitial).
+    /// `OFFSET` = the first ad's duration, or its ad server's earlier skip offset; skip control
+    /// counts across the whole interstitial).
     static func applySkipAfterFirst(to list: inout AssetList) {
         guard list.assets.count > 1 else { return }
         var skip = list.skipControl ?? AssetList.SkipControlOverride()
-        skip.offset = list.assets[0].duration
+        skip.offset = skip.offset.map { MediaTime.min($0, list.assets[0].duration) } ?? list.assets[0].duration
         list.skipControl = skip
     }
 
@@ -127,28 +172,48 @@ struct TrackingService: Sendable {
     func track(token: String, event eventName: String, request: Request) async throws -> BeaconRecording {
         guard let event = TrackingEvent(rawValue: eventName) else {
             throw APIError.notFound(
-                "unknown tracking event: expected one of impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickTracking"
+                "unknown tracking event: expected one of "
+                    + TrackingEvent.allCases.map(\.rawValue).joined(separator: ", ")
             )
         }
+        let errorCode = event == .error ? try Self.errorCode(of: request) : nil
+        let offset = event == .progress ? try Self.progressOffset(of: request) : nil
         guard let slot = self.signer.slot(ofBeaconToken: token) else {
             throw APIError(.forbidden, code: "badBeaconToken", message: "the beacon URL is not one this server signed")
         }
         let decision = try await self.storedDecision(of: slot)
+        if let offset {
+            // Only the offsets the slot was handed out with: a token never writes more rows than its
+            // ad has progress moments.
+            guard let decision, slot.slot < decision.assets.count,
+                Self.progressMoments(of: decision.assets[slot.slot]).contains(offset)
+            else {
+                throw APIError.notFound("the slot has no progress beacon at offset \(offset) ms")
+            }
+        }
         let beacon = Beacon(
             key: BeaconKey(
                 viewer: slot.viewer,
                 scope: slot.scope,
                 breakID: slot.breakID,
                 slot: slot.slot,
-                event: event
+                event: event,
+                detail: offset.map { String($0) }
             ),
             creativeID: slot.creativeID,
             plan: slot.plan,
             receivedAt: self.clock.now()
         )
         let recording = try await self.store.record(beacon)
+        if recording.isNew, let errorCode { self.metrics?.vastError(source: "player", code: errorCode.rawValue) }
         if recording.isNew {
-            let forward = await self.forwardURLs(of: slot, decision: decision, event: event)
+            let forward = await self.forwardURLs(
+                of: slot,
+                decision: decision,
+                event: event,
+                errorCode: errorCode,
+                progressOffset: offset
+            )
             if !forward.urls.isEmpty {
                 let device = DeviceHeaders(of: request)
                 await self.forwarder.enqueue(
@@ -204,42 +269,110 @@ struct TrackingService: Sendable {
     /// stored, so theirs are not forwarded), else the inventory creative's `tracking:` URLs, which
     /// the operator named (`operatorNamed`: their hosts are trusted as named; a redirect off them
     /// is checked).
+    ///
+    /// An `error` beacon's URLs get its `errorCode` in `[ERRORCODE]`; a `progress` beacon goes to
+    /// the ad server's progress URLs at `progressOffset` (milliseconds).
     func forwardURLs(
         of slot: TokenSigner.Slot,
         decision: AdDecision?,
-        event: TrackingEvent
+        event: TrackingEvent,
+        errorCode: VASTErrorCode? = nil,
+        progressOffset: Int64? = nil
     ) async -> (urls: [String], operatorNamed: Bool) {
         if let decision,
             slot.slot < decision.assets.count,
             decision.assets[slot.slot].creativeID == slot.creativeID,
             let tracking = decision.assets[slot.slot].tracking
         {
-            return (Self.adServerURLs(tracking, event: event, asset: decision.assets[slot.slot]), false)
+            let asset = decision.assets[slot.slot]
+            return (
+                Self.adServerURLs(
+                    tracking,
+                    event: event,
+                    asset: asset,
+                    errorCode: errorCode,
+                    progressOffset: progressOffset
+                ),
+                false
+            )
         }
         let creative = await self.inventory.creatives.first { $0.id == slot.creativeID }
-        return (creative?.tracking?[event] ?? [], true)
+        let urls = creative?.tracking?[event] ?? []
+        guard let errorCode else { return (urls, true) }
+        let macros = VASTMacros(["ERRORCODE": errorCode.description])
+        return (urls.map { macros.fill($0) }, true)
+    }
+
+    /// The VAST error code of an `error` beacon: its `errorcode` (or `ERRORCODE`) query value, one
+    /// number from 100 to 999 (VAST 4.x 2.3.6.3), else `400 badErrorCode`.
+    static func errorCode(of request: Request) throws -> VASTErrorCode {
+        let values =
+            request.uri.queryParameters.getAll(Self.errorCodeParameter)
+            + request.uri.queryParameters.getAll(Self.errorCodeParameter.uppercased())
+        guard values.count == 1, let text = values.first, text.utf8.count <= 3,
+            text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int(text), (100...999).contains(value)
+        else {
+            throw APIError(
+                .badRequest,
+                code: "badErrorCode",
+                message: "an error beacon needs one errorcode query value: a VAST error code from 100 to 999"
+            )
+        }
+        return VASTErrorCode(value)
+    }
+
+    /// The offset of a `progress` beacon: its `offset` query value, one whole number of
+    /// milliseconds from 0 to 86,400,000, else `400 badOffset`.
+    static func progressOffset(of request: Request) throws -> Int64 {
+        let values = request.uri.queryParameters.getAll(Self.offsetParameter)
+        guard values.count == 1, let text = values.first, (1...8).contains(text.utf8.count),
+            text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let value = Int64(text), value <= 86_400_000
+        else {
+            throw APIError(
+                .badRequest,
+                code: "badOffset",
+                message: "a progress beacon needs one offset query value: milliseconds from 0 to 86400000"
+            )
+        }
+        return value
     }
 
     /// The ad server's URLs for `event` (the first `AdTracking.maximumURLsPerEvent`), its VAST
     /// macros filled: `[CACHEBUSTING]` with eight random digits and `[TIMESTAMP]` with the time now
     /// (ISO 8601, percent-encoded), as VAST 4 asks of the one who fires them.
-    static func adServerURLs(_ tracking: AdTracking, event: TrackingEvent, asset: AdDecision.Asset? = nil) -> [String] {
+    static func adServerURLs(
+        _ tracking: AdTracking,
+        event: TrackingEvent,
+        asset: AdDecision.Asset? = nil,
+        errorCode: VASTErrorCode? = nil,
+        progressOffset: Int64? = nil
+    ) -> [String] {
         let all: [String]
         switch event {
         case .impression: all = tracking.impression
         case .clickTracking: all = tracking.clickTracking
+        case .error: all = tracking.error
+        case .progress:
+            all = tracking.progress.filter { item in
+                asset.map { item.offset.moment(in: $0.duration).nanoseconds / 1_000_000 } == progressOffset
+            }.map(\.url)
         default: all = tracking.events[event.rawValue] ?? []
         }
         let urls = all.prefix(AdTracking.maximumURLsPerEvent)
         guard !urls.isEmpty else { return [] }
-        let macros = Self.macros(event: event, asset: asset, now: Date.now)
+        var macros = Self.macros(event: event, asset: asset, now: Date.now)
+        if let errorCode { macros.values["ERRORCODE"] = errorCode.description }
+        if let progressOffset {
+            macros.values["ADPLAYHEAD"] = VASTMacros.playhead(MediaTime(milliseconds: progressOffset))
+        }
         return urls.map { macros.fill($0) }
     }
 
     /// The VAST macros the server knows when it forwards `event` of `asset`: `[CACHEBUSTING]`,
-    /// `[TIMESTAMP]` (ISO 8601, milliseconds), `[ASSETURI]` and `[ADPLAYHEAD]` (the event's place in
-    /// the ad: 0 for impression, creativeView and start, a quarter, half, three quarters or all of
-    /// its duration for the quartiles and complete); the others become `-1`.
+    /// `[TIMESTAMP]` (ISO 8601, milliseconds), `[ASSETURI]`, `[UNIVERSALADID]` (`registry value`)
+    /// and `[ADPLAYHEAD]` (the event's place in the ad: 0 for impression, creativeView and start, a
+    /// quarter, half, three quarters or all of its duration for the quartiles and complete); the
+    /// others become `-1` (the server does not know the viewer's `[CONTENTPLAYHEAD]`).
     static func macros(event: TrackingEvent, asset: AdDecision.Asset?, now: Date) -> VASTMacros {
         var values = [
             "CACHEBUSTING": String(format: "%08d", Int.random(in: 0..<100_000_000)),
@@ -247,9 +380,10 @@ struct TrackingService: Sendable {
         ]
         if let asset {
             values["ASSETURI"] = asset.uri
+            if let universal = asset.universalAdID { values["UNIVERSALADID"] = universal }
             let share: Double? =
                 switch event {
-                case .impression, .start: 0
+                case .impression, .start, .creativeView: 0
                 case .firstQuartile: 0.25
                 case .midpoint: 0.5
                 case .thirdQuartile: 0.75
@@ -271,6 +405,9 @@ extension TrackingService {
     /// code, as forwards with the viewer's `device` fields: the first
     /// `AdTracking.maximumURLsPerEvent` of the whole pod.
     func forwardErrors(_ failures: [AdServerResolution.Failure], device: DeviceHeaders) async {
+        for failure in failures where (100...999).contains(failure.code.rawValue) {
+            self.metrics?.vastError(source: "decision", code: failure.code.rawValue)
+        }
         let buster = AdServerClient.cacheBuster()
         let urls = Array(
             failures.lazy.flatMap { $0.filledURLs(cacheBuster: buster) }.prefix(AdTracking.maximumURLsPerEvent)
@@ -287,7 +424,7 @@ extension TrackingService {
     {
         var list =
             base.map { decision.assetList(resolvingAgainst: $0, cache: cache) }
-            ?? AssetList(assets: decision.assets.map { AssetList.Asset(uri: $0.uri, duration: $0.duration) })
+            ?? decision.assetList
         if self.configuration.beacons {
             let viewer =
                 decision.viewer.isEmpty

@@ -68,7 +68,8 @@ enum OpenAPIDocument {
                 Among them intermission_outbound_refused_total{purpose} (requests for URLs from ad
                 servers' documents refused by the outbound policy) and
                 intermission_forwards_dropped_total{reason} (beacon forwards dropped: queueFull,
-                rateLimited).
+                rateLimited) and intermission_vast_errors_total{source,code} (VAST errors reported:
+                source decision or player).
               responses:
                 "200":
                   description: Metrics in the Prometheus text format
@@ -371,7 +372,14 @@ enum OpenAPIDocument {
                 required: true
                 schema:
                   type: string
-                  enum: [impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickTracking]
+                  enum: [impression, start, firstQuartile, midpoint, thirdQuartile, complete, clickTracking, creativeView, progress, skip, pause, resume, mute, unmute]
+              - name: offset
+                in: query
+                required: false
+                description: >-
+                  For progress (required there): the offset in the ad, in milliseconds, as the asset list's
+                  progress URL gives it; only the slot's own offsets are accepted (404 otherwise)
+                schema: {type: integer, minimum: 0, maximum: 86400000}
             get:
               tags: [playback]
               operationId: trackBeacon
@@ -384,6 +392,39 @@ enum OpenAPIDocument {
             post:
               tags: [playback]
               operationId: trackBeaconPost
+              summary: The same as GET, for clients that post beacons
+              responses:
+                "204": {description: Recorded}
+                "400": {$ref: "#/components/responses/Error"}
+                "403": {$ref: "#/components/responses/Error"}
+                "404": {$ref: "#/components/responses/Error"}
+          /v1/track/{token}/error:
+            parameters:
+              - name: token
+                in: path
+                required: true
+                description: The signed beacon token of the slot whose ad failed
+                schema: {type: string, maxLength: 2048}
+              - name: errorcode
+                in: query
+                required: true
+                description: >-
+                  The VAST error code (VAST 4.x 2.3.6.3: 400 general linear error, 401 file not found,
+                  405 problem displaying the media); ERRORCODE is read too. Forwarded to the ad's Error URLs
+                  in [ERRORCODE]
+                schema: {type: integer, minimum: 100, maximum: 999}
+            get:
+              tags: [playback]
+              operationId: trackError
+              summary: Records that the slot's ad failed (once; repeats are counted) and forwards the error
+              responses:
+                "204": {description: Recorded (X-Intermission-Duplicates says how many repeats came before)}
+                "400": {$ref: "#/components/responses/Error"}
+                "403": {$ref: "#/components/responses/Error"}
+                "404": {$ref: "#/components/responses/Error"}
+            post:
+              tags: [playback]
+              operationId: trackErrorPost
               summary: The same as GET, for clients that post beacons
               responses:
                 "204": {description: Recorded}

@@ -46,9 +46,14 @@ struct BeaconFire: Sendable, Hashable {
 ///   seek back fires nothing again). Moments the playhead jumps over (a live join into the middle
 ///   of the interstitial) do not fire, except the `impression` of the slot the join lands in:
 ///   that ad is shown.
+/// - Nothing timed fires before the asset's first media arrives (a segment is buffered): an ad
+///   whose segments never come counts no `impression`, `creativeView` or `start`.
 /// - A skip fires the current slot's `skip` events; a failed asset fires its slots' `error`
-///   events with `[ERRORCODE]` 405; an early return (playout limit, cancel, a seek out of the
-///   break) fires nothing more for the event.
+///   events with `[ERRORCODE]` as VAST 4 numbers it (401 file not found, 405 problem displaying the
+///   media, 400 otherwise); an early return (playout limit, cancel, a seek out of the break) fires
+///   nothing more for the event.
+/// - `pause`, `resume`, `mute` and `unmute` follow the viewer: the current slot's fire each time
+///   the player pauses, plays again, mutes or unmutes within it (not only once).
 struct BeaconTracker: Sendable {
     /// A tracking event's identity: the interstitial, the asset index, the slot path (`[slot]`
     /// or `[pod, slot]`; `[pod]` for a pod's own events) and its index in its tracking list.
@@ -64,6 +69,8 @@ struct BeaconTracker: Sendable {
         var key: Key
         var type: String
         var creative: String?
+        /// The slot's `universalAdId` identifier (`registry value`), for `[UNIVERSALADID]`.
+        var universalAdID: String? = nil
         var urls: [String]
         /// Seconds from the asset's start; `nil` when untimed.
         var moment: MediaTime?
@@ -71,8 +78,13 @@ struct BeaconTracker: Sendable {
         var span: Range<MediaTime>
     }
 
-    /// The VAST error code sent for a failed asset: "problem displaying MediaFile".
+    /// The VAST error code sent for a failed asset when no better one is known: "problem
+    /// displaying MediaFile".
     static let assetErrorCode = 405
+    /// VAST 400: general linear error.
+    static let generalLinearErrorCode = 400
+    /// VAST 401: file not found (the media could not be fetched).
+    static let fileNotFoundErrorCode = 401
 
     /// Planned events by interstitial, then asset index.
     private(set) var plans: [String: [Int: [Planned]]] = [:]
@@ -82,6 +94,9 @@ struct BeaconTracker: Sendable {
     private var lastSeen: [String: (asset: Int, position: MediaTime)] = [:]
     /// Random digits for `[CACHEBUSTING]`.
     var random = PreloadRandom(seed: nil)
+    /// Macro values the player knows besides the cache buster and error code (`CONTENTPLAYHEAD`,
+    /// `ASSETURI`, …), by interstitial, then asset index: set by the player as an asset plays.
+    var knownMacros: [String: [Int: [String: String]]] = [:]
 
     /// The asset list of `eventID` loaded: plans its slots' beacons (a list loaded again for the
     /// same event keeps what already fired).
@@ -139,6 +154,7 @@ struct BeaconTracker: Sendable {
         }
         let end = duration.map { start + $0 } ?? .maximum
         let creative = item.identifiers?.first?.value
+        let universal = item.identifiers?.first { $0.scheme == CreativeSignaling.Identifier.universalAdIDScheme }?.value
         return (item.tracking ?? []).enumerated().map { index, event in
             var moment: MediaTime?
             if let offset = event.offset?.doubleValue, offset.isFinite, offset >= 0 {
@@ -154,6 +170,7 @@ struct BeaconTracker: Sendable {
                 key: Key(eventID: eventID, asset: asset, path: path, index: index),
                 type: event.type,
                 creative: creative,
+                universalAdID: universal,
                 urls: event.urls,
                 moment: moment,
                 span: start..<MediaTime.max(end, start)
@@ -175,8 +192,17 @@ struct BeaconTracker: Sendable {
 
     /// The playhead of `eventID`'s asset `asset` is at `position` (the asset playing; `duration`
     /// its actual duration when known): the beacons it reached since it was last seen.
-    mutating func advance(eventID: String, asset: Int, position: MediaTime, duration: MediaTime?) -> [BeaconFire] {
-        guard let planned = self.plans[eventID]?[asset] else { return [] }
+    ///
+    /// Until `mediaArrived` (the asset's first segment), nothing fires and the playhead is not
+    /// taken as seen.
+    mutating func advance(
+        eventID: String,
+        asset: Int,
+        position: MediaTime,
+        duration: MediaTime?,
+        mediaArrived: Bool = true
+    ) -> [BeaconFire] {
+        guard mediaArrived, let planned = self.plans[eventID]?[asset] else { return [] }
         let previous = self.lastSeen[eventID].flatMap { $0.asset == asset ? $0.position : nil }
         self.lastSeen[eventID] = (asset, position)
         var fires: [BeaconFire] = []
@@ -222,15 +248,41 @@ struct BeaconTracker: Sendable {
         return fires
     }
 
-    /// Asset `asset` of `eventID` failed: its slots' `error` events.
-    mutating func assetFailed(eventID: String, asset: Int) -> [BeaconFire] {
+    /// Asset `asset` of `eventID` failed: its slots' `error` events, `[ERRORCODE]` being
+    /// `errorCode`.
+    mutating func assetFailed(eventID: String, asset: Int, errorCode: Int = Self.assetErrorCode) -> [BeaconFire] {
         guard let planned = self.plans[eventID]?[asset] else { return [] }
         var fires: [BeaconFire] = []
         for plan in planned where plan.type == "error" && !self.done.contains(plan.key) {
             self.done.insert(plan.key)
-            fires += self.fires(plan, moment: .zero)
+            fires += self.fires(plan, moment: .zero, errorCode: errorCode)
         }
         self.plans[eventID]?[asset] = nil
+        return fires
+    }
+
+    /// The VAST error code (VAST 4.x 2.3.6.3) of an asset that failed with `error`: 401 when its
+    /// media could not be fetched (an HTTP error status, a timeout, a network failure, a bad URL),
+    /// 405 when what came is not media the player can show (not a playlist, no playable variant, a
+    /// body too large), 400 otherwise (a stall, …).
+    static func errorCode(of error: PlaybackError) -> Int {
+        switch error.code {
+        case .httpStatus, .timeout, .transport, .invalidURL: Self.fileNotFoundErrorCode
+        case .invalidPlaylist, .noPlayableVariant, .bodyTooLarge: Self.assetErrorCode
+        default: Self.generalLinearErrorCode
+        }
+    }
+
+    /// The viewer did `type` (`pause`, `resume`, `mute`, `unmute`) while `eventID` played: the
+    /// current slot's events of that type, each time.
+    mutating func viewerAction(_ type: String, eventID: String) -> [BeaconFire] {
+        guard let (asset, position) = self.lastSeen[eventID], let planned = self.plans[eventID]?[asset] else {
+            return []
+        }
+        var fires: [BeaconFire] = []
+        for plan in planned where plan.type == type && plan.span.contains(position) {
+            fires += self.fires(plan, moment: position)
+        }
         return fires
     }
 
@@ -238,28 +290,38 @@ struct BeaconTracker: Sendable {
     mutating func finished(eventID: String) {
         self.plans[eventID] = nil
         self.lastSeen[eventID] = nil
+        self.knownMacros[eventID] = nil
     }
 
-    /// One fire per URL of `plan`, macros filled.
-    private mutating func fires(_ plan: Planned, moment: MediaTime) -> [BeaconFire] {
-        plan.urls.map { url in
+    /// One fire per URL of `plan`, macros filled (`[ADPLAYHEAD]` is `moment` from the slot's start).
+    private mutating func fires(_ plan: Planned, moment: MediaTime, errorCode: Int? = nil) -> [BeaconFire] {
+        var known = self.knownMacros[plan.key.eventID]?[plan.key.asset] ?? [:]
+        known["ADPLAYHEAD"] = VASTMacros.playhead(MediaTime.max(.zero, moment - plan.span.lowerBound))
+        if let universal = plan.universalAdID { known["UNIVERSALADID"] = universal }
+        return plan.urls.map { url in
             BeaconFire(
                 key: plan.key,
                 type: plan.type,
                 creative: plan.creative,
-                url: self.fillMacros(url, errorCode: plan.type == "error" ? Self.assetErrorCode : nil),
+                url: self.fillMacros(
+                    url,
+                    errorCode: plan.type == "error" ? errorCode ?? Self.assetErrorCode : nil,
+                    known: known
+                ),
                 moment: moment
             )
         }
     }
 
-    /// Fills the VAST macros a player knows: `[CACHEBUSTING]` (8 random digits, one value per URL) and, for error
-    /// events, `[ERRORCODE]`.
+    /// Fills the VAST macros a player knows: `[CACHEBUSTING]` (8 random digits, one value per URL),
+    /// for error events `[ERRORCODE]`, and the `known` values (`[ADPLAYHEAD]`, `[CONTENTPLAYHEAD]`,
+    /// `[ASSETURI]`, `[UNIVERSALADID]` when the player has them).
     ///
     /// Other macros become `-1` (VAST 4.1: not known), in either spelling (`[NAME]`, `%5BNAME%5D`);
     /// what the URL already percent-encodes is kept as it is (`VASTMacros`).
-    mutating func fillMacros(_ url: String, errorCode: Int?) -> String {
-        var values = ["CACHEBUSTING": String(10_000_000 + self.random.next() % 90_000_000)]
+    mutating func fillMacros(_ url: String, errorCode: Int?, known: [String: String] = [:]) -> String {
+        var values = known
+        values["CACHEBUSTING"] = String(10_000_000 + self.random.next() % 90_000_000)
         if let errorCode { values["ERRORCODE"] = String(errorCode) }
         return VASTMacros(values).fill(url)
     }

@@ -53,16 +53,29 @@ extension Player {
         self.interstitials.beacons.listLoaded(eventID: eventID, assets: assets)
     }
 
-    /// The playhead of the event playing moved: the beacons it reached join the queue.
+    /// The playhead of the event playing moved: the beacons it reached join the queue, once the
+    /// asset's first media has arrived (an ad none of whose segments came counts no impression).
     func trackBeacons(_ run: EventRun, duration: MediaTime?, now: MediaTime) {
         guard self.firesBeacons, run.assetStarted else { return }
+        let presentation = self.assets[.asset(run.eventID, run.assetIndex)]
+        var known = ["CONTENTPLAYHEAD": VASTMacros.playhead(self.primaryPosition)]
+        if let url = presentation?.url { known["ASSETURI"] = url }
+        self.interstitials.beacons.knownMacros[run.eventID, default: [:]][run.assetIndex] = known
         let fires = self.interstitials.beacons.advance(
             eventID: run.eventID,
             asset: run.assetIndex,
             position: run.assetPosition,
-            duration: duration
+            duration: duration,
+            mediaArrived: presentation?.hasMedia ?? false
         )
         self.queueBeacons(fires, now: now)
+    }
+
+    /// The viewer paused, played again, muted or unmuted (`type` is VAST's event name): the
+    /// current ad's beacons of that type, when an ad is playing.
+    func viewerDidAct(_ type: String) {
+        guard self.firesBeacons, let run = self.interstitials.current, run.assetStarted else { return }
+        self.queueBeacons(self.interstitials.beacons.viewerAction(type, eventID: run.eventID), now: self.clock.now)
     }
 
     /// Follows the events that fire or end beacons: skips, failed assets, events that end.
@@ -71,8 +84,13 @@ extension Player {
         switch event {
         case .currentEventSkipped(let skipped):
             self.queueBeacons(self.interstitials.beacons.skipped(eventID: skipped.identifier), now: now)
-        case .interstitialAssetFailed(let eventID, let index, _):
-            self.queueBeacons(self.interstitials.beacons.assetFailed(eventID: eventID, asset: index), now: now)
+        case .interstitialAssetFailed(let eventID, let index, let error):
+            let fires = self.interstitials.beacons.assetFailed(
+                eventID: eventID,
+                asset: index,
+                errorCode: BeaconTracker.errorCode(of: error)
+            )
+            self.queueBeacons(fires, now: now)
         case .eventDidFinish(let finished, _, _):
             if let run = self.interstitials.current, run.eventID == finished.identifier {
                 // What the last step reached before the event ended.

@@ -241,6 +241,7 @@ extension Player {
             case .rate(let rate): self.setRate(rate)
             case .skipCurrentEvent(let overriding): self.skipCurrentEvent(overridingPolicy: overriding)
             case .cancelCurrentEvent(let offset): self.cancelCurrentEvent(resumptionOffset: offset)
+            case .muted(let muted): self.setMuted(muted)
             }
         }
         guard !self.finished else { return }

@@ -258,10 +258,31 @@ public actor Player {
             return decision
         }
         self.advancePlayback(to: self.clock.now)
+        let old = self.rate
         self.rate = max(0, rate)
+        if old > 0, self.rate == 0 {
+            self.viewerDidAct("pause")
+        } else if old == 0, self.rate > 0 {
+            self.viewerDidAct("resume")
+        }
         self.updateStatus()
         self.wake()
         return decision
+    }
+
+    /// Whether the sound is off.
+    ///
+    /// The player renders no sound; muting is followed for the beacons
+    /// of the ad playing (VAST `mute` and `unmute`).
+    public private(set) var isMuted = false
+
+    /// Mutes or unmutes: a change fires the playing ad's `mute` or `unmute` beacons (client
+    /// beacons); setting the same value again does nothing.
+    public func setMuted(_ muted: Bool) {
+        guard muted != self.isMuted else { return }
+        self.isMuted = muted
+        self.viewerDidAct(muted ? "mute" : "unmute")
+        self.wake()
     }
 
     /// Seeks the primary to `time` (seconds on the primary timeline), through the navigation policy.

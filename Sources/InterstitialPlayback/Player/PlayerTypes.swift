@@ -71,12 +71,15 @@ public struct ScheduledCommand: Sendable, Hashable {
         case rate(Double)
         case skipCurrentEvent(overridesPolicy: Bool)
         case cancelCurrentEvent(MediaTime?)
+        case muted(Bool)
     }
     let action: Action
     /// Seek the primary to `time`.
     public static func seek(to time: MediaTime) -> ScheduledCommand { ScheduledCommand(action: .seek(time)) }
     /// Set the rate (0 pauses).
     public static func rate(_ rate: Double) -> ScheduledCommand { ScheduledCommand(action: .rate(rate)) }
+    /// Mute (`true`) or unmute the sound (the playing ad's `mute` and `unmute` beacons fire).
+    public static func muted(_ muted: Bool) -> ScheduledCommand { ScheduledCommand(action: .muted(muted)) }
     /// Skip the current interstitial event through skip control: refused (and logged as
     /// `skipRefused`) outside the skip window and on an `X-RESTRICT=SKIP` event without one.
     public static let skipCurrentEvent = ScheduledCommand(action: .skipCurrentEvent(overridesPolicy: false))

@@ -107,6 +107,10 @@ struct Presentation: Sendable {
         return main.end
     }
 
+    /// Whether any of the presentation's media has arrived: a segment of one of its tracks is
+    /// buffered (an ad's impression counts from here, not from its playlist).
+    var hasMedia: Bool { self.tracks.contains { !$0.buffered.ranges.isEmpty } }
+
     /// How far the buffer reaches from `time` without a gap, across all tracks.
     func bufferedEnd(from time: MediaTime) -> MediaTime {
         guard self.isReady else { return time }
@@ -229,9 +233,11 @@ struct Presentation: Sendable {
         }.min()
     }
 
-    /// The earliest time a reload or a retry is due.
+    /// The earliest time a reload or a retry is due; none once the presentation has failed (a
+    /// retry time left from before the failure would wake the player at once, again and again).
     var nextDeadline: MediaTime? {
-        self.tracks.compactMap { track -> MediaTime? in
+        guard !self.hasFailed else { return nil }
+        return self.tracks.compactMap { track -> MediaTime? in
             [track.isLoadingPlaylist ? nil : track.nextReload, track.isLoadingSegment ? nil : track.retryAt].compactMap
             { $0 }.min()
         }.min()
