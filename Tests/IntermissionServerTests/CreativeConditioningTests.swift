@@ -91,6 +91,14 @@ actor ConditioningAdServer {
 /// that matches the demo primary, left out of pods until it is ready.
 @Suite("Creative conditioning", .serialized)
 struct CreativeConditioningTests {
+    /// The build products folder (the test runner's), where `swift build --build-tests` puts the
+    /// `intermission` binary.
+    static let productsDirectory: URL = {
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        if url.lastPathComponent.hasSuffix(".xctest") { url.deleteLastPathComponent() }
+        return url
+    }()
+
     /// `ffmpeg` or `ffprobe` on `PATH`.
     static func tool(_ name: String) throws -> URL {
         URL(fileURLWithPath: try #require(ToolRunner.locate(name), "\(name) is not installed"))
@@ -318,6 +326,17 @@ struct CreativeConditioningTests {
                 #expect(errors(master.bytes).isEmpty)
                 #expect(errors(mediaResponse.bytes).isEmpty)
                 #expect(validator.validate(interstitialAsset: media).isEmpty)
+                // And the `intermission` binary itself, over HTTP, following the variant: no error,
+                // no warning.
+                let port = try #require(client.port)
+                let cli = try await runProcess(
+                    Self.productsDirectory.appendingPathComponent("intermission"),
+                    ["validate", "--no-notes", "http://127.0.0.1:\(port)\(path)"],
+                    timeout: .seconds(60)
+                )
+                let report = String(decoding: cli.stdout + cli.stderr, as: UTF8.self)
+                #expect(cli.status == 0, "\(report)")
+                #expect(report.contains("0 errors, 0 warnings"), "\(report)")
 
                 // The segments match the primary, read by ffprobe from the files themselves.
                 let segmentPath =
@@ -365,7 +384,6 @@ struct CreativeConditioningTests {
                 )
 
                 // The headless player plays the asset with the conditioned creative in its break.
-                let port = try #require(client.port)
                 let player = PlayerEndToEndTests.player(
                     "http://127.0.0.1:\(port)/vod/demo/main.m3u8",
                     sessionID: "player-viewer"
