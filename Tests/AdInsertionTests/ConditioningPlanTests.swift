@@ -56,6 +56,11 @@ struct ConditioningPlanTests {
         // A file of unknown size comes before one known to be too small.
         let unknown = Self.file("http://x/g.mp4", bitrate: 100)
         #expect(ConditioningPlan.sourceFile([c, unknown], for: hd) == unknown)
+        // An MP4 that is a VPAID unit (VAST 2 writes apiFramework="VPAID" on the MediaFile): never.
+        var unit = Self.file("http://x/vpaid.mp4", bitrate: 500, 1920, 1080)
+        unit.apiFramework = "VPAID"
+        #expect(ConditioningPlan.sourceFile([unit, c], for: hd) == c)
+        #expect(ConditioningPlan.sourceFile([unit], for: hd) == nil)
         // Not over http(s): refused.
         #expect(ConditioningPlan.sourceFile([Self.file("file:///etc/passwd", bitrate: 1, 1920, 1080)], for: hd) == nil)
     }
@@ -228,5 +233,49 @@ struct ConditioningPlanTests {
         ])
         #expect(resolution.walk(flash, answering: nil).failures.map(\.code) == [.noSupportedMediaFile])
         #expect(resolution.walk(flash, answering: nil).ads.isEmpty)
+    }
+}
+
+/// The IAB's public VAST samples (`Tests/Fixtures/vast-iab`), walked without I/O: what plays once
+/// progressive files are conditioned, and the VAST error of what does not.
+@Suite("IAB VAST samples with conditioning")
+struct IABSampleTests {
+    static func walk(_ name: String, conditioning: Bool) throws -> AdServerResolution.Walk {
+        var resolution = AdServerResolution(breakDuration: MediaTime(seconds: 60))
+        if conditioning { resolution.conditioning = ConditioningPlanTests.demo }
+        return resolution.walk(try VASTDecoder.decode(Fixture.bytes("vast-iab/" + name)).0, answering: nil)
+    }
+
+    @Test("without conditioning none plays; with it the linear progressive MP4s resolve to their best file")
+    func samples() throws {
+        // The 1280x720 file has the highest bitrate of those that cover the 160x90 primary.
+        let playing: [String: String] = [
+            "vast4.2-Inline_Simple.xml":
+                "https://github.com/inetra/VAST_Samples/raw/master/VAST/VAST-4.0-Short-Intro.mp4",
+            "vast4.1-SSAI_stitching_mezzanine_file_support-test.xml":
+                "https://iab-publicfiles.s3.amazonaws.com/vast/VAST-4.0-Short-Intro.mp4",
+            "vast2.0-Inline_LinearRegular_VAST2.0.xml":
+                "https://github.com/inetra/VAST_Samples/raw/master/VAST/VAST-4.0-Short-Intro.mp4",
+        ]
+        for (name, source) in playing {
+            #expect(try Self.walk(name, conditioning: false).failures.map(\.code) == [.noSupportedMediaFile], "\(name)")
+            let walk = try Self.walk(name, conditioning: true)
+            #expect(walk.failures.isEmpty, "\(name)")
+            #expect(walk.ads.map { $0.source?.url } == [source], "\(name)")
+        }
+        let failing: [String: VASTErrorCode] = [
+            "vast2.0-Inline_LinearVAST2vpaid.xml": .noSupportedMediaFile,
+            "vast2.0-Tremor-vast2VPAIDLinear.xml": .noSupportedMediaFile,
+            "vast4.2-Inline_Non-Linear_Tag-test.xml": .unexpectedLinearity,
+        ]
+        for (name, code) in failing {
+            let walk = try Self.walk(name, conditioning: true)
+            #expect(walk.ads.isEmpty, "\(name)")
+            #expect(walk.failures.map(\.code) == [code], "\(name)")
+        }
+        // The wrapper asks for a document elsewhere (unreachable offline: 301 when fetched).
+        let wrapper = try Self.walk("vast4.2-Wrapper_Tag-test.xml", conditioning: true)
+        #expect(wrapper.ads.isEmpty && wrapper.failures.isEmpty)
+        #expect(wrapper.pending.map(\.url).first?.hasPrefix("https://raw.githubusercontent.com/") == true)
     }
 }

@@ -699,3 +699,99 @@ struct ConditioningSeveralInstancesTests {
         }
     }
 }
+
+/// The IAB's VAST samples (`Tests/Fixtures/vast-iab`) served by a loopback ad server, each
+/// `MediaFile` pointed at an MP4 made by ffmpeg here: the linear progressive ones play once
+/// conditioned; VPAID, non-linear and the (offline) wrapper never do.
+@Suite("IAB VAST samples conditioned", .serialized)
+struct IABSamplesConditionedTests {
+    /// `text` with the URL of every `MediaFile` made `url` (its first `CDATA` section).
+    static func pointingMediaFiles(_ text: String, at url: String) -> String {
+        var out = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "<MediaFile"),
+            let close = rest.range(of: "</MediaFile>", range: open.upperBound..<rest.endIndex)
+        {
+            out += rest[..<open.lowerBound]
+            var element = String(rest[open.lowerBound..<close.upperBound])
+            if let start = element.range(of: "<![CDATA["),
+                let end = element.range(of: "]]>", range: start.upperBound..<element.endIndex)
+            {
+                element.replaceSubrange(start.upperBound..<end.lowerBound, with: url)
+            }
+            out += element
+            rest = rest[close.upperBound...]
+        }
+        return out + rest
+    }
+
+    static let samples = [
+        "vast4.2-Inline_Simple.xml", "vast4.1-SSAI_stitching_mezzanine_file_support-test.xml",
+        "vast2.0-Inline_LinearRegular_VAST2.0.xml", "vast2.0-Inline_LinearVAST2vpaid.xml",
+        "vast2.0-Tremor-vast2VPAIDLinear.xml", "vast4.2-Inline_Non-Linear_Tag-test.xml",
+        "vast4.2-Wrapper_Tag-test.xml",
+    ]
+
+    @Test(.timeLimit(.minutes(5)))
+    func theLinearProgressiveSamplesPlayOnceConditioned() async throws {
+        let scratch = try makeScratchFolder()
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let mp4 = scratch + "/creative.mp4"
+        try await CreativeConditioningTests.makeCreative(mp4)
+        let current = Mutex(0)
+        let base = Mutex("")
+        let router = Router()
+        router.get("iab") { _, _ -> Response in
+            let index = current.withLock { $0 }
+            let text = Self.pointingMediaFiles(
+                Fixture.text("vast-iab/" + Self.samples[index]),
+                at: base.withLock { $0 } + "/media/\(index).mp4"
+            )
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: text)))
+        }
+        router.get("media/{name}") { _, _ -> Response in
+            guard let data = FileManager.default.contents(atPath: mp4) else { throw HTTPError(.notFound) }
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(bytes: Array(data))))
+        }
+        let adServer = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)))
+        let played = try await adServer.test(.live) { adClient -> [String] in
+            let address = "http://127.0.0.1:\(adClient.port!)"
+            base.withLock { $0 = address }
+            var configuration = try CreativeConditioningTests.configuration(
+                base: address,
+                folder: scratch + "/conditioned",
+                database: scratch + "/store.sqlite",
+                clock: ManualWallClock(t0 + 110)
+            )
+            configuration.adInsertion.assets[0].adServer?.urlTemplate = address + "/iab?cb=[CACHEBUSTING]"
+            // The wrapper's host does not resolve offline: its 301 comes within this budget.
+            configuration.adInsertion.assets[0].adServer?.timeout = MediaTime(seconds: 3)
+            return try await withServer(configuration) { client in
+                var played: [String] = []
+                for (index, name) in Self.samples.enumerated() {
+                    current.withLock { $0 = index }
+                    #expect(
+                        try await CreativeConditioningTests.pod(client, viewer: "first-\(index)").isEmpty,
+                        "\(name)"
+                    )
+                    // A sample whose ad resolved to a file to condition has a record now.
+                    let status = try await CreativeConditioningTests.status(client)
+                    let asked = status["creatives"]?.arrayValue?.contains {
+                        $0["source"]?.stringValue == address + "/media/\(index).mp4"
+                    }
+                    guard asked == true else { continue }
+                    let uri = try await CreativeConditioningTests.poll(seconds: 120) { attempt in
+                        try await CreativeConditioningTests.pod(client, viewer: "s\(index)-\(attempt)").first
+                    }
+                    if let uri, uri.contains("/media/conditioned/") {
+                        let master = try await client.get(PlayerEndToEndTests.path(uri))
+                        #expect(master.status == .ok && errors(master.bytes).isEmpty, "\(name)")
+                        played.append(name)
+                    }
+                }
+                return played
+            }
+        }
+        #expect(played == Array(Self.samples.prefix(3)))
+    }
+}

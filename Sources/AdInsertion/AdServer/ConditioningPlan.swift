@@ -119,9 +119,10 @@ public struct ConditioningPlan: Sendable, Hashable {
     }
 
     /// Whether `file` can be conditioned: a video type ffmpeg reads (``conditionableTypes``) over
-    /// `http(s)`.
+    /// `http(s)`, and not an interactive unit (`apiFramework="VPAID"`: its video plays only inside
+    /// the VPAID code, which an interstitial does not run).
     public static func isConditionable(_ file: VASTMediaFile) -> Bool {
-        guard Self.conditionableTypes.contains(file.type.lowercased()) else { return false }
+        guard Self.conditionableTypes.contains(file.type.lowercased()), file.apiFramework == nil else { return false }
         let lowered = file.url.prefix(8).lowercased()
         return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
     }
