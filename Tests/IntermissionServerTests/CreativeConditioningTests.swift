@@ -795,3 +795,16 @@ struct IABSamplesConditionedTests {
         #expect(played == Array(Self.samples.prefix(3)))
     }
 }
+
+/// The back-off between attempts, worked out by hand: 60 s, then doubled, at most retryMax, and
+/// none after maxAttempts.
+@Suite struct ConditioningBackOffTests {
+    @Test func theWaitDoublesUpToTheCapAndStopsAfterTheLastAttempt() {
+        var configuration = ConditioningConfiguration(folder: "/tmp/x")
+        configuration.retryAfter = MediaTime(seconds: 60)
+        configuration.retryMax = MediaTime(seconds: 300)
+        configuration.maximumAttempts = 6
+        let waits = (1...6).map { configuration.retryDelay(afterAttempts: $0)?.seconds }
+        #expect(waits == [60, 120, 240, 300, 300, nil])
+    }
+}
