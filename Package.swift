@@ -249,6 +249,7 @@ if !coreOnly {
             dependencies: [
                 "IntermissionServer",
                 "AdInsertion",
+                "GroupPlayback",
                 "HTTPFetch",
                 "HLSInterstitials",
                 "HLSPlaylist",

@@ -72,6 +72,10 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
             registry: parts.inventory
         )
     )
+    if let conditioner = parts.conditioner {
+        // Before the store's service stops: a job running at shutdown is cancelled first.
+        services.append(ConditioningService(conditioner: conditioner))
+    }
     return Application(
         responder: responder,
         // With the group hub, connections start in the WebSocket upgrade channel; fresh cache entries
@@ -268,6 +272,8 @@ struct ServerApplicationParts: Sendable {
     let adServers: AdServerClient
     /// Reads creatives' durations from their media.
     let creativeDurations: CreativeDurations
+    /// Conditions creatives without HLS into HLS, when the configuration has a `conditioning:`.
+    let conditioner: CreativeConditioner?
 
     init(configuration: ServerConfiguration, store: any AdStore, logger: Logger) {
         let metrics = ServerMetrics()
@@ -310,11 +316,17 @@ struct ServerApplicationParts: Sendable {
         self.liveMetrics = metrics.bind(route: "/live/{channel}/**")
         self.mediaMetrics = metrics.bind(route: "/media/**")
         self.responses = responses
-        self.mediaFiles = MediaFileCache(mounts: configuration.mounts, clock: configuration.clock)
+        // Conditioned renditions are a mount of their own (segments get the cache headers of
+        // every mounted segment).
+        var mounts = configuration.mounts
+        if let conditioning = configuration.conditioning {
+            mounts[ConditioningConfiguration.mountName] = conditioning.folder
+        }
+        self.mediaFiles = MediaFileCache(mounts: mounts, clock: configuration.clock)
         self.clock = configuration.clock
         self.adminToken = configuration.adminToken
         self.publicBaseURL = configuration.publicBaseURL
-        self.mounts = configuration.mounts
+        self.mounts = mounts
         self.logger = logger
         let outbound = Self.outboundPolicy(configuration)
         self.tracking = TrackingService(
@@ -331,6 +343,18 @@ struct ServerApplicationParts: Sendable {
             fetch: BoundedFetch(client: AdServerClient.sharedHTTPClient, outbound: outbound),
             metrics: metrics
         )
+        self.conditioner = configuration.conditioning.map {
+            CreativeConditioner(
+                configuration: $0,
+                store: (store as? any ConditioningStore) ?? InMemoryConditioningStore(),
+                clock: configuration.clock,
+                fetch: BoundedFetch(client: AdServerClient.sharedHTTPClient, outbound: outbound),
+                origin: origin,
+                presentations: configuration.adInsertion,
+                metrics: metrics,
+                logger: logger
+            )
+        }
     }
 
     /// The configuration's outbound policy, with every configured ad server's `host:port` trusted
@@ -378,6 +402,7 @@ struct ServerApplicationParts: Sendable {
         routes.add("v1/track/*/*", .get, .post)
         routes.add("v1/admin/reports/breaks/*/*", .get)
         routes.add("v1/admin/reports/creatives/*", .get)
+        routes.add("v1/admin/conditioning", .get)
         return routes
     }()
 
@@ -453,7 +478,8 @@ struct ServerApplicationParts: Sendable {
             storageHealth: self.storageHealth,
             metrics: self.metrics,
             clock: self.clock,
-            adminToken: self.adminToken
+            adminToken: self.adminToken,
+            conditioner: self.conditioner
         ).addRoutes(to: router)
         PlaylistController(playlists: self.playlists, responses: self.responses, tracking: self.tracking)
             .addRoutes(to: router)
@@ -463,7 +489,8 @@ struct ServerApplicationParts: Sendable {
             tracking: self.tracking.store,
             clock: self.clock,
             signer: self.tracking.signer,
-            adminToken: self.adminToken
+            adminToken: self.adminToken,
+            conditioner: self.conditioner
         ).addRoutes(to: router)
         let assetLists = AssetListController(
             playlists: self.playlists,
@@ -478,7 +505,8 @@ struct ServerApplicationParts: Sendable {
             resolvedURIs: self.resolvedURIs,
             bodies: self.assetListBodies,
             tracking: self.tracking,
-            adServers: self.adServers
+            adServers: self.adServers,
+            conditioner: self.conditioner
         )
         assetLists.addRoutes(to: router)
         ScheduleController(assetLists: assetLists).addRoutes(to: router)
@@ -494,6 +522,7 @@ struct ServerApplicationParts: Sendable {
         let trackingController = TrackingController(tracking: self.tracking)
         trackingController.addRoutes(to: router)
         trackingController.addAdminRoutes(to: admin)
+        ConditioningController(conditioner: self.conditioner).addAdminRoutes(to: admin)
         return router
     }
 }

@@ -75,6 +75,44 @@ import Testing
 
 /// Every number of the configuration is read into its documented range, and unknown keys are
 /// refused: the error names the key.
+@Suite struct ConditioningConfigurationTests {
+    @Test func theConditioningSectionIsReadWithItsDefaultsAndBounds() throws {
+        let yaml = """
+            conditioning:
+              folder: conditioned
+              maxJobs: 2
+              timeLimit: 120
+              memoryLimit: 1073741824
+              cdnBaseURL: https://cdn.example.com/ads/
+              retryAfter: 30
+              maxAttempts: 3
+            """
+        let configuration = try ConfigurationFile.parse(yaml).apply(
+            to: ServerConfiguration(),
+            relativeTo: "/etc/intermission"
+        )
+        let conditioning = try #require(configuration.conditioning)
+        #expect(conditioning.folder == "/etc/intermission/conditioned")
+        #expect(conditioning.maximumJobs == 2)
+        #expect(conditioning.timeLimit == .seconds(120))
+        #expect(conditioning.memoryLimit == 1 << 30)
+        #expect(conditioning.cdnBaseURL == "https://cdn.example.com/ads/")
+        #expect(conditioning.retryAfter == MediaTime(seconds: 30))
+        #expect(conditioning.maximumAttempts == 3)
+        // Defaults.
+        #expect(conditioning.ffmpeg == "ffmpeg" && conditioning.ffprobe == "ffprobe")
+        #expect(conditioning.queueLimit == 64)
+        #expect(conditioning.niceness == 10)
+        #expect(conditioning.maximumSourceBytes == 256 << 20)
+        #expect(conditioning.retryMax == MediaTime(seconds: 3600))
+        // Without the section: off.
+        #expect(
+            try ConfigurationFile.parse("repeatWindow: 30").apply(to: ServerConfiguration(), relativeTo: "/")
+                .conditioning == nil
+        )
+    }
+}
+
 @Suite struct ConfigurationLimitTests {
     static let loop = "channels:\n  - id: c\n    loop: /media/a/\n"
     static let upstream = "channels:\n  - id: c\n    upstream: http://up.example/live.m3u8\n"
@@ -184,6 +222,26 @@ import Testing
         (loop + "    playlist: ../../etc/passwd\n", "channels[0].playlist"),
         ("vod:\n  - {id: v, origin: /media/a/, playlist: /etc/main.m3u8}\n", "vod[0].playlist"),
         ("vod:\n  - {id: v, origin: /media/a/, playlist: \"http://evil.example/x.m3u8\"}\n", "vod[0].playlist"),
+        ("conditioning:\n  folder: c\n  maxJobs: 0\n", "conditioning.maxJobs"),
+        ("conditioning:\n  folder: c\n  maxJobs: 17\n", "conditioning.maxJobs"),
+        ("conditioning:\n  folder: c\n  queue: 10001\n", "conditioning.queue"),
+        ("conditioning:\n  folder: c\n  timeLimit: 0\n", "conditioning.timeLimit"),
+        ("conditioning:\n  folder: c\n  timeLimit: .nan\n", "conditioning.timeLimit"),
+        ("conditioning:\n  folder: c\n  timeLimit: 1e308\n", "conditioning.timeLimit"),
+        ("conditioning:\n  folder: c\n  cpuSeconds: 0\n", "conditioning.cpuSeconds"),
+        ("conditioning:\n  folder: c\n  memoryLimit: 1024\n", "conditioning.memoryLimit"),
+        ("conditioning:\n  folder: c\n  nice: 20\n", "conditioning.nice"),
+        ("conditioning:\n  folder: c\n  maxSourceBytes: 1023\n", "conditioning.maxSourceBytes"),
+        ("conditioning:\n  folder: c\n  maxSourceBytes: 9223372036854775807\n", "conditioning.maxSourceBytes"),
+        ("conditioning:\n  folder: c\n  fetchTimeout: -1\n", "conditioning.fetchTimeout"),
+        ("conditioning:\n  folder: c\n  cdnBaseURL: ftp://cdn.example/\n", "conditioning.cdnBaseURL"),
+        ("conditioning:\n  folder: c\n  retryAfter: 0\n", "conditioning.retryAfter"),
+        ("conditioning:\n  folder: c\n  retryMax: 604801\n", "conditioning.retryMax"),
+        ("conditioning:\n  folder: c\n  maxAttempts: 0\n", "conditioning.maxAttempts"),
+        ("conditioning:\n  folder: \"\"\n", "conditioning.folder"),
+        ("conditioning:\n  folder: c\n  ffmpeg: \"a\\u0000b\"\n", "conditioning.ffmpeg"),
+        ("conditioning:\n  folder: c\n  ffmpg: ffmpeg\n", "conditioning.ffmpg"),
+        ("media:\n  conditioned: /srv/x\nconditioning:\n  folder: c\n", "media.conditioned"),
     ]
 
     @Test(arguments: Self.bad.indices) func outOfRangeOrUnknownKeysAreNamed(_ index: Int) {

@@ -15,6 +15,11 @@ public struct AdServerResolution: Sendable, Hashable {
     public var targetBitrate: Int?
     /// How many wrappers deep the walk follows (VAST suggests 5).
     public var maximumWrapperDepth: Int
+    /// The parameters creatives are conditioned to when conditioning is on: a linear creative
+    /// without an HLS media file then resolves to the progressive file to condition
+    /// (``ConditioningPlan/sourceFile(_:for:)``), its ``ResolvedAd/source``; `nil` (the default):
+    /// such a creative fails with VAST error 403.
+    public var conditioning: ConditioningTarget?
 
     /// Creates a resolution.
     public init(breakDuration: MediaTime, targetBitrate: Int? = nil, maximumWrapperDepth: Int = 5) {
@@ -61,6 +66,8 @@ public struct AdServerResolution: Sendable, Hashable {
         /// `UniversalAdId` as VAST 4.1 fills `[UNIVERSALADID]`: `idRegistry`, a space, the value
         /// (the value alone when no registry is named), `nil` without one.
         public var universalAdID: String? = nil
+        /// The progressive media file to condition into HLS, `nil` when ``uri`` is HLS already.
+        public var source: VASTMediaFile? = nil
     }
 
     /// Error URLs to fire with a code.
@@ -176,7 +183,12 @@ public struct AdServerResolution: Sendable, Hashable {
     private func resolve(_ ad: VASTAd, inherited: AdTracking) -> Result<ResolvedAd, Failure> {
         let own = AdTracking.of(ad, creatives: [])
         for creative in ad.creatives {
-            guard let linear = creative.linear, let file = self.mediaFile(linear.mediaFiles) else { continue }
+            guard let linear = creative.linear else { continue }
+            var source: VASTMediaFile?
+            if self.mediaFile(linear.mediaFiles) == nil, let target = self.conditioning {
+                source = ConditioningPlan.sourceFile(linear.mediaFiles, for: target)
+            }
+            guard let file = self.mediaFile(linear.mediaFiles) ?? source else { continue }
             guard let duration = linear.duration, duration > .zero else {
                 return .failure(
                     Failure(
@@ -200,7 +212,8 @@ public struct AdServerResolution: Sendable, Hashable {
                     skipOffset: linear.skipOffset.map { $0.moment(in: duration) },
                     universalAdID: creative.universalAdID.map { value in
                         creative.universalAdIDRegistry.map { $0 + " " + value } ?? value
-                    }
+                    },
+                    source: source
                 )
             )
         }
@@ -220,7 +233,9 @@ public struct AdServerResolution: Sendable, Hashable {
             Failure(
                 code: .noSupportedMediaFile,
                 urls: inherited.error + ad.errorURLs,
-                reason: "no HLS media file (application/x-mpegURL or application/vnd.apple.mpegurl)"
+                reason: self.conditioning == nil
+                    ? "no HLS media file (application/x-mpegURL or application/vnd.apple.mpegurl)"
+                    : "no HLS media file, and no progressive video file (video/mp4, video/quicktime, video/webm) to condition"
             )
         )
     }

@@ -236,6 +236,9 @@ public struct VASTMediaFile: Sendable, Hashable {
     public var width: Int?
     /// `height`.
     public var height: Int?
+    /// `apiFramework` (`VPAID`, `SIMID`, …): the file is an interactive unit for that API, not plain
+    /// media; `nil` for plain media.
+    public var apiFramework: String?
 
     /// Creates a media file.
     public init(
@@ -244,7 +247,8 @@ public struct VASTMediaFile: Sendable, Hashable {
         delivery: String? = nil,
         bitrate: Int? = nil,
         width: Int? = nil,
-        height: Int? = nil
+        height: Int? = nil,
+        apiFramework: String? = nil
     ) {
         self.url = url
         self.type = type
@@ -252,6 +256,7 @@ public struct VASTMediaFile: Sendable, Hashable {
         self.bitrate = bitrate
         self.width = width
         self.height = height
+        self.apiFramework = apiFramework
     }
 
     /// The MIME types of HLS playlists, lowercased.

@@ -183,7 +183,8 @@ public enum VASTDecoder {
                     delivery: file.attributes["delivery"],
                     bitrate: bitrate ?? (low.flatMap { l in high.map { (l + $0) / 2 } } ?? low ?? high),
                     width: Self.integer(file.attributes["width"]),
-                    height: Self.integer(file.attributes["height"])
+                    height: Self.integer(file.attributes["height"]),
+                    apiFramework: file.attributes["apiFramework"].map { String($0.prefix(64)) }
                 )
             )
         }

@@ -58,7 +58,20 @@ extension AssetListController {
         // (at most 100 ms) for it.
         let budget = Duration.nanoseconds(settings.timeout.nanoseconds)
         let reserve = min(budget / 10, .milliseconds(100))
-        let resolution = AdServerResolution(breakDuration: duration, targetBitrate: settings.targetBitrate)
+        var resolution = AdServerResolution(breakDuration: duration, targetBitrate: settings.targetBitrate)
+        // With conditioning, a creative of progressive files only resolves to the file to condition.
+        var target: ConditioningTarget?
+        if let conditioner = self.conditioner {
+            let (known, problem) = await conditioner.target(for: scope)
+            target = known
+            resolution.conditioning = known
+            if let problem {
+                context.logger.debug(
+                    "conditioning off for this presentation",
+                    metadata: ["scope": "\(scope)", "reason": "\(problem)"]
+                )
+            }
+        }
         let url = settings.url(
             breakDuration: duration,
             startOffset: startOffset,
@@ -92,11 +105,22 @@ extension AssetListController {
                 metadata: ["scope": "\(scope)", "problem": "\(problem)"]
             )
         }
-        guard !outcome.ads.isEmpty else {
+        var ads = outcome.ads
+        if let conditioner = self.conditioner, let target {
+            ads = await self.conditioned(
+                ads,
+                target: target,
+                conditioner: conditioner,
+                scope: scope,
+                breakID: breakID,
+                logger: context.logger
+            )
+        }
+        guard !ads.isEmpty else {
             self.metrics.decision(kind: scope.kind.rawValue, result: "adserver-fallback", assets: 0)
             return nil
         }
-        let assets = outcome.ads.map {
+        let assets = ads.map {
             AdDecision.Asset(
                 creativeID: $0.creativeID,
                 uri: $0.uri,
@@ -139,6 +163,42 @@ extension AssetListController {
             assets: made.decision.assets.count
         )
         return self.answer(made.decision, plan: plan, outcome: "stored")
+    }
+
+    /// The pod without the creatives whose conditioned HLS is not ready (each logged with the
+    /// reason, and asked for), the ready ones pointing at their conditioned renditions; creatives
+    /// with an HLS media file of their own are kept as they are.
+    func conditioned(
+        _ ads: [AdServerResolution.ResolvedAd],
+        target: ConditioningTarget,
+        conditioner: CreativeConditioner,
+        scope: AdScope,
+        breakID: String,
+        logger: Logger
+    ) async -> [AdServerResolution.ResolvedAd] {
+        var kept: [AdServerResolution.ResolvedAd] = []
+        for ad in ads {
+            guard ad.source != nil else {
+                kept.append(ad)
+                continue
+            }
+            switch await conditioner.availability(of: ad, target: target) {
+            case .ready(let uri):
+                var ready = ad
+                ready.uri = uri
+                kept.append(ready)
+            case .notReady(let reason):
+                self.metrics.conditioningOmitted(kind: scope.kind.rawValue)
+                logger.info(
+                    "creative left out of the pod: not conditioned yet",
+                    metadata: [
+                        "scope": "\(scope)", "break": "\(breakID)", "creative": "\(ad.creativeID)",
+                        "reason": "\(reason)",
+                    ]
+                )
+            }
+        }
+        return kept
     }
 
     /// The asset-list response of a decision for a viewer of `plan`, whether the ad server or the

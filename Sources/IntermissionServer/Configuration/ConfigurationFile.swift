@@ -216,9 +216,11 @@ public struct ConfigurationFile: Sendable, Codable {
     public var outbound: OutboundEntry?
     /// `storage:`: how long decisions are kept and how many.
     public var storage: StorageEntry?
+    /// `conditioning:`: how creatives without an HLS media file are made into HLS.
+    public var conditioning: ConditioningEntry?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case server, media, repeatWindow, inventory, vod, channels, tracking, outbound, storage
+        case server, media, repeatWindow, inventory, vod, channels, tracking, outbound, storage, conditioning
     }
 
     /// The keys each part of the file may hold: anything else is refused, so a misspelt key never
@@ -249,6 +251,7 @@ public struct ConfigurationFile: Sendable, Codable {
                 "tracking": .of(TrackingEntry.CodingKeys.self),
                 "outbound": .of(OutboundEntry.CodingKeys.self),
                 "storage": .of(StorageEntry.CodingKeys.self),
+                "conditioning": .of(ConditioningEntry.CodingKeys.self),
                 "vod": .list(
                     .of(
                         VODEntry.CodingKeys.self,
@@ -421,6 +424,16 @@ public struct ConfigurationFile: Sendable, Codable {
         }
         if let tracking = self.tracking { try tracking.apply(to: &result.tracking) }
         if let outbound = self.outbound { try outbound.apply(to: &result.outbound) }
+        if let conditioning = self.conditioning {
+            guard result.mounts[ConditioningConfiguration.mountName] == nil else {
+                throw InputLimitError(
+                    field: "media.\(ConditioningConfiguration.mountName)",
+                    message:
+                        "the mount name '\(ConditioningConfiguration.mountName)' is taken by conditioning: choose another"
+                )
+            }
+            result.conditioning = try conditioning.configuration(relativeTo: folder)
+        }
         if let storage = self.storage {
             try storage.apply(to: &result.retention, repeatWindow: ad.policy.repeatWindow)
         }

@@ -85,6 +85,10 @@ public struct ServerConfiguration: Sendable {
     /// VMAP documents that place VOD assets' breaks at start, by asset ID (`vod[].vmap`; see
     /// ``VMAPSource``).
     public var vmapSources: [String: VMAPSource] = [:]
+    /// How creatives without an HLS media file are conditioned into HLS (the `conditioning:`
+    /// section); `nil` (the default): they are not, and an ad server's ad without one fails with
+    /// VAST error 403.
+    public var conditioning: ConditioningConfiguration?
 
     /// Creates a configuration with defaults: `127.0.0.1:8080`, SQLite in `intermission.sqlite`.
     public init(

@@ -26,6 +26,8 @@ struct AssetListController: Sendable {
     let tracking: TrackingService
     /// Asks the presentations' VAST ad servers (see `AssetListController+AdServer.swift`).
     let adServers: AdServerClient
+    /// Conditions ad servers' creatives without HLS (`nil`: conditioning is off).
+    var conditioner: CreativeConditioner? = nil
 
     /// Adds the route.
     func addRoutes(to router: Router<ServerRequestContext>) {

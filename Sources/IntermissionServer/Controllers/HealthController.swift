@@ -11,6 +11,8 @@ struct HealthController: Sendable {
     let metrics: ServerMetrics
     let clock: any WallClock
     let adminToken: String?
+    /// Creative conditioning, if configured: a missing ffmpeg or ffprobe degrades the health.
+    var conditioner: CreativeConditioner? = nil
 
     /// Adds the routes.
     func addRoutes(to router: Router<ServerRequestContext>) {
@@ -93,6 +95,15 @@ struct HealthController: Sendable {
         ]
         if let count = try? await self.store.decisionCount() { fields.append(("decisions", .number(Double(count)))) }
         fields.append(("storage", .object(storage)))
+        if let conditioner = self.conditioner {
+            var conditioning: [(String, JSONValue)] = [("ffmpeg", .string(conditioner.ffmpeg ?? "missing"))]
+            if let problem = conditioner.toolProblem {
+                conditioning.append(("problem", .string(problem)))
+                degraded = true
+                fields[0] = ("status", .string("degraded"))
+            }
+            fields.append(("conditioning", .object(conditioning)))
+        }
         fields.append(("channels", .array(channels)))
         return (degraded, .object(fields))
     }

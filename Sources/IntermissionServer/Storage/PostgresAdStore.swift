@@ -244,6 +244,7 @@ public final class PostgresAdStore: AdStore {
                 "CREATE INDEX decision_by_age ON decision (decided_at_ms)",
             ]
         ),
+        ("v8: creative conditioning", conditioningStatements),
     ]
 
     private static func decisionTable(_ name: String, extraColumns: String) -> String {

@@ -270,6 +270,9 @@ public final class SQLiteAdStore: AdStore {
             // Rows stored before have none (their beacon URLs carry an empty one).
             try db.execute(sql: "ALTER TABLE decision ADD COLUMN nonce TEXT NOT NULL DEFAULT ''")
         }
+        migrator.registerMigration("v6: creative conditioning") { db in
+            try db.execute(sql: Self.conditioningTable)
+        }
         return migrator
     }
 

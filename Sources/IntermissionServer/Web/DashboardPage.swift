@@ -51,6 +51,20 @@ struct DashboardPage: Sendable {
         var count: Int
     }
 
+    /// Creative conditioning (see `CreativeConditioner`), when it is configured.
+    struct Conditioning: Sendable {
+        /// Creatives by state (`pending`, `conditioning`, `ready`, `failed`), in that order.
+        var states: [(state: String, count: Int)]
+        /// Creatives waiting for a job on this instance.
+        var queued: Int
+        /// Jobs running on this instance.
+        var running: Int
+        /// Why nothing can be conditioned (a missing tool), if so.
+        var problem: String?
+        /// The latest failures: creative, attempts, error.
+        var failures: [(creative: String, attempts: Int, error: String)]
+    }
+
     var now: String
     var channels: [Presentation]
     var assets: [Presentation]
@@ -60,6 +74,8 @@ struct DashboardPage: Sendable {
     var beacons: [BeaconRow]?
     /// Seconds between reloads of the page.
     var refreshSeconds: Int = 5
+    /// Creative conditioning, `nil` when it is not configured.
+    var conditioning: Conditioning? = nil
 
     /// The `Content-Security-Policy` of the page: nothing from outside; scripts and styles only
     /// inline with the response's nonce; `fetch` to this server only.
@@ -94,8 +110,29 @@ struct DashboardPage: Sendable {
         if self.assets.isEmpty { out += "<p class=\"empty\">No VOD assets are configured.</p>\n" }
         for asset in self.assets { out += self.section(asset, live: false) }
         out += "<h2>Beacons received</h2>\n" + self.beaconTable()
+        if let conditioning = self.conditioning { out += Self.conditioningSection(conditioning) }
         out += "</main>\n<script nonce=\"\(e(nonce))\">\(Self.script(refreshSeconds: self.refreshSeconds))</script>\n"
         out += "</body>\n</html>\n"
+        return out
+    }
+
+    /// The conditioning section: counts by state, this instance's queue, the latest failures.
+    static func conditioningSection(_ c: Conditioning) -> String {
+        let e = HTMLText.escape
+        var out = "<h2>Creative conditioning</h2>\n<p class=\"meta\" id=\"conditioning\">"
+        out += c.states.map { "<span data-state=\"\(e($0.state))\">\($0.count) \(e($0.state))</span>" }
+            .joined(separator: " · ")
+        out += " · \(c.queued) queued · \(c.running) running here</p>\n"
+        if let problem = c.problem { out += "<p class=\"problem\">\(e(problem))</p>\n" }
+        if !c.failures.isEmpty {
+            out += "<table class=\"failures\"><thead><tr><th>Creative</th><th>Attempts</th><th>Last error</th></tr>"
+            out += "</thead><tbody>\n"
+            for failure in c.failures {
+                out +=
+                    "<tr><td>\(e(failure.creative))</td><td>\(failure.attempts)</td><td>\(e(failure.error))</td></tr>\n"
+            }
+            out += "</tbody></table>\n"
+        }
         return out
     }
 

@@ -476,6 +476,26 @@ enum OpenAPIDocument {
                 "400": {$ref: "#/components/responses/Error"}
                 "401": {$ref: "#/components/responses/Error"}
                 "403": {$ref: "#/components/responses/Error"}
+          /v1/admin/conditioning:
+            get:
+              tags: [admin]
+              operationId: conditioningStatus
+              summary: Creative conditioning (progressive media files made into HLS), creative by creative
+              description: >-
+                Whether conditioning is on (`enabled`), the tools found (`ffmpeg`, `ffprobe`, whether
+                `prlimit` and `nice` limits apply), this instance's queue and running jobs, the count of
+                creatives by state (pending, conditioning, ready, failed) and each creative's key,
+                source URL, state, attempts, next attempt, last error and, when ready, the URI it is
+                served under (the 500 most recently changed).
+              security: [{bearerAuth: []}]
+              responses:
+                "200":
+                  description: The status
+                  content:
+                    application/json:
+                      schema: {type: object}
+                "401": {$ref: "#/components/responses/Error"}
+                "403": {$ref: "#/components/responses/Error"}
         components:
           securitySchemes:
             bearerAuth:

@@ -18,6 +18,8 @@ struct WebController: Sendable {
     /// The admin token: a request that carries it (`Authorization: Bearer …`, as the admin API
     /// takes it) sees the viewers' full IDs.
     let adminToken: String?
+    /// Creative conditioning, shown on the page when configured.
+    var conditioner: CreativeConditioner? = nil
 
     /// How many of the latest decisions the page reads from the store.
     static let decisionsRead = 500
@@ -96,13 +98,26 @@ struct WebController: Sendable {
         for asset in self.playlists.configuration.assets {
             assets.append(await self.asset(asset, decisions: latest))
         }
-        return DashboardPage(
+        var page = DashboardPage(
             now: now.iso8601,
             channels: channels,
             assets: assets,
             decisionCount: try? await self.store.decisionCount(),
             beacons: await self.beacons(channels: channels, assets: assets)
         )
+        if let conditioner = self.conditioner, let report = try? await conditioner.report(limit: 500) {
+            let order = ["pending", "conditioning", "ready", "failed"]
+            page.conditioning = DashboardPage.Conditioning(
+                states: order.map { state in (state, report.records.filter { $0.state.rawValue == state }.count) },
+                queued: report.queued,
+                running: report.running,
+                problem: conditioner.toolProblem,
+                failures: report.records.filter { $0.state == .failed }.prefix(10).map {
+                    ($0.creativeID, $0.attempts, $0.error ?? "")
+                }
+            )
+        }
+        return page
     }
 
     /// Beacons received for the breaks the page lists, per break and event (distinct beacons,

@@ -1,0 +1,142 @@
+import AdInsertion
+import GRDB
+import HLSPlaylist
+
+extension SQLiteAdStore: ConditioningStore {
+    /// The conditioning table (migration "v6: creative conditioning"): one row per creative and
+    /// target, with its state, attempts and lease.
+    static let conditioningTable = """
+        CREATE TABLE creative_conditioning (
+            key TEXT PRIMARY KEY NOT NULL,
+            creative_id TEXT NOT NULL,
+            source_url TEXT NOT NULL,
+            state TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0,
+            next_attempt_ms INTEGER,
+            lease_owner TEXT,
+            lease_expiry_ms INTEGER,
+            error TEXT,
+            updated_at_ms INTEGER NOT NULL
+        );
+        """
+
+    /// The condition under which a row may be claimed at `?` (three times), as
+    /// `CreativeConditioning.isClaimable(at:)` says.
+    static let claimableCondition = """
+        (state = 'pending'
+            OR (state = 'failed' AND next_attempt_ms IS NOT NULL AND next_attempt_ms <= ?)
+            OR (state = 'conditioning' AND (lease_expiry_ms IS NULL OR lease_expiry_ms <= ?)))
+        """
+
+    /// Reads a row.
+    static func conditioningRecord(_ row: Row) -> CreativeConditioning {
+        let next: Int64? = row["next_attempt_ms"]
+        let expiry: Int64? = row["lease_expiry_ms"]
+        let updated: Int64 = row["updated_at_ms"]
+        let state: String = row["state"]
+        return CreativeConditioning(
+            key: row["key"],
+            creativeID: row["creative_id"],
+            sourceURL: row["source_url"],
+            state: CreativeConditioning.State(rawValue: state),
+            attempts: row["attempts"],
+            nextAttempt: next.map { DateTime(millisecondsSince1970: $0) },
+            leaseOwner: row["lease_owner"],
+            leaseExpiry: expiry.map { DateTime(millisecondsSince1970: $0) },
+            error: row["error"],
+            updatedAt: DateTime(millisecondsSince1970: updated)
+        )
+    }
+
+    /// The record of `key`.
+    public func conditioning(_ key: String) async throws -> CreativeConditioning? {
+        try await self.pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM creative_conditioning WHERE key = ?", arguments: [key])
+                .map(Self.conditioningRecord)
+        }
+    }
+
+    /// Inserts `record` unless its key exists (`INSERT … ON CONFLICT DO NOTHING`); the stored row.
+    public func requestConditioning(_ record: CreativeConditioning) async throws -> CreativeConditioning {
+        if let problem = self.file.problem() { throw AdInsertionError(code: .storage, message: problem) }
+        return try await self.pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO creative_conditioning
+                        (key, creative_id, source_url, state, attempts, next_attempt_ms, error, updated_at_ms)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (key) DO NOTHING
+                    """,
+                arguments: [
+                    record.key, record.creativeID, record.sourceURL, record.state.rawValue, record.attempts,
+                    record.nextAttempt?.millisecondsSince1970, record.error, record.updatedAt.millisecondsSince1970,
+                ]
+            )
+            return try Row.fetchOne(
+                db,
+                sql: "SELECT * FROM creative_conditioning WHERE key = ?",
+                arguments: [record.key]
+            ).map(Self.conditioningRecord) ?? record
+        }
+    }
+
+    /// Claims `key` with one `UPDATE … WHERE` claimable: SQLite runs one writer at a time across
+    /// every connection and process, so two instances never both see the row claimable.
+    public func claimConditioning(
+        _ key: String,
+        owner: String,
+        now: DateTime,
+        leaseUntil: DateTime
+    ) async throws -> CreativeConditioning? {
+        if let problem = self.file.problem() { throw AdInsertionError(code: .storage, message: problem) }
+        let at = now.millisecondsSince1970
+        return try await self.pool.write { db -> CreativeConditioning? in
+            try db.execute(
+                sql: """
+                    UPDATE creative_conditioning SET state = 'conditioning', attempts = attempts + 1,
+                        lease_owner = ?, lease_expiry_ms = ?, updated_at_ms = ?
+                    WHERE key = ? AND \(Self.claimableCondition)
+                    """,
+                arguments: [owner, leaseUntil.millisecondsSince1970, at, key, at, at]
+            )
+            guard db.changesCount == 1 else { return nil }
+            return try Row.fetchOne(db, sql: "SELECT * FROM creative_conditioning WHERE key = ?", arguments: [key])
+                .map(Self.conditioningRecord)
+        }
+    }
+
+    /// Ends `owner`'s lease of `key`.
+    public func finishConditioning(
+        _ key: String,
+        owner: String,
+        state: CreativeConditioning.State,
+        error: String?,
+        nextAttempt: DateTime?,
+        now: DateTime
+    ) async throws -> Bool {
+        if let problem = self.file.problem() { throw AdInsertionError(code: .storage, message: problem) }
+        return try await self.pool.write { db in
+            try db.execute(
+                sql: """
+                    UPDATE creative_conditioning SET state = ?, error = ?, next_attempt_ms = ?,
+                        lease_owner = NULL, lease_expiry_ms = NULL, updated_at_ms = ?
+                    WHERE key = ? AND state = 'conditioning' AND lease_owner = ?
+                    """,
+                arguments: [
+                    state.rawValue, error, nextAttempt?.millisecondsSince1970, now.millisecondsSince1970, key, owner,
+                ]
+            )
+            return db.changesCount == 1
+        }
+    }
+
+    /// Every record, the most recently changed first.
+    public func conditionings(limit: Int) async throws -> [CreativeConditioning] {
+        try await self.pool.read { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT * FROM creative_conditioning ORDER BY updated_at_ms DESC, key DESC LIMIT ?",
+                arguments: [max(0, limit)]
+            ).map(Self.conditioningRecord)
+        }
+    }
+}
