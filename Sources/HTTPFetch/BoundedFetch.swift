@@ -156,6 +156,18 @@ public struct BoundedFetch: Sendable {
                     )
                 )
             }
+            if request.keepsRedirectsOnConfiguredHosts, let target = OutboundPolicy.Target(next),
+                OutboundPolicy.endpoint(of: request.url) != target.endpoint,
+                !outbound.trusts(target, also: request.trustedHosts)
+            {
+                return .failure(
+                    FetchError(
+                        code: .forbiddenDestination,
+                        message: "\(shown) redirects to \(target.endpoint), off the hosts it may use",
+                        url: shown
+                    )
+                )
+            }
             // The redirect's own body is not wanted: a little is read so the connection can be kept.
             _ = try? await response.body.collect(upTo: 16 << 10)
             redirects += 1

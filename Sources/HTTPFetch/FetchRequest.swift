@@ -25,6 +25,13 @@ public struct FetchRequest: Sendable {
     /// `host` or `host:port` entries (an inventory creative's URL, which the operator
     /// configured); empty by default. Ignored without a policy.
     public var trustedHosts: Set<String> = []
+    /// Whether a redirect may lead only to the first URL's own `host:port` or a host the policy
+    /// names (``OutboundPolicy/allowedHosts``, ``trustedHosts``): `false` by default.
+    ///
+    /// A fetch of a
+    /// file the server then works on (a creative to condition) sets it, so that a redirect cannot
+    /// send the server off the hosts it was configured with or given. Ignored without a policy.
+    public var keepsRedirectsOnConfiguredHosts = false
 
     /// Creates a request; by default it keeps the body and accepts only `2xx` statuses.
     public init(

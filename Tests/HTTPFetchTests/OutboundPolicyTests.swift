@@ -99,4 +99,51 @@ import Testing
         #expect(response.body == Array("ok".utf8))
         #expect(requests.withLock { $0 } == 2)
     }
+    /// A fetch that keeps redirects on its configured hosts follows one to its own host or a trusted
+    /// one, and refuses one elsewhere before connecting (a creative to condition is fetched so).
+    @Test func redirectsCanBeKeptOnTheConfiguredHosts() async throws {
+        let elsewhere = Mutex(0)
+        let other = try RawServer { _ in
+            elsewhere.withLock { $0 += 1 }
+            return [(0, RawServer.response("200 OK", Array("other".utf8)))]
+        }
+        defer { other.stop() }
+        let server = try RawServer { head in
+            if head.hasPrefix("GET /away") {
+                return [(0, RawServer.response("302 Found", [], headers: "Location: \(other.base)/file\r\n"))]
+            }
+            if head.hasPrefix("GET /here") {
+                return [(0, RawServer.response("302 Found", [], headers: "Location: /file\r\n"))]
+            }
+            return [(0, RawServer.response("200 OK", Array("own".utf8)))]
+        }
+        defer { server.stop() }
+        let fetch = BoundedFetch(
+            client: Self.client,
+            outbound: OutboundPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))])
+        )
+        func request(_ path: String, kept: Bool, trusted: Set<String> = []) -> FetchRequest {
+            var request = FetchRequest(url: server.base + path, timeout: .seconds(5), maximumBodySize: 100)
+            request.keepsRedirectsOnConfiguredHosts = kept
+            request.trustedHosts = trusted
+            return request
+        }
+        // Not kept: the redirect to the other server is followed, as before.
+        #expect(try await fetch.get(request("/away", kept: false)).body == Array("other".utf8))
+        #expect(elsewhere.withLock { $0 } == 1)
+        // Kept: refused before connecting there.
+        do {
+            _ = try await fetch.get(request("/away", kept: true))
+            Issue.record("the redirect off the host was followed")
+        } catch {
+            #expect(error.code == .forbiddenDestination, "\(error)")
+            #expect(error.message.contains("off the hosts it may use"), "\(error.message)")
+        }
+        #expect(elsewhere.withLock { $0 } == 1)
+        // Its own host, or a host the request trusts: followed.
+        #expect(try await fetch.get(request("/here", kept: true)).body == Array("own".utf8))
+        let endpoint = try #require(OutboundPolicy.endpoint(of: other.base + "/"))
+        #expect(try await fetch.get(request("/away", kept: true, trusted: [endpoint])).body == Array("other".utf8))
+        #expect(elsewhere.withLock { $0 } == 2)
+    }
 }

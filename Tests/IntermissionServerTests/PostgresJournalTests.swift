@@ -1,11 +1,11 @@
 import AdInsertion
 import Foundation
-import IntermissionTestSupport
 import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionServer

@@ -73,25 +73,29 @@ import Testing
         log.filter { $0.event == "currentEventDidChange" && $0["eventID"]?.stringValue != nil }
     }
 
-    /// 1. The player fires every ad's six VAST beacons (impression, start, the quartiles,
-    /// complete): 12 for the demo's two-ad break, each at its moment in its own ad.
+    /// 1. The player fires every ad's seven VAST beacons (impression, creativeView, start, the
+    /// quartiles, complete): 14 for the demo's two-ad break, each at its moment in its own ad.
     @Test(.timeLimit(.minutes(2)), arguments: LiveBreakFormat.allCases)
     func thePlayerFiresEachAdsBeacons(_ format: LiveBreakFormat) async throws {
         let log = try await Self.playerLog(format, from: t0 + MediaTime(seconds: 100), seconds: 75, beacons: true)
         let text = log.map(\.description).joined(separator: "\n")
         let fired = log.filter { $0.event == "beaconFired" }
-        #expect(fired.count == 12, "\(text)")
+        #expect(fired.count == 14, "\(text)")
         #expect(!log.contains { $0.event == "beaconFailed" }, "\(text)")
         #expect(fired.allSatisfy { ($0["url"]?.stringValue ?? "").contains("/v1/track/") })
-        // Two creatives, each with its six events at 0, 0, 2.5, 5, 7.5 and 10 s of its own 10 s ad.
+        // Two creatives, each with its seven events at 0, 0, 0, 2.5, 5, 7.5 and 10 s of its own 10 s ad.
         let creatives = Set(fired.compactMap { $0["creative"]?.stringValue })
         #expect(creatives.count == 2, "\(text)")
         for creative in creatives {
             let mine = fired.filter { $0["creative"]?.stringValue == creative }
             let types = mine.compactMap { $0["type"]?.stringValue }.sorted()
-            #expect(types == ["complete", "firstQuartile", "impression", "midpoint", "start", "thirdQuartile"])
+            #expect(
+                types == [
+                    "complete", "creativeView", "firstQuartile", "impression", "midpoint", "start", "thirdQuartile",
+                ]
+            )
             let moments = mine.compactMap { $0["moment"]?.doubleValue }.sorted()
-            #expect(moments == [0, 0, 2.5, 5, 7.5, 10], "\(creative): \(text)")
+            #expect(moments == [0, 0, 0, 2.5, 5, 7.5, 10], "\(creative): \(text)")
         }
     }
 

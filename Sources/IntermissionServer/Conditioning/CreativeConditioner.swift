@@ -384,14 +384,15 @@ actor CreativeConditioner {
         defer { try? files.removeItem(atPath: scratch) }
         let body: [UInt8]
         do {
-            body = try await self.fetch.get(
-                FetchRequest(
-                    url: job.source.url,
-                    headers: [("User-Agent", "intermission-server/0.1")],
-                    timeout: self.configuration.fetchTimeout,
-                    maximumBodySize: self.configuration.maximumSourceBytes
-                )
-            ).body
+            var request = FetchRequest(
+                url: job.source.url,
+                headers: [("User-Agent", "intermission-server/0.1")],
+                timeout: self.configuration.fetchTimeout,
+                maximumBodySize: self.configuration.maximumSourceBytes
+            )
+            // Redirects stay on the media file's own host or the configured ones.
+            request.keepsRedirectsOnConfiguredHosts = true
+            body = try await self.fetch.get(request).body
         } catch {
             if error.code == .forbiddenDestination { self.metrics.outboundRefused(purpose: "conditioning") }
             throw ToolError(message: "fetching the media file failed: \(error.message)")
