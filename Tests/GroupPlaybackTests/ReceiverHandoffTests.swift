@@ -293,6 +293,54 @@ import Testing
         }
     }
 
+    /// A handoff in the middle of an ad: the receiver continues the ad where the sender left it (4 s
+    /// into the 6 s ad, so 2 s are left), keeps its restriction, and resumes the primary after it.
+    ///
+    /// It
+    /// used to play the whole ad again from its start.
+    @Test(.timeLimit(.minutes(2)))
+    func anAdInProgressIsContinuedWhereTheSenderLeftIt() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.media("ad.m3u8", seconds: 6)
+        try scratch.media("primary.m3u8", seconds: 8, pod: [("server-ad", 2, "ad.m3u8", 6)])
+        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+            let session = ReceiverSession(
+                url: media + "primary.m3u8",
+                position: 2,
+                interstitial: InterstitialInProgress(eventID: "server-ad", offset: 4, restrictions: ["SKIP", "JUMP"])
+            )
+            #expect(session.problems().isEmpty)
+            _ = try await sender.handOver(session)
+            var log = EventLog(sender: sender)
+            let started = try await log.next { $0.kind == "session" }
+            #expect(
+                started?.message?.contains("continuing server-ad at 4.000 s (X-RESTRICT=SKIP,JUMP)") == true,
+                "\(started?.message ?? "")"
+            )
+            let ad = try await log.next { $0.kind == "interstitialStarted" }
+            #expect(ad?.eventID == "server-ad")
+            let skip = try await sender.send(ReceiverCommand(.skip))
+            #expect(!skip.allowed, "\(skip)")
+            let finished = try await log.next { $0.kind == "eventFinished" }
+            // 2 s played here: the 4 s the sender showed are not shown again.
+            #expect(finished?.message?.hasPrefix("played 2.000 s") == true, "\(finished?.message ?? "")")
+            var resumed = log.all.first { $0.kind == "primaryResumed" }
+            if resumed == nil { resumed = try await log.next { $0.kind == "primaryResumed" } }
+            #expect(abs((resumed?.primaryTime ?? -1) - 2) < 0.1, "\(resumed.map { "\($0)" } ?? "")")
+            // Hostile values are refused by name.
+            for bad in [
+                InterstitialInProgress(eventID: "", offset: 1), InterstitialInProgress(eventID: "a", offset: -1),
+                InterstitialInProgress(eventID: "a", offset: .nan), InterstitialInProgress(eventID: "a", offset: 1e308),
+                InterstitialInProgress(eventID: "a\u{0}", offset: 1),
+                InterstitialInProgress(eventID: "a", offset: 1, restrictions: ["SEEK"]),
+            ] {
+                let problems = ReceiverSession(url: media + "primary.m3u8", interstitial: bad).problems()
+                #expect(problems.contains { $0.field?.hasPrefix("interstitial.") == true }, "\(bad)")
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aLowEndReceiverFlagsAnHEVCAdInsideAnAVCPrimaryBeforeItPlays() async throws {
         let scratch = try Scratch()

@@ -51,5 +51,14 @@ import Testing
             "cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--pause", "-3",
         ])
         #expect(cast.status == 64, "\(cast.stderr)")
+        for bad in ["ad1", "ad1@nan", "ad1@-2", "@3"] {
+            let result = try await CLI.run([
+                "cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1", "--interstitial", bad,
+            ])
+            #expect(
+                [2, 64].contains(result.status) && result.stderr.contains("interstitial"),
+                "\(bad): \(result.stderr)"
+            )
+        }
     }
 }

@@ -110,7 +110,10 @@ public actor Receiver {
             item: PlayerItem(
                 url: session.url,
                 automaticallyHandlesInterstitialEvents: session.playsPlaylistEvents,
-                startTime: session.position.map { MediaTime(seconds: $0) }
+                startTime: session.position.map { MediaTime(seconds: $0) },
+                interstitialStart: session.interstitial.map {
+                    InterstitialStart(eventID: $0.eventID, offset: MediaTime(seconds: $0.offset))
+                }
             ),
             clock: self.clock,
             configuration: configuration
@@ -122,6 +125,10 @@ public actor Receiver {
                 primaryTime: session.position ?? 0,
                 message: "plan \(session.effectivePlan.rawValue); "
                     + (session.playsPlaylistEvents ? "playlist interstitials play" : "playlist interstitials off")
+                    + (session.interstitial.map { interstitial in
+                        "; continuing \(interstitial.eventID) at \(MediaTime(seconds: interstitial.offset).decimalString(places: 3)) s"
+                            + (interstitial.restrictions.map { " (X-RESTRICT=\($0.joined(separator: ",")))" } ?? "")
+                    } ?? "")
             )
         )
         // The client's events are set at once: without the playlist's events they are the whole

@@ -58,6 +58,11 @@ public struct ReceiverSession: Sendable, Hashable, Codable {
     public var audioLanguage: String?
     /// The selected subtitle language.
     public var subtitleLanguage: String?
+    /// The interstitial playing on the sender when it handed over (an ad in progress): the
+    /// receiver continues it where the sender left it instead of playing it again from its start.
+    ///
+    /// ``position`` is then the primary time the interstitial is at.
+    public var interstitial: InterstitialInProgress?
 
     /// Creates a session.
     public init(
@@ -68,8 +73,10 @@ public struct ReceiverSession: Sendable, Hashable, Codable {
         dateRanges: [String]? = nil,
         events: [ClientInterstitial]? = nil,
         audioLanguage: String? = nil,
-        subtitleLanguage: String? = nil
+        subtitleLanguage: String? = nil,
+        interstitial: InterstitialInProgress? = nil
     ) {
+        self.interstitial = interstitial
         self.url = url
         self.position = position
         self.plan = plan
@@ -111,6 +118,20 @@ public struct ReceiverSession: Sendable, Hashable, Codable {
             problems.append(ReceiverError(code: "invalidInput", message: message, field: field))
         }
         if let reason = Self.urlProblem(self.url) { bad("url", reason) }
+        if let interstitial {
+            let id = interstitial.eventID
+            if id.isEmpty || id.utf8.count > 256 || id.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) {
+                bad("interstitial.eventID", "must be 1 to 256 bytes with no control characters")
+            }
+            if !(interstitial.offset >= 0 && interstitial.offset <= Limits.seconds) {
+                bad("interstitial.offset", "must be a number of seconds from 0 to \(Int(Limits.seconds))")
+            }
+            if let restrictions = interstitial.restrictions,
+                restrictions.count > 2 || !restrictions.allSatisfy({ $0 == "SKIP" || $0 == "JUMP" })
+            {
+                bad("interstitial.restrictions", "must list at most SKIP and JUMP")
+            }
+        }
         if let position, !(position >= 0 && position <= Limits.seconds) {
             bad("position", "must be a number of seconds from 0 to \(Int(Limits.seconds))")
         }
@@ -386,5 +407,24 @@ public struct ReceiverError: Error, Sendable, Hashable, CustomStringConvertible 
         } catch {
             throw ReceiverError(code: "notJSON", message: ReceiverProfile.describe(error))
         }
+    }
+}
+
+/// The interstitial a sender was playing when it handed a session over (``ReceiverSession/interstitial``).
+public struct InterstitialInProgress: Sendable, Hashable, Codable {
+    /// The event's `ID`.
+    public var eventID: String
+    /// How far into the event the sender was, in seconds, from its start across its assets (the
+    /// asset in progress follows from it).
+    public var offset: Double
+    /// The event's `X-RESTRICT` as the sender knew it (`SKIP`, `JUMP`), reported back in the
+    /// `session` event; the receiver enforces what its own playlist says.
+    public var restrictions: [String]?
+
+    /// Creates one.
+    public init(eventID: String, offset: Double, restrictions: [String]? = nil) {
+        self.eventID = eventID
+        self.offset = offset
+        self.restrictions = restrictions
     }
 }

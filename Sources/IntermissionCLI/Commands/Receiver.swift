@@ -211,6 +211,24 @@ struct Cast: AsyncParsableCommand {
     @Option(help: "A client-side interstitial as an EXT-X-DATERANGE line; repeatable.")
     var dateRange: [String] = []
 
+    @Option(
+        help:
+            "The interstitial in progress on this sender, ID@OFFSET (seconds into it): the receiver continues it there; --position is where it is on the primary."
+    )
+    var interstitial: String?
+
+    /// `--interstitial ID@OFFSET`, read.
+    var interstitialInProgress: InterstitialInProgress? {
+        get throws {
+            guard let text = self.interstitial else { return nil }
+            guard let at = text.lastIndex(of: "@") else {
+                throw ValidationError("--interstitial takes ID@OFFSET, not '\(text.prefix(40))'")
+            }
+            let offset = try ViewerCommand.seconds(String(text[text.index(after: at)...]), what: "--interstitial")
+            return InterstitialInProgress(eventID: String(text[..<at]), offset: offset)
+        }
+    }
+
     @Flag(help: "Do not play the playlist's own interstitials (automaticallyHandlesInterstitialEvents off).")
     var noInterstitials = false
 
@@ -231,6 +249,7 @@ struct Cast: AsyncParsableCommand {
             throw ValidationError("--plan takes A, B or C, not '\(self.plan.prefix(20))'")
         }
         if let until, !(until >= 0 && until <= 1e6) { throw ValidationError("--until takes seconds from 0 to 1e6") }
+        _ = try self.interstitialInProgress
         for command in try self.timedCommands {
             if case .seek(let time) = command.command, time > ReceiverSession.Limits.seconds {
                 throw ValidationError("--seek takes seconds from 0 to 1e7")
@@ -263,7 +282,8 @@ struct Cast: AsyncParsableCommand {
             automaticallyHandlesInterstitialEvents: self.noInterstitials ? false : nil,
             dateRanges: self.dateRange.isEmpty ? nil : self.dateRange,
             audioLanguage: self.audioLanguage,
-            subtitleLanguage: self.subtitleLanguage
+            subtitleLanguage: self.subtitleLanguage,
+            interstitial: try? self.interstitialInProgress
         )
     }
 

@@ -73,6 +73,8 @@ struct InterstitialState: Sendable {
     /// Stable primary time = schedule time + offset (the schedule counts from the playlist's first
     /// segment, which moves with a live window).
     var offset: MediaTime = .zero
+    /// Whether the item's ``PlayerItem/interstitialStart`` has been used (it applies once).
+    var usedInterstitialStart = false
     var controllerEvents: [InterstitialEvent]?
     var suppressedPlaylistIDs: Set<String> = []
     /// The events as the monitor shows them.

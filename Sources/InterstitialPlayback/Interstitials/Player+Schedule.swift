@@ -221,7 +221,20 @@ extension Player {
         self.perform(begun.actions, now: now)
         self.updateStatus()
         self.prepareEventAssets(eventID)
+        self.enterInterstitialUnderWay(eventID)
         self.applyJoinOffset(now: now)
+    }
+
+    /// The item's interstitial under way (a handoff in the middle of an ad): its event, when it is
+    /// the first of its break, is entered at the offset the sender left it at, once.
+    func enterInterstitialUnderWay(_ eventID: String) {
+        guard !self.interstitials.usedInterstitialStart, let start = self.currentItem?.interstitialStart,
+            start.eventID == eventID, start.offset > .zero, var brk = self.interstitials.currentBreak,
+            brk.finished.isEmpty, brk.joinOffset == .zero
+        else { return }
+        self.interstitials.usedInterstitialStart = true
+        brk.joinOffset = start.offset
+        self.interstitials.currentBreak = brk
     }
 
     /// A live join inside the break starts the first asset(s) partway.

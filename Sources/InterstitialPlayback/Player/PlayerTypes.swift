@@ -14,12 +14,38 @@ public struct PlayerItem: Sendable, Hashable {
     /// Where playback starts on the primary timeline; `nil` is the beginning for VOD and the live
     /// join point for live.
     public var startTime: MediaTime?
+    /// An interstitial already under way elsewhere (a session handed over in the middle of an
+    /// ad): when that event begins, it is entered this far in (across its assets) instead of
+    /// from its start, once.
+    ///
+    /// ``startTime`` is then the primary time the event is at.
+    public var interstitialStart: InterstitialStart?
 
     /// Creates an item.
-    public init(url: String, automaticallyHandlesInterstitialEvents: Bool = true, startTime: MediaTime? = nil) {
+    public init(
+        url: String,
+        automaticallyHandlesInterstitialEvents: Bool = true,
+        startTime: MediaTime? = nil,
+        interstitialStart: InterstitialStart? = nil
+    ) {
         self.url = url
         self.automaticallyHandlesInterstitialEvents = automaticallyHandlesInterstitialEvents
         self.startTime = startTime
+        self.interstitialStart = interstitialStart
+    }
+}
+
+/// Where to enter an interstitial event already under way (``PlayerItem/interstitialStart``).
+public struct InterstitialStart: Sendable, Hashable {
+    /// The event's `ID`.
+    public var eventID: String
+    /// How far into the event, from its start across its assets.
+    public var offset: MediaTime
+
+    /// Creates a start.
+    public init(eventID: String, offset: MediaTime) {
+        self.eventID = eventID
+        self.offset = offset
     }
 }
 
