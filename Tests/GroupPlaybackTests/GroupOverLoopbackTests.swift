@@ -656,6 +656,50 @@ import Testing
         }
     }
 
+    /// A participant who joins while the group is inside a shared interstitial plays it once and
+    /// comes out in step with the group (it used to restart it about 20 times a second).
+    @Test(.timeLimit(.minutes(2)))
+    func aParticipantJoiningDuringASharedInterstitialDoesNotLoop() async throws {
+        let media = try Media()
+        defer { media.remove() }
+        try media.showWithSharedIdent("joined.m3u8", identSeconds: 4, at: 1)
+        let app = try await buildApplication(configuration: Self.configuration(media: media))
+        try await app.test(.live) { client in
+            let port = try #require(client.port)
+            let stream = "http://127.0.0.1:\(port)/media/group/joined.m3u8"
+            let groupURL = "ws://127.0.0.1:\(port)/v1/groups/late"
+            let (alicePlayer, alice) = Self.participant("alice", stream: stream, group: groupURL)
+            let (bobPlayer, bob) = Self.participant("bob", stream: stream, group: groupURL)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await alicePlayer.run(until: MediaTime(seconds: 60)) }
+                group.addTask { try await alice.run() }
+                while await alice.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                #expect(await alice.play().allowed)
+                // Alice is 1 s into the 4 s ident when Bob joins.
+                let deadline = ContinuousClock.now + .seconds(20)
+                while (await alicePlayer.currentInterstitialTime ?? .zero) < MediaTime(seconds: 1),
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 60)) }
+                group.addTask { try await bob.run() }
+                let coordinators = [alice, bob]
+                var times = await Self.coordinatedTimes(coordinators)
+                while times.contains(where: { $0 < MediaTime(seconds: 7) }), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(50))
+                    times = await Self.coordinatedTimes(coordinators)
+                }
+                #expect(times.max()! - times.min()! <= MediaTime(milliseconds: 100), "\(times)")
+                let bobFinished = await bobPlayer.log.filter { $0.event == "eventDidFinish" }
+                #expect(bobFinished.count <= 1, "\(bobFinished.map(\.description))")
+                let aliceFinished = await alicePlayer.log.filter { $0.event == "eventDidFinish" }
+                #expect(aliceFinished.count == 1, "\(aliceFinished.map(\.description))")
+                group.cancelAll()
+            }
+        }
+    }
+
     /// An interstitial with `X-CONTENT-MAY-VARY="NO"` (the same for everyone, a station ident) is
     /// part of the group's timeline: both participants play it at the same moment, in step, and a
     /// rate change by one reaches the other.

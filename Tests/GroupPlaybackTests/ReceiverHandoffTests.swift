@@ -166,6 +166,56 @@ import Testing
         }
     }
 
+    /// Plan C on a pod given as one asset list (the shape the server writes): the first ad is
+    /// restricted, the second may be skipped (it was refused, the plan applying to events only).
+    @Test(.timeLimit(.minutes(2)))
+    func planCAppliesInsideAPodGivenAsOneAssetList() async throws {
+        let scratch = try Scratch()
+        defer { scratch.remove() }
+        try scratch.media("ad.m3u8", seconds: 6)
+        try scratch.write("pod.json", [#"{"ASSETS":[{"URI":"ad.m3u8","DURATION":6},{"URI":"ad.m3u8","DURATION":6}]}"#])
+        var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+        lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
+        lines.append(
+            #"#EXT-X-DATERANGE:ID="pod",CLASS="com.apple.hls.interstitial",START-DATE="2026-01-01T00:00:01.000Z","#
+                + #"DURATION=12.0,X-ASSET-LIST="pod.json",X-RESUME-OFFSET=0,X-RESTRICT="SKIP,JUMP""#
+        )
+        for index in 0..<10 { lines += ["#EXTINF:1.000,", "s\(index).ts"] }
+        lines.append("#EXT-X-ENDLIST")
+        try scratch.write("listed.m3u8", lines)
+        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+            _ = try await sender.handOver(ReceiverSession(url: media + "listed.m3u8", plan: .c))
+            var log = EventLog(sender: sender)
+            let started = try await log.next { $0.kind == "interstitialStarted" }
+            #expect(started?.eventID == "pod")
+            // The first ad: restricted.
+            let first = try await sender.send(ReceiverCommand(.skip))
+            #expect(!first.allowed && first.reason.contains("X-RESTRICT=SKIP"), "\(first)")
+            // The second ad (once the first has played): skippable under plan C.
+            let deadline = ContinuousClock.now + .seconds(30)
+            var second = first
+            while !second.allowed, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                second = try await sender.send(ReceiverCommand(.skip))
+            }
+            #expect(second.allowed && second.reason.contains("ad 2 of 2 of pod"), "\(second)")
+            let resumed = try await log.next { $0.kind == "primaryResumed" }
+            #expect(resumed != nil)
+            // Under plan A the same skip is refused: the pod's restriction applies to every ad.
+        }
+        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+            _ = try await sender.handOver(ReceiverSession(url: media + "listed.m3u8", plan: .a))
+            var log = EventLog(sender: sender)
+            _ = try await log.next { $0.kind == "interstitialStarted" }
+            let deadline = ContinuousClock.now + .seconds(9)
+            while ContinuousClock.now < deadline {
+                let skip = try await sender.send(ReceiverCommand(.skip))
+                #expect(!skip.allowed, "\(skip)")
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+    }
+
     @Test(.timeLimit(.minutes(2)))
     func aSeekAcrossThePodPlaysWhatThePlanLeavesJumpRestricted() async throws {
         let scratch = try Scratch()

@@ -220,7 +220,14 @@ public actor Receiver {
             )
         case .skip:
             let eventID = await player.currentInterstitialEventID
-            let decision = await InterstitialEventController(player: player).skipCurrentEvent()
+            let decision: NavigationDecision
+            if self.session?.effectivePlan == .c, let asset = await player.currentInterstitialAsset, asset.index > 0 {
+                // Plan C inside a pod given as one asset list: the first ad is restricted, the later
+                // ones may be skipped, one ad at a time, as with a pod of separate events.
+                decision = await player.skipCurrentAsset()
+            } else {
+                decision = await InterstitialEventController(player: player).skipCurrentEvent()
+            }
             reply = ReceiverReply(
                 command: .skip,
                 allowed: decision.isAllowed,

@@ -78,6 +78,54 @@ extension Player {
         self.wake()
     }
 
+    /// Which asset of the current interstitial event plays (0 for the first, or for an
+    /// `X-ASSET-URI` event), and how many the event has once its list is loaded; `nil` outside
+    /// interstitials.
+    public var currentInterstitialAsset: (index: Int, count: Int?)? {
+        guard let run = self.interstitials.current else { return nil }
+        if case .loaded(let slots, _)? = self.interstitials.lists[run.eventID] { return (run.assetIndex, slots.count) }
+        return (run.assetIndex, nil)
+    }
+
+    /// Skips the ad playing inside the current event (one asset of a pod given as one asset list),
+    /// whatever the event's skip control says: the next asset starts, or after the last the event
+    /// ends as ``InterstitialEventController/skipCurrentEvent(overridingPolicy:)`` ends it.
+    ///
+    /// For apps
+    /// that own a per-ad skip policy (plan C of the AirPlay talk: the first ad of a pod restricted,
+    /// the later ones skippable, for both pod shapes).
+    ///
+    /// - Returns: Granted, or refused when no interstitial plays.
+    @discardableResult
+    public func skipCurrentAsset() -> NavigationDecision {
+        let now = self.clock.now
+        self.advancePlayback(to: now)
+        guard let run = self.interstitials.current else {
+            return self.skipCurrentEvent(overridingPolicy: true)
+        }
+        guard case .loaded(let slots, _)? = self.interstitials.lists[run.eventID], run.assetIndex + 1 < slots.count
+        else {
+            // The last ad (or the only one): the event ends.
+            var count = run.assetIndex + 1
+            if case .loaded(let slots, _)? = self.interstitials.lists[run.eventID] { count = slots.count }
+            let decision = self.skipCurrentEvent(overridingPolicy: true)
+            guard decision.isAllowed else { return decision }
+            return NavigationDecision(
+                isAllowed: true,
+                reason: "ad \(run.assetIndex + 1) of \(count) of \(run.eventID) skipped; the event ends"
+            )
+        }
+        let next = self.interstitials.coordinator.nextAsset(run)
+        self.perform([next.action], now: now)
+        self.interstitials.current = next.run
+        self.assets[PresentationID.asset(run.eventID, run.assetIndex)] = nil
+        self.wake()
+        return NavigationDecision(
+            isAllowed: true,
+            reason: "ad \(run.assetIndex + 1) of \(slots.count) of \(run.eventID) skipped"
+        )
+    }
+
     /// Abandons the current event only (skip control), when the coordinator grants it.
     @discardableResult
     func skipCurrentEvent(overridingPolicy: Bool = false) -> NavigationDecision {
