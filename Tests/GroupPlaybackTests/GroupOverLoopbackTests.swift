@@ -656,8 +656,9 @@ import Testing
         }
     }
 
-    /// A participant who joins while the group is inside a shared interstitial plays it once and
-    /// comes out in step with the group (it used to restart it about 20 times a second).
+    /// A participant who joins while the group is inside a shared interstitial enters it where the
+    /// group is, plays it once and stays in step with the group (it used to restart it about 20
+    /// times a second).
     @Test(.timeLimit(.minutes(2)))
     func aParticipantJoiningDuringASharedInterstitialDoesNotLoop() async throws {
         let media = try Media()
@@ -685,6 +686,18 @@ import Testing
                 group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 60)) }
                 group.addTask { try await bob.run() }
                 let coordinators = [alice, bob]
+                // Bob enters the ident where Alice is in it, not at its start.
+                while await bobPlayer.currentInterstitialEventID != "ident", ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                let bobIn = await bobPlayer.currentInterstitialTime ?? .zero
+                #expect(bobIn >= MediaTime(seconds: 0.9), "Bob entered the ident at \(bobIn)")
+                var inside = await Self.coordinatedTimes(coordinators)
+                while inside.contains(where: { $0 < MediaTime(seconds: 3) }), ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(20))
+                    inside = await Self.coordinatedTimes(coordinators)
+                }
+                #expect(inside.max()! - inside.min()! <= MediaTime(milliseconds: 100), "in the ident: \(inside)")
                 var times = await Self.coordinatedTimes(coordinators)
                 while times.contains(where: { $0 < MediaTime(seconds: 7) }), ContinuousClock.now < deadline {
                     try await Task.sleep(for: .milliseconds(50))

@@ -373,21 +373,24 @@ public actor PlaybackCoordinator {
                 await self.send?(message)
             case .seek(let position):
                 self.pendingStart?.cancel()
-                let time: MediaTime
+                let result: SeekResult
                 switch position {
-                case .primary(let itemTime): time = itemTime - self.itemOrigin
-                case .interstitial(let id, _):
+                case .primary(let itemTime): result = await self.player.seek(to: itemTime - self.itemOrigin)
+                case .interstitial(let id, let offset):
                     // Already in it: an interstitial is not entered again (that restarts it); the
                     // group's rate and pauses keep it in step.
                     if await self.player.currentInterstitialEventID == id { continue }
-                    // An interstitial cannot be entered midway: go to where it starts.
+                    // Joined inside it: to where it starts, entered where the group is in it.
                     guard
                         let shared = self.coordination.timeline.sharedInterstitials.first(where: { $0.identifier == id }
                         )
                     else { continue }
-                    time = shared.primaryTime - self.itemOrigin
+                    result = await self.player.seek(
+                        to: shared.primaryTime - self.itemOrigin,
+                        enteringInterstitial: id,
+                        at: offset
+                    )
                 }
-                let result = await self.player.seek(to: time)
                 if !result.isAllowed { self.log("group seek refused: \(result.reason)") }
             case .pause:
                 self.pendingStart?.cancel()

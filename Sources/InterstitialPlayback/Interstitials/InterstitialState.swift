@@ -75,6 +75,8 @@ struct InterstitialState: Sendable {
     var offset: MediaTime = .zero
     /// Whether the item's ``PlayerItem/interstitialStart`` has been used (it applies once).
     var usedInterstitialStart = false
+    /// An interstitial to enter partway when it next begins (``Player/seek(to:enteringInterstitial:at:)``).
+    var pendingInterstitialStart: InterstitialStart?
     var controllerEvents: [InterstitialEvent]?
     var suppressedPlaylistIDs: Set<String> = []
     /// The events as the monitor shows them.

@@ -228,11 +228,19 @@ extension Player {
     /// The item's interstitial under way (a handoff in the middle of an ad): its event, when it is
     /// the first of its break, is entered at the offset the sender left it at, once.
     func enterInterstitialUnderWay(_ eventID: String) {
-        guard !self.interstitials.usedInterstitialStart, let start = self.currentItem?.interstitialStart,
-            start.eventID == eventID, start.offset > .zero, var brk = self.interstitials.currentBreak,
+        let start: InterstitialStart
+        if let pending = self.interstitials.pendingInterstitialStart {
+            self.interstitials.pendingInterstitialStart = nil
+            start = pending
+        } else if !self.interstitials.usedInterstitialStart, let item = self.currentItem?.interstitialStart {
+            self.interstitials.usedInterstitialStart = true
+            start = item
+        } else {
+            return
+        }
+        guard start.eventID == eventID, start.offset > .zero, var brk = self.interstitials.currentBreak,
             brk.finished.isEmpty, brk.joinOffset == .zero
         else { return }
-        self.interstitials.usedInterstitialStart = true
         brk.joinOffset = start.offset
         self.interstitials.currentBreak = brk
     }
