@@ -203,6 +203,19 @@ extension Player {
         )
     }
 
+    /// Seeks the primary to `time`, where the interstitial event `eventID` is, and enters that
+    /// event `offset` into it (across its assets) when it begins there, instead of from its start:
+    /// how a participant joins a shared interstitial the group is already inside.
+    ///
+    /// - Returns: What the seek came to (the navigation policy decides, as for ``seek(to:)``).
+    @discardableResult
+    public func seek(to time: MediaTime, enteringInterstitial eventID: String, at offset: MediaTime) -> SeekResult {
+        self.interstitials.pendingInterstitialStart = InterstitialStart(eventID: eventID, offset: offset)
+        let result = self.seek(to: time)
+        if !result.isAllowed { self.interstitials.pendingInterstitialStart = nil }
+        return result
+    }
+
     /// What ``setRate(_:)`` would come to now, without changing the rate.
     public func wouldSetRate(_ rate: Double) -> RateResult {
         self.decideRate(rate)

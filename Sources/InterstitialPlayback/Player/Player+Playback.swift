@@ -237,6 +237,14 @@ extension Player {
         self.updateStatus()
     }
 
+    /// Makes a request when the playback clock reaches `time` (deterministic with a virtual clock).
+    public func schedule(_ command: ScheduledCommand, at time: MediaTime) {
+        self.commandCounter += 1
+        self.commands.append((time, self.commandCounter, command))
+        self.commands.sort { ($0.time, $0.order) < ($1.time, $1.order) }
+        self.wake()
+    }
+
     /// Tells the player that the group it plays in waits for other participants (or no longer
     /// does): while it waits, ``timeControlStatus`` is `waitingToPlayAtSpecifiedRate` with the reason
     /// ``WaitingReason/waitingForCoordinatedPlayback``, whatever the rate, as AVFoundation's player

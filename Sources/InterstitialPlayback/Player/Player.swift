@@ -301,27 +301,6 @@ public actor Player {
         return result
     }
 
-    /// Seeks the primary to `time`, where the interstitial event `eventID` is, and enters that
-    /// event `offset` into it (across its assets) when it begins there, instead of from its start:
-    /// how a participant joins a shared interstitial the group is already inside.
-    ///
-    /// - Returns: What the seek came to (the navigation policy decides, as for ``seek(to:)``).
-    @discardableResult
-    public func seek(to time: MediaTime, enteringInterstitial eventID: String, at offset: MediaTime) -> SeekResult {
-        self.interstitials.pendingInterstitialStart = InterstitialStart(eventID: eventID, offset: offset)
-        let result = self.seek(to: time)
-        if !result.isAllowed { self.interstitials.pendingInterstitialStart = nil }
-        return result
-    }
-
-    /// Makes a request when the playback clock reaches `time` (deterministic with a virtual clock).
-    public func schedule(_ command: ScheduledCommand, at time: MediaTime) {
-        self.commandCounter += 1
-        self.commands.append((time, self.commandCounter, command))
-        self.commands.sort { ($0.time, $0.order) < ($1.time, $1.order) }
-        self.wake()
-    }
-
     /// The current time on the primary timeline (while an interstitial plays: where the primary
     /// paused), brought up to the playback clock's present: between the player's own wake-ups it
     /// still moves, as `AVPlayer.currentTime()` does.
