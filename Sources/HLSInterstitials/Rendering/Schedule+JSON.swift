@@ -1,9 +1,9 @@
 import HLSPlaylist
 
 extension Schedule {
-    /// The schedule as the JSON object of `intermission schedule --json` (DESIGN.md).
+    /// The schedule as the JSON object of `intermission schedule --json` (ARCHITECTURE.md).
     ///
-    /// The field names of DESIGN.md are a contract: `live`, `primaryDuration`, `events[]` (`id`,
+    /// The field names of ARCHITECTURE.md are a contract: `live`, `primaryDuration`, `events[]` (`id`,
     /// `startTime`, `startDate`, `cue`, `duration`, `resumeOffset`, `resumeTime`, `playoutLimit`,
     /// `restrictions`, `snap`, `assetURI`, `assetList`, `timelineOccupies`, `timelineStyle`,
     /// `contentMayVary`, `skipControl`, `userAttributes`), `timeline[]` (`kind`, `event`,

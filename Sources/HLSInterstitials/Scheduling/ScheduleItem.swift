@@ -2,7 +2,7 @@ import HLSPlaylist
 
 /// One entry of the integrated timeline: a stretch of primary content, or one interstitial event.
 ///
-/// Every item carries three ranges, one per time axis (see DESIGN.md):
+/// Every item carries three ranges, one per time axis (see ARCHITECTURE.md):
 /// - ``primary``: media time on the primary timeline. For primary content, the span played. For an
 ///   interstitial, from where it is scheduled (the primary pauses there) to where the primary
 ///   resumes after it (``resumeTime``); the end is before the start when the resume offset is

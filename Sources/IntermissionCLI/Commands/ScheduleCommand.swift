@@ -24,7 +24,7 @@ struct ScheduleCommand: AsyncParsableCommand {
     @Argument(help: "A media or multivariant playlist: a file, '-' for standard input, or an http(s) URL.")
     var playlist: String
 
-    @Flag(help: "Print the JSON contract (DESIGN.md) instead of the table.")
+    @Flag(help: "Print the JSON contract (ARCHITECTURE.md) instead of the table.")
     var json = false
 
     @Option(help: "Also write an SVG picture of the timeline to this file.")

@@ -11,13 +11,14 @@ public struct ServerConfiguration: Sendable {
     /// The port; `0` picks a free one (the start-up log and `onServerRunning` tell which).
     public var port: Int
     /// Where decisions and breaks are stored: a file path or `sqlite:PATH` for SQLite, `memory:` for
-    /// an in-memory store.
+    /// an in-memory store, or a `postgres://` (or `postgresql://`) URL for PostgreSQL, which several
+    /// instances can share.
     public var database: String
     /// The public base URL of the server (`https://ads.example.com`), written in `X-ASSET-LIST` and
     /// used to make asset-list URIs absolute.
     ///
-    /// `nil`: `X-ASSET-LIST` is a server-relative path, and
-    /// asset lists use the request's `Host`.
+    /// `nil`: `X-ASSET-LIST` is a server-relative path, and asset-list URIs are made absolute with
+    /// the address the server listens on (never with the request's `Host`).
     public var publicBaseURL: String?
     /// The bearer token of `/v1/admin/`; `nil` disables the admin API.
     public var adminToken: String?

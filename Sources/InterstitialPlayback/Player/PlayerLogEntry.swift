@@ -1,7 +1,7 @@
 import HLSInterstitials
 import HLSPlaylist
 
-/// One line of the player's event log (DESIGN.md, `play --json`): the playback clock's time, the
+/// One line of the player's event log (ARCHITECTURE.md, `play --json`): the playback clock's time, the
 /// event's name, and its fields in a fixed order.
 ///
 /// ```json
