@@ -13,11 +13,14 @@ struct Serve: AsyncParsableCommand {
             ads are decided when a player asks for the asset list. --demo serves the bundled demo media \
             offline at /vod/demo/main.m3u8, /live/demo/main.m3u8, /live/demo-schedule/main.m3u8 (breaks as \
             scheduled date ranges) and /vod/podcast/main.m3u8 (an audio-only podcast episode). SIGTERM or Ctrl-C stops the server \
-            after the requests in flight. The README documents every key of the configuration file.
+            after the requests in flight. The DocC article 'The configuration file' (Sources/IntermissionServer/Documentation.docc) documents every key.
             """
     )
 
-    @Option(name: .long, help: "A YAML configuration file (every key is in the README).")
+    @Option(
+        name: .long,
+        help: "A YAML configuration file (every key is in the server's DocC article 'The configuration file')."
+    )
     var config: String?
 
     @Option(name: .long, help: "The port to listen on, 0 to 65535 (default 8080; 0 picks a free one).")

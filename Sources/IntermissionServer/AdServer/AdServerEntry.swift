@@ -2,7 +2,7 @@ import AdInsertion
 import HLSPlaylist
 
 extension ConfigurationFile {
-    /// The `adServer:` of a `vod:` or `channels:` entry: a VAST ad server (README, "Ad servers").
+    /// The `adServer:` of a `vod:` or `channels:` entry: a VAST ad server (<doc:AssetListsAndAdServers>).
     public struct AdServerEntry: Sendable, Codable {
         /// `url`: the `http(s)` URL template, with macros such as `[BREAKDURATION]`.
         public var url: String
@@ -37,7 +37,7 @@ extension ConfigurationFile {
 }
 
 extension ConfigurationFile {
-    /// The `vmap:` of a `vod:` entry: a VMAP document that places the asset's breaks (README, "Ad servers").
+    /// The `vmap:` of a `vod:` entry: a VMAP document that places the asset's breaks (<doc:AssetListsAndAdServers>).
     public struct VMAPEntry: Sendable, Codable {
         /// `url`: the `http(s)` URL of the document, fetched once at start.
         public var url: String

@@ -1,7 +1,7 @@
 import HLSPlaylist
 
 /// How creatives whose VAST answer holds no HLS media file are conditioned into HLS (the
-/// configuration's `conditioning:` section; README, "Creative conditioning").
+/// configuration's `conditioning:` section; <doc:AssetListsAndAdServers>, "Creative conditioning").
 ///
 /// A creative is fetched once, transcoded by `ffmpeg` (a subprocess under `nice` and `prlimit`,
 /// killed at ``timeLimit``) into renditions that match the presentation, kept under ``folder`` and

@@ -2,7 +2,7 @@ import HLSPlaylist
 
 extension ConfigurationFile {
     /// `conditioning:`: creatives without an HLS media file made into HLS (see
-    /// ``ConditioningConfiguration``; README, "Creative conditioning").
+    /// ``ConditioningConfiguration``; <doc:AssetListsAndAdServers>, "Creative conditioning").
     public struct ConditioningEntry: Sendable, Codable {
         /// `folder`: where renditions are written (relative to the file's folder), required.
         public var folder: String

@@ -5,7 +5,7 @@ import HLSPlaylist
 import Logging
 import Yams
 
-/// The YAML configuration file of `intermission serve` (every key is documented in the README, "Configuration file").
+/// The YAML configuration file of `intermission serve` (every key is documented in <doc:ConfiguringTheServer>).
 public struct ConfigurationFile: Sendable, Codable {
     /// The `server:` section.
     public struct Server: Sendable, Codable {
@@ -14,7 +14,7 @@ public struct ConfigurationFile: Sendable, Codable {
         /// `port`: the port; 0 picks a free one (default 8080).
         public var port: Int?
         /// `database`: a path, `sqlite:PATH`, `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE` (one
-        /// database shared by several instances; options in the README) or `memory:` (default
+        /// database shared by several instances; options in <doc:CDNAndSeveralInstances>) or `memory:` (default
         /// `intermission.sqlite`); a SQLite
         /// path may end in `?synchronous=full` to flush every commit to the disk (the default,
         /// `?synchronous=normal`, keeps every answered decision through a crash of the process).

@@ -4,7 +4,7 @@ import HLSPlaylist
 /// The documented range of every number, name and size the server takes from outside: the
 /// configuration file, the command line, admin bodies, queries, paths and headers.
 ///
-/// The README ("Security") lists the same ranges. A value outside its range is refused with a
+/// <doc:SecurityAndLimits> lists the same ranges. A value outside its range is refused with a
 /// message naming the field: exit 2 for the configuration, `400` for HTTP.
 public enum InputLimits {
     /// IDs (breaks, creatives, assets, channels, media folders): 1 to 64 bytes of letters, digits,

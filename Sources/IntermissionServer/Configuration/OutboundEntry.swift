@@ -3,7 +3,7 @@ import HTTPFetch
 extension ConfigurationFile {
     /// The `outbound:` section: where requests for URLs from ad servers' documents may go.
     ///
-    /// README, "Security". The configured ad servers' own `host:port` are always allowed.
+    /// <doc:SecurityAndLimits>. The configured ad servers' own `host:port` are always allowed.
     public struct OutboundEntry: Sendable, Codable {
         /// `allow`: destinations allowed although private, loopback, …: networks (`10.2.0.0/16`,
         /// `fd00::/8`, one address) and hosts (`ads.internal`, any port; `ads.internal:8080`), at

@@ -68,7 +68,7 @@ public final class PostgresAdStore: AdStore {
     /// Opens a pool of connections to the database `url` names (connections are made when needed).
     ///
     /// - Parameters:
-    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (see the server's README).
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (see <doc:CDNAndSeveralInstances>).
     ///   - remembering: How many decisions to remember for questions asked again (at least 1).
     /// - Throws: `ConfigurationError` when the URL is not usable.
     public convenience init(

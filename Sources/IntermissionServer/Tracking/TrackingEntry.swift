@@ -2,7 +2,7 @@ import AdInsertion
 import HLSPlaylist
 
 extension ConfigurationFile {
-    /// The `tracking:` section: beacons and viewer plans (README, "Tracking and viewer plans").
+    /// The `tracking:` section: beacons and viewer plans (<doc:TrackingAndPlans>).
     public struct TrackingEntry: Sendable, Codable {
         /// `key`: the HMAC-SHA256 key of beacon URLs and plan tokens, 16 to 1024 printable ASCII bytes.
         public var key: String?
