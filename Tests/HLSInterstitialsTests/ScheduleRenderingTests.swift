@@ -16,6 +16,7 @@ import Testing
         )
         let data = Data(schedule.jsonDescription.utf8)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["schemaVersion"] as? Int == 1)
         #expect(object["live"] as? Bool == true)
         #expect(object["primaryDuration"] as? Double == 30)
         let events = try #require(object["events"] as? [[String: Any]])

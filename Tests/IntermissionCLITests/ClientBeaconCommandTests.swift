@@ -36,6 +36,11 @@ struct ClientBeaconCommandTests {
         let played = try await CLI.run(["play", url, "--speed", "\(Int(speed))", "--json", "--beacons", "client"])
         #expect(played.status == 0, "\(played.stderr)")
         let log = jsonLines(played.stdout)
+        // The first line names the log's format version (2: keys such as `eventID`).
+        #expect(
+            log.first?["event"] as? String == "log" && log.first?["schemaVersion"] as? Int == 2,
+            "\(log.first ?? [:])"
+        )
         let pod = log.filter { $0["eventID"] as? String == "midroll-1" }
         let fired = pod.filter { $0["event"] as? String == "beaconFired" }
         // creativeView fires with the impression (VAST); the server signals it after the others.

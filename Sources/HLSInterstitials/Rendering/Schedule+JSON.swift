@@ -16,8 +16,14 @@ extension Schedule {
         self.jsonValue.text(options: JSONWritingOptions(indent: 2, keepsScalarArraysOnOneLine: true))
     }
 
+    /// The version of the `schedule --json` document (its `schemaVersion` member): raised when a
+    /// member is renamed, removed or changes meaning, not when one is added (the changelog is the
+    /// IntermissionServer article "JSON contracts").
+    public static let jsonSchemaVersion = 1
+
     var jsonValue: JSONValue {
         var members: [(String, JSONValue)] = [
+            ("schemaVersion", .number(Double(Self.jsonSchemaVersion))),
             ("live", .bool(self.isLive)),
             ("primaryDuration", .exactSeconds(self.primaryDuration)),
             ("playoutDuration", .exactSeconds(self.playoutDuration)),

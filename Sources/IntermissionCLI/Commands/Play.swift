@@ -119,6 +119,8 @@ struct Play: AsyncParsableCommand {
         configuration.beaconMode = self.beacons
         let json = self.json
         configuration.keepsLog = false
+        // The first line says which version of the log's format follows.
+        if json { FileHandle.standardOutput.write(Data((PlayerLogEntry.header.description + "\n").utf8)) }
         configuration.logHandler = { entry in
             if json { FileHandle.standardOutput.write(Data((entry.description + "\n").utf8)) }
         }

@@ -27,6 +27,19 @@ public struct PlayerLogEntry: Sendable, CustomStringConvertible {
         self.fields.first { $0.0 == name }?.1
     }
 
+    /// The version of the log's format (`play --json` says it in its first line,
+    /// `{"t":0,"event":"log","schemaVersion":2}`): raised when an event or a field is renamed,
+    /// removed or changes meaning, not when one is added.
+    ///
+    /// Version 2 renamed `event_id` to
+    /// `eventID` (the changelog is the IntermissionServer article "JSON contracts").
+    public static let schemaVersion = 2
+
+    /// The log's first line in `play --json`: which version of the format follows.
+    public static var header: PlayerLogEntry {
+        PlayerLogEntry(time: .zero, event: "log", fields: [("schemaVersion", .number(Double(Self.schemaVersion)))])
+    }
+
     /// The entry as one JSON object: `t`, `event`, then the fields.
     public var json: JSONValue {
         .object([("t", .number(Self.rounded(self.time))), ("event", .string(self.event))] + self.fields)
