@@ -114,10 +114,13 @@ import Glibc
             // Nothing is read: the server gives the connection up, and only the request asking
             // for the count is left open.
             let deadline = ContinuousClock.now + .seconds(60)
-            var open = try await Self.openConnections(port: port)
+            // An asking connection may itself be closed by the 3 s request-head deadline when this
+            // busy process is slow to write its request after connecting (seen once in a full run,
+            // as "I/O on closed channel"): that answer is asked again.
+            var open = try? await Self.openConnections(port: port)
             while open != 1, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
-                open = try await Self.openConnections(port: port)
+                open = try? await Self.openConnections(port: port)
             }
             #expect(open == 1, "the unread connection is still open (group hub \(groupHub))")
             _ = connection
