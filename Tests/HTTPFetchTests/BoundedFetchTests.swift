@@ -11,7 +11,9 @@ import Darwin
 #endif
 
 @Suite(.serialized) struct BoundedFetchTests {
-    static let client = BoundedFetch.makeClient(connectTimeout: .seconds(5))
+    // Deadlines of the answers these tests expect are 30 s: a loopback server answers in
+    // milliseconds, but a busy machine running every suite at once has kept one waiting over 5 s.
+    static let client = BoundedFetch.makeClient(connectTimeout: .seconds(30))
     var fetch: BoundedFetch { BoundedFetch(client: Self.client) }
 
     @Test func returnsTheBodyAndSendsTheHeaders() async throws {
@@ -24,7 +26,7 @@ import Darwin
             FetchRequest(
                 url: server.base + "/a.m3u8",
                 headers: [("User-Agent", "test/1")],
-                timeout: .seconds(5),
+                timeout: .seconds(30),
                 maximumBodySize: 1024
             )
         )
@@ -39,7 +41,7 @@ import Darwin
         defer { server.stop() }
         let url = server.base + "/missing.m3u8"
         do {
-            _ = try await self.fetch.get(FetchRequest(url: url, timeout: .seconds(5), maximumBodySize: 1024))
+            _ = try await self.fetch.get(FetchRequest(url: url, timeout: .seconds(30), maximumBodySize: 1024))
             Issue.record("a 404 was accepted")
         } catch {
             #expect(error.code == .httpStatus)
@@ -49,7 +51,7 @@ import Darwin
         }
         // With no accepted range, the status is the caller's to judge.
         let any = try await self.fetch.get(
-            FetchRequest(url: url, timeout: .seconds(5), maximumBodySize: 1024, acceptedStatuses: nil)
+            FetchRequest(url: url, timeout: .seconds(30), maximumBodySize: 1024, acceptedStatuses: nil)
         )
         #expect(any.status == 404 && any.body == Array("gone".utf8))
     }
@@ -66,7 +68,7 @@ import Darwin
         for (limit, fits) in [(999, false), (1000, true)] {
             do {
                 let response = try await self.fetch.get(
-                    FetchRequest(url: liar.base + "/x", timeout: .seconds(5), maximumBodySize: limit)
+                    FetchRequest(url: liar.base + "/x", timeout: .seconds(30), maximumBodySize: limit)
                 )
                 #expect(fits, "limit \(limit)")
                 #expect(response.body.count == 1000)
@@ -83,7 +85,7 @@ import Darwin
         defer { declared.stop() }
         await #expect(throws: FetchError.self) {
             _ = try await self.fetch.get(
-                FetchRequest(url: declared.base + "/x", timeout: .seconds(5), maximumBodySize: 1 << 20)
+                FetchRequest(url: declared.base + "/x", timeout: .seconds(30), maximumBodySize: 1 << 20)
             )
         }
     }
@@ -109,7 +111,7 @@ import Darwin
     @Test func refusedConnectionIsSaidInWords() async throws {
         do {
             _ = try await self.fetch.get(
-                FetchRequest(url: "http://127.0.0.1:1/a.m3u8", timeout: .seconds(5), maximumBodySize: 1024)
+                FetchRequest(url: "http://127.0.0.1:1/a.m3u8", timeout: .seconds(30), maximumBodySize: 1024)
             )
             Issue.record("a refused connection succeeded")
         } catch {
@@ -158,7 +160,7 @@ import Darwin
         let secret = server.base + "/p.m3u8?token=s3cret"
         do {
             _ = try await self.fetch.get(
-                FetchRequest(url: secret, shownURL: server.base + "/p.m3u8", timeout: .seconds(5), maximumBodySize: 10)
+                FetchRequest(url: secret, shownURL: server.base + "/p.m3u8", timeout: .seconds(30), maximumBodySize: 10)
             )
             Issue.record("a 500 was accepted")
         } catch {

@@ -7,7 +7,7 @@ import Testing
 /// Issue 27: which addresses the outbound policy refuses, in every spelling, and that a fetch with
 /// a policy checks the first URL and each redirect before it connects.
 @Suite(.serialized) struct OutboundPolicyTests {
-    static let client = BoundedFetch.makeClient(connectTimeout: .seconds(5), maximumRedirects: 0)
+    static let client = BoundedFetch.makeClient(connectTimeout: .seconds(30), maximumRedirects: 0)
 
     @Test(arguments: [
         ("127.0.0.1", "127.0.0.1"), ("2130706433", "127.0.0.1"), ("0177.0.0.1", "127.0.0.1"),
@@ -70,7 +70,7 @@ import Testing
         let fetch = BoundedFetch(client: Self.client, outbound: OutboundPolicy())
         for url in ["http://localhost:\(server.port)/a", "http://2130706433:\(server.port)/a", "http://[::1]:1/a"] {
             do {
-                _ = try await fetch.get(FetchRequest(url: url, timeout: .seconds(5), maximumBodySize: 100))
+                _ = try await fetch.get(FetchRequest(url: url, timeout: .seconds(30), maximumBodySize: 100))
                 Issue.record("\(url) was requested")
             } catch {
                 #expect(error.code == .forbiddenDestination, "\(url): \(error)")
@@ -78,7 +78,7 @@ import Testing
         }
         #expect(requests.withLock { $0 } == 0)
         // The server is trusted as named; its redirect to a loopback name is not.
-        var request = FetchRequest(url: server.base + "/hop\(server.port)", timeout: .seconds(5), maximumBodySize: 100)
+        var request = FetchRequest(url: server.base + "/hop\(server.port)", timeout: .seconds(30), maximumBodySize: 100)
         request.trustedHosts = ["127.0.0.1:\(server.port)"]
         do {
             _ = try await fetch.get(request)
@@ -94,7 +94,7 @@ import Testing
             outbound: OutboundPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))])
         )
         let response = try await allowed.get(
-            FetchRequest(url: "http://2130706433:\(server.port)/a", timeout: .seconds(5), maximumBodySize: 100)
+            FetchRequest(url: "http://2130706433:\(server.port)/a", timeout: .seconds(30), maximumBodySize: 100)
         )
         #expect(response.body == Array("ok".utf8))
         #expect(requests.withLock { $0 } == 2)
@@ -123,7 +123,7 @@ import Testing
             outbound: OutboundPolicy(allowedNetworks: [try #require(IPNetwork("127.0.0.0/8"))])
         )
         func request(_ path: String, kept: Bool, trusted: Set<String> = []) -> FetchRequest {
-            var request = FetchRequest(url: server.base + path, timeout: .seconds(5), maximumBodySize: 100)
+            var request = FetchRequest(url: server.base + path, timeout: .seconds(30), maximumBodySize: 100)
             request.keepsRedirectsOnConfiguredHosts = kept
             request.trustedHosts = trusted
             return request
