@@ -383,6 +383,8 @@ import Testing
                 InterstitialInProgress(eventID: "", offset: 1), InterstitialInProgress(eventID: "a", offset: -1),
                 InterstitialInProgress(eventID: "a", offset: .nan), InterstitialInProgress(eventID: "a", offset: 1e308),
                 InterstitialInProgress(eventID: "a\u{0}", offset: 1),
+                InterstitialInProgress(eventID: String(repeating: "a", count: 100_000), offset: 1),
+                InterstitialInProgress(eventID: "a", offset: Double(Int64.max)),
                 InterstitialInProgress(eventID: "a", offset: 1, restrictions: ["SEEK"]),
             ] {
                 let problems = ReceiverSession(url: media + "primary.m3u8", interstitial: bad).problems()

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HLSPlaylist
+import Synchronization
 
 /// A viewer's command to a group (`intermission group`) or a receiver (`intermission cast`), given
 /// as options at a time, or typed on standard input at once.
@@ -163,36 +164,32 @@ enum StandardInputLines {
 }
 
 /// Bytes read so far, cut into lines (a line longer than 4 KiB is cut there).
-///
-/// `@unchecked Sendable`: the only state, `pending`, is read and written under `lock`; the
-/// readability handler that uses it runs on one dispatch queue, and `finish()` on the same one.
-final class LineBuffer: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pending: [UInt8] = []
+final class LineBuffer: Sendable {
+    private let pending = Mutex<[UInt8]>([])
 
     /// Adds `data` and returns the lines it completes.
     func append(_ data: Data) -> [String] {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        var lines: [String] = []
-        for byte in data {
-            if byte == UInt8(ascii: "\n") || self.pending.count >= 4096 {
-                lines.append(String(decoding: self.pending, as: UTF8.self))
-                self.pending.removeAll(keepingCapacity: true)
-                if byte == UInt8(ascii: "\n") { continue }
+        self.pending.withLock { pending in
+            var lines: [String] = []
+            for byte in data {
+                if byte == UInt8(ascii: "\n") || pending.count >= 4096 {
+                    lines.append(String(decoding: pending, as: UTF8.self))
+                    pending.removeAll(keepingCapacity: true)
+                    if byte == UInt8(ascii: "\n") { continue }
+                }
+                pending.append(byte)
             }
-            self.pending.append(byte)
+            return lines
         }
-        return lines
     }
 
     /// The unfinished last line, if any.
     func finish() -> String? {
-        self.lock.lock()
-        defer { self.lock.unlock() }
-        guard !self.pending.isEmpty else { return nil }
-        defer { self.pending.removeAll() }
-        return String(decoding: self.pending, as: UTF8.self)
+        self.pending.withLock { pending in
+            guard !pending.isEmpty else { return nil }
+            defer { pending.removeAll() }
+            return String(decoding: pending, as: UTF8.self)
+        }
     }
 }
 

@@ -68,8 +68,8 @@ struct CreativeView: Codable, Sendable {
     var value: Double
     /// The presentations it may play in (`vod-{asset}`, `live-{channel}`); absent: any.
     var scopes: [String]?
-    /// In an answer to `POST /v1/admin/inventory` only: why the stored duration is not the one
-    /// sent, or why the media's duration could not be read.
+    /// Why the duration shown is not the one configured or sent (its media say otherwise), or why
+    /// the media's duration could not be read (a `POST` answer).
     var warning: String?
 
     init(_ c: Creative) {
@@ -108,13 +108,19 @@ actor InventoryRegistry {
     private let configured: [Creative]
     /// The inventory as configured and changed, with configured durations.
     private var declared: [Creative]
+    /// The configured creatives' URIs, by ID: a media duration applies while a creative keeps its.
+    private let configuredURIs: [String: String]
     /// Media durations read from the configured creatives' playlists, by creative ID.
     private var mediaDurations: [String: MediaTime] = [:]
+    /// Why a configured duration was replaced (more than a frame from the media's), by creative ID:
+    /// shown with the creative by `GET /v1/admin/inventory`, as the start-up log says it.
+    private var durationWarnings: [String: String] = [:]
     private(set) var creatives: [Creative]
     private(set) var decider: AdDecider
 
     init(_ creatives: [Creative]) {
         self.configured = creatives
+        self.configuredURIs = Dictionary(creatives.map { ($0.id, $0.uri) }, uniquingKeysWith: { first, _ in first })
         self.declared = creatives
         self.creatives = creatives
         self.decider = AdDecider(inventory: creatives)
@@ -151,20 +157,31 @@ actor InventoryRegistry {
 
     /// Uses `duration`, read from the media of the configured creative `id` at `uri`, in place of
     /// its configured duration (while the creative still has that URI).
-    func useMediaDuration(_ duration: MediaTime, of id: String, at uri: String) {
-        guard self.configured.contains(where: { $0.id == id && $0.uri == uri }) else { return }
+    ///
+    /// `warning` says why, when the configured duration was more than a frame off.
+    func useMediaDuration(_ duration: MediaTime, of id: String, at uri: String, warning: String? = nil) {
+        guard self.configuredURIs[id] == uri else { return }
         self.mediaDurations[id] = duration
+        self.durationWarnings[id] = warning
         self.update(self.declared)
+    }
+
+    /// The creatives as the admin API shows them, each with the warning its media duration gave.
+    func views() -> [CreativeView] {
+        self.creatives.map { creative in
+            var view = CreativeView(creative)
+            if self.configuredURIs[creative.id] == creative.uri, self.mediaDurations[creative.id] != nil {
+                view.warning = self.durationWarnings[creative.id]
+            }
+            return view
+        }
     }
 
     private func update(_ declared: [Creative]) {
         self.declared = declared
-        let configuredURIs = Dictionary(
-            self.configured.map { ($0.id, $0.uri) },
-            uniquingKeysWith: { first, _ in first }
-        )
         self.creatives = declared.map { creative in
-            guard let duration = self.mediaDurations[creative.id], configuredURIs[creative.id] == creative.uri else {
+            guard let duration = self.mediaDurations[creative.id], self.configuredURIs[creative.id] == creative.uri
+            else {
                 return creative
             }
             var measured = creative

@@ -52,13 +52,22 @@ struct CreativeDurations: Sendable {
                 startNext()
                 switch result {
                 case .success(let measured):
+                    var warning: String?
                     if measured.disagrees(with: creative.duration) {
+                        let text =
+                            "its media last \(measured.duration) s, not the configured \(creative.duration) s; asset lists use the media's duration"
                         self.logger.warning(
-                            "creative '\(creative.id)': its media last \(measured.duration) s, not the configured \(creative.duration) s; asset lists use the media's duration",
+                            "creative '\(creative.id)': \(text)",
                             metadata: ["uri": "\(URLRedaction.redact(creative.uri))"]
                         )
+                        warning = text
                     }
-                    await registry.useMediaDuration(measured.duration, of: creative.id, at: creative.uri)
+                    await registry.useMediaDuration(
+                        measured.duration,
+                        of: creative.id,
+                        at: creative.uri,
+                        warning: warning
+                    )
                 case .failure(let failure):
                     self.logger.warning(
                         "creative '\(creative.id)': its media's duration cannot be read (\(failure.message)); asset lists use the configured \(creative.duration) s",

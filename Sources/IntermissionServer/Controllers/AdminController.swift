@@ -173,7 +173,7 @@ struct AdminController: Sendable {
         }
 
         group.getAndHead("inventory") { _, _ -> Response in
-            try AdminJSON.response(["creatives": await self.inventory.creatives.map(CreativeView.init)])
+            try AdminJSON.response(["creatives": await self.inventory.views()])
         }
 
         group.post("inventory") { request, context -> Response in
