@@ -172,6 +172,8 @@ struct VASTTrackingTests {
                     bare + "?errorcode=-401", bare + "?errorcode=401&errorcode=402",
                     bare + "?errorcode=%5BERRORCODE%5D",
                     bare + "?errorcode=" + String(repeating: "4", count: 40),
+                    bare + "?errorcode=nan", bare + "?errorcode=1e308", bare + "?errorcode=%00",
+                    bare + "?errorcode=401%00", bare + "?errorcode=%2e%2e", bare + "?errorcode=9223372036854775807",
                 ] {
                     let answer = try await client.get(bad)
                     #expect(answer.status == .badRequest, "\(bad.suffix(30))")
@@ -188,7 +190,11 @@ struct VASTTrackingTests {
                     try #require(slot.tracking?.first { $0.type == "progress" }?.urls.first)
                 )
                 let progressBare = String(progress.prefix { $0 != "?" })
-                for bad in [progressBare, progressBare + "?offset=3.5", progressBare + "?offset=-3000"] {
+                for bad in [
+                    progressBare, progressBare + "?offset=3.5", progressBare + "?offset=-3000",
+                    progressBare + "?offset=nan", progressBare + "?offset=1e308", progressBare + "?offset=%00",
+                    progressBare + "?offset=%2e%2e",
+                ] {
                     let answer = try await client.get(bad)
                     #expect(answer.status == .badRequest, "\(bad.suffix(20))")
                     #expect(answer.json?["error"]?["code"]?.stringValue == "badOffset")
