@@ -15,11 +15,22 @@ import Testing
 final class RawConnection: Sendable {
     let fd: Int32
 
-    /// Connects to `127.0.0.1:port`, retrying for up to 10 s while the server starts.
-    static func open(port: Int) async throws -> RawConnection {
+    /// Connects to `127.0.0.1:port`, retrying for up to 10 s while the server starts, and sends
+    /// `first` (when not empty) in the same call: a busy test process then cannot leave the
+    /// connection silent for longer than the server's request-head deadline, which counts from the
+    /// connection's start.
+    static func open(port: Int, sending first: String = "") async throws -> RawConnection {
+        let bytes = Array(first.utf8)
         let deadline = ContinuousClock.now + .seconds(10)
         while true {
-            if let connection = try? await offPool({ try RawConnection(port: port) }) { return connection }
+            let opened = try? await offPool {
+                let connection = try RawConnection(port: port)
+                if !bytes.isEmpty {
+                    _ = bytes.withUnsafeBytes { Foundation.send(connection.fd, $0.baseAddress, $0.count, 0) }
+                }
+                return connection
+            }
+            if let opened { return opened }
             guard ContinuousClock.now < deadline else { throw CocoaError(.fileReadUnknown) }
             try await Task.sleep(for: .milliseconds(50))
         }

@@ -86,8 +86,9 @@ import Glibc
             await first.send("GET /health HTTP/1.1\r\nHost: x\r\n")
             #expect(await first.closedByServer(within: 30), "first head, group hub \(groupHub)")
 
-            let second = try await RawConnection.open(port: port)
-            let answered = await second.exchange("GET /health HTTP/1.1\r\nHost: x\r\n\r\n", within: 10, answers: 1)
+            // Connected and written in one call: the head deadline counts from the connection's start.
+            let second = try await RawConnection.open(port: port, sending: "GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            let answered = await second.receive(within: 10, answers: 1)
             #expect(answered.map { RawResponse($0).status } == 200)
             await second.send("GET /health HTTP/1.1\r\nHo")
             #expect(await second.closedByServer(within: 30), "second head, group hub \(groupHub)")
@@ -169,6 +170,12 @@ extension RawConnection {
     /// that many heads have arrived), for at most `seconds`; the bytes, or `nil` when none arrived.
     func exchange(_ text: String, within seconds: Int, answers: Int? = nil) async -> [UInt8]? {
         await self.send(text)
+        return await self.receive(within: seconds, answers: answers)
+    }
+
+    /// Reads until the server closes the connection (or, with `answers`, until that many heads have
+    /// arrived), for at most `seconds`; the bytes, or `nil` when none arrived.
+    func receive(within seconds: Int, answers: Int? = nil) async -> [UInt8]? {
         let fd = self.fd
         return await withCheckedContinuation { continuation in
             DispatchQueue.global().async {

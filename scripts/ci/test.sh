@@ -10,7 +10,7 @@ trap 'rm -f "$log"' EXIT
 swift test "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 if [ "$status" -ne 0 ]; then
-    failed=$(grep -E '✘ Test .* (failed|recorded an issue)' "$log" | sed -E 's/^.*✘ Test ([^ ]+).*$/\1/' | sort -u | tr '\n' ' ')
+    failed=$(grep -E '✘ Test .* (failed|recorded an issue)' "$log" | grep -v '✘ Test run with' | sed -E 's/^.*✘ Test ([^ ]+).*$/\1/' | sort -u | tr '\n' ' ')
     echo "FAILED test: swift test exited $status${failed:+; failing tests: $failed}"
     exit 1
 fi
