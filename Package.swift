@@ -15,9 +15,12 @@ import class Foundation.ProcessInfo
 // holds one version of most packages; of Yams it holds 5.0.1 and 6.2.2, and both build and pass,
 // so Yams takes a range across the two majors (`from:` would stop below 6).
 //
-// Environment switches (development only):
-//   INTERMISSION_CORE_ONLY=1  the core modules and their tests only, with no package dependencies,
-//                             so they build and test in seconds (`INTERMISSION_CORE_ONLY=1 swift test`).
+// A package that depends on this one chooses what it resolves with the traits below. The
+// environment switches are for working in this repository only (a dependent cannot set them):
+//   INTERMISSION_CORE_ONLY=1  the core modules and their tests only, so they build and test in
+//                             seconds (`INTERMISSION_CORE_ONLY=1 swift test`): a trait can leave a
+//                             dependency out, but not a target, and the test runner builds every
+//                             test target.
 //   INTERMISSION_FUZZ=1       adds the `intermission-fuzz` libFuzzer target (see README, "Fuzzing").
 //   INTERMISSION_STRICT=1     compiles this package's own targets with warnings as errors
 //                             (package dependencies keep their warnings); CI sets it (scripts/ci).
@@ -33,6 +36,29 @@ let swiftSettings: [SwiftSetting] =
         .enableUpcomingFeature("ExistentialAny"),
         .enableUpcomingFeature("MemberImportVisibility"),
     ] + (strict ? [.unsafeFlags(["-warnings-as-errors"])] : [])
+
+// Package traits: what a package that depends on this one resolves and builds.
+//   Playback  the player modules (HTTPFetch, InterstitialPlayback, GroupPlayback) and their
+//             networking dependencies (AsyncHTTPClient, SwiftNIO, the WebSocket client).
+//   Server    the server and the CLI (IntermissionServer, IntermissionCLI) and theirs (Hummingbird,
+//             GRDB, postgres-nio, swift-crypto, ...); enables Playback. On by default.
+// With no trait, only the core (HLSPlaylist, HLSInterstitials) is usable, and SwiftPM resolves no
+// package dependency at all: `.package(url: ..., from: ..., traits: [])`. A trait-conditioned
+// dependency is only left out of resolution, so the root package itself builds every target with
+// the default trait; scripts/ci/core-alone.sh proves it with a scratch package.
+let playbackTrait = "Playback"
+let serverTrait = "Server"
+
+/// A product of a package dependency that a player module uses, resolved only with `Playback`.
+func playbackProduct(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: [playbackTrait]))
+}
+
+/// A product of a package dependency that the server, the CLI or a test target uses, resolved only
+/// with `Server`.
+func serverProduct(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: [serverTrait]))
+}
 
 var products: [Product] = [
     .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
@@ -98,10 +124,10 @@ if !coreOnly {
         .target(
             name: "HTTPFetch",
             dependencies: [
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                playbackProduct("AsyncHTTPClient", "async-http-client"),
+                playbackProduct("NIOCore", "swift-nio"),
+                playbackProduct("NIOHTTP1", "swift-nio"),
+                playbackProduct("NIOPosix", "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -111,10 +137,10 @@ if !coreOnly {
                 "HLSInterstitials",
                 "HLSPlaylist",
                 "HTTPFetch",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                playbackProduct("AsyncHTTPClient", "async-http-client"),
+                playbackProduct("NIOCore", "swift-nio"),
+                playbackProduct("NIOHTTP1", "swift-nio"),
+                playbackProduct("NIOPosix", "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -127,11 +153,11 @@ if !coreOnly {
                 "HLSInterstitials",
                 "InterstitialPlayback",
                 "HTTPFetch",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                playbackProduct("AsyncHTTPClient", "async-http-client"),
+                playbackProduct("HummingbirdWSClient", "hummingbird-websocket"),
+                playbackProduct("Logging", "swift-log"),
+                playbackProduct("NIOCore", "swift-nio"),
+                playbackProduct("NIOHTTP1", "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -148,29 +174,29 @@ if !coreOnly {
             dependencies: [
                 "AdInsertion",
                 "GroupPlayback",
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                serverProduct("HummingbirdWebSocket", "hummingbird-websocket"),
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "HTTPFetch",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "_NIOFileSystem", package: "swift-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Yams", package: "Yams"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                serverProduct("HTTPTypes", "swift-http-types"),
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("HummingbirdCore", "hummingbird"),
+                serverProduct("AsyncHTTPClient", "async-http-client"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
+                serverProduct("NIOWebSocket", "swift-nio"),
+                serverProduct("NIOPosix", "swift-nio"),
+                serverProduct("NIOHTTPTypes", "swift-nio-extras"),
+                serverProduct("_NIOFileSystem", "swift-nio"),
+                serverProduct("GRDB", "GRDB.swift"),
+                serverProduct("Yams", "Yams"),
+                serverProduct("Prometheus", "swift-prometheus"),
+                serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("SystemPackage", "swift-system"),
+                serverProduct("CompressNIO", "compress-nio"),
+                serverProduct("PostgresNIO", "postgres-nio"),
+                serverProduct("Crypto", "swift-crypto"),
             ],
             exclude: ["Demo/make.sh", "Demo/README.md"],
             resources: [.copy("Demo")],
@@ -186,10 +212,10 @@ if !coreOnly {
                 "InterstitialPlayback",
                 "IntermissionServer",
                 "AdInsertion",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
+                serverProduct("ArgumentParser", "swift-argument-parser"),
+                serverProduct("AsyncHTTPClient", "async-http-client"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("Hummingbird", "hummingbird"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -200,12 +226,12 @@ if !coreOnly {
                 "HLSInterstitials",
                 "HLSPlaylist",
                 "IntermissionTestSupport",
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                serverProduct("HTTPTypes", "swift-http-types"),
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
+                serverProduct("NIOPosix", "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -213,7 +239,7 @@ if !coreOnly {
             name: "HTTPFetchTests",
             dependencies: [
                 "HTTPFetch", "IntermissionTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                serverProduct("AsyncHTTPClient", "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -227,15 +253,15 @@ if !coreOnly {
                 "InterstitialPlayback",
                 "IntermissionServer",
                 "IntermissionTestSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOWebSocket", package: "swift-nio"),
+                serverProduct("AsyncHTTPClient", "async-http-client"),
+                serverProduct("HummingbirdWSClient", "hummingbird-websocket"),
+                serverProduct("HummingbirdTesting", "hummingbird"),
+                serverProduct("HTTPTypes", "swift-http-types"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
+                serverProduct("NIOPosix", "swift-nio"),
+                serverProduct("NIOWebSocket", "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -255,19 +281,19 @@ if !coreOnly {
                 "HLSPlaylist",
                 "IntermissionTestSupport",
                 "InterstitialPlayback",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "CompressNIO", package: "compress-nio"),
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
+                serverProduct("AsyncHTTPClient", "async-http-client"),
+                serverProduct("HTTPTypes", "swift-http-types"),
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("HummingbirdTesting", "hummingbird"),
+                serverProduct("CompressNIO", "compress-nio"),
+                serverProduct("GRDB", "GRDB.swift"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOEmbedded", "swift-nio"),
+                serverProduct("NIOHTTPTypes", "swift-nio-extras"),
+                serverProduct("NIOPosix", "swift-nio"),
+                serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
+                serverProduct("PostgresNIO", "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -299,6 +325,18 @@ let package = Package(
     name: "Intermission",
     platforms: [.macOS(.v15)],
     products: products,
+    traits: [
+        .trait(
+            name: playbackTrait,
+            description: "The headless player, group playback and HTTP fetching, with their networking dependencies."
+        ),
+        .trait(
+            name: serverTrait,
+            description: "The ad-insertion server and the intermission CLI, with their dependencies.",
+            enabledTraits: [playbackTrait]
+        ),
+        .default(enabledTraits: [serverTrait]),
+    ],
     dependencies: dependencies,
     targets: targets
 )
