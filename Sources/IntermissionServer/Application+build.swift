@@ -115,7 +115,7 @@ enum StoreSource {
     /// A path or `sqlite:PATH` (SQLite), or `memory:`.
     case url(String)
     /// A store opened by the caller.
-    case opened(any AdStore)
+    case opened(any ServerStore)
 }
 
 /// Opens the store: a database URL names a path or `sqlite:PATH` (SQLite),
@@ -124,7 +124,7 @@ enum StoreSource {
 ///
 /// A SQLite URL may end in `?synchronous=full` (every commit flushed to the disk) or
 /// `?synchronous=normal` (the default); see `SQLiteAdStore.Durability`.
-func openStore(_ source: StoreSource) async throws -> any AdStore {
+func openStore(_ source: StoreSource) async throws -> any ServerStore {
     let url: String
     switch source {
     case .opened(let store): return store
@@ -275,7 +275,7 @@ struct ServerApplicationParts: Sendable {
     /// Conditions creatives without HLS into HLS, when the configuration has a `conditioning:`.
     let conditioner: CreativeConditioner?
 
-    init(configuration: ServerConfiguration, store: any AdStore, logger: Logger) {
+    init(configuration: ServerConfiguration, store: any ServerStore, logger: Logger) {
         let metrics = ServerMetrics()
         let responses = ResponseCache(clock: configuration.clock)
         let origin = OriginClient(
@@ -303,10 +303,11 @@ struct ServerApplicationParts: Sendable {
         self.inventory = InventoryRegistry(configuration.adInsertion.inventory)
         self.creativeDurations = CreativeDurations(origin: origin, logger: logger)
         self.metrics = metrics
-        (store as? PostgresAdStore)?.journal?.observe(metrics.journalObserver())
-        if let shared = store as? PostgresAdStore, shared.relaysGroups {
+        let capabilities = store.capabilities
+        capabilities.journal?.observe(metrics.journalObserver())
+        if let transport = capabilities.groupRelay {
             self.groups = GroupSessions(
-                relay: GroupRelayLink(transport: shared, instance: GroupRelayLink.newInstanceID(), logger: logger),
+                relay: GroupRelayLink(transport: transport, instance: GroupRelayLink.newInstanceID(), logger: logger),
                 limits: configuration.groupLimits
             )
         } else {
@@ -331,7 +332,7 @@ struct ServerApplicationParts: Sendable {
         let outbound = Self.outboundPolicy(configuration)
         self.tracking = TrackingService(
             configuration: configuration.tracking,
-            store: (store as? any TrackingStore) ?? InMemoryTrackingStore(),
+            store: capabilities.tracking ?? InMemoryTrackingStore(),
             decisions: store,
             inventory: self.inventory,
             clock: configuration.clock,
@@ -346,7 +347,7 @@ struct ServerApplicationParts: Sendable {
         self.conditioner = configuration.conditioning.map {
             CreativeConditioner(
                 configuration: $0,
-                store: (store as? any ConditioningStore) ?? InMemoryConditioningStore(),
+                store: capabilities.conditioning ?? InMemoryConditioningStore(),
                 clock: configuration.clock,
                 fetch: BoundedFetch(client: AdServerClient.sharedHTTPClient, outbound: outbound),
                 origin: origin,

@@ -21,7 +21,7 @@ enum PrunedStore: String, Sendable, CustomTestStringConvertible {
     static var available: [PrunedStore] { [.memory, .sqlite] + (TestPostgres.available ? [.postgres] : []) }
 
     /// A new, empty, migrated store of this kind.
-    func open() async throws -> any AdStore {
+    func open() async throws -> any ServerStore {
         let url: String
         switch self {
         case .memory: url = "memory:"

@@ -14,7 +14,7 @@ import Testing
 
 /// An in-memory store whose first `breaks(channel:)` read is held: it reads the breaks, then waits
 /// until the test lets it answer (with what it read). Every other call goes straight through.
-actor HeldBreakReadStore: AdStore {
+actor HeldBreakReadStore: ServerStore {
     private let base = InMemoryAdStore()
     private var holdUsed = false
     private var reached = false

@@ -70,7 +70,7 @@ public struct ServerConfiguration: Sendable {
     public var groupLimits = GroupLimits()
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
     /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
-    public var openedStore: (any AdStore)?
+    public var openedStore: (any ServerStore)?
     /// Tracking beacons and viewer plans (the `tracking:` section).
     public var tracking = TrackingConfiguration()
     /// Where requests for URLs from ad servers' documents may go (the `outbound:` section): VAST

@@ -3,27 +3,27 @@ import Logging
 import ServiceLifecycle
 
 /// Brings the live breaks and the inventory that other server instances change in a shared store
-/// into this instance: each channel the store reports (`PostgresAdStore.breakChanges()`) has its
+/// into this instance: each channel the store reports (`SharedStoreChanges.breakChanges()`) has its
 /// stored breaks and cached playlists forgotten, so the next playlist request reads them again; at
-/// each inventory change (`PostgresAdStore.inventoryUpdates()`) the inventory is made again from the
-/// configured one and every stored change.
+/// each inventory change (`SharedStoreChanges.inventoryUpdates()`) the inventory is made again from
+/// the configured one and every stored change.
 ///
 /// Only a shared store has one; with SQLite or memory the server runs without it, and nothing on
 /// their paths changes.
 struct BreakChangeService: Service {
-    let store: PostgresAdStore
+    let store: any SharedStoreChanges
     let playlists: PlaylistService
     let inventory: InventoryRegistry
     let logger: Logger
 
     /// The service for `store` when it is shared by instances, else none.
     static func services(
-        store: any AdStore,
+        store: any ServerStore,
         playlists: PlaylistService,
         inventory: InventoryRegistry,
         logger: Logger
     ) -> [any Service] {
-        guard let shared = store as? PostgresAdStore else { return [] }
+        guard let shared = store.capabilities.shared else { return [] }
         return [BreakChangeService(store: shared, playlists: playlists, inventory: inventory, logger: logger)]
     }
 

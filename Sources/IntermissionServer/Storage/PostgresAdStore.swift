@@ -32,7 +32,7 @@ import Synchronization
 /// The schema is migrated with the same steps as SQLite's (recorded by name in
 /// `intermission_migration`), in one transaction under an advisory lock, so instances that start
 /// together migrate once.
-public final class PostgresAdStore: AdStore {
+public final class PostgresAdStore: ServerStore, SharedStoreChanges {
     /// The `NOTIFY` channel of break changes.
     static let notifyChannel = "intermission_breaks"
 
@@ -101,6 +101,18 @@ public final class PostgresAdStore: AdStore {
         // Detached: the client's run ends when its task is cancelled (in `close()`), never with the
         // graceful shutdown of a service group it happens to be created in.
         self.runner = Task.detached { await client.run() }
+    }
+
+    /// Tracking, conditioning, group relay (unless the URL says `groups=local`) and the decision
+    /// journal (when configured) in the same database, shared by every instance.
+    public var capabilities: StoreCapabilities {
+        StoreCapabilities(
+            tracking: self,
+            conditioning: self,
+            shared: self,
+            groupRelay: self.relaysGroups ? self : nil,
+            journal: self.journal
+        )
     }
 
     // MARK: - Lifecycle

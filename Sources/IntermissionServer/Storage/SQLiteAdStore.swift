@@ -36,7 +36,7 @@ import SystemPackage
 /// opened before each decision and after each commit, and until they match again it acknowledges
 /// nothing (decisions, breaks and inventory changes throw `AdInsertionError.Code.storage`), since
 /// what it writes would be lost at the next start.
-public final class SQLiteAdStore: AdStore {
+public final class SQLiteAdStore: ServerStore {
     /// How a commit reaches the disk before a decision is answered.
     ///
     /// Both keep every answered decision through a crash or `SIGKILL` of the server process (what
@@ -67,6 +67,9 @@ public final class SQLiteAdStore: AdStore {
 
     /// How many decisions the store remembers by default (about 400 bytes each).
     public static let defaultRememberedDecisions = 65_536
+
+    /// Tracking and conditioning in the same database file.
+    public var capabilities: StoreCapabilities { StoreCapabilities(tracking: self, conditioning: self) }
 
     /// Opens (creating if needed) the database at `path`.
     ///

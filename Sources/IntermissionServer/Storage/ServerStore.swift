@@ -1,0 +1,63 @@
+import AdInsertion
+
+/// A storage driver as the server sees it: the ``AdInsertion/AdStore`` and what else the driver
+/// keeps in the same database, offered as ``StoreCapabilities``, so that the server reaches every
+/// part through this protocol and never asks which driver it has.
+///
+/// The server's drivers are ``SQLiteAdStore`` and ``PostgresAdStore``; `InMemoryAdStore` offers
+/// nothing more, and neither does a store a caller writes (the default ``capabilities``).
+public protocol ServerStore: AdStore {
+    /// What the driver offers beyond the ad store.
+    var capabilities: StoreCapabilities { get }
+}
+
+extension ServerStore {
+    /// Nothing beyond the ad store: tracking and conditioning are kept in memory, and the store is
+    /// not shared by several instances.
+    public var capabilities: StoreCapabilities { StoreCapabilities() }
+}
+
+extension InMemoryAdStore: ServerStore {}
+
+/// What a storage driver offers the server beyond the ``AdInsertion/AdStore`` protocol. A part a
+/// driver does not offer is `nil`, and the server then keeps it in memory or goes without it.
+public struct StoreCapabilities: Sendable {
+    /// Where tracking tokens and beacons are kept.
+    var tracking: (any TrackingStore)?
+    /// Where the state of creative conditioning is kept (shared by instances on one database).
+    var conditioning: (any ConditioningStore)?
+    /// Changes other instances make in a store they share: break revisions and inventory changes.
+    var shared: (any SharedStoreChanges)?
+    /// The relay that carries group messages between instances.
+    var groupRelay: (any GroupRelayTransport)?
+    /// The write-ahead journal of decisions, when the driver has one.
+    var journal: DecisionJournal?
+
+    /// A driver that offers nothing beyond the ad store.
+    public init() {}
+
+    /// A driver's parts.
+    init(
+        tracking: (any TrackingStore)?,
+        conditioning: (any ConditioningStore)?,
+        shared: (any SharedStoreChanges)? = nil,
+        groupRelay: (any GroupRelayTransport)? = nil,
+        journal: DecisionJournal? = nil
+    ) {
+        self.tracking = tracking
+        self.conditioning = conditioning
+        self.shared = shared
+        self.groupRelay = groupRelay
+        self.journal = journal
+    }
+}
+
+/// A store shared by several server instances: what the others change, as it is seen.
+protocol SharedStoreChanges: InventoryStore {
+    /// The channels whose live breaks another instance changed, each as it is seen.
+    func breakChanges() -> AsyncStream<String>
+    /// A signal at each inventory change made anywhere.
+    func inventoryUpdates() -> AsyncStream<Void>
+    /// Reading the inventory's changes failed after an update: the next re-read signals again.
+    func inventoryReadFailed()
+}
