@@ -39,7 +39,7 @@ struct AdServerStorageTests {
         let encoded = String(decoding: try JSONEncoder().encode(made.assets), as: UTF8.self)
         let reread = try JSONDecoder().decode(
             [AdDecision.Asset].self,
-            from: Data(SQLiteAdStore.assetsText(made.assets).utf8)
+            from: Data(DecisionColumns.assetsText(made.assets).utf8)
         )
         #expect(reread == made.assets)
         #expect(encoded.contains("\"tracking\""))

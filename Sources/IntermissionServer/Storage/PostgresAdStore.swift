@@ -32,7 +32,7 @@ import Synchronization
 /// The schema is migrated with the same steps as SQLite's (recorded by name in
 /// `intermission_migration`), in one transaction under an advisory lock, so instances that start
 /// together migrate once.
-public final class PostgresAdStore: ServerStore, SharedStoreChanges {
+public final class PostgresAdStore: ServerStore, SharedStoreChanges, TransactionalDecisionStore {
     /// The `NOTIFY` channel of break changes.
     static let notifyChannel = "intermission_breaks"
 
@@ -345,14 +345,9 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges {
             let rows = try await self.client.query(
                 "SELECT creatives FROM decision WHERE viewer = \(viewer) AND decided_at_ms >= \(since.millisecondsSince1970)"
             )
-            for try await list in rows.decode(String.self) { Self.addCreatives(list, to: &creatives) }
+            for try await list in rows.decode(String.self) { creatives.formUnion(DecisionColumns.creatives(in: list)) }
             return creatives
         }
-    }
-
-    /// Stores a decision unless one exists for its key; returns the stored one.
-    public func save(_ decision: AdDecision) async throws -> AdDecision {
-        try await self.findOrCreateDecision(decision.key, recentSince: nil) { _ in decision }.decision
     }
 
     /// Returns the stored decision for `key`, or makes one with `make` and stores it; when another
@@ -425,25 +420,20 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges {
         var recent = Set<String>()
         let statement = FindDecision(key: key, since: recentSince?.millisecondsSince1970 ?? .max)
         for try await row in try await self.client.execute(statement) {
-            Self.addCreatives(row.creatives, to: &recent)
+            recent.formUnion(DecisionColumns.creatives(in: row.creatives))
             guard row.isKey else { continue }
-            let assets = try JSONDecoder().decode([AdDecision.Asset].self, from: Data(row.assets.utf8))
-            existing = AdDecision(
+            existing = try DecisionColumns(
                 viewer: key.viewer,
                 scope: key.scope,
                 breakID: key.breakID,
-                decidedAt: DateTime(millisecondsSince1970: row.decidedAt),
-                startOffset: row.startOffset.map { MediaTime(nanoseconds: $0) },
-                podDuration: MediaTime(nanoseconds: row.pod),
-                assets: assets,
+                decidedAt: row.decidedAt,
+                startOffset: row.startOffset,
+                pod: row.pod,
+                assets: row.assets,
                 nonce: row.nonce
-            )
+            ).decision()
         }
         return (existing, recentSince == nil ? [] : recent)
-    }
-
-    private static func addCreatives(_ list: String, to set: inout Set<String>) {
-        for id in list.split(separator: "\n", omittingEmptySubsequences: true) { set.insert(String(id)) }
     }
 
     /// How many decisions are stored.
@@ -778,15 +768,16 @@ private struct InsertDecision: PostgresPreparedStatement {
 
     func makeBindings() throws -> PostgresBindings {
         var bindings = PostgresBindings(capacity: 9)
-        bindings.append(self.decision.viewer)
-        bindings.append(self.decision.scope)
-        bindings.append(self.decision.breakID)
-        bindings.append(self.decision.decidedAt.millisecondsSince1970)
-        bindings.append(self.decision.startOffset?.nanoseconds)
-        bindings.append(self.decision.podDuration.nanoseconds)
-        bindings.append(SQLiteAdStore.assetsText(self.decision.assets))
-        bindings.append(SQLiteAdStore.creativesText(self.decision.assets))
-        bindings.append(self.decision.nonce)
+        let columns = DecisionColumns(self.decision)
+        bindings.append(columns.viewer)
+        bindings.append(columns.scope)
+        bindings.append(columns.breakID)
+        bindings.append(columns.decidedAt)
+        bindings.append(columns.startOffset)
+        bindings.append(columns.pod)
+        bindings.append(columns.assets)
+        bindings.append(DecisionColumns.creativesText(self.decision.assets))
+        bindings.append(columns.nonce)
         return bindings
     }
 

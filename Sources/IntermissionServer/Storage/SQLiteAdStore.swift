@@ -36,7 +36,7 @@ import SystemPackage
 /// opened before each decision and after each commit, and until they match again it acknowledges
 /// nothing (decisions, breaks and inventory changes throw `AdInsertionError.Code.storage`), since
 /// what it writes would be lost at the next start.
-public final class SQLiteAdStore: ServerStore {
+public final class SQLiteAdStore: ServerStore, TransactionalDecisionStore {
     /// How a commit reaches the disk before a decision is answered.
     ///
     /// Both keep every answered decision through a crash or `SIGKILL` of the server process (what
@@ -244,10 +244,9 @@ public final class SQLiteAdStore: ServerStore {
                 sql:
                     "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
             )
-            let decoder = JSONDecoder()
             while let row = try rows.next() {
                 let assetsText: String = row["assets"]
-                let assets = try decoder.decode([AdDecision.Asset].self, from: Data(assetsText.utf8))
+                let assets = try DecisionColumns.assets(assetsText)
                 let viewer: String = row["viewer"]
                 let scope: String = row["scope"]
                 let breakID: String = row["break_id"]
@@ -255,7 +254,7 @@ public final class SQLiteAdStore: ServerStore {
                 let offset: Int64? = row["start_offset_ns"]
                 let pod: Int64 = row["pod_ns"]
                 try insert.execute(arguments: [
-                    viewer, scope, breakID, decidedAt, offset, pod, assetsText, Self.creativesText(assets),
+                    viewer, scope, breakID, decidedAt, offset, pod, assetsText, DecisionColumns.creativesText(assets),
                 ])
             }
             try db.execute(
@@ -298,11 +297,6 @@ public final class SQLiteAdStore: ServerStore {
         """
     }
 
-    /// The `creatives` column: the creative IDs of a decision, one per line.
-    static func creativesText(_ assets: [AdDecision.Asset]) -> String {
-        assets.map(\.creativeID).joined(separator: "\n")
-    }
-
     /// Every change recorded, oldest first.
     public func inventoryChanges() async throws -> [InventoryChange] {
         let rows = try await self.pool.read { db in
@@ -337,12 +331,6 @@ public final class SQLiteAdStore: ServerStore {
     /// The creatives a viewer was given in decisions made at or after `since`.
     public func recentCreatives(viewer: String, since: DateTime) async throws -> Set<String> {
         try await self.pool.read { db in try Self.fetchRecent(db, viewer: viewer, since: since) }
-    }
-
-    /// Stores a decision unless one exists for its key; returns the stored one.
-    public func save(_ decision: AdDecision) async throws -> AdDecision {
-        // The same path as a decision made here: the writer keeps an earlier one.
-        try await self.findOrCreateDecision(decision.key, recentSince: nil) { _ in decision }.decision
     }
 
     /// Returns the stored decision for `key`, or makes one with `make` and stores it.
@@ -412,21 +400,7 @@ public final class SQLiteAdStore: ServerStore {
                     "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, nonce FROM decision ORDER BY rowid DESC LIMIT ?",
                 arguments: [count]
             )
-            let decoder = JSONDecoder()
-            return try rows.map { row in
-                let assetsText: String = row["assets"]
-                let offset: Int64? = row["start_offset_ns"]
-                return AdDecision(
-                    viewer: row["viewer"],
-                    scope: row["scope"],
-                    breakID: row["break_id"],
-                    decidedAt: DateTime(millisecondsSince1970: row["decided_at_ms"]),
-                    startOffset: offset.map { MediaTime(nanoseconds: $0) },
-                    podDuration: MediaTime(nanoseconds: row["pod_ns"]),
-                    assets: try decoder.decode([AdDecision.Asset].self, from: Data(assetsText.utf8)),
-                    nonce: row["nonce"]
-                )
-            }
+            return try rows.map { try Self.columns($0).decision() }
         }
     }
 
@@ -480,22 +454,25 @@ public final class SQLiteAdStore: ServerStore {
             let row = try Row.fetchOne(
                 db.cachedStatement(
                     sql:
-                        "SELECT decided_at_ms, start_offset_ns, pod_ns, assets, nonce FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
+                        "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, nonce FROM decision WHERE viewer = ? AND scope = ? AND break_id = ?"
                 ),
                 arguments: [key.viewer, key.scope, key.breakID]
             )
         else { return nil }
-        let assetsText: String = row["assets"]
-        let assets = try JSONDecoder().decode([AdDecision.Asset].self, from: Data(assetsText.utf8))
-        let offset: Int64? = row["start_offset_ns"]
-        return AdDecision(
-            viewer: key.viewer,
-            scope: key.scope,
-            breakID: key.breakID,
-            decidedAt: DateTime(millisecondsSince1970: row["decided_at_ms"]),
-            startOffset: offset.map { MediaTime(nanoseconds: $0) },
-            podDuration: MediaTime(nanoseconds: row["pod_ns"]),
-            assets: assets,
+        return try Self.columns(row).decision()
+    }
+
+    /// The columns of a row that selects `viewer, scope, break_id, decided_at_ms, start_offset_ns,
+    /// pod_ns, assets, nonce`.
+    private static func columns(_ row: Row) -> DecisionColumns {
+        DecisionColumns(
+            viewer: row["viewer"],
+            scope: row["scope"],
+            breakID: row["break_id"],
+            decidedAt: row["decided_at_ms"],
+            startOffset: row["start_offset_ns"],
+            pod: row["pod_ns"],
+            assets: row["assets"],
             nonce: row["nonce"]
         )
     }
@@ -506,42 +483,20 @@ public final class SQLiteAdStore: ServerStore {
             db.cachedStatement(sql: "SELECT creatives FROM decision WHERE viewer = ? AND decided_at_ms >= ?"),
             arguments: [viewer, since.millisecondsSince1970]
         )
-        while let list = try lists.next() {
-            for id in list.split(separator: "\n", omittingEmptySubsequences: true) { creatives.insert(String(id)) }
-        }
+        while let list = try lists.next() { creatives.formUnion(DecisionColumns.creatives(in: list)) }
         return creatives
     }
 
-    /// The `assets` column: the JSON that `JSONEncoder` makes of `[AdDecision.Asset]` (so rows
-    /// written by either decode alike), written directly because it is on every new decision's path.
-    static func assetsText(_ assets: [AdDecision.Asset]) -> String {
-        JSONValue.array(
-            assets.map { asset in
-                .object(
-                    [
-                        ("creativeID", .string(asset.creativeID)),
-                        ("uri", .string(asset.uri)),
-                        ("duration", .object([("nanoseconds", .number(Double(asset.duration.nanoseconds)))])),
-                    ] + (asset.tracking.map { [("tracking", $0.jsonValue)] } ?? [])
-                        + (asset.skipOffset.map {
-                            [("skipOffset", .object([("nanoseconds", .number(Double($0.nanoseconds)))]))]
-                        } ?? []) + (asset.universalAdID.map { [("universalAdID", .string($0))] } ?? [])
-                )
-            }
-        ).text()
-    }
-
     private static func insert(_ db: Database, _ decision: AdDecision) throws {
-        let assets = Self.assetsText(decision.assets)
+        let columns = DecisionColumns(decision)
         // Cached statements: preparing (and authorizing) SQL costs more than running it.
         try db.cachedStatement(
             sql:
                 "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives, nonce) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
         ).execute(
             arguments: [
-                decision.viewer, decision.scope, decision.breakID, decision.decidedAt.millisecondsSince1970,
-                decision.startOffset?.nanoseconds, decision.podDuration.nanoseconds, assets,
-                Self.creativesText(decision.assets), decision.nonce,
+                columns.viewer, columns.scope, columns.breakID, columns.decidedAt, columns.startOffset, columns.pod,
+                columns.assets, DecisionColumns.creativesText(decision.assets), columns.nonce,
             ]
         )
     }

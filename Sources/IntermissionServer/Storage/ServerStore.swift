@@ -19,6 +19,18 @@ extension ServerStore {
 
 extension InMemoryAdStore: ServerStore {}
 
+/// A driver whose ``AdInsertion/DecisionStore/findOrCreateDecision(_:recentSince:make:)`` is
+/// atomic (one transaction, or one statement that keeps an earlier row): saving is finding or
+/// creating the decision given, so the earlier one wins as the protocol asks.
+protocol TransactionalDecisionStore: DecisionStore {}
+
+extension TransactionalDecisionStore {
+    /// Stores a decision unless one exists for its key; returns the stored one.
+    public func save(_ decision: AdDecision) async throws -> AdDecision {
+        try await self.findOrCreateDecision(decision.key, recentSince: nil) { _ in decision }.decision
+    }
+}
+
 /// What a storage driver offers the server beyond the ``AdInsertion/AdStore`` protocol. A part a
 /// driver does not offer is `nil`, and the server then keeps it in memory or goes without it.
 public struct StoreCapabilities: Sendable {
