@@ -62,7 +62,13 @@ struct ClientBeaconCommandTests {
             #expect(moment == [0, 0, 0, 2.5, 5, 7.5, 10][index % order.count], "\(beacon)")
             let time = try #require(beacon["t"] as? Double)
             let late = (time - (start + moment)) / speed
-            #expect(late >= 0 && late <= 0.25, "\(names[index]) answered \(late) s of wall time after its moment")
+            // Up to 5 ms early is allowed: the asset's start is logged when the player selects the
+            // asset, which a loaded machine may do slightly after the playhead it counts from began
+            // (seen once: 1 ms of wall time early, beside a full test run and two builds).
+            #expect(
+                late >= -0.005 && late <= 0.25,
+                "\(names[index]) answered \(late) s of wall time after its moment"
+            )
         }
 
         // At the server: each of the fourteen once, no duplicates.

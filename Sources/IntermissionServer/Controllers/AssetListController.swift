@@ -32,8 +32,7 @@ struct AssetListController: Sendable {
     /// Adds the route.
     func addRoutes(to router: Router<ServerRequestContext>) {
         router.getAndHead("v1/asset-lists/{scope}/{break}.json") { request, context -> Response in
-            try Self.checkAssetListInput(request, context: context)
-            return try await self.assetList(request, context: context)
+            try await self.assetList(try Self.input(request, context: context), request: request, context: context)
         }
     }
 
@@ -45,28 +44,17 @@ struct AssetListController: Sendable {
     /// `GET /v1/asset-lists/{scope}/{break}.json`: the whole break's pod, arranged for the start
     /// offset; stored per viewer, decided on the spot for anonymous requests, an empty pod when the
     /// storage fails.
-    func assetList(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        let scopeText = try context.parameters.require("scope")
-        let breakID = try context.parameters.require("break")
-        guard let scope = AdScope(rawValue: scopeText) else {
+    func assetList(_ input: AssetListInput, request: Request, context: ServerRequestContext) async throws -> Response {
+        let breakID = input.breakID
+        guard let scope = AdScope(rawValue: input.scope) else {
             throw APIError.notFound("unknown scope: expected vod-{asset} or live-{channel}")
         }
-        guard breakID.utf8.count <= 200 else { throw APIError.notFound("no break with an ID that long") }
         let plan = try self.tracking.plan(of: request)
-        let query = request.uri.queryParameters
-        if let id = query[Substring(InterstitialRequestURL.interstitialIDParameter)], id != breakID {
+        if let id = input.interstitialID, id != breakID {
             throw APIError.badRequest("_HLS_interstitial_id does not match the break of the path")
         }
-        var startOffset: MediaTime?
-        if let text = query[Substring(InterstitialRequestURL.startOffsetParameter)] {
-            // Checked by `checkAssetListInput` before the route runs; parsed again here.
-            startOffset = try Self.startOffset(String(text))
-        }
-        var viewer = query[Substring(InterstitialRequestURL.primaryIDParameter)].map(String.init)
-        if viewer == nil, let field = request.headers.first(where: { $0.name.canonicalName == "x-playback-session-id" })
-        {
-            viewer = field.value
-        }
+        let startOffset = input.startOffset
+        let viewer = input.viewer
         let now = self.clock.now()
         let duration: MediaTime
         switch scope.kind {
@@ -263,56 +251,29 @@ struct AssetListAnswers: Sendable {
 
     private static let sessionField = HTTPField.Name("X-Playback-Session-Id")!
 
-    /// The asset, break and viewer of a request target, or `nil` when it is not one this type takes.
+    /// The asset, break and viewer of a request target, or `nil` when it is not one this type takes:
+    /// a plain path and query (nothing to percent-decode, see ``AssetListInput/isPlain``), inputs
+    /// within their ranges, a viewer named by `_HLS_primary_id`, and `_HLS_interstitial_id` (when
+    /// given) naming the break of the path.
     static func parse(_ target: String) -> (asset: String, breakID: String, viewer: String)? {
-        guard target.utf8.count <= InputLimits.requestTargetBytes,
-            target.utf8.allSatisfy({ Self.plain[Int($0)] })
-        else { return nil }
+        guard target.utf8.count <= InputLimits.requestTargetBytes else { return nil }
         let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
-        let segments = parts[0].dropFirst("/v1/asset-lists/vod-".count).split(
+        guard parts[0].utf8.allSatisfy({ AssetListInput.plain[Int($0)] }) else { return nil }
+        let segments = parts[0].dropFirst("/v1/asset-lists/".count).split(
             separator: "/",
             omittingEmptySubsequences: false
         )
-        guard segments.count == 2, segments[1].hasSuffix(".json") else { return nil }
-        let asset = String(segments[0])
-        let breakID = String(segments[1].dropLast(".json".count))
-        guard (try? InputLimits.id(asset, field: "scope")) != nil, (try? InputLimits.id(breakID, field: "break")) != nil
+        guard segments.count == 2, segments[0].hasPrefix("vod-"), segments[1].hasSuffix(".json") else { return nil }
+        guard
+            let input = try? AssetListInput(
+                scope: String(segments[0]),
+                breakID: String(segments[1].dropLast(".json".count)),
+                query: parts.count == 2 ? parts[1] : nil,
+                sessionIDs: []
+            ),
+            input.isPlain, let viewer = input.primaryID, !viewer.isEmpty,
+            input.interstitialID == nil || input.interstitialID == input.breakID
         else { return nil }
-        var viewer: Substring?
-        var interstitial: Substring?
-        var offset: Substring?
-        for item in parts.count == 2 ? parts[1].split(separator: "&") : [] {
-            let pair = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            let value = pair.count == 2 ? pair[1] : nil
-            let name = pair[0]
-            if name == InterstitialRequestURL.primaryIDParameter {
-                guard viewer == nil, let value else { return nil }
-                viewer = value
-            } else if name == InterstitialRequestURL.interstitialIDParameter {
-                guard interstitial == nil, let value else { return nil }
-                interstitial = value
-            } else if name == InterstitialRequestURL.startOffsetParameter {
-                guard offset == nil, let value else { return nil }
-                offset = value
-            }
-        }
-        guard let viewer, !viewer.isEmpty, viewer.utf8.count <= InputLimits.primaryIDBytes else { return nil }
-        if let interstitial, interstitial != breakID { return nil }
-        if let offset, (try? AssetListController.startOffset(String(offset))) == nil { return nil }
-        return (asset, breakID, String(viewer))
-    }
-
-    /// The bytes a taken request target may hold: letters, digits and `-._~/?=&`.
-    private static let plain: [Bool] = (0..<256).map { byte in
-        switch UInt8(byte) {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "/"),
-            UInt8(ascii: "?"), UInt8(ascii: "="), UInt8(ascii: "&"):
-            return true
-        default:
-            return false
-        }
+        return (String(input.scope.dropFirst("vod-".count)), input.breakID, viewer)
     }
 }

@@ -25,22 +25,21 @@ struct ScheduleController: Sendable {
     /// Adds the route.
     func addRoutes(to router: Router<ServerRequestContext>) {
         router.getAndHead("v1/schedules/{scope}/{break}.json") { request, context -> Response in
-            try AssetListController.checkAssetListInput(request, context: context)
-            return try await self.schedule(request, context: context)
+            let input = try AssetListController.input(request, context: context)
+            return try await self.schedule(input, request: request, context: context)
         }
     }
 
     /// The schedule of one viewer and break.
-    func schedule(_ request: Request, context: ServerRequestContext) async throws -> Response {
-        let scopeText = try context.parameters.require("scope")
-        let breakID = try context.parameters.require("break")
-        guard let scope = AdScope(rawValue: scopeText), scope.kind == .live else {
+    func schedule(_ input: AssetListInput, request: Request, context: ServerRequestContext) async throws -> Response {
+        let breakID = input.breakID
+        guard let scope = AdScope(rawValue: input.scope), scope.kind == .live else {
             throw APIError.notFound("unknown scope: schedules are written for live-{channel}")
         }
         guard self.assetLists.playlists.configuration.channel(scope.name)?.breakFormat == .schedule else {
             throw APIError.notFound("channel '\(scope.name)' does not publish its breaks as schedules")
         }
-        let answer = try await self.assetLists.assetList(request, context: context)
+        let answer = try await self.assetLists.assetList(input, request: request, context: context)
         let bytes = try await Self.collect(answer.body)
         let list = try AssetList.decode(Array(buffer: bytes))
         let liveBreak = try await self.assetLists.playlists.liveBreak(channel: scope.name, breakID: breakID)

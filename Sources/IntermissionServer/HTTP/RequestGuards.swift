@@ -281,29 +281,17 @@ extension RouterMethods {
 }
 
 extension AssetListController {
-    /// Checks the inputs of an asset-list request against their documented ranges (``InputLimits``)
-    /// before anything is looked up: the scope and break IDs, `_HLS_interstitial_id`,
-    /// `_HLS_start_offset` (plain decimal seconds, 0 to 3600), `_HLS_primary_id` and
-    /// `X-Playback-Session-Id` (at most 200 bytes, no control characters).
-    static func checkAssetListInput(_ request: Request, context: ServerRequestContext) throws {
-        let scope = try context.parameters.require("scope")
-        let name =
-            scope.hasPrefix("vod-") ? scope.dropFirst(4) : scope.hasPrefix("live-") ? scope.dropFirst(5) : scope[...]
-        _ = try InputLimits.id(String(name), field: "scope")
-        _ = try InputLimits.id(try context.parameters.require("break"), field: "break")
-        let query = request.uri.queryParameters
-        if let id = query["_HLS_interstitial_id"] {
-            _ = try InputLimits.id(String(id), field: "_HLS_interstitial_id")
-        }
-        if let text = query["_HLS_start_offset"] {
-            _ = try Self.startOffset(String(text))
-        }
-        if let viewer = query["_HLS_primary_id"] {
-            try Self.checkViewer(String(viewer), field: "_HLS_primary_id")
-        }
-        for field in request.headers where field.name.canonicalName == "x-playback-session-id" {
-            try Self.checkViewer(field.value, field: "X-Playback-Session-Id")
-        }
+    /// The inputs of an asset-list request, checked against their documented ranges
+    /// (``InputLimits``) before anything is looked up: the scope and break IDs,
+    /// `_HLS_interstitial_id`, `_HLS_start_offset` (plain decimal seconds, 0 to 3600),
+    /// `_HLS_primary_id` and `X-Playback-Session-Id` (at most 200 bytes, no control characters).
+    static func input(_ request: Request, context: ServerRequestContext) throws -> AssetListInput {
+        try AssetListInput(
+            scope: try context.parameters.require("scope"),
+            breakID: try context.parameters.require("break"),
+            query: request.uri.query.map { $0[...] },
+            sessionIDs: request.headers.filter { $0.name.canonicalName == "x-playback-session-id" }.map(\.value)
+        )
     }
 
     /// `_HLS_start_offset`: digits, at most one `.`, at most 4 digits before it and 30 after (a
