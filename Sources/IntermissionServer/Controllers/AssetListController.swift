@@ -240,8 +240,7 @@ struct AssetListAnswers: Sendable {
         let body = self.bodies.body(of: decision, base: base, resolving: self.resolvedURIs)
         var headers = AssetListController.answerFields
         headers[AssetListController.decisionHeader] = "stored"
-        headers[.accessControlAllowOrigin] = "*"
-        headers[.accessControlExposeHeaders] = OpenCORSMiddleware<ServerRequestContext>.exposedFields
+        OpenCORS.add(to: &headers)
         headers[.contentLength] = String(body.readableBytes)
         // Nothing was written: the storage's health is left as the last write said.
         self.metrics.decision(kind: AdScope.Kind.vod.rawValue, result: "stored", assets: decision.assets.count)

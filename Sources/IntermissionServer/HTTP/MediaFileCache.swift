@@ -42,7 +42,7 @@ struct MediaFile: Sendable {
         common[.cacheControl] = MediaFileTypes.cacheControl(of: name)
         common[.lastModified] = HTTPDate.format(secondsSince1970: self.lastModified)
         common[.eTag] = self.etag
-        CachedResponse.corsFields(into: &common)
+        OpenCORS.add(to: &common)
         var plain = common
         plain[.contentType] = type
         plain[.contentLength] = String(size)
@@ -103,7 +103,7 @@ struct MediaFile: Sendable {
         headers[.contentType] = "application/json; charset=utf-8"
         headers[.contentRange] = "bytes */\(size)"
         headers[.cacheControl] = "no-store"
-        CachedResponse.corsFields(into: &headers)
+        OpenCORS.add(to: &headers)
         let body = APIError.body(
             status: .rangeNotSatisfiable,
             code: "rangeNotSatisfiable",

@@ -48,13 +48,22 @@ struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
             response = try error.response(from: request, context: context)
         }
         guard !admin else { return response }
-        response.headers[.accessControlAllowOrigin] = "*"
-        response.headers[.accessControlExposeHeaders] = Self.exposedFields
+        OpenCORS.add(to: &response.headers)
         return response
     }
+}
 
+/// The CORS fields of every answer outside the admin API, written in one place for the middleware
+/// and for the answers made before routing (the caches' entries, returning viewers' asset lists).
+enum OpenCORS {
     /// `Access-Control-Expose-Headers` of every answer outside the admin API.
-    static var exposedFields: String { "Content-Length, Content-Type, Retry-After, X-Intermission-Decision" }
+    static let exposedFields = "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
+
+    /// Adds `Access-Control-Allow-Origin: *` and ``exposedFields`` to `headers`.
+    static func add(to headers: inout HTTPFields) {
+        headers[.accessControlAllowOrigin] = "*"
+        headers[.accessControlExposeHeaders] = Self.exposedFields
+    }
 }
 
 /// Counts requests and their latency per route (the route pattern, not the path, so label values stay few).

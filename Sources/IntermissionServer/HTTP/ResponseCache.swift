@@ -76,12 +76,6 @@ struct CachedResponse: Sendable {
     /// The bytes the entry holds (both bodies).
     var weight: Int { self.body.readableBytes + (self.gzipBody?.readableBytes ?? 0) }
 
-    /// The fields every cached answer carries besides its own: what CORS adds outside the admin API.
-    static func corsFields(into headers: inout HTTPFields) {
-        headers[.accessControlAllowOrigin] = "*"
-        headers[.accessControlExposeHeaders] = "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
-    }
-
     /// Prepares the answer for `rendered`, modified at `lastModified` (seconds since 1970); with
     /// `compressing` false it has no gzip copy (see ``ResponseCache/gzipDeferralThreshold``).
     init(_ rendered: RenderedPlaylist, tag: String, lastModified: Int64, compressing: Bool = true) {
@@ -109,7 +103,7 @@ struct CachedResponse: Sendable {
         common[.cacheControl] = rendered.kind.cacheControl
         common[.lastModified] = HTTPDate.format(secondsSince1970: lastModified)
         common[.vary] = "Accept-Encoding"
-        Self.corsFields(into: &common)
+        OpenCORS.add(to: &common)
         var plain = common
         plain[.contentType] = "application/vnd.apple.mpegurl"
         plain[.eTag] = self.etag
