@@ -65,6 +65,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
         services.append(GroupRelayService(transport: relay.transport, groups: parts.groups, instance: relay.instance))
     }
     services.append(UpstreamPollingService(feeds: parts.playlists.feeds))
+    services.append(BeaconForwarderService(forwarder: parts.tracking.forwarder))
     services.append(
         CreativeDurationService(
             durations: parts.creativeDurations,

@@ -3,6 +3,7 @@ import HTTPFetch
 import Logging
 import NIOCore
 import NIOHTTP1
+import ServiceLifecycle
 
 /// Forwards recorded beacons (and VAST error URLs) to the ad server's URLs, off the request path:
 /// a bounded queue, a few workers, a rate limit per destination host, and retries with exponential
@@ -17,6 +18,10 @@ import NIOHTTP1
 /// server or a document that names one host many times costs bounded memory and bounded
 /// requests. Every request goes through the server's `OutboundPolicy`: a destination it refuses
 /// is logged, counted and not retried.
+///
+/// The work happens in ``run()``, which the service group owns (``BeaconForwarderService``): the
+/// workers and the retries' waits are child tasks of one task group there, so a shutdown ends them
+/// all; the waits are on the clock the forwarder is given.
 actor BeaconForwarder {
     /// One forward to make.
     struct Job: Sendable {
@@ -58,12 +63,30 @@ actor BeaconForwarder {
     private var workers = 0
     private var statistics = Statistics()
     private static let maximumWorkers = 4
+    /// What ``run()`` is told: jobs to work on, or a retry to wait for.
+    private let wakes = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
+    /// The clock retries wait on.
+    private let clock: any Clock<Duration>
 
-    init(fetch: BoundedFetch, configuration: TrackingConfiguration, logger: Logger, metrics: ServerMetrics? = nil) {
+    private enum Wake {
+        /// Jobs were queued: start workers if fewer than ``maximumWorkers`` run.
+        case jobs
+        /// Queue `job` again after `delay`.
+        case retry(Job, after: Duration)
+    }
+
+    init(
+        fetch: BoundedFetch,
+        configuration: TrackingConfiguration,
+        logger: Logger,
+        metrics: ServerMetrics? = nil,
+        clock: any Clock<Duration> = ContinuousClock()
+    ) {
         self.fetch = fetch
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
+        self.clock = clock
         self.limiter = HostRateLimiter(
             rate: configuration.forwardRatePerHost,
             burst: configuration.forwardBurstPerHost
@@ -99,9 +122,29 @@ actor BeaconForwarder {
 
     private func push(_ job: Job) {
         self.queue.append(job)
-        if self.workers < Self.maximumWorkers {
-            self.workers += 1
-            Task { await self.work() }
+        self.wakes.continuation.yield(.jobs)
+    }
+
+    /// Sends the queued forwards until the task is cancelled (the service group's shutdown): up to
+    /// ``maximumWorkers`` at a time, each retry waiting on the clock; every one of them is a child
+    /// task here, so none outlives the forwarder's service.
+    func run() async {
+        let clock = self.clock
+        await withDiscardingTaskGroup { group in
+            for await wake in self.wakes.stream {
+                switch wake {
+                case .jobs:
+                    while self.workers < Self.maximumWorkers && self.head < self.queue.count {
+                        self.workers += 1
+                        group.addTask { await self.work() }
+                    }
+                case .retry(let job, let delay):
+                    group.addTask {
+                        guard (try? await clock.sleep(for: delay)) != nil else { return }
+                        await self.push(job)
+                    }
+                }
+            }
         }
     }
 
@@ -155,10 +198,7 @@ actor BeaconForwarder {
             var again = job
             again.attempt += 1
             let delay = self.configuration.forwardRetryDelay * (1 << min(job.attempt - 1, 20))
-            Task {
-                try? await Task.sleep(for: delay)
-                self.push(again)
-            }
+            self.wakes.continuation.yield(.retry(again, after: delay))
         }
     }
 
@@ -249,5 +289,14 @@ extension Duration {
     fileprivate var seconds: Double {
         let (seconds, attoseconds) = self.components
         return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
+
+/// The beacon forwarder's part in the service group: runs its workers until the group shuts down.
+struct BeaconForwarderService: Service {
+    let forwarder: BeaconForwarder
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await self.forwarder.run() }
     }
 }
