@@ -366,6 +366,8 @@ final class ResponseCache: Sendable {
             return true
         }
         if deferred && kept {
+            // Unowned by design, and short: one compression of a body already answered; it ends by
+            // itself, and the entry is complete without it.
             Task.detached(priority: .utility) {
                 self.addGzipCopy(rendered, tag: tag, lastModified: modified, key: name)
             }
@@ -459,6 +461,8 @@ struct CachingResponder<Next: HTTPResponder>: HTTPResponder where Next.Context =
             let next = self.next
             let cache = self.cache
             let owned = String(key)
+            // Owned by the cache's single flight for `key` (``ResponseCache/finish(_:)`` ends it);
+            // one request through the router, bounded by its deadlines.
             Task {
                 _ = try? await next.respond(to: request, context: context)
                 cache.finish(owned[...])

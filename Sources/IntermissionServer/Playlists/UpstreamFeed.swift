@@ -217,6 +217,7 @@ actor UpstreamFeed {
         self.wake()
         await withCheckedContinuation { continuation in
             self.waiters.append((sequence, continuation))
+            // The waiter's limit: ends after `limit` (or with the feed, which holds no reference).
             Task { [weak self] in
                 try? await Task.sleep(for: limit)
                 await self?.releaseWaiters(all: true)
@@ -295,6 +296,8 @@ actor UpstreamFeed {
             self.wakeRequested = false
             return
         }
+        // The pause's timer, cancelled below when the pause ends; the poll loop that pauses is a
+        // child task of ``UpstreamFeeds/run()``.
         let timer = Task { [weak self] in
             // Cancelled (woken early): no wake, or it would cut the next pause short.
             guard (try? await Task.sleep(for: duration)) != nil else { return }
@@ -305,6 +308,7 @@ actor UpstreamFeed {
                 if Task.isCancelled { continuation.resume() } else { self.sleeper = continuation }
             }
         } onCancel: {
+            // A hop to this actor from the cancellation handler, which cannot await.
             Task { await self.wake() }
         }
         timer.cancel()
@@ -317,6 +321,7 @@ actor UpstreamFeed {
     /// caller that finds a read under way waits for that one.
     private func read(fetching: Bool) async {
         if let reading = self.reading { return await reading.value }
+        // Owned by the feed (`reading`) and awaited by every caller that shares the read.
         let task = Task {
             await self.performRead(fetching: fetching)
             self.reading = nil

@@ -58,6 +58,7 @@ final class UpstreamFeeds: Sendable {
             state.feeds[key] = Entry(feed: feed, weight: 0, order: state.order)
             return feed
         }
+        // Short hops to the feeds' actors: a retired feed ends its own loop.
         for old in retired { Task { await old.retire() } }
         return feed
     }
@@ -86,6 +87,7 @@ final class UpstreamFeeds: Sendable {
                 retired.append(oldest.value.feed)
             }
         }
+        // Short hops to the feeds' actors: a retired feed ends its own loop.
         for old in retired { Task { await old.retire() } }
     }
 
@@ -105,6 +107,7 @@ final class UpstreamFeeds: Sendable {
     /// A channel's breaks changed: its feeds read their upstream again at once (and decorate it
     /// with the new breaks).
     func breaksChanged(channel id: String) {
+        // Short hops to the feeds' actors (a wake resumes the loop that ``run()`` owns).
         for feed in self.feeds(ofChannel: id) { Task { await feed.wake() } }
     }
 

@@ -18,6 +18,8 @@ enum Deadline {
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let race = Race<T>()
+        // Both tasks are cancelled when `run` returns; the work is deliberately not awaited (a
+        // database call that ignores cancellation must not hold the caller past its deadline).
         let work = Task {
             do {
                 race.finish(.success(try await body()))

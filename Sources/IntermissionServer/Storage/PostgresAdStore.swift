@@ -98,7 +98,8 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
         self.logger = logger
         self.memory = Mutex(RememberedDecisions(capacity: max(1, remembering)))
         self.changes = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1024))
-        // Detached: the client's run ends when its task is cancelled (in `close()`), never with the
+        // Owned by the store: `close()` (run by the store's service at shutdown) cancels it and
+        // waits for it. Detached: the client's run ends when its task is cancelled, never with the
         // graceful shutdown of a service group it happens to be created in.
         self.runner = Task.detached { await client.run() }
     }
@@ -638,6 +639,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     private func startWatching() {
         self.watcher.withLock { watcher in
             guard watcher == nil else { return }
+            // Owned by the store: `close()` cancels it and waits for it.
             watcher = Task.detached { [weak self] in
                 guard let self else { return }
                 await withTaskGroup(of: Void.self) { group in

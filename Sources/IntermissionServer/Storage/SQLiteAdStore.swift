@@ -601,6 +601,7 @@ private final class DecisionWriter: Sendable {
             case .wait:
                 break
             case .drain:
+                // Owned by the writer: one drain at a time (`draining`), and `close()` waits for it.
                 Task { await self.drain() }
             }
         }
@@ -820,6 +821,7 @@ private final class Checkpointer: Sendable {
             state.running = true
             return true
         }
+        // Owned by the checkpointer: one run at a time (`running`), and `close()` waits for it.
         if start { Task { await self.run() } }
     }
 
