@@ -28,10 +28,19 @@ func demoConfiguration(clock: any WallClock, database: String = "memory:") throw
 }
 
 /// Runs `body` against the application listening on loopback (real HTTP).
+///
+/// HummingbirdTesting's live client connects when the test starts, and a test may send its first
+/// request long after (a player plays first): the request-head deadline, which counts from the
+/// connection's start, would close that connection ("I/O on closed channel", seen under load). So
+/// the default deadline is raised to the idle timeout here; a test of the deadline sets its own.
 func withServer<T: Sendable>(
     _ configuration: ServerConfiguration,
     _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
+    var configuration = configuration
+    if configuration.requestHeadTimeout == ServerConfiguration.defaultRequestHeadTimeout {
+        configuration.requestHeadTimeout = configuration.idleTimeout
+    }
     let app = try await buildApplication(configuration: configuration)
     return try await app.test(.live, body)
 }

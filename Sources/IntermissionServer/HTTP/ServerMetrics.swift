@@ -213,7 +213,7 @@ struct ServerMetrics: Sendable {
         name(
             "forwards_dropped",
             "total",
-            "Beacon and error-URL forwards dropped without being sent, by reason: queueFull or rateLimited (the destination host was over tracking.forwardRatePerHost)."
+            "Beacon and error-URL forwards dropped without being sent, by reason: queueFull, rateLimited (the destination host was over tracking.forwardRatePerHost) or shutdown (still queued, or waiting to retry, when a graceful shutdown's drain ended)."
         )
     }
 

@@ -20,8 +20,10 @@ import ServiceLifecycle
 /// is logged, counted and not retried.
 ///
 /// The work happens in ``run()``, which the service group owns (``BeaconForwarderService``): the
-/// workers and the retries' waits are child tasks of one task group there, so a shutdown ends them
-/// all; the waits are on the clock the forwarder is given.
+/// workers and the retries' waits are child tasks there, so none outlives the server; the waits are
+/// on the clock the forwarder is given. At a graceful shutdown (``stopTaking()``) the forwards
+/// already queued are still sent, for at most ``shutdownDrain``; the retries still waiting and what
+/// is left after that are dropped and counted (`reason="shutdown"`).
 actor BeaconForwarder {
     /// One forward to make.
     struct Job: Sendable {
@@ -67,6 +69,10 @@ actor BeaconForwarder {
     private let wakes = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
     /// The clock retries wait on.
     private let clock: any Clock<Duration>
+    /// Set by ``run()`` when the shutdown's drain begins: queued forwards are sent until then.
+    private var drainUntil: ContinuousClock.Instant?
+    /// How long a graceful shutdown keeps sending the forwards already queued.
+    static let shutdownDrain = Duration.seconds(5)
 
     private enum Wake {
         /// Jobs were queued: start workers if fewer than ``maximumWorkers`` run.
@@ -125,30 +131,67 @@ actor BeaconForwarder {
         self.wakes.continuation.yield(.jobs)
     }
 
-    /// Sends the queued forwards until the task is cancelled (the service group's shutdown): up to
-    /// ``maximumWorkers`` at a time, each retry waiting on the clock; every one of them is a child
-    /// task here, so none outlives the forwarder's service.
+    /// Sends the queued forwards until ``stopTaking()`` (or cancellation): up to ``maximumWorkers``
+    /// at a time, each retry waiting on the clock. Then the retries still waiting are dropped, and
+    /// the workers finish what is queued, for at most ``shutdownDrain``. Every one of them is a
+    /// child task here, so none outlives the forwarder's service.
     func run() async {
         let clock = self.clock
-        await withDiscardingTaskGroup { group in
-            for await wake in self.wakes.stream {
-                switch wake {
-                case .jobs:
-                    while self.workers < Self.maximumWorkers && self.head < self.queue.count {
-                        self.workers += 1
-                        group.addTask { await self.work() }
-                    }
-                case .retry(let job, let delay):
-                    group.addTask {
-                        guard (try? await clock.sleep(for: delay)) != nil else { return }
-                        await self.push(job)
+        await withDiscardingTaskGroup { workers in
+            await withDiscardingTaskGroup { retries in
+                for await wake in self.wakes.stream {
+                    switch wake {
+                    case .jobs:
+                        while self.workers < Self.maximumWorkers && self.head < self.queue.count {
+                            self.workers += 1
+                            workers.addTask { await self.work() }
+                        }
+                    case .retry(let job, let delay):
+                        retries.addTask {
+                            guard (try? await clock.sleep(for: delay)) != nil else {
+                                await self.dropAtShutdown(job)
+                                return
+                            }
+                            await self.push(job)
+                        }
                     }
                 }
+                retries.cancelAll()
+            }
+            self.drainUntil = ContinuousClock.now + Self.shutdownDrain
+            // Workers for what is queued: a job queued after the last wake has none yet.
+            while self.workers < Self.maximumWorkers && self.head < self.queue.count {
+                self.workers += 1
+                workers.addTask { await self.work() }
             }
         }
     }
 
+    /// Takes no more forwards: ``run()`` sends what is queued and ends (a graceful shutdown).
+    nonisolated func stopTaking() {
+        self.wakes.continuation.finish()
+    }
+
+    /// A retry that was still waiting when the forwarder stopped.
+    private func dropAtShutdown(_ job: Job) {
+        self.statistics.dropped += 1
+        self.pending -= 1
+        self.metrics?.forwardDropped(reason: "shutdown")
+        self.logger.warning(
+            "beacon forward dropped at shutdown while waiting to retry",
+            metadata: ["url": "\(job.url)"]
+        )
+    }
+
     private func next() -> Job? {
+        if let until = self.drainUntil, ContinuousClock.now >= until, self.head < self.queue.count {
+            let left = self.queue.count - self.head
+            self.statistics.dropped += left
+            self.pending -= left
+            for _ in 0..<left { self.metrics?.forwardDropped(reason: "shutdown") }
+            self.logger.warning("beacon forwards dropped at shutdown", metadata: ["count": "\(left)"])
+            self.head = self.queue.count
+        }
         guard self.head < self.queue.count else {
             self.queue.removeAll(keepingCapacity: true)
             self.head = 0
@@ -297,6 +340,11 @@ struct BeaconForwarderService: Service {
     let forwarder: BeaconForwarder
 
     func run() async throws {
-        await cancelWhenGracefulShutdown { await self.forwarder.run() }
+        let forwarder = self.forwarder
+        await withGracefulShutdownHandler {
+            await forwarder.run()
+        } onGracefulShutdown: {
+            forwarder.stopTaking()
+        }
     }
 }
