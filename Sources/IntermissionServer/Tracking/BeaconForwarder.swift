@@ -241,7 +241,10 @@ actor BeaconForwarder {
             var again = job
             again.attempt += 1
             let delay = self.configuration.forwardRetryDelay * (1 << min(job.attempt - 1, 20))
-            self.wakes.continuation.yield(.retry(again, after: delay))
+            if case .terminated = self.wakes.continuation.yield(.retry(again, after: delay)) {
+                // The forwarder stopped taking work: no retry will wait for this one.
+                self.dropAtShutdown(again)
+            }
         }
     }
 
