@@ -144,6 +144,13 @@ import Testing
         return positions
     }
 
+    /// Where `player` is, for a failure's message: its time, rate, interstitial and last log entries.
+    static func describe(_ player: Player) async -> String {
+        let tail = await player.log.suffix(6).map(\.description).joined(separator: "\n")
+        return "at \(await player.currentTime) s, rate \(await player.rate), "
+            + "in \(await player.currentInterstitialEventID ?? "no interstitial"); last log entries:\n\(tail)"
+    }
+
     /// Waits (at most 30 s) until `coordinator` has the group's state; fails the test otherwise.
     static func joined(_ coordinator: PlaybackCoordinator) async throws {
         try #require(await waitUntil { await coordinator.groupTime != nil }, "a participant never joined its group")
@@ -409,7 +416,8 @@ import Testing
                 #expect(await alice.play().allowed)
                 // Bob reaches his ad at 1 s.
                 await waitUntil { await bobPlayer.currentInterstitialEventID == "ad" }
-                #expect(await bobPlayer.currentInterstitialEventID == "ad")
+                let bobNow = await Self.describe(bobPlayer)
+                #expect(await bobPlayer.currentInterstitialEventID == "ad", "Bob \(bobNow)")
                 let before = await alice.groupTime ?? .zero
                 let seek = await bob.seek(toItemTime: MediaTime(seconds: 15))
                 #expect(!seek.allowed, "\(seek)")
@@ -712,7 +720,8 @@ import Testing
                     await bobPlayer.currentInterstitialEventID == "ident"
                 }
                 let bobIn = await bobPlayer.currentInterstitialTime ?? .zero
-                #expect(bobIn >= MediaTime(seconds: 0.9), "Bob entered the ident at \(bobIn)")
+                let bobNow = await Self.describe(bobPlayer)
+                #expect(bobIn >= MediaTime(seconds: 0.9), "Bob entered the ident at \(bobIn); Bob \(bobNow)")
                 var inside = await Self.coordinatedTimes(coordinators)
                 await waitUntil(within: deadline - ContinuousClock.now) {
                     inside = await Self.coordinatedTimes(coordinators)
