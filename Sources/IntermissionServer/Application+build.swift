@@ -309,10 +309,11 @@ struct ServerApplicationParts: Sendable {
         if let transport = capabilities.groupRelay {
             self.groups = GroupSessions(
                 relay: GroupRelayLink(transport: transport, instance: GroupRelayLink.newInstanceID(), logger: logger),
-                limits: configuration.groupLimits
+                limits: configuration.groupLimits,
+                clock: configuration.groupClock
             )
         } else {
-            self.groups = GroupSessions(limits: configuration.groupLimits)
+            self.groups = GroupSessions(limits: configuration.groupLimits, clock: configuration.groupClock)
         }
         self.vodMetrics = metrics.bind(route: "/vod/{asset}/**")
         self.liveMetrics = metrics.bind(route: "/live/{channel}/**")

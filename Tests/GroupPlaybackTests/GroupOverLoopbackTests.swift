@@ -7,6 +7,7 @@ import HTTPTypes
 import HummingbirdTesting
 import HummingbirdWSClient
 import IntermissionServer
+import IntermissionTestSupport
 import InterstitialPlayback
 import Logging
 import NIOWebSocket
@@ -103,9 +104,7 @@ import Testing
             }
             await received.finish()
         }
-        let deadline = ContinuousClock.now + .seconds(20)
-        while await !received.finished, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-        if await received.finished {
+        if await waitUntil(within: .seconds(20), { await received.finished }) {
             try await exchange.value
         } else {
             Issue.record("the exchange with \(url.prefix(80)) did not end within 20 s")
@@ -139,10 +138,54 @@ import Testing
                     positions.append(await player.rate == 0 ? position : position - moved)
                     break
                 }
-                try await Task.sleep(for: .milliseconds(1))
+                await Task.yield()
             }
         }
         return positions
+    }
+
+    /// Where `player` is, for a failure's message: its time, rate, interstitial and last log entries.
+    static func describe(_ player: Player) async -> String {
+        let tail = await player.log.suffix(6).map(\.description).joined(separator: "\n")
+        return "at \(await player.currentTime) s, rate \(await player.rate), "
+            + "in \(await player.currentInterstitialEventID ?? "no interstitial"); last log entries:\n\(tail)"
+    }
+
+    /// Waits (at most 30 s) until `coordinator` has the group's state; fails the test otherwise.
+    static func joined(_ coordinator: PlaybackCoordinator) async throws {
+        try #require(await waitUntil { await coordinator.groupTime != nil }, "a participant never joined its group")
+    }
+
+    /// Where `player` is in what it plays: its time in the interstitial it is in, else its primary
+    /// time.
+    static func progress(of player: Player) async -> MediaTime {
+        if let offset = await player.currentInterstitialTime { return offset }
+        return await player.currentTime
+    }
+
+    /// Lets the group run until `player` (playing) has played `amount` more of what it plays.
+    ///
+    /// The player's own progress measures the wait, not a fixed sleep. Fails the test after 30 s.
+    static func letPlay(_ player: Player, _ amount: MediaTime) async throws {
+        let start = await Self.progress(of: player)
+        try #require(
+            await waitUntil { await Self.progress(of: player) >= start + amount },
+            "the player did not play \(amount) s from \(start)"
+        )
+    }
+
+    /// Lets the group run until each of `coordinators` has exchanged `count` more clock probes with
+    /// the hub (one every probe interval): the wait of a test in which nobody plays.
+    static func letProbe(_ coordinators: [PlaybackCoordinator], _ count: Int) async throws {
+        for coordinator in coordinators {
+            for _ in 0..<count {
+                let last = await coordinator.clock.samples.last
+                try #require(
+                    await waitUntil { await coordinator.clock.samples.last != last },
+                    "a participant stopped probing the hub"
+                )
+            }
+        }
     }
 
     /// A headless participant named `name` who plays `stream` and joins the hub's group `group`.
@@ -150,13 +193,14 @@ import Testing
         _ name: String,
         stream: String,
         group: String,
-        policy: GroupPolicy = GroupPolicy()
+        policy: GroupPolicy = GroupPolicy(),
+        probeInterval: Duration = .seconds(2)
     ) -> (Player, PlaybackCoordinator) {
         let player = Player(item: PlayerItem(url: stream))
         let coordinator = PlaybackCoordinator(
             player: player,
             groupURL: group,
-            configuration: .init(participantID: name, policy: policy)
+            configuration: .init(participantID: name, policy: policy, probeInterval: probeInterval)
         )
         return (player, coordinator)
     }
@@ -249,9 +293,9 @@ import Testing
                 group.addTask { try await first.run(until: MediaTime(seconds: 30)) }
                 group.addTask { try await second.run(until: MediaTime(seconds: 30)) }
                 group.addTask { try await host.run() }
-                while await host.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                try await Self.joined(host)
                 group.addTask { try await guest.run() }
-                while await guest.refusal == nil { try await Task.sleep(for: .milliseconds(20)) }
+                try #require(await waitUntil { await guest.refusal != nil }, "the guest was never refused")
                 let reasons = try #require(await guest.refusal)
                 #expect(
                     reasons == [
@@ -302,7 +346,7 @@ import Testing
                 }
                 // Everyone joined (each has a state from the hub).
                 for (_, _, coordinator) in participants {
-                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    try await Self.joined(coordinator)
                 }
                 await participants[0].2.play()
 
@@ -316,7 +360,7 @@ import Testing
                     }
                 }
                 #expect(sawWaiting)
-                try await Task.sleep(for: .seconds(1))
+                try await Self.letPlay(participants[2].1, MediaTime(seconds: 1))  // 1 s of Carol's ad
                 #expect(await participants[0].1.rate == 0)  // Alice holds
                 let held = await participants[0].1.currentTime
                 #expect((held - MediaTime(seconds: 3)).magnitude <= MediaTime(milliseconds: 100), "\(held)")
@@ -324,11 +368,10 @@ import Testing
                 // After Carol's ad (4 s from 3 s of group time) everyone plays on from 3 s together.
                 // How long that takes depends on the machine; where they are, once they all play, does not.
                 let players = participants.map(\.1)
-                let deadline = ContinuousClock.now + .seconds(30)
                 var positions = try await Self.positions(of: players)
-                while positions.contains(where: { $0 <= MediaTime(seconds: 3.5) }), ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
+                try await waitUntil {
                     positions = try await Self.positions(of: players)
+                    return !positions.contains(where: { $0 <= MediaTime(seconds: 3.5) })
                 }
                 let spread = positions.max()! - positions.min()!
                 #expect(spread <= MediaTime(milliseconds: 50), "positions \(positions)")
@@ -368,15 +411,13 @@ import Testing
                 group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 40)) }
                 group.addTask { try await alice.run() }
                 group.addTask { try await bob.run() }
-                while await alice.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
-                while await bob.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                try await Self.joined(alice)
+                try await Self.joined(bob)
                 #expect(await alice.play().allowed)
                 // Bob reaches his ad at 1 s.
-                let deadline = ContinuousClock.now + .seconds(30)
-                while await bobPlayer.currentInterstitialEventID != "ad", ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
-                #expect(await bobPlayer.currentInterstitialEventID == "ad")
+                await waitUntil { await bobPlayer.currentInterstitialEventID == "ad" }
+                let bobNow = await Self.describe(bobPlayer)
+                #expect(await bobPlayer.currentInterstitialEventID == "ad", "Bob \(bobNow)")
                 let before = await alice.groupTime ?? .zero
                 let seek = await bob.seek(toItemTime: MediaTime(seconds: 15))
                 #expect(!seek.allowed, "\(seek)")
@@ -384,7 +425,7 @@ import Testing
                 let faster = await bob.play(rate: 2)
                 #expect(!faster.allowed && faster.command == "play", "\(faster)")
                 // The group did not jump to 15 s: it keeps playing from where it was.
-                try await Task.sleep(for: .milliseconds(300))
+                try await Self.letPlay(bobPlayer, MediaTime(milliseconds: 300))
                 let after = await alice.groupTime ?? .zero
                 #expect(after < before + MediaTime(seconds: 2), "group \(before) -> \(after)")
                 // Pausing is never restricted; Alice, not in an ad, may seek the group.
@@ -437,34 +478,31 @@ import Testing
                 group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 40)) }
                 group.addTask { try await aliceCoordinator.run() }
                 group.addTask { try await bobCoordinator.run() }
-                while await aliceCoordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
-                while await bobCoordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                try await Self.joined(aliceCoordinator)
+                try await Self.joined(bobCoordinator)
                 // Alice asks for 5 s of her item: 1 s into her ad.
                 await aliceCoordinator.seek(toItemTime: MediaTime(seconds: 5))
                 await aliceCoordinator.play()
                 // Both land on the ad's start (item 4 s for both: Alice's ad, Bob's content).
-                let deadline = ContinuousClock.now + .seconds(30)
                 var positions: [MediaTime] = try await Self.positions(of: players)
-                while ContinuousClock.now < deadline {
+                try await waitUntil {
                     let aliceRate = await alicePlayer.rate
                     let bobRate = await bobPlayer.rate
                     let started = positions[0] >= MediaTime(seconds: 4) && positions[1] >= MediaTime(seconds: 4)
-                    if aliceRate == 1, bobRate == 1, started { break }
-                    try await Task.sleep(for: .milliseconds(20))
+                    if aliceRate == 1, bobRate == 1, started { return true }
                     positions = try await Self.positions(of: players)
+                    return false
                 }
                 let ceiling = MediaTime(seconds: 4.9)
                 #expect(positions[0] < ceiling && positions[1] < ceiling, "\(positions): not the ad's start")
                 // Alice is out of the group while in her ad; when it ends (item 6 s), the default
                 // policy has her catch up with the group, skipping the content she missed: from then
                 // on her item time is Bob's plus her 2 s ad.
-                let caughtUp = ContinuousClock.now + .seconds(30)
-                while ContinuousClock.now < caughtUp {
+                try await waitUntil {
                     positions = try await Self.positions(of: players)
-                    if positions[0] > MediaTime(seconds: 7.5) { break }
-                    try await Task.sleep(for: .milliseconds(50))
+                    return positions[0] > MediaTime(seconds: 7.5)
                 }
-                try await Task.sleep(for: .seconds(1))
+                try await Self.letPlay(bobPlayer, MediaTime(seconds: 1))
                 positions = try await Self.positions(of: players)
                 let aliceContent: MediaTime = positions[0] - MediaTime(seconds: 2)
                 let gap: MediaTime = (aliceContent - positions[1]).magnitude
@@ -546,28 +584,22 @@ import Testing
                     group.addTask { try await coordinator.run() }
                 }
                 for coordinator in coordinators {
-                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    try await Self.joined(coordinator)
                 }
                 await coordinators[0].play()
                 // Before the break: together.
                 var before = await dates()
-                let settle = ContinuousClock.now + .seconds(10)
-                while before.max()! - before.min()! > MediaTime(milliseconds: 50), ContinuousClock.now < settle {
-                    try await Task.sleep(for: .milliseconds(100))
+                await waitUntil(within: .seconds(10), checkingEvery: .milliseconds(100)) {
                     before = await dates()
+                    return before.max()! - before.min()! <= MediaTime(milliseconds: 50)
                 }
                 #expect(before.max()! - before.min()! <= MediaTime(milliseconds: 50), "\(before)")
                 #expect(before.allSatisfy { $0 < breakDate }, "the test started too late: \(before)")
                 // Past Carol's ad: Alice never stopped, and all three are together again.
                 let after = breakDate + MediaTime(seconds: 6)
-                let deadline = ContinuousClock.now + .seconds(40)
-                var positions = await dates()
-                while positions.contains(where: { $0 < after }), ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(100))
-                    positions = await dates()
-                }
-                try await Task.sleep(for: .milliseconds(500))
-                positions = await dates()
+                await waitUntil(within: .seconds(40)) { await !dates().contains(where: { $0 < after }) }
+                try await Self.letPlay(participants[0].0, MediaTime(milliseconds: 500))
+                let positions = await dates()
                 #expect(positions.allSatisfy { $0 >= after }, "\(positions) after \(after) break \(breakDate)")
                 #expect(positions.max()! - positions.min()! <= MediaTime(milliseconds: 100), "\(positions)")
                 // Who played what: Alice no ad, Bob the 2 s one, Carol the 4 s one; nobody waited.
@@ -601,7 +633,8 @@ import Testing
                 Self.participant(
                     name,
                     stream: "http://127.0.0.1:\(port)/media/group/held.m3u8",
-                    group: "ws://127.0.0.1:\(port)/v1/groups/held"
+                    group: "ws://127.0.0.1:\(port)/v1/groups/held",
+                    probeInterval: .milliseconds(500)
                 )
             }
             let coordinators = participants.map(\.1)
@@ -612,18 +645,17 @@ import Testing
                     group.addTask { try await coordinator.run() }
                 }
                 for coordinator in coordinators {
-                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    try await Self.joined(coordinator)
                 }
                 await coordinators[0].play()
                 // Both inside the ident, 1 s in; Alice pauses the group there.
-                let deadline = ContinuousClock.now + .seconds(20)
-                while ContinuousClock.now < deadline {
+                await waitUntil(within: .seconds(20)) {
                     let offsets = [await players[0].currentInterstitialTime, await players[1].currentInterstitialTime]
-                    if offsets.allSatisfy({ ($0 ?? .zero) >= MediaTime(seconds: 1) }) { break }
-                    try await Task.sleep(for: .milliseconds(20))
+                    return offsets.allSatisfy({ ($0 ?? .zero) >= MediaTime(seconds: 1) })
                 }
                 #expect(await coordinators[0].pause().allowed)
-                try await Task.sleep(for: .seconds(1))
+                // About 1 s: two probes, 500 ms apart, of each participant.
+                try await Self.letProbe(coordinators, 2)
                 // Held: neither moved on in the ident, nor went back to its start, nor left it.
                 var held: [MediaTime] = []
                 for player in players {
@@ -631,18 +663,17 @@ import Testing
                     held.append(await player.currentInterstitialTime ?? .zero)
                 }
                 #expect(held.allSatisfy { $0 >= MediaTime(seconds: 0.9) && $0 < MediaTime(seconds: 2) }, "\(held)")
-                try await Task.sleep(for: .milliseconds(500))
+                try await Self.letProbe(coordinators, 1)  // about 500 ms more
                 for (index, player) in players.enumerated() {
                     let now = await player.currentInterstitialTime ?? .zero
                     #expect((now - held[index]).magnitude <= MediaTime(milliseconds: 60), "\(held[index]) -> \(now)")
                 }
                 // Playing again continues it; both leave it once and play on together.
                 #expect(await coordinators[1].play().allowed)
-                let after = ContinuousClock.now + .seconds(20)
                 var times = await Self.coordinatedTimes(coordinators)
-                while times.contains(where: { $0 < MediaTime(seconds: 5.5) }), ContinuousClock.now < after {
-                    try await Task.sleep(for: .milliseconds(20))
+                await waitUntil(within: .seconds(20)) {
                     times = await Self.coordinatedTimes(coordinators)
+                    return !times.contains(where: { $0 < MediaTime(seconds: 5.5) })
                 }
                 #expect(times.max()! - times.min()! <= MediaTime(milliseconds: 100), "\(times)")
                 for player in players {
@@ -674,34 +705,33 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await alicePlayer.run(until: MediaTime(seconds: 60)) }
                 group.addTask { try await alice.run() }
-                while await alice.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                try await Self.joined(alice)
                 #expect(await alice.play().allowed)
                 // Alice is 1 s into the 4 s ident when Bob joins.
                 let deadline = ContinuousClock.now + .seconds(20)
-                while (await alicePlayer.currentInterstitialTime ?? .zero) < MediaTime(seconds: 1),
-                    ContinuousClock.now < deadline
-                {
-                    try await Task.sleep(for: .milliseconds(20))
+                await waitUntil(within: deadline - ContinuousClock.now) {
+                    (await alicePlayer.currentInterstitialTime ?? .zero) >= MediaTime(seconds: 1)
                 }
                 group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 60)) }
                 group.addTask { try await bob.run() }
                 let coordinators = [alice, bob]
                 // Bob enters the ident where Alice is in it, not at its start.
-                while await bobPlayer.currentInterstitialEventID != "ident", ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(10))
+                await waitUntil(within: deadline - ContinuousClock.now) {
+                    await bobPlayer.currentInterstitialEventID == "ident"
                 }
                 let bobIn = await bobPlayer.currentInterstitialTime ?? .zero
-                #expect(bobIn >= MediaTime(seconds: 0.9), "Bob entered the ident at \(bobIn)")
+                let bobNow = await Self.describe(bobPlayer)
+                #expect(bobIn >= MediaTime(seconds: 0.9), "Bob entered the ident at \(bobIn); Bob \(bobNow)")
                 var inside = await Self.coordinatedTimes(coordinators)
-                while inside.contains(where: { $0 < MediaTime(seconds: 3) }), ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(20))
+                await waitUntil(within: deadline - ContinuousClock.now) {
                     inside = await Self.coordinatedTimes(coordinators)
+                    return !inside.contains(where: { $0 < MediaTime(seconds: 3) })
                 }
                 #expect(inside.max()! - inside.min()! <= MediaTime(milliseconds: 100), "in the ident: \(inside)")
                 var times = await Self.coordinatedTimes(coordinators)
-                while times.contains(where: { $0 < MediaTime(seconds: 7) }), ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(50))
+                await waitUntil(within: deadline - ContinuousClock.now) {
                     times = await Self.coordinatedTimes(coordinators)
+                    return !times.contains(where: { $0 < MediaTime(seconds: 7) })
                 }
                 #expect(times.max()! - times.min()! <= MediaTime(milliseconds: 100), "\(times)")
                 let bobFinished = await bobPlayer.log.filter { $0.event == "eventDidFinish" }
@@ -739,15 +769,15 @@ import Testing
                     group.addTask { try await coordinator.run() }
                 }
                 for coordinator in coordinators {
-                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    try await Self.joined(coordinator)
                 }
                 await coordinators[0].play()
                 // Inside the ident (group time 2 s to 4 s): both in it, at the same time.
                 let deadline = ContinuousClock.now + .seconds(20)
                 var inside = await times()
-                while inside.contains(where: { $0 < MediaTime(seconds: 2.8) }), ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(20))
+                await waitUntil(within: deadline - ContinuousClock.now) {
                     inside = await times()
+                    return !inside.contains(where: { $0 < MediaTime(seconds: 2.8) })
                 }
                 #expect(inside.allSatisfy { $0 < MediaTime(seconds: 3.8) }, "\(inside)")
                 #expect(inside.max()! - inside.min()! <= MediaTime(milliseconds: 50), "\(inside)")
@@ -755,9 +785,9 @@ import Testing
                     #expect(await player.currentInterstitialEventID == "ident")
                 }
                 // After it, Bob asks for rate 2: Alice follows, and they stay in step.
-                while inside.contains(where: { $0 < MediaTime(seconds: 5) }), ContinuousClock.now < deadline {
-                    try await Task.sleep(for: .milliseconds(20))
+                await waitUntil(within: deadline - ContinuousClock.now) {
                     inside = await times()
+                    return !inside.contains(where: { $0 < MediaTime(seconds: 5) })
                 }
                 // The ident is on the timeline: the primary resumed where it left (2 s), so the
                 // group's time is the primary's plus the ident's 2 s (without the ident on the
@@ -769,12 +799,10 @@ import Testing
                     "group \(groupNow), primary \(primaryNow)"
                 )
                 await coordinators[1].play(rate: 2)
-                let fast = ContinuousClock.now + .seconds(10)
-                while await participants[0].0.rate != 2, ContinuousClock.now < fast {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                await waitUntil(within: .seconds(10)) { await participants[0].0.rate == 2 }
                 #expect(await participants[0].0.rate == 2)
-                try await Task.sleep(for: .milliseconds(700))
+                // 700 ms at rate 2.
+                try await Self.letPlay(participants[0].0, MediaTime(milliseconds: 1400))
                 let after = await times()
                 #expect(after.max()! - after.min()! <= MediaTime(milliseconds: 50), "\(after)")
                 // Both played the ident whole (2 s of it): nobody skipped it or caught up over it.

@@ -72,31 +72,28 @@ import Testing
                     group.addTask { try await alicePlayer.run(until: MediaTime(seconds: 60)) }
                     group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 60)) }
                     group.addTask { try await alice.run() }
-                    while await alice.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    try await GroupOverLoopbackTests.joined(alice)
                     group.addTask { try await bob.run() }
-                    while await bob.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    try await GroupOverLoopbackTests.joined(bob)
 
                     // Alice, on instance A, says play: Bob, on instance B, plays too, in step.
                     await alice.play()
                     let players = [alicePlayer, bobPlayer]
                     var positions = try await GroupOverLoopbackTests.positions(of: players)
-                    let deadline = ContinuousClock.now + .seconds(20)
-                    while positions.contains(where: { $0 < MediaTime(seconds: 2) }), ContinuousClock.now < deadline {
-                        try await Task.sleep(for: .milliseconds(50))
+                    try await waitUntil(within: .seconds(20)) {
                         positions = try await GroupOverLoopbackTests.positions(of: players)
+                        return !positions.contains(where: { $0 < MediaTime(seconds: 2) })
                     }
                     #expect(positions.allSatisfy { $0 >= MediaTime(seconds: 2) }, "\(positions)")
                     #expect(positions.max()! - positions.min()! <= MediaTime(milliseconds: 50), "\(positions)")
 
                     // Bob, on B, pauses: Alice, on A, stops where he did.
                     await bob.pause()
-                    let paused = ContinuousClock.now + .seconds(10)
                     func rates() async -> [Double] { [await alicePlayer.rate, await bobPlayer.rate] }
-                    while await rates() != [0, 0], ContinuousClock.now < paused {
-                        try await Task.sleep(for: .milliseconds(20))
-                    }
+                    await waitUntil(within: .seconds(10)) { await rates() == [0, 0] }
                     #expect(await rates() == [0, 0])
-                    try await Task.sleep(for: .milliseconds(300))
+                    // A while paused: one more clock probe of each (every 2 s).
+                    try await GroupOverLoopbackTests.letProbe([alice, bob], 1)
                     let held = try await GroupOverLoopbackTests.positions(of: players)
                     #expect(held.max()! - held.min()! <= MediaTime(milliseconds: 50), "\(held)")
 
@@ -110,7 +107,7 @@ import Testing
                         try await withThrowingTaskGroup(of: Void.self) { late in
                             late.addTask { try await carolPlayer.run(until: MediaTime(seconds: 60)) }
                             late.addTask { try await carol.run() }
-                            while await carol.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                            try await GroupOverLoopbackTests.joined(carol)
                             let carolTime = try #require(await carol.groupTime)
                             #expect(
                                 (carolTime - held[0]).magnitude <= MediaTime(milliseconds: 50),
@@ -118,13 +115,10 @@ import Testing
                             )
                             await carol.play()
                             let everyone = [alicePlayer, bobPlayer, carolPlayer]
-                            let moving = ContinuousClock.now + .seconds(20)
                             var all = try await GroupOverLoopbackTests.positions(of: everyone)
-                            while all.contains(where: { $0 < held[0] + MediaTime(seconds: 1) }),
-                                ContinuousClock.now < moving
-                            {
-                                try await Task.sleep(for: .milliseconds(50))
+                            try await waitUntil(within: .seconds(20)) {
                                 all = try await GroupOverLoopbackTests.positions(of: everyone)
+                                return !all.contains(where: { $0 < held[0] + MediaTime(seconds: 1) })
                             }
                             #expect(all.allSatisfy { $0 >= held[0] + MediaTime(seconds: 1) }, "\(all)")
                             #expect(all.max()! - all.min()! <= MediaTime(milliseconds: 50), "\(all)")
@@ -152,7 +146,7 @@ import Testing
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await player.run(until: MediaTime(seconds: 60)) }
                 group.addTask { try await alice.run() }
-                while await alice.groupParticipants != ["alice"] { try await Task.sleep(for: .milliseconds(20)) }
+                try #require(await waitUntil { await alice.groupParticipants == ["alice"] }, "alice never joined")
                 // The ghost joins through an instance that then dies: its input is in the database.
                 let hello = GroupMessage.hello(
                     participantID: "ghost",
@@ -175,16 +169,12 @@ import Testing
                     timeout: .seconds(30)
                 )
                 #expect(inserted.status == 0, "\(String(decoding: inserted.stderr, as: UTF8.self))")
-                let joined = ContinuousClock.now + .seconds(10)
-                while await alice.groupParticipants != ["alice", "ghost"], ContinuousClock.now < joined {
-                    try await Task.sleep(for: .milliseconds(20))
-                }
+                await waitUntil(within: .seconds(10)) { await alice.groupParticipants == ["alice", "ghost"] }
                 #expect(await alice.groupParticipants == ["alice", "ghost"])
                 let seen = ContinuousClock.now
                 // Silent for 10 s (and checked every 2 s): out of the group, and only then.
-                let gone = ContinuousClock.now + .seconds(30)
-                while await alice.groupParticipants != ["alice"], ContinuousClock.now < gone {
-                    try await Task.sleep(for: .milliseconds(50))
+                await waitUntil(within: .seconds(30), checkingEvery: .milliseconds(50)) {
+                    await alice.groupParticipants == ["alice"]
                 }
                 let waited = ContinuousClock.now - seen
                 #expect(await alice.groupParticipants == ["alice"])

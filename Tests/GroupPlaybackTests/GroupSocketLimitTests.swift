@@ -5,6 +5,7 @@ import HTTPTypes
 import HummingbirdTesting
 import HummingbirdWSClient
 import IntermissionServer
+import IntermissionTestSupport
 import Logging
 import NIOCore
 import NIOPosix
@@ -342,23 +343,17 @@ final class ClientSocket: Sendable {
     /// The texts received once `condition` holds of them, or `nil` when it does not within
     /// `limit`.
     func waitFor(within limit: Duration, _ condition: ([String]) -> Bool) async -> [String]? {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            let texts = await self.received.texts
-            if condition(texts) { return texts }
-            try? await Task.sleep(for: .milliseconds(10))
+        var texts: [String] = []
+        let held = await waitUntil(within: limit) {
+            texts = await self.received.texts
+            return condition(texts)
         }
-        let texts = await self.received.texts
-        return condition(texts) ? texts : nil
+        return held ? texts : nil
     }
 
     /// Whether the socket closed within `limit`.
     func waitUntilFinished(within limit: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while await !self.received.finished, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return await self.received.finished
+        await waitUntil(within: limit) { await self.received.finished }
     }
 }
 

@@ -199,11 +199,10 @@ import Testing
             let first = try await sender.send(ReceiverCommand(.skip))
             #expect(!first.allowed && first.reason.contains("X-RESTRICT=SKIP"), "\(first)")
             // The second ad (once the first has played): skippable under plan C.
-            let deadline = ContinuousClock.now + .seconds(30)
             var second = first
-            while !second.allowed, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(200))
+            try await waitUntil(checkingEvery: .milliseconds(200)) {
                 second = try await sender.send(ReceiverCommand(.skip))
+                return second.allowed
             }
             #expect(second.allowed && second.reason.contains("ad 2 of 2 of pod"), "\(second)")
             let resumed = try await log.next { $0.kind == "primaryResumed" }
@@ -214,11 +213,11 @@ import Testing
             _ = try await sender.handOver(ReceiverSession(url: media + "listed.m3u8", plan: .a))
             var log = EventLog(sender: sender)
             _ = try await log.next { $0.kind == "interstitialStarted" }
-            let deadline = ContinuousClock.now + .seconds(9)
-            while ContinuousClock.now < deadline {
+            // Asked every 500 ms for 9 s, or until the pod is over.
+            try await waitUntil(within: .seconds(9), checkingEvery: .milliseconds(500)) {
                 let skip = try await sender.send(ReceiverCommand(.skip))
                 #expect(!skip.allowed, "\(skip)")
-                try await Task.sleep(for: .milliseconds(500))
+                return try await sender.state().currentEvent == nil
             }
         }
     }

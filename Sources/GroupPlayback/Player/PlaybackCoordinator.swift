@@ -69,23 +69,41 @@ public actor PlaybackCoordinator {
     public let configuration: Configuration
 
     var coordination: ParticipantCoordination
-    let origin = ContinuousClock.now
+    /// The participant's own clock: its probes' instants, the group's start instants, and every
+    /// interval the coordinator waits (the continuous clock unless the initializer was given one).
+    let localClock: ElapsedClock
     var send: (@Sendable (GroupMessage) async -> Void)?
+    /// The start at the group's instant that is waiting for it; owned by the coordinator, which
+    /// cancels it on the next seek, pause or play and when ``run()`` ends.
     var pendingStart: Task<Void, Never>?
     /// Added to the player's primary time to give the item time the timeline uses: 0 for VOD, the
     /// program date of the primary's time 0 (seconds since 1970) for live.
     var itemOrigin: MediaTime = .zero
-    var currentEvent: (event: InterstitialEvent, since: ContinuousClock.Instant)?
-    var statusContinuations: [Int: AsyncStream<ParticipantStatus>.Continuation] = [:]
-    var nextContinuation = 0
+    var currentEvent: (event: InterstitialEvent, since: ClockInstant)?
+    /// The status streams (``statusUpdates()``).
+    nonisolated let statusStreams = StreamFanOut<ParticipantStatus>(buffer: 64)
     var logger: Logger
 
     /// The group's last refusal, if the hub refused this participant.
     public private(set) var refusal: [String]?
 
     /// Creates a coordinator for a player; ``run()`` connects it.
-    public init(player: Player, groupURL: String, configuration: Configuration = Configuration()) {
+    ///
+    /// - Parameters:
+    ///   - player: The player coordinated.
+    ///   - groupURL: The hub's WebSocket URL.
+    ///   - configuration: The settings.
+    ///   - clock: The participant's own clock, on which it probes the hub, checks the player and
+    ///     starts at the group's instants (the continuous clock by default; tests pass one they
+    ///     advance).
+    public init(
+        player: Player,
+        groupURL: String,
+        configuration: Configuration = Configuration(),
+        clock: some Clock<Duration> = ContinuousClock()
+    ) {
         self.player = player
+        self.localClock = ElapsedClock(clock)
         self.groupURL = groupURL
         self.configuration = configuration
         self.coordination = ParticipantCoordination(
@@ -124,19 +142,7 @@ public actor PlaybackCoordinator {
     public var clock: GroupClock { self.coordination.clock }
 
     /// A stream of status changes from now on.
-    public func statusUpdates() -> AsyncStream<ParticipantStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ParticipantStatus.self,
-            bufferingPolicy: .bufferingNewest(64)
-        )
-        let key = self.nextContinuation
-        self.nextContinuation += 1
-        self.statusContinuations[key] = continuation
-        continuation.onTermination = { _ in Task { await self.dropContinuation(key) } }
-        return stream
-    }
-
-    func dropContinuation(_ key: Int) { self.statusContinuations[key] = nil }
+    public func statusUpdates() -> AsyncStream<ParticipantStatus> { self.statusStreams.makeStream() }
 
     /// Asks the group to play at `rate` (1 by default).
     ///
@@ -225,6 +231,7 @@ public actor PlaybackCoordinator {
             }
         }
         self.send = nil
+        self.pendingStart?.cancel()
     }
 
     func attach(_ send: @escaping @Sendable (GroupMessage) async -> Void) { self.send = send }
@@ -232,18 +239,14 @@ public actor PlaybackCoordinator {
     func log(_ text: String) { self.logger.debug("\(text)") }
 
     /// The local clock's instant now.
-    func localNow() -> ClockInstant { ClockInstant(since: self.origin) }
-
-    func localInstant(of instant: ClockInstant) -> ContinuousClock.Instant {
-        self.origin + .nanoseconds(instant.nanoseconds)
-    }
+    func localNow() -> ClockInstant { self.localClock.now() }
 
     /// Waits for the primary playlist, then builds the timeline: stitched ads found in it, and for a
     /// live stream the program-date origin.
     func prepareTimeline() async throws {
         var playlist = await self.player.primaryMediaPlaylist
         while playlist == nil {
-            try await Task.sleep(for: .milliseconds(20))
+            try await self.localClock.sleep(for: .milliseconds(20))
             playlist = await self.player.primaryMediaPlaylist
         }
         guard let playlist else { return }
@@ -305,19 +308,19 @@ public actor PlaybackCoordinator {
     func probeAndJoin() async {
         for _ in 0..<4 {
             await self.perform([self.coordination.probe(at: self.localNow())])
-            try? await Task.sleep(for: .milliseconds(25))
+            try? await self.localClock.sleep(for: .milliseconds(25))
         }
         let description = await self.describe()
         await self.perform(self.coordination.hello(description: description, policy: self.configuration.policy))
         while !Task.isCancelled {
-            try? await Task.sleep(for: self.configuration.probeInterval)
+            try? await self.localClock.sleep(for: self.configuration.probeInterval)
             await self.perform([self.coordination.probe(at: self.localNow())])
         }
     }
 
     func observeLoop() async {
         while !Task.isCancelled {
-            try? await Task.sleep(for: self.configuration.observationInterval)
+            try? await self.localClock.sleep(for: self.configuration.observationInterval)
             guard self.coordination.groupState != nil else { continue }
             let position = await self.position()
             await self.perform(self.coordination.observe(position: position, at: self.localNow()))
@@ -335,7 +338,7 @@ public actor PlaybackCoordinator {
             {
                 return .interstitial(current.event.identifier, offset: offset)
             }
-            return .interstitial(current.event.identifier, offset: MediaTime(ContinuousClock.now - current.since))
+            return .interstitial(current.event.identifier, offset: current.since.duration(to: self.localNow()))
         }
         return .primary(await self.player.currentTime + self.itemOrigin)
     }
@@ -349,7 +352,7 @@ public actor PlaybackCoordinator {
     func playerNotified(_ note: PlayerNotification) async {
         guard case .currentEventDidChange(let event) = note else { return }
         if let event {
-            self.currentEvent = (event, ContinuousClock.now)
+            self.currentEvent = (event, self.localNow())
             guard event.contentMayVary else { return }
             let expected = event.duration ?? event.plannedDuration
             let position = ItemPosition.primary(await self.player.currentTime + self.itemOrigin)
@@ -397,10 +400,11 @@ public actor PlaybackCoordinator {
                 await self.player.pause()
             case .play(let rate, let at):
                 self.pendingStart?.cancel()
-                let deadline = self.localInstant(of: at)
-                let player = self.player
+                let (player, clock) = (self.player, self.localClock)
+                // Owned by the coordinator (`pendingStart`): cancelled by the next action and when
+                // `run()` ends.
                 self.pendingStart = Task {
-                    if deadline > ContinuousClock.now { try? await Task.sleep(until: deadline, clock: .continuous) }
+                    try? await clock.sleep(until: at)
                     guard !Task.isCancelled else { return }
                     await player.setRate(rate)
                 }
@@ -410,7 +414,7 @@ public actor PlaybackCoordinator {
                 } else {
                     await self.player.setWaitingForCoordinatedPlayback(false)
                 }
-                for continuation in self.statusContinuations.values { continuation.yield(status) }
+                self.statusStreams.yield(status)
             }
         }
     }

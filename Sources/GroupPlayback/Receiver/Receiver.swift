@@ -39,13 +39,18 @@ public actor Receiver {
     /// The player's settings (its clock, buffer and timeouts); languages come from the session.
     let playerConfiguration: Player.Configuration
     let clock: any PlaybackClock
+    /// The clock of the event log: the `t` of each event and the long polls' waits.
+    let eventClock: ElapsedClock
     let fetch: BoundedFetch
 
     var session: ReceiverSession?
     var player: Player?
+    /// The session's tasks (its player, its notifications, its transition checks); owned by the
+    /// receiver, which cancels them in ``stop()``.
     var tasks: [Task<Void, Never>] = []
     var generation = 0
-    var started = ContinuousClock.now
+    /// When the session started, on ``eventClock``.
+    var started: Duration = .zero
     var log: [ReceiverEvent] = []
     var nextSequence = 1
     var assessed: Set<String> = []
@@ -56,8 +61,8 @@ public actor Receiver {
     var overridden: Set<String> = []
     var lastScheduled: [String] = []
     var ended = false
-    var subscribers: [Int: AsyncStream<ReceiverEvent>.Continuation] = [:]
-    var nextSubscriber = 0
+    /// The event streams (``updates()``).
+    nonisolated let subscribers = StreamFanOut<ReceiverEvent>(buffer: 1024)
 
     /// The most events kept; older ones are dropped.
     public static let maximumLogEntries = 10_000
@@ -69,14 +74,18 @@ public actor Receiver {
     ///   - clock: The playback clock of each session's player (real time by default).
     ///   - playerConfiguration: Buffering and timeouts of each session's player.
     ///   - httpClient: The client the transition checks fetch multivariant playlists with.
+    ///   - eventClock: The clock that times the event log (each event's `t`) and the long polls of
+    ///     ``events(after:waitingUpTo:)`` (the continuous clock by default).
     public init(
         profile: ReceiverProfile? = nil,
         clock: any PlaybackClock = RealPlaybackClock(),
         playerConfiguration: Player.Configuration = Player.Configuration(keepsLog: false),
-        httpClient: HTTPClient = ReceiverClient.sharedHTTPClient
+        httpClient: HTTPClient = ReceiverClient.sharedHTTPClient,
+        eventClock: some Clock<Duration> = ContinuousClock()
     ) {
         self.profile = profile
         self.clock = clock
+        self.eventClock = ElapsedClock(eventClock)
         self.playerConfiguration = playerConfiguration
         self.fetch = BoundedFetch(client: httpClient)
     }
@@ -99,7 +108,7 @@ public actor Receiver {
         self.generation += 1
         let generation = self.generation
         self.session = session
-        self.started = ContinuousClock.now
+        self.started = self.eventClock.elapsed
         self.assessed = []
         self.overridden = []
         self.lastScheduled = []
@@ -143,6 +152,7 @@ public actor Receiver {
         }
         let notifications = await player.notifications()
         await player.play()
+        // Both owned by the receiver (`tasks`), cancelled by `stop()`.
         self.tasks.append(
             Task {
                 for await note in notifications { await self.handle(note, generation: generation) }
@@ -291,6 +301,7 @@ public actor Receiver {
             let fresh = events.filter { !self.assessed.contains($0.identifier) && !$0.assetURIs.isEmpty }
             if self.profile != nil, !fresh.isEmpty {
                 self.assessed.formUnion(fresh.map(\.identifier))
+                // Owned by the receiver (`tasks`), cancelled by `stop()`.
                 self.tasks.append(Task { await self.assess(fresh, generation: generation) })
             }
         case .currentEventDidChange(let event):
@@ -327,6 +338,7 @@ public actor Receiver {
             {
                 self.assessed.insert(event.identifier)
                 let item = (eventID: event.identifier, urls: urls)
+                // Owned by the receiver (`tasks`), cancelled by `stop()`.
                 self.tasks.append(Task { await self.assess([item], generation: generation) })
             }
         case .eventWasUnscheduled(let event, let error):
@@ -342,38 +354,37 @@ public actor Receiver {
         if event.session == nil { event.session = self.generation }
         event.sequence = self.nextSequence
         self.nextSequence += 1
-        let elapsed = ContinuousClock.now - self.started
+        let elapsed = self.eventClock.elapsed - self.started
         event.t = Double(Int64((elapsed / .milliseconds(1)).rounded())) / 1000
         self.log.append(event)
         if self.log.count > Self.maximumLogEntries { self.log.removeFirst(self.log.count - Self.maximumLogEntries) }
-        for continuation in self.subscribers.values { continuation.yield(event) }
+        self.subscribers.yield(event)
     }
 
     /// The events numbered above `sequence`, at most 500; when there are none yet, waits for some
     /// up to `timeout` (a long poll).
+    ///
+    /// The wait ends as soon as an event is posted (it is not polled), when `timeout` passes on the
+    /// receiver's ``eventClock``, or when the task is cancelled.
     public func events(after sequence: Int, waitingUpTo timeout: Duration = .zero) async -> [ReceiverEvent] {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let fresh = self.log.drop { $0.sequence <= sequence }.prefix(500)
-            if !fresh.isEmpty || ContinuousClock.now >= deadline || Task.isCancelled { return Array(fresh) }
-            try? await Task.sleep(for: .milliseconds(25))
+        if timeout > .zero, !self.log.contains(where: { $0.sequence > sequence }) {
+            // Subscribed before this actor is left: an event posted during the wait is not missed.
+            let posted = self.updates()
+            let clock = self.eventClock
+            await withTaskGroup(of: Void.self) { waits in
+                waits.addTask {
+                    for await _ in posted { return }
+                }
+                waits.addTask { try? await clock.sleep(for: timeout) }
+                await waits.next()
+                waits.cancelAll()
+            }
         }
+        return Array(self.log.drop { $0.sequence <= sequence }.prefix(500))
     }
 
     /// A stream of the receiver's events from now on (the CLI prints them).
-    public func updates() -> AsyncStream<ReceiverEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(
-            of: ReceiverEvent.self,
-            bufferingPolicy: .bufferingNewest(1024)
-        )
-        let key = self.nextSubscriber
-        self.nextSubscriber += 1
-        self.subscribers[key] = continuation
-        continuation.onTermination = { _ in Task { await self.unsubscribe(key) } }
-        return stream
-    }
-
-    func unsubscribe(_ key: Int) { self.subscribers[key] = nil }
+    public func updates() -> AsyncStream<ReceiverEvent> { self.subscribers.makeStream() }
 
     // MARK: Transition risk
 

@@ -102,6 +102,7 @@ public actor ReceiverClient {
     /// ends with an error when the receiver cannot be reached.
     public nonisolated func eventStream(after sequence: Int = 0) -> AsyncThrowingStream<ReceiverEvent, any Error> {
         AsyncThrowingStream { continuation in
+            // Owned by the stream: cancelled when its consumer stops reading (`onTermination`).
             let task = Task {
                 var last = sequence
                 do {

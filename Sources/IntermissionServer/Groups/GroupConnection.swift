@@ -17,6 +17,8 @@ final class GroupConnection: Sendable {
     let address: String?
     /// How long one message may take to be written.
     let writeTimeout: Duration
+    /// The clock the write deadline is measured on.
+    let clock: ElapsedClock
     /// The connection's channel, closed at once when the connection is dropped.
     let channel: any Channel
     /// The messages waiting to be written, in order.
@@ -25,11 +27,13 @@ final class GroupConnection: Sendable {
     /// connection with it).
     let queued: AsyncStream<GroupMessage>.Continuation
 
-    /// A connection on `channel`, from `address`, that queues at most `capacity` messages.
-    init(channel: any Channel, address: String?, capacity: Int, writeTimeout: Duration) {
+    /// A connection on `channel`, from `address`, that queues at most `capacity` messages and
+    /// measures its write deadline on `clock`.
+    init(channel: any Channel, address: String?, capacity: Int, writeTimeout: Duration, clock: ElapsedClock) {
         self.id = UInt64.random(in: 1...UInt64.max)
         self.address = address
         self.writeTimeout = writeTimeout
+        self.clock = clock
         self.channel = channel
         (self.queue, self.queued) = AsyncStream.makeStream(bufferingPolicy: .bufferingOldest(max(1, capacity)))
     }
@@ -58,7 +62,7 @@ final class GroupConnection: Sendable {
             let written = await withTaskGroup(of: Bool.self) { writes in
                 writes.addTask { (try? await outbound.writeTextMessage(text)) != nil }
                 writes.addTask {
-                    try? await Task.sleep(for: self.writeTimeout)
+                    try? await self.clock.sleep(for: self.writeTimeout)
                     return false
                 }
                 let first = await writes.next() ?? false

@@ -95,6 +95,9 @@ struct GroupRelayLink: Sendable {
 
 /// Brings other instances' group inputs to this instance's sessions, says that this instance is
 /// alive, and takes out of its groups the participants of instances that stopped saying so.
+///
+/// Its heartbeats and silence limit are measured on the groups' clock (`GroupSessions.timer`);
+/// every task it starts is a child of ``run()``, which the service group ends at shutdown.
 struct GroupRelayService: Service {
     let transport: any GroupRelayTransport
     let groups: GroupSessions
@@ -109,15 +112,18 @@ struct GroupRelayService: Service {
     func run() async throws {
         let notices = self.transport.groupNotices()
         let (groups, transport, instance) = (self.groups, self.transport, self.instance)
+        let clock = groups.timer
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { tasks in
                 tasks.addTask {
-                    for await notice in notices {
-                        // A session orders its inputs by number: notices may be handed over in any
-                        // order, and one group's reading a gap from the database does not hold the
-                        // others.
-                        guard let session = groups.session(notice.group) else { continue }
-                        Task { await session.receive(notice) }
+                    await withDiscardingTaskGroup { deliveries in
+                        for await notice in notices {
+                            // A session orders its inputs by number: notices may be handed over in
+                            // any order, and one group's reading a gap from the database does not
+                            // hold the others.
+                            guard let session = groups.session(notice.group) else { continue }
+                            deliveries.addTask { await session.receive(notice) }
+                        }
                     }
                 }
                 tasks.addTask {
@@ -125,12 +131,12 @@ struct GroupRelayService: Service {
                     // Since when this instance's own heartbeats have succeeded without a break:
                     // after the database was out of reach, the others need as long to be heard
                     // again, so nobody is taken out before that.
-                    var reachableSince: ContinuousClock.Instant?
+                    var reachableSince: Duration?
                     while !Task.isCancelled {
                         if (try? await transport.groupHeartbeat(instance: instance)) != nil {
-                            let since = reachableSince ?? ContinuousClock.now
+                            let since = reachableSince ?? clock.elapsed
                             reachableSince = since
-                            if ContinuousClock.now - since >= Self.silenceLimit,
+                            if clock.elapsed - since >= Self.silenceLimit,
                                 let live = try? await transport.liveGroupInstances(within: limit)
                             {
                                 for session in groups.all() {
@@ -143,7 +149,7 @@ struct GroupRelayService: Service {
                         } else {
                             reachableSince = nil
                         }
-                        try? await Task.sleep(for: Self.heartbeatInterval)
+                        try? await clock.sleep(for: Self.heartbeatInterval)
                     }
                 }
             }

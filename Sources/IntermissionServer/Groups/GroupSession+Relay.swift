@@ -38,8 +38,10 @@ extension GroupSession {
             return result
         }
         guard self.pendingJoins[nonce] != nil else { return false }
+        let timer = self.timer
+        // Owned by this join: cancelled (`defer`) as soon as it is answered.
         let timeout = Task { [weak self] in
-            try? await Task.sleep(for: GroupSession.relayedJoinTimeout)
+            try? await timer.sleep(for: GroupSession.relayedJoinTimeout)
             await self?.resolveJoin(nonce: nonce, admitted: false)
         }
         defer { timeout.cancel() }
@@ -140,7 +142,7 @@ extension GroupSession {
     /// leave of someone not in the group.
     func evictParticipants(notOn live: Set<String>, silentFor silence: Duration) async {
         guard let relay = self.relay else { return }
-        let now = ContinuousClock.now
+        let now = self.timer.elapsed
         let gone = self.owners.filter { participant, owner in
             !live.contains(owner.instance) && now - owner.since >= silence && !self.evicting.contains(participant)
         }
@@ -185,7 +187,7 @@ extension GroupSession {
                 newSecret: input.newSecret
             )
             let (outputs, admitted) = self.applyJoin(hello, arrival: arrival, at: now)
-            if admitted { self.owners[id] = (input.instance, ContinuousClock.now) }
+            if admitted { self.owners[id] = (input.instance, self.timer.elapsed) }
             var replyTo: GroupConnection?
             if mine, let pending = self.pendingJoins[input.nonce] {
                 replyTo = pending.connection
@@ -206,11 +208,9 @@ extension GroupSession {
                 self.evicting.remove(input.participant)
             }
             let (outputs, emptied) = self.applyLeave(input.participant, connection: input.connection, at: now)
-            if emptied && mine {
-                let (transport, group) = (relay.transport, self.id)
-                Task { try? await transport.forgetGroup(group, through: number) }
-            }
             self.deliver(outputs, replyTo: nil)
+            // Awaited here, by the draining task (inputs that arrive meanwhile wait in `buffered`).
+            if emptied && mine { try? await relay.transport.forgetGroup(self.id, through: number) }
         }
     }
 }

@@ -8,17 +8,20 @@ import Synchronization
 ///
 /// Participants estimate their offset to it from clock probes, so its origin does not matter.
 struct HubClock: Sendable {
-    let origin = ContinuousClock.now
+    /// The monotonic clock read when the hub does not read the wall clock.
+    let local: ElapsedClock
     /// Whether it reads the wall clock.
     let isWallClock: Bool
 
-    init(wallClock: Bool = false) {
+    /// A hub clock that reads the wall clock, or `local` (the continuous clock by default).
+    init(wallClock: Bool = false, local: ElapsedClock = ElapsedClock()) {
         self.isWallClock = wallClock
+        self.local = local
     }
 
     /// The hub's instant now.
     func now() -> ClockInstant {
-        guard self.isWallClock else { return ClockInstant(since: self.origin) }
+        guard self.isWallClock else { return self.local.now() }
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return ClockInstant(nanoseconds: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
@@ -31,6 +34,8 @@ struct HubClock: Sendable {
 actor GroupSession {
     let id: String
     let clock: HubClock
+    /// The clock the session waits on (a relayed join's timeout) and dates its owners with.
+    var timer: ElapsedClock { self.clock.local }
     /// The relay, when the group is shared by the instances on one database (see `GroupRelay`).
     let relay: GroupRelayLink?
     /// The hub's `GroupHub.joinsPerAddress`.
@@ -55,7 +60,7 @@ actor GroupSession {
     var pendingJoins: [UInt64: PendingJoin] = [:]
     /// The instance each participant of a relayed group is connected to, and since when this
     /// instance knows it.
-    var owners: [String: (instance: String, since: ContinuousClock.Instant)] = [:]
+    var owners: [String: (instance: String, since: Duration)] = [:]
     /// Participants whose leave this instance sent for a silent instance, not applied yet.
     var evicting: Set<String> = []
 
@@ -253,6 +258,9 @@ final class GroupSessions: Sendable {
     static let maximumGroups = 100_000
 
     let clock: HubClock
+    /// The clock every wait of the groups is measured on: hello deadlines, write deadlines,
+    /// refusal pauses, relayed joins, and the relay's heartbeats and silence limit.
+    var timer: ElapsedClock { self.clock.local }
     /// The relay to the other instances on the database, if groups are shared.
     let relay: GroupRelayLink?
     /// What the sockets are held to.
@@ -260,11 +268,16 @@ final class GroupSessions: Sendable {
     private let sessions = Mutex<[String: GroupSession]>([:])
 
     /// The groups of one instance (`relay` `nil`), or of every instance that relays through the
-    /// same transport (the hub clock is then the wall clock).
-    init(relay: GroupRelayLink? = nil, limits: GroupLimits = GroupLimits()) {
+    /// same transport (the hub clock is then the wall clock); every wait is measured on `clock`
+    /// (the continuous clock by default; tests pass one they advance).
+    init(
+        relay: GroupRelayLink? = nil,
+        limits: GroupLimits = GroupLimits(),
+        clock: some Clock<Duration> = ContinuousClock()
+    ) {
         self.relay = relay
         self.limits = limits
-        self.clock = HubClock(wallClock: relay != nil)
+        self.clock = HubClock(wallClock: relay != nil, local: ElapsedClock(clock))
     }
 
     /// The group with this ID, if this instance holds it (a participant of it is connected here).

@@ -49,7 +49,8 @@ enum GroupSocket {
                 channel: channel,
                 address: limits.address(of: request, connection: channel.remoteAddress?.ipAddress),
                 capacity: limits.sendQueue,
-                writeTimeout: limits.writeTimeout
+                writeTimeout: limits.writeTimeout,
+                clock: groups.timer
             )
             let refusal = await withTaskGroup(of: Void.self) { tasks in
                 tasks.addTask { await connection.drain(to: outbound) }
@@ -80,20 +81,22 @@ enum GroupSocket {
         logger: Logger
     ) async -> (code: WebSocketErrorCode, reason: String)? {
         guard GroupSessions.isValidID(groupID[...]) else {
-            await Self.pauseBeforeRefusing()
+            await Self.pauseBeforeRefusing(on: groups.timer)
             connection.send(.error(code: "bad-group-id", message: "a group ID is 1 to 64 of A-Z a-z 0-9 . _ -"))
             return (.policyViolation, "bad group ID")
         }
         guard let session = groups.arrive(at: groupID) else {
-            await Self.pauseBeforeRefusing()
+            await Self.pauseBeforeRefusing(on: groups.timer)
             connection.send(
                 .error(code: "too-many-groups", message: "the server holds \(GroupSessions.maximumGroups) groups")
             )
             return (.unknown(1013), "too many groups")  // 1013: try again later
         }
         var socketGuard = GroupSocketGuard(limits: groups.limits.socketGuard, opened: groups.clock.now())
+        let (timer, helloTimeout) = (groups.timer, groups.limits.helloTimeout)
+        // Owned by this socket: cancelled once it joins, and when it ends (`defer`).
         let helloTimer = Task {
-            try await Task.sleep(for: groups.limits.helloTimeout)
+            try await timer.sleep(for: helloTimeout)
             logger.debug("group socket did not say hello in time", metadata: ["group": "\(groupID)"])
             connection.close()
         }
@@ -170,15 +173,15 @@ enum GroupSocket {
     /// How long a refusal waits after the upgrade before it is sent.
     static let refusalPause = Duration.milliseconds(500)
 
-    /// Waits ``refusalPause`` before a refusal that is sent without the client having said
-    /// anything.
+    /// Waits ``refusalPause`` on `clock` before a refusal that is sent without the client having
+    /// said anything.
     ///
     /// Frames the server writes right after its `101` answer can reach the client in the same read
     /// as that answer, and WebSocket clients have lost such frames while still parsing HTTP (seen
     /// here on a loaded machine with HummingbirdWSClient: the client then waited for ever). Every
     /// other message the hub sends answers one from the client, so only refusals need the pause.
-    static func pauseBeforeRefusing() async {
-        try? await Task.sleep(for: Self.refusalPause)
+    static func pauseBeforeRefusing(on clock: ElapsedClock) async {
+        try? await clock.sleep(for: Self.refusalPause)
     }
 
     /// A decoding error in the server's usual words (`ConfigurationFile.describe`), cut to a bounded
