@@ -1,4 +1,5 @@
 import AdInsertion
+import GroupPlayback
 import HLSPlaylist
 import HTTPFetch
 import Hummingbird
@@ -297,7 +298,8 @@ struct ServerApplicationParts: Sendable {
             defaultStartDate: configuration.defaultLiveStartDate ?? midnight,
             logger: logger,
             metrics: metrics,
-            responses: responses
+            responses: responses,
+            timer: ElapsedClock(configuration.timerClock)
         )
         self.decisions = configuration.adInsertion.policy
         self.store = store
@@ -310,10 +312,10 @@ struct ServerApplicationParts: Sendable {
             self.groups = GroupSessions(
                 relay: GroupRelayLink(transport: transport, instance: GroupRelayLink.newInstanceID(), logger: logger),
                 limits: configuration.groupLimits,
-                clock: configuration.groupClock
+                clock: configuration.timerClock
             )
         } else {
-            self.groups = GroupSessions(limits: configuration.groupLimits, clock: configuration.groupClock)
+            self.groups = GroupSessions(limits: configuration.groupLimits, clock: configuration.timerClock)
         }
         self.vodMetrics = metrics.bind(route: "/vod/{asset}/**")
         self.liveMetrics = metrics.bind(route: "/live/{channel}/**")
@@ -340,7 +342,8 @@ struct ServerApplicationParts: Sendable {
             clock: configuration.clock,
             fetch: BoundedFetch(client: BeaconForwarder.sharedHTTPClient, outbound: outbound),
             logger: logger,
-            metrics: metrics
+            metrics: metrics,
+            timer: configuration.timerClock
         )
         self.adServers = AdServerClient(
             fetch: BoundedFetch(client: AdServerClient.sharedHTTPClient, outbound: outbound),

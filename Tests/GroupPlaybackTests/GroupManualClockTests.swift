@@ -14,7 +14,7 @@ import Testing
     /// The server of `GroupOverLoopbackTests` with its group hub on `clock`.
     static func configuration(media: GroupOverLoopbackTests.Media, clock: ManualClock) -> ServerConfiguration {
         var configuration = GroupOverLoopbackTests.configuration(media: media)
-        configuration.groupClock = clock
+        configuration.timerClock = clock
         return configuration
     }
 

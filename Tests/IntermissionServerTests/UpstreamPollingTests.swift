@@ -4,6 +4,7 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionServer
@@ -178,46 +179,65 @@ private struct CountingUpstream {
     }
 
     /// A channel nobody asks for in ten target durations (10 s here) stops being read; the next
-    /// request starts the loop again.
+    /// request starts the loop again. On a manual clock: the loop's pauses and its idle time are
+    /// measured on the server's timer clock, which the test advances.
     @Test(.timeLimit(.minutes(1))) func anIdleChannelStopsBeingReadUntilTheNextRequest() async throws {
-        let upstream = try await CountingUpstream(
+        var upstream = try await CountingUpstream(
             playlist: livePlaylist(target: 1, first: 10, count: 3),
             clock: SystemWallClock()
         )
         defer { upstream.remove() }
+        let clock = ManualClock()
+        upstream.configuration.timerClock = clock
         let origin = upstream.origin
         try await withServer(upstream.configuration) { client in
+            // The request reads the upstream (read 1) at 0 s of the clock and starts the loop.
             #expect(try await client.get("/live/up/live.m3u8").status == .ok)
-            // Read every half second while it is asked for.
-            #expect(try await waitForReads(origin, atLeast: 4) >= 4)
-            // Past ten target durations without a request (and one more second for a loaded machine),
-            // the loop has stopped: nothing is read for two seconds.
-            try await Task.sleep(for: .seconds(11))
-            let stopped = try await reads(origin)
-            try await Task.sleep(for: .seconds(2))
-            #expect(try await reads(origin) == stopped)
-            // Asked again: answered (read now, the last answer being a second old) and read again
-            // in the background.
+            // Nobody asks again. The loop reads at every half second up to ten target durations
+            // (10 s: reads 2 to 21), each time once it is pausing and the clock passes the pause.
+            for step in 1...20 {
+                #expect(await waitUntil { clock.sleeperCount == 1 }, "the loop is not pausing at step \(step)")
+                clock.advance(by: .milliseconds(500))
+                #expect(await waitUntil { (try? await reads(origin)) == step + 1 }, "read \(step + 1)")
+            }
+            // At 10.5 s it is idle: it stops without reading, and pauses no more.
+            #expect(await waitUntil { clock.sleeperCount == 1 })
+            clock.advance(by: .milliseconds(500))
+            #expect(await waitUntil { clock.sleeperCount == 0 }, "still pausing after 10.5 s without a request")
+            clock.advance(by: .seconds(2))
+            #expect(try await reads(origin) == 21)
+            // Asked again: answered (from the last read, which the wall clock, not moved by the
+            // test, still calls fresh), and the loop starts again: read 22 after its first pause.
             let again = try await client.get("/live/up/live.m3u8")
             #expect(again.status == .ok && again.text.contains("/s12.ts"))
-            #expect(try await waitForReads(origin, atLeast: stopped + 3) >= stopped + 3)
+            #expect(await waitUntil { clock.sleeperCount == 1 }, "the loop did not start again")
+            clock.advance(by: .milliseconds(500))
+            #expect(await waitUntil { (try? await reads(origin)) == 22 })
         }
     }
 
-    /// The loops end with the server: after it has shut down, the upstream is not read again.
+    /// The loops end with the server: after it has shut down, nothing pauses on the clock any more
+    /// and the upstream is not read again, however far the clock moves.
     @Test(.timeLimit(.minutes(1))) func shutdownEndsTheReadingLoops() async throws {
-        let upstream = try await CountingUpstream(
+        var upstream = try await CountingUpstream(
             playlist: livePlaylist(target: 1, first: 10, count: 3),
             clock: SystemWallClock()
         )
         defer { upstream.remove() }
+        let clock = ManualClock()
+        upstream.configuration.timerClock = clock
         let origin = upstream.origin
         try await withServer(upstream.configuration) { client throws -> Void in
             #expect(try await client.get("/live/up/live.m3u8").status == .ok)
-            #expect(try await waitForReads(origin, atLeast: 3) >= 3)
+            for step in 1...2 {
+                #expect(await waitUntil { clock.sleeperCount == 1 })
+                clock.advance(by: .milliseconds(500))
+                #expect(await waitUntil { (try? await reads(origin)) == step + 1 })
+            }
         }
+        #expect(await waitUntil { clock.sleeperCount == 0 }, "a loop still pauses after the shutdown")
         let afterShutdown = try await reads(origin)
-        try await Task.sleep(for: .seconds(2))  // four intervals of the loop
+        clock.advance(by: .seconds(10))
         #expect(try await reads(origin) == afterShutdown)
     }
 }

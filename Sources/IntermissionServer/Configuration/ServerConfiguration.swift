@@ -68,12 +68,14 @@ public struct ServerConfiguration: Sendable {
     public static let defaultRequestHeadTimeout: Duration = .seconds(10)
     /// What the group hub's sockets are held to: deadlines, rates, queues and joins per address.
     public var groupLimits = GroupLimits()
-    /// The clock the group hub waits on (the continuous clock by default).
+    /// The clock the server waits on (the continuous clock by default); tests pass one they advance.
     ///
-    /// Hello and write deadlines, refusal pauses, relayed joins, and the relay's heartbeats and
-    /// silence limit are measured on it; tests pass one they advance. The hub's own instants keep reading this clock too, unless groups are
-    /// relayed (they then read the wall clock).
-    public var groupClock: any Clock<Duration> = ContinuousClock()
+    /// Measured on it: the group hub's hello and write deadlines, refusal pauses, relayed joins,
+    /// and the relay's heartbeats and silence limit (the hub's own instants read it too, unless
+    /// groups are relayed: they then read the wall clock); the beacon forwarder's retries; the
+    /// upstream feeds' polling pauses, blocking-reload limits and idle time. Dates (``clock``) are
+    /// another matter: they say what time it is, this says how long has passed.
+    public var timerClock: any Clock<Duration> = ContinuousClock()
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is
     /// migrated, and closed with `AdStore.close()` at shutdown like one the server opens).
     public var openedStore: (any ServerStore)?

@@ -1,4 +1,5 @@
 import AdInsertion
+import GroupPlayback
 import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
@@ -38,7 +39,7 @@ actor PlaylistService {
     private var revisions: [String: Int] = [:]
     private(set) var health: [String: UpstreamHealth] = [:]
     /// The upstream playlists read in the background, each an actor of its own.
-    let feeds = UpstreamFeeds()
+    let feeds: UpstreamFeeds
     /// How far from now a planned break may be for its asset list to be answered (before its start
     /// or after its end): an hour, as the admin API lists.
     static let plannedBreakWindow = MediaTime(seconds: 3600)
@@ -52,8 +53,10 @@ actor PlaylistService {
         defaultStartDate: DateTime,
         logger: Logger,
         metrics: ServerMetrics,
-        responses: ResponseCache
+        responses: ResponseCache,
+        timer: ElapsedClock = ElapsedClock()
     ) {
+        self.feeds = UpstreamFeeds(timer: timer)
         self.configuration = configuration
         self.origin = origin
         self.store = store

@@ -1,4 +1,5 @@
 import AdInsertion
+import GroupPlayback
 import HLSPlaylist
 import HTTPTypes
 import Logging
@@ -77,8 +78,10 @@ actor UpstreamFeed {
     /// that the thread pool edits it in place.
     private let uris: Resolver
     private var reading: Task<Void, Never>?
-    /// When a request last asked (real time: the loop's pauses are real time too).
-    private var lastAsked = ContinuousClock.now
+    /// The clock the loop waits on (``ServerConfiguration/timerClock``).
+    private let timer: ElapsedClock
+    /// When a request last asked, on ``timer`` (the loop's pauses are measured on it too).
+    private var lastAsked: Duration
     /// The cache's read count of the entry when the loop last looked.
     private var cacheReads = 0
     private var polling = false
@@ -119,6 +122,8 @@ actor UpstreamFeed {
         self.playlists = playlists
         self.feeds = feeds
         self.uris = Resolver(url)
+        self.timer = feeds.timer
+        self.lastAsked = feeds.timer.elapsed
     }
 
     /// How many URIs the feed resolved since it was made (for tests).
@@ -134,7 +139,7 @@ actor UpstreamFeed {
     ///   it has failed for longer than its last answer may stand in; `400` for a blocking reload
     ///   more than two segments ahead.
     func current(blockingSequence sequence: Int?) async throws -> RenderedPlaylist {
-        self.lastAsked = .now
+        self.lastAsked = self.timer.elapsed
         if !self.polling && !self.retired {
             self.polling = true
             self.feeds.startPolling(self)
@@ -218,8 +223,9 @@ actor UpstreamFeed {
         await withCheckedContinuation { continuation in
             self.waiters.append((sequence, continuation))
             // The waiter's limit: ends after `limit` (or with the feed, which holds no reference).
+            let timer = self.timer
             Task { [weak self] in
-                try? await Task.sleep(for: limit)
+                try? await timer.sleep(for: limit)
                 await self?.releaseWaiters(all: true)
             }
         }
@@ -283,11 +289,11 @@ actor UpstreamFeed {
     private func isIdle() -> Bool {
         if let cacheKey = self.cacheKey, let reads = self.responses.reads(cacheKey), reads != self.cacheReads {
             self.cacheReads = reads
-            self.lastAsked = .now
+            self.lastAsked = self.timer.elapsed
         }
         let target = self.good.map { Self.lifetime(of: $0) } ?? MediaTime(seconds: 6)
         let idle = target * Self.idleTargetDurations
-        return ContinuousClock.now - self.lastAsked > .nanoseconds(idle.nanoseconds)
+        return self.timer.elapsed - self.lastAsked > .nanoseconds(idle.nanoseconds)
     }
 
     /// Sleeps for `duration`, or until ``wake()`` or cancellation.
@@ -298,9 +304,10 @@ actor UpstreamFeed {
         }
         // The pause's timer, cancelled below when the pause ends; the poll loop that pauses is a
         // child task of ``UpstreamFeeds/run()``.
+        let clock = self.timer
         let timer = Task { [weak self] in
             // Cancelled (woken early): no wake, or it would cut the next pause short.
-            guard (try? await Task.sleep(for: duration)) != nil else { return }
+            guard (try? await clock.sleep(for: duration)) != nil else { return }
             await self?.wake()
         }
         await withTaskCancellationHandler {

@@ -1,4 +1,5 @@
 import AdInsertion
+import GroupPlayback
 import HLSPlaylist
 import Logging
 import ServiceLifecycle
@@ -36,8 +37,12 @@ final class UpstreamFeeds: Sendable {
     private let starts: AsyncStream<UpstreamFeed>
     private let startContinuation: AsyncStream<UpstreamFeed>.Continuation
 
+    /// The clock the feeds wait on (``ServerConfiguration/timerClock``).
+    let timer: ElapsedClock
+
     /// No feed yet.
-    init() {
+    init(timer: ElapsedClock = ElapsedClock()) {
+        self.timer = timer
         (self.starts, self.startContinuation) = AsyncStream.makeStream(of: UpstreamFeed.self)
     }
 

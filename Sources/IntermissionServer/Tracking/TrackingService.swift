@@ -56,7 +56,8 @@ struct TrackingService: Sendable {
         clock: any WallClock,
         fetch: BoundedFetch,
         logger: Logger,
-        metrics: ServerMetrics? = nil
+        metrics: ServerMetrics? = nil,
+        timer: any Clock<Duration> = ContinuousClock()
     ) {
         self.configuration = configuration
         self.signer = TokenSigner(key: configuration.key)
@@ -65,7 +66,13 @@ struct TrackingService: Sendable {
         self.inventory = inventory
         self.clock = clock
         self.metrics = metrics
-        self.forwarder = BeaconForwarder(fetch: fetch, configuration: configuration, logger: logger, metrics: metrics)
+        self.forwarder = BeaconForwarder(
+            fetch: fetch,
+            configuration: configuration,
+            logger: logger,
+            metrics: metrics,
+            clock: timer
+        )
     }
 
     /// The plan a request asks for through its `plan` token: plan A without one (unless a plan is
