@@ -53,21 +53,30 @@ if [ "$status" -eq 0 ]; then
         "metrics: ${BENCHMARK_METRICS:-mallocCountTotal})"
     exit 0
 fi
-# Each deviation table follows a header "Deviations worse|better than threshold for Target:Name"
-# and is titled with the metric ("Malloc (total) (#, Δ)"): one line per benchmark and metric.
-deviations=$(awk '
-    /^Deviations (worse|better) than threshold for / {
-        kind = ($2 == "worse") ? "regressed" : "improved"
-        name = $0; sub(/^Deviations (worse|better) than threshold for /, "", name)
-        next
-    }
-    name != "" && /\((#|K|M|G|ns|us|μs|ms|s)[^)]*, (Δ|%)\)/ {
-        line = $0; gsub(/[│|╒╞╘═╤╪╧╕╡╛]/, "", line); sub(/^ +/, "", line)
-        metric = line; sub(/ \([^)]*, (Δ|%)\).*$/, "", metric)
-        rest = line; sub(/^.*, (Δ|%)\) +/, "", rest)
-        printf "%s %s %s (p90 threshold, this run, difference, allowed: %s)\n", name, metric, kind, rest
-    }
-' "$log" | sed -E 's/ +/ /g' | sort -u)
+# Each deviation table follows a header "Deviations worse|better than threshold for Target:Name",
+# is titled with the metric ("Malloc (total) (#, Δ)") and has a p90 row: one line per benchmark
+# and metric.
+deviations=$(python3 - "$log" <<'PY'
+import re, sys
+benchmark = kind = metric = None
+for line in open(sys.argv[1], encoding="utf-8", errors="replace").read().splitlines():
+    header = re.match(r"Deviations (worse|better) than threshold for (\S+)", line)
+    if header:
+        kind = "regressed" if header[1] == "worse" else "improved"
+        benchmark, metric = header[2], None
+        continue
+    if benchmark is None or not line.startswith("│"):
+        continue
+    cells = [cell.strip() for cell in line.strip().strip("│").split("│")]
+    title = re.match(r"(.*) \(([^)]*), (Δ|%)\)$", cells[0])
+    if title:
+        metric, percent = title[1], title[3] == "%"
+    elif metric and cells[0] == "p90" and len(cells) >= 5:
+        unit = " %" if percent else ""
+        print(f"{benchmark} {metric} {kind}: p90 {cells[2]} against the threshold {cells[1]}"
+              f" (difference {cells[3]}{unit}, allowed {cells[4]}{unit})")
+PY
+)
 if [ -n "$deviations" ]; then
     echo "$deviations" | sed 's/^/benchmark deviation: /'
     first=$(echo "$deviations" | head -1)
