@@ -8,9 +8,22 @@
 //                                     package, so it exists only without INTERMISSION_CORE_ONLY)
 //   ../scripts/bench-decorate.sh     (the decoration pipeline; DecorateSpeed and the
 //                                     DecorationBenchmarks need AdInsertion: full package only)
+//   ../scripts/ci/benchmarks.sh      (the CI gate: five benchmarks, EngineBenchmarks among them,
+//                                     so the full package, checked against Thresholds/<toolchain>/)
 import PackageDescription
 
 import class Foundation.ProcessInfo
+
+/// A package-benchmark suite: the executable target `Benchmarks/<name>`, with package-benchmark, the
+/// gate's configuration (BenchmarkGate) and the benchmark plugin, and `dependencies` besides.
+func benchmarkSuite(_ name: String, dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: ["BenchmarkGate", .product(name: "Benchmark", package: "package-benchmark")] + dependencies,
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+    )
+}
 
 let package = Package(
     name: "IntermissionBenchmarks",
@@ -29,16 +42,20 @@ let package = Package(
             dependencies: [.product(name: "HLSPlaylist", package: "Intermission")],
             path: "Sources/BenchmarkSupport"
         ),
-        .executableTarget(
-            name: "PlaylistBenchmarks",
+        // The configuration of the benchmarks that gate CI (apart from BenchmarkSupport, so that the
+        // hand-made speed executables do not link package-benchmark and its malloc interposer).
+        .target(
+            name: "BenchmarkGate",
+            dependencies: [.product(name: "Benchmark", package: "package-benchmark")],
+            path: "Sources/BenchmarkGate"
+        ),
+        benchmarkSuite(
+            "PlaylistBenchmarks",
             dependencies: [
                 "BenchmarkSupport",
-                .product(name: "Benchmark", package: "package-benchmark"),
                 .product(name: "HLSPlaylist", package: "Intermission"),
                 .product(name: "HLSInterstitials", package: "Intermission"),
-            ],
-            path: "Benchmarks/PlaylistBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+            ]
         ),
         .executableTarget(
             name: "ScheduleSpeed",
@@ -91,15 +108,17 @@ if ProcessInfo.processInfo.environment["INTERMISSION_CORE_ONLY"] == nil {
             dependencies: ["BenchmarkSupport", "DecorationSupport"],
             path: "Sources/DecorateSpeed"
         ),
-        .executableTarget(
-            name: "DecorationBenchmarks",
+        benchmarkSuite("DecorationBenchmarks", dependencies: ["BenchmarkSupport", "DecorationSupport"]),
+        // The asset-list decision (AdInsertion, in-memory store) and one pass of the player's run
+        // loop (InterstitialPlayback, in-memory loader): both gated in CI.
+        benchmarkSuite(
+            "EngineBenchmarks",
             dependencies: [
-                "BenchmarkSupport",
-                "DecorationSupport",
-                .product(name: "Benchmark", package: "package-benchmark"),
-            ],
-            path: "Benchmarks/DecorationBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "package-benchmark")]
+                .product(name: "AdInsertion", package: "Intermission"),
+                .product(name: "HLSInterstitials", package: "Intermission"),
+                .product(name: "HLSPlaylist", package: "Intermission"),
+                .product(name: "InterstitialPlayback", package: "Intermission"),
+            ]
         ),
     ]
 }

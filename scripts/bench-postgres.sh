@@ -5,8 +5,8 @@
 # database whose user may create databases), a new database, and two `intermission serve --demo`
 # instances on it. New viewers (`wrk --latency`, each request a viewer never seen) go first to
 # instance A alone, then to A and B at once (one wrk per instance, run together); ROUNDS rounds,
-# interleaved, median of each. Prints req/s, p99 and the two-instance ratio against the targets
-# (one instance >= 3000 new viewers/s with p99 < 20 ms; two together >= 1.6x one), the rows stored
+# interleaved, median of each. Prints req/s, p99 and the two-instance ratio in one table (the targets:
+# one instance >= 3000 new viewers/s with p99 < 20 ms; two together >= 1.6x one), the rows stored
 # (every acknowledged decision is a row) and the load average before and after.
 #
 # Usage: scripts/bench-postgres.sh [DURATION per wrk run (default 5s)]
@@ -113,10 +113,14 @@ for _ in $(seq 1 "$rounds"); do
 done
 r1=$(median "${one[@]}") p1=$(median "${one_p99[@]}") r2=$(median "${two[@]}") p2=$(median "${two_p99[@]}")
 ratio=$(awk -v a="$r2" -v b="$r1" 'BEGIN {printf "%.2f", (b > 0 ? a / b : 0)}')
-printf '  one instance  %9.0f req/s  p99 %8.2f ms  (target >= 3000/s: %s; p99 < 20 ms: %s)\n' "$r1" "$p1" \
-    "$(awk -v v="$r1" 'BEGIN {print (v >= 3000 ? "met" : "NOT met")}')" \
-    "$(awk -v v="$p1" 'BEGIN {print (v < 20 ? "met" : "NOT met")}')"
-printf '  two instances %9.0f req/s  p99 %8.2f ms  ratio %s (target >= 1.6: %s)\n' "$r2" "$p2" "$ratio" \
-    "$(awk -v v="$ratio" 'BEGIN {print (v >= 1.6 ? "met" : "NOT met")}')"
-echo "  rounds: one ${one[*]}; two ${two[*]}; non-2xx $bad"
-echo "  decisions stored: $(psql -tA "${server_url%/*}/$database" -c 'SELECT COUNT(*) FROM decision'); load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+stored=$(psql -tA "${server_url%/*}/$database" -c 'SELECT COUNT(*) FROM decision')
+{
+    printf 'one instance\t%.0f\treq/s\n' "$r1"
+    printf 'one instance p99\t%.2f\tms\n' "$p1"
+    printf 'two instances\t%.0f\treq/s\n' "$r2"
+    printf 'two instances p99\t%.2f\tms\n' "$p2"
+    printf 'two / one instance\t%s\tx\n' "$ratio"
+    printf 'non-2xx answers\t%s\n' "$bad"
+    printf 'decisions stored\t%s\n' "$stored"
+} | python3 scripts/bench_table.py "PostgreSQL store (medians; the targets are in this script's header)"
+echo "  rounds: one ${one[*]}; two ${two[*]}; load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

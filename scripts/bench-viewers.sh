@@ -12,7 +12,7 @@
 # getrusage), CPU seconds per viewer-hour, resident memory per
 # viewer (RSS growth / N), primary stalls while measuring and in all, playback errors, breaks
 # started, the cores used, and the worst lateness of a 100 ms timer (a starved core shows there);
-# then the viewers per core in one plain line. The target (issue 16): >= 5,000 viewers per core.
+# then its figures in one table. The target (issue 16): >= 5,000 viewers per core.
 #
 # Usage: scripts/bench-viewers.sh [VIEWERS (default 1000)] [DURATION seconds (default 60)]
 # Env: PORT (default 18282), CONFIGURATION of ViewerLoad (default release), SERVER_CONFIGURATION
@@ -47,10 +47,13 @@ echo "== $viewers viewers of /live/demo/main.m3u8 for ${duration}s (ramp ${ramp}
 result=$($pin_viewers "$viewer_binary" --url "http://127.0.0.1:$port/live/demo/main.m3u8" \
     --viewers "$viewers" --duration "$duration" --ramp "$ramp" ${VIEWER_ARGS:-})
 echo "$result"
-python3 - "$result" <<'PY'
+python3 - "$result" <<'PY' | python3 scripts/bench_table.py "live viewers in one process (the target is in this script's header)"
 import json, sys
 r = json.loads(sys.argv[1])
-print(f"viewers per core: {r['viewersPerCore']:,.0f} ({r['cpuSeconds']:.1f} CPU-s for {r['viewerSeconds']:,.0f} "
-      f"viewer-s; {r['viewers']:,} viewers, {r['stallsWhileMeasuring']} stalls and {r['errors']} errors while "
-      f"measuring); target >= 5,000: {'MET' if r['viewersPerCore'] >= 5000 else 'NOT MET'}")
+print(f"viewers per core\t{r['viewersPerCore']:,.0f}")
+print(f"viewers' CPU\t{r['cpuSeconds']:.1f}\tCPU-s")
+print(f"viewer time simulated\t{r['viewerSeconds']:,.0f}\tviewer-s")
+print(f"viewers\t{r['viewers']:,}")
+print(f"stalls while measuring\t{r['stallsWhileMeasuring']}")
+print(f"playback errors\t{r['errors']}")
 PY

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkGate
 import BenchmarkSupport
 import HLSInterstitials
 import HLSPlaylist
@@ -10,7 +11,8 @@ let benchmarks: @Sendable () -> Void = {
         maxIterations: 200
     )
 
-    Benchmark("Parse 24h DVR playlist (43,200 segments, 500 interstitials)") { benchmark, bytes in
+    // Gated in CI (Gate): parse the 24h DVR playlist (43,200 segments, 500 interstitials).
+    Benchmark("ParseDVR24h", configuration: Gate.configuration(iterations: 20)) { benchmark, bytes in
         for _ in benchmark.scaledIterations {
             blackHole(PlaylistParser.parse(bytes))
         }
@@ -63,7 +65,8 @@ let scheduleBenchmarks: @Sendable () -> Void = {
         try MediaPlaylist(bytes: try DVRPlaylist.bytes())
     }
 
-    Benchmark("Schedule update: live reload adding one segment and one tag") {
+    // Gated in CI (Gate): the schedule's update on a live reload adding one segment and one tag.
+    Benchmark("ScheduleLiveUpdate", configuration: Gate.configuration(iterations: 50)) {
         (benchmark: Benchmark, input: LiveReload) in
         var schedule = input.base
         for _ in benchmark.scaledIterations {
