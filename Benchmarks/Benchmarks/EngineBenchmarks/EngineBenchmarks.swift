@@ -30,9 +30,10 @@ let benchmarks: @Sendable () -> Void = {
     // the playhead moves, the interstitial engine reacts to what it reached (a break starts, an
     // ad ends, the primary resumes), and the loads that became due are made and handled. The loads
     // run as child tasks whose answers may come back in another order from run to run: the p90
-    // count moved by 2 between runs measured with instructions and wall time as well, hence the
-    // tolerance of 2 calls.
-    Benchmark("PlayerStep", configuration: Gate.configuration(iterations: 600, mallocTolerance: 2)) {
+    // count moved by 2 between runs measured with instructions and wall time as well on a 2-core
+    // machine; a machine with more cores may order them in more ways, hence a tolerance of 5 calls
+    // (about a tenth of the 45), still short of what one more load or event per step costs.
+    Benchmark("PlayerStep", configuration: Gate.configuration(iterations: 600, mallocTolerance: 5)) {
         (benchmark: Benchmark, player: Player) in
         let clock = player.clock
         for _ in benchmark.scaledIterations {
