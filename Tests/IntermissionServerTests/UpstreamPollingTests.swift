@@ -179,8 +179,10 @@ private struct CountingUpstream {
     }
 
     /// A channel nobody asks for in ten target durations (10 s here) stops being read; the next
-    /// request starts the loop again. On a manual clock: the loop's pauses and its idle time are
-    /// measured on the server's timer clock, which the test advances.
+    /// request starts the loop again.
+    ///
+    /// On a manual clock: the loop's pauses and its idle time are measured on the server's timer
+    /// clock, which the test advances.
     @Test(.timeLimit(.minutes(1))) func anIdleChannelStopsBeingReadUntilTheNextRequest() async throws {
         var upstream = try await CountingUpstream(
             playlist: livePlaylist(target: 1, first: 10, count: 3),

@@ -31,8 +31,10 @@ extension TransactionalDecisionStore {
     }
 }
 
-/// What a storage driver offers the server beyond the ``AdInsertion/AdStore`` protocol. A part a
-/// driver does not offer is `nil`, and the server then keeps it in memory or goes without it.
+/// What a storage driver offers the server beyond the ``AdInsertion/AdStore`` protocol.
+///
+/// A part a driver does not offer is `nil`, and the server then keeps it in memory or goes without
+/// it.
 public struct StoreCapabilities: Sendable {
     /// Where tracking tokens and beacons are kept.
     var tracking: (any TrackingStore)?

@@ -132,9 +132,11 @@ actor BeaconForwarder {
     }
 
     /// Sends the queued forwards until ``stopTaking()`` (or cancellation): up to ``maximumWorkers``
-    /// at a time, each retry waiting on the clock. Then the retries still waiting are dropped, and
-    /// the workers finish what is queued, for at most ``shutdownDrain``. Every one of them is a
-    /// child task here, so none outlives the forwarder's service.
+    /// at a time, each retry waiting on the clock.
+    ///
+    /// Then the retries still waiting are dropped, and the workers finish what is queued, for at
+    /// most ``shutdownDrain``. Every one of them is a child task here, so none outlives the
+    /// forwarder's service.
     func run() async {
         let clock = self.clock
         await withDiscardingTaskGroup { workers in
