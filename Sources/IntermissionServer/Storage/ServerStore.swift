@@ -1,6 +1,6 @@
 import AdInsertion
 
-/// A storage driver as the server sees it: the ``AdInsertion/AdStore`` and what else the driver
+/// A storage driver as the server sees it: the `AdStore` and what else the driver
 /// keeps in the same database, offered as ``StoreCapabilities``, so that the server reaches every
 /// part through this protocol and never asks which driver it has.
 ///
@@ -19,7 +19,7 @@ extension ServerStore {
 
 extension InMemoryAdStore: ServerStore {}
 
-/// A driver whose ``AdInsertion/DecisionStore/findOrCreateDecision(_:recentSince:make:)`` is
+/// A driver whose `findOrCreateDecision(_:recentSince:make:)` is
 /// atomic (one transaction, or one statement that keeps an earlier row): saving is finding or
 /// creating the decision given, so the earlier one wins as the protocol asks.
 protocol TransactionalDecisionStore: DecisionStore {}
@@ -31,7 +31,7 @@ extension TransactionalDecisionStore {
     }
 }
 
-/// What a storage driver offers the server beyond the ``AdInsertion/AdStore`` protocol.
+/// What a storage driver offers the server beyond the `AdStore` protocol.
 ///
 /// A part a driver does not offer is `nil`, and the server then keeps it in memory or goes without
 /// it.

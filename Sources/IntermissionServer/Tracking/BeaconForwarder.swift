@@ -75,7 +75,7 @@ actor BeaconForwarder {
     static let shutdownDrain = Duration.seconds(5)
 
     private enum Wake {
-        /// Jobs were queued: start workers if fewer than ``maximumWorkers`` run.
+        /// Jobs were queued: start workers if fewer than `maximumWorkers` run.
         case jobs
         /// Queue `job` again after `delay`.
         case retry(Job, after: Duration)
@@ -131,7 +131,7 @@ actor BeaconForwarder {
         self.wakes.continuation.yield(.jobs)
     }
 
-    /// Sends the queued forwards until ``stopTaking()`` (or cancellation): up to ``maximumWorkers``
+    /// Sends the queued forwards until ``stopTaking()`` (or cancellation): up to `maximumWorkers`
     /// at a time, each retry waiting on the clock.
     ///
     /// Then the retries still waiting are dropped, and the workers finish what is queued, for at
