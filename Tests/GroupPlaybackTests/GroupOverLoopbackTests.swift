@@ -212,6 +212,21 @@ import Testing
         return result
     }
 
+    /// The coordinated times of `coordinators` once every one has reached `time`, or the last read
+    /// when `limit` (real time) passes first.
+    static func coordinatedTimes(
+        _ coordinators: [PlaybackCoordinator],
+        reaching time: MediaTime,
+        within limit: Duration
+    ) async -> [MediaTime] {
+        var times = await Self.coordinatedTimes(coordinators)
+        await waitUntil(within: limit) {
+            times = await Self.coordinatedTimes(coordinators)
+            return !times.contains(where: { $0 < time })
+        }
+        return times
+    }
+
     actor Received {
         var texts: [String] = []
         var finished = false
@@ -670,11 +685,11 @@ import Testing
                 }
                 // Playing again continues it; both leave it once and play on together.
                 #expect(await coordinators[1].play().allowed)
-                var times = await Self.coordinatedTimes(coordinators)
-                await waitUntil(within: .seconds(20)) {
-                    times = await Self.coordinatedTimes(coordinators)
-                    return !times.contains(where: { $0 < MediaTime(seconds: 5.5) })
-                }
+                let times = await Self.coordinatedTimes(
+                    coordinators,
+                    reaching: MediaTime(seconds: 5.5),
+                    within: .seconds(20)
+                )
                 #expect(times.max()! - times.min()! <= MediaTime(milliseconds: 100), "\(times)")
                 for player in players {
                     #expect(await player.currentInterstitialEventID == nil)
@@ -722,17 +737,17 @@ import Testing
                 let bobIn = await bobPlayer.currentInterstitialTime ?? .zero
                 let bobNow = await Self.describe(bobPlayer)
                 #expect(bobIn >= MediaTime(seconds: 0.9), "Bob entered the ident at \(bobIn); Bob \(bobNow)")
-                var inside = await Self.coordinatedTimes(coordinators)
-                await waitUntil(within: deadline - ContinuousClock.now) {
-                    inside = await Self.coordinatedTimes(coordinators)
-                    return !inside.contains(where: { $0 < MediaTime(seconds: 3) })
-                }
+                let inside = await Self.coordinatedTimes(
+                    coordinators,
+                    reaching: MediaTime(seconds: 3),
+                    within: deadline - ContinuousClock.now
+                )
                 #expect(inside.max()! - inside.min()! <= MediaTime(milliseconds: 100), "in the ident: \(inside)")
-                var times = await Self.coordinatedTimes(coordinators)
-                await waitUntil(within: deadline - ContinuousClock.now) {
-                    times = await Self.coordinatedTimes(coordinators)
-                    return !times.contains(where: { $0 < MediaTime(seconds: 7) })
-                }
+                let times = await Self.coordinatedTimes(
+                    coordinators,
+                    reaching: MediaTime(seconds: 7),
+                    within: deadline - ContinuousClock.now
+                )
                 #expect(times.max()! - times.min()! <= MediaTime(milliseconds: 100), "\(times)")
                 let bobFinished = await bobPlayer.log.filter { $0.event == "eventDidFinish" }
                 #expect(bobFinished.count <= 1, "\(bobFinished.map(\.description))")
