@@ -61,4 +61,22 @@ import Testing
             )
         }
     }
+
+    /// `play --seek T@AT` and `--rate R@AT` are read by the same reader as `group`'s and `cast`'s:
+    /// before, `play` read them with `Double(_:)`, which takes exponents, hexadecimal and `nan`
+    /// (refused later only by a range check), and a rate up to 1e9.
+    @Test func playReadsItsTimedOptionsAsGroupAndCastDo() async throws {
+        for (option, bad) in [
+            ("--seek", "5"), ("--seek", "1e3@1"), ("--seek", "0x10@1"), ("--seek", "10@nan"), ("--seek", "-1@1"),
+            ("--seek", "9223372036854775807@1"), ("--seek", "1@2@3"),
+            ("--rate", "2000@1"), ("--rate", "1e308@1"), ("--rate", "-1@0"), ("--rate", "inf@1"),
+            ("--rate", String(repeating: "9", count: 100_000) + "@1"),
+        ] {
+            let result = try await CLI.run(["play", "http://127.0.0.1:1/x.m3u8", option, bad])
+            #expect(
+                result.status == 64 && result.stderr.contains(option),
+                "\(option) \(bad.prefix(20)): \(result.stderr)"
+            )
+        }
+    }
 }

@@ -231,7 +231,9 @@ public actor Receiver {
         case .skip:
             let eventID = await player.currentInterstitialEventID
             let decision: NavigationDecision
-            if self.session?.effectivePlan == .c, let asset = await player.currentInterstitialAsset, asset.index > 0 {
+            if let plan = self.session?.effectivePlan, let asset = await player.currentInterstitialAsset,
+                !plan.keepsRestrictions(atPositionInPod: asset.index)
+            {
                 // Plan C inside a pod given as one asset list: the first ad is restricted, the later
                 // ones may be skipped, one ad at a time, as with a pod of separate events.
                 decision = await player.skipCurrentAsset()
@@ -257,11 +259,12 @@ public actor Receiver {
     /// The events with a plan applied: under plan C every event after the first of its pod (those
     /// that start together) loses its restrictions, so it can be skipped once the first has played.
     public static func applying(_ plan: ServicePlan, to events: [InterstitialEvent]) -> [InterstitialEvent] {
-        guard plan == .c else { return events }
-        var seen: Set<InterstitialEvent.Start> = []
+        var earlierInPod: [InterstitialEvent.Start: Int] = [:]
         return events.map { event in
             var event = event
-            if !seen.insert(event.start).inserted { event.restrictions = [] }
+            let position = earlierInPod[event.start, default: 0]
+            earlierInPod[event.start] = position + 1
+            if !plan.keepsRestrictions(atPositionInPod: position) { event.restrictions = [] }
             return event
         }
     }

@@ -11,6 +11,13 @@ public enum ServicePlan: String, Sendable, Hashable, Codable, CaseIterable {
     /// Ads; the first ad of each pod keeps its restrictions, the later ones lose them and can be
     /// skipped.
     case c = "C"
+
+    /// Whether the ad at `positionInPod` (0 for the first) keeps its restrictions under this plan:
+    /// the one rule of plan C, whether the pod is several events that start together or one
+    /// event's asset list of several ads.
+    public func keepsRestrictions(atPositionInPod positionInPod: Int) -> Bool {
+        self != .c || positionInPod == 0
+    }
 }
 
 /// A client-side interstitial event in structured form (the sender's `AVPlayerInterstitialEvent`).

@@ -65,12 +65,19 @@ struct Play: AsyncParsableCommand {
 
     @OptionGroup var network: NetworkOptions
 
-    static func pair(_ text: String) throws -> (Double, Double) {
-        let parts = text.split(separator: "@")
-        guard parts.count == 2, let value = Double(parts[0]), let at = Double(parts[1]) else {
-            throw ValidationError("expected VALUE@TIME, got '\(text)'")
+    /// The `--seek T@AT` and `--rate R@AT` options as (value, clock time) pairs, read as the `group`
+    /// and `cast` commands read theirs (``TimedViewerCommand/pair(_:option:)``): seconds from 0 to
+    /// 1e9 with no exponent, NaN or sign; a rate from 0 to 1000.
+    func timedOptions() throws -> (seeks: [(Double, Double)], rates: [(Double, Double)]) {
+        let seeks = try self.seek.map { text in
+            let (value, at) = try TimedViewerCommand.pair(text, option: "--seek")
+            return (try ViewerCommand.seconds(value, what: "--seek"), try ViewerCommand.seconds(at, what: "--seek"))
         }
-        return (value, at)
+        let rates = try self.rate.map { text in
+            let (value, at) = try TimedViewerCommand.pair(text, option: "--rate")
+            return (try ViewerCommand.rate(value), try ViewerCommand.seconds(at, what: "--rate"))
+        }
+        return (seeks, rates)
     }
 
     func validate() throws {
@@ -79,12 +86,7 @@ struct Play: AsyncParsableCommand {
         }
         if let until, !(until >= 0 && until <= 1e9) { throw ValidationError("--until takes seconds from 0 to 1e9") }
         for text in self.skip { _ = try Self.skipTime(text) }
-        for text in self.seek + self.rate {
-            let (value, at) = try Self.pair(text)
-            guard value.isFinite, abs(value) <= 1e9, at >= 0, at <= 1e9 else {
-                throw ValidationError("'\(text.prefix(40))': VALUE and TIME take seconds up to 1e9 (TIME not negative)")
-            }
-        }
+        _ = try self.timedOptions()
     }
 
     func run() async throws {
@@ -134,12 +136,11 @@ struct Play: AsyncParsableCommand {
             loader: loader,
             configuration: configuration
         )
-        for text in self.seek {
-            let (target, at) = try Self.pair(text)
+        let (seeks, rates) = try self.timedOptions()
+        for (target, at) in seeks {
             await player.schedule(.seek(to: MediaTime(seconds: target)), at: MediaTime(seconds: at))
         }
-        for text in self.rate {
-            let (value, at) = try Self.pair(text)
+        for (value, at) in rates {
             await player.schedule(.rate(value), at: MediaTime(seconds: at))
         }
         for text in self.skip {
