@@ -18,7 +18,7 @@ struct AssetSlot: Sendable {
 
 /// A break being played: events at one point of the primary, played in order, then the primary
 /// resumes.
-struct BreakRun: Sendable {
+struct BreakRun: Sendable, Equatable {
     /// The events still to play after the current one.
     var queue: [String]
     /// Where the primary paused (stable primary timeline).
@@ -86,9 +86,10 @@ struct InterstitialState: Sendable {
     var cancelled: Set<String> = []
     /// Events handled at their point in this pass (not triggered again when the primary resumes there).
     var passed: Set<String> = []
-    /// Events prepared ahead (list requested, assets buffering).
-    var current: EventRun?
-    var currentBreak: BreakRun?
+    /// The event playing (the coordinator owns it).
+    var current: EventRun? { self.coordinator.current }
+    /// The break playing (the coordinator owns it).
+    var currentBreak: BreakRun? { self.coordinator.currentBreak }
     var postrollsStarted = false
     var startResolved = false
     var skipState: SkippableEventState = .notSkippable
