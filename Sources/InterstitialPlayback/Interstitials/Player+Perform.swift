@@ -93,8 +93,12 @@ extension Player {
     }
 
     /// Reacts to where the playhead is now: starts what is due, ends what is over.
+    ///
+    /// Most passes lead to nothing: then no action list is built (the player's step stays free
+    /// of allocations here).
     func checkTransitions(now: MediaTime) {
-        self.perform([.checkTransitions], now: now)
+        let follow = self.transitions(now: now)
+        if !follow.isEmpty { self.perform(follow, now: now) }
     }
 
     /// Begins a break the coordinator planned.
