@@ -119,6 +119,11 @@ struct InterstitialCoordinator: Sendable {
     private(set) var current: EventRun?
     /// The break playing.
     private(set) var currentBreak: BreakRun?
+    /// Events handled at their point in this pass (not triggered again when the primary resumes
+    /// there).
+    private(set) var passed: Set<String> = []
+    /// The skip state of the event playing.
+    private(set) var skipState: SkippableEventState = .notSkippable
 
     // MARK: Skipping
 
@@ -157,20 +162,34 @@ struct InterstitialCoordinator: Sendable {
     }
 }
 
-/// What the coordinator reads of the primary when a break ends.
-struct PrimaryAtBreakEnd: Sendable {
-    /// The primary playhead (the break's start).
-    var position: MediaTime
-    /// The primary's duration, when it has one (VOD, or a live stream that ended).
-    var duration: MediaTime?
-    /// Whether the post-rolls began (the primary reached its end).
-    var postrollsStarted: Bool
-    /// The primary's tracks, whose segment boundaries `X-SNAP=IN` counts.
-    var tracks: [Track]
-}
-
 extension InterstitialCoordinator {
     // MARK: Sequencing breaks and events
+
+    /// A break the schedule placed begins: its events are handled at this point, then
+    /// its run begins.
+    mutating func beginBreak(_ plan: BreakPlan) -> [Action] {
+        self.passed.formUnion(plan.passed)
+        return self.beginBreak(plan.run)
+    }
+
+    /// A seek was granted: the events still handled are those before its target.
+    mutating func seekGranted(_ decision: SeekDecision) {
+        self.passed = decision.passed
+    }
+
+    /// The skip state of the event playing is now `state` (`control`: the skip control in force):
+    /// a change is reported with the effective label.
+    mutating func setSkipState(
+        _ state: SkippableEventState,
+        event: InterstitialEvent,
+        control: SkipControl?
+    )
+        -> [Action]
+    {
+        let old = self.skipState
+        self.skipState = state
+        return self.skipStateChanged(from: old, to: state, event: event, control: control)
+    }
 
     /// A break begins: its first event is next, the others queue behind it; nothing when it has
     /// no event.

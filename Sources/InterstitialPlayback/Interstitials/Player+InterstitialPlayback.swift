@@ -53,10 +53,8 @@ extension Player {
     func setSkipState(_ state: SkippableEventState, event: InterstitialEvent) {
         var control = event.skipControl
         if case .loaded(_, let effective)? = self.interstitials.lists[event.identifier] { control = effective }
-        let old = self.interstitials.skipState
-        self.interstitials.skipState = state
         self.perform(
-            self.interstitials.coordinator.skipStateChanged(from: old, to: state, event: event, control: control),
+            self.interstitials.coordinator.setSkipState(state, event: event, control: control),
             now: self.clock.now
         )
     }
@@ -232,7 +230,7 @@ extension Player {
         // Leave the break without resuming the primary: the seek decides where it goes.
         self.perform(self.interstitials.coordinator.seekLeavesBreak(), now: now)
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).
-        self.interstitials.passed = decision.passed
+        self.interstitials.coordinator.seekGranted(decision)
         self.interstitials.repositionedFor = nil
         if let plan = decision.breakPlan {
             self.primary?.reposition(to: decision.granted)

@@ -40,9 +40,8 @@ extension Player {
         case .closeEvent:
             return self.interstitials.coordinator.closeEvent(now: now, cancelled: self.interstitials.cancelled)
         case .beginBreak(let plan):
-            self.interstitials.passed.formUnion(plan.passed)
             self.primaryPosition = plan.position
-            return self.interstitials.coordinator.beginBreak(plan.run)
+            return self.interstitials.coordinator.beginBreak(plan)
         case .primaryPlays: self.setStalled(false, now: now)
         case .beginEvent(let eventID):
             return self.interstitials.coordinator.eventBegins(

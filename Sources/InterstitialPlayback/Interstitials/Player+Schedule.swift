@@ -203,10 +203,4 @@ extension Player {
             self.assets[id] = Presentation(id: id, url: slots[join.assetIndex].url, startTime: join.position)
         }
     }
-
-    /// The segment boundaries `X-SNAP=IN` counts after `brk`: those of every audio and video
-    /// playlist (subtitles do not count); none when its last event does not snap.
-    func resumeEdges(of brk: BreakRun) -> [[MediaTime]] {
-        self.interstitials.coordinator.resumeEdges(of: brk, tracks: self.primary?.tracks ?? [])
-    }
 }
