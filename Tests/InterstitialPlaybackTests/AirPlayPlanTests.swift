@@ -45,9 +45,9 @@ struct AirPlayPlanTests {
     /// 5 s; fast-forward and forward seeks are refused during either; the primary resumes at 5 s
     /// and can then be sought forward.
     @Test func planAPlaysTheServerEventsAsGiven() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let url = try Self.serveExample(site, base: base)
-            let player = Player(item: PlayerItem(url: url), clock: VirtualPlaybackClock())
+            let player = Player(item: PlayerItem(url: url), clock: VirtualPlaybackClock(), loader: fixtureLoader())
             await player.play()
             // ad1 plays on the clock from 5 to 15 s, ad2 from 15 to 25 s.
             await player.schedule(.rate(2), at: 7)
@@ -88,11 +88,12 @@ struct AirPlayPlanTests {
     /// through and no ad is requested; with an event the app schedules itself (a house promo at
     /// 8 s), only that one plays.
     @Test func planBTurnsOffServerEventsAndSchedulesItsOwn() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let url = try Self.serveExample(site, base: base)
             let noAds = Player(
                 item: PlayerItem(url: url, automaticallyHandlesInterstitialEvents: false),
-                clock: VirtualPlaybackClock()
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
             )
             await noAds.play()
             try await noAds.run()
@@ -104,7 +105,8 @@ struct AirPlayPlanTests {
 
             let player = Player(
                 item: PlayerItem(url: url, automaticallyHandlesInterstitialEvents: false),
-                clock: VirtualPlaybackClock()
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
             )
             await player.play()
             try await player.run(until: 1)
@@ -135,9 +137,9 @@ struct AirPlayPlanTests {
     /// Fast-forward is refused in ad1; in
     /// ad2 a forward seek is granted and skips the rest of it.
     @Test func planCOverridesAServerEventsRestrictions() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let url = try Self.serveExample(site, base: base)
-            let player = Player(item: PlayerItem(url: url), clock: VirtualPlaybackClock())
+            let player = Player(item: PlayerItem(url: url), clock: VirtualPlaybackClock(), loader: fixtureLoader())
             await player.play()
             try await player.run(until: 1)
             let controller = InterstitialEventController(player: player)

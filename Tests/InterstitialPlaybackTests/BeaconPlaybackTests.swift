@@ -75,7 +75,7 @@ struct BeaconPlaybackTests {
     }
 
     @Test func everyBeaconOfAPodFiresOnceAtItsMomentInOrder() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let player = try await Self.playPod(base, site)
             let log = await player.log
             #expect(fired(log) == Self.allOfOne.map { "green \($0)" } + Self.allOfOne.map { "blue \($0)" })
@@ -96,7 +96,7 @@ struct BeaconPlaybackTests {
     }
 
     @Test func beaconsAreOffUnlessAsked() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let player = try await Self.playPod(base, site, configuration: Player.Configuration())
             #expect(fired(await player.log).isEmpty)
             #expect(!site.requests.contains { $0.path.hasPrefix("/b/") })
@@ -106,7 +106,7 @@ struct BeaconPlaybackTests {
     /// A skip 6 s into the first ad: its beacons up to the midpoint, then its `skip`, then nothing
     /// of the rest of the pod.
     @Test func aSkipFiresTheSlotsSkipAndNothingAfter() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let player = try await Self.playPod(base, site) { player in
                 // The pod starts at clock 10 on a virtual clock that only waits for answers.
                 await player.schedule(.skipCurrentEvent(overridingPolicy: true), at: 16)
@@ -119,7 +119,7 @@ struct BeaconPlaybackTests {
 
     /// A playout limit of 4 s cuts the pod in its first ad: the beacons before 4 s, nothing after.
     @Test func anEarlyReturnFiresNothingMore() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let player = try await Self.playPod(base, site, attributes: ",X-PLAYOUT-LIMIT=4")
             #expect(fired(await player.log) == ["impression", "start", "firstQuartile"].map { "green \($0)" })
         }
@@ -129,7 +129,7 @@ struct BeaconPlaybackTests {
     /// 401 (VAST: file not found) and a filled cache buster; the second ad plays and fires all of
     /// its own.
     @Test func aFailedAssetFiresItsErrorBeacon() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve("/media/ad-green/main.m3u8", .status(404))
             let player = try await Self.playPod(base, site)
             let log = await player.log
@@ -144,7 +144,7 @@ struct BeaconPlaybackTests {
     /// A 503 is tried again and then counts as fired (2 tries); a 404 is not tried again and is
     /// logged as failed; the beacons after them still go out, in order.
     @Test func failuresAreRetriedOrGivenUp() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let calls = Mutex(0)
             let player = try await Self.playPod(base, site, ads: ["green"]) { _ in
                 site.serve("/b/green/impression") { _ in
@@ -179,7 +179,7 @@ struct BeaconPlaybackTests {
     ///
     /// A limit below one is taken as one.
     @Test func aFullQueueDropsWhatDoesNotFitAndSaysSo() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             var configuration = Self.client
             configuration.beaconQueueLimit = 0
             #expect(configuration.beaconQueueLimit == 1)

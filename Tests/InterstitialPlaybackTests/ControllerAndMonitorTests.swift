@@ -24,7 +24,7 @@ func listStatuses(_ notes: [PlayerNotification]) -> [String] {
 @Suite(.timeLimit(.minutes(1)))
 struct ControllerAndMonitorTests {
     @Test func cancelCurrentEventResumesAtTheGivenOffset() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "pod",
@@ -34,7 +34,11 @@ struct ControllerAndMonitorTests {
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
             site.serve("/lists/pod.json", .json(assetList(base, ["red", "green"])))
-            let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await player.play()
             try await player.run(until: 13)
             #expect(await player.currentInterstitialEventID == "pod")
@@ -58,7 +62,7 @@ struct ControllerAndMonitorTests {
     }
 
     @Test func controllerEventsReplaceByIdentifierAndEmptyReverts() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad1",
@@ -73,7 +77,11 @@ struct ControllerAndMonitorTests {
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
             // Same identifier as the playlist's ad1: the app's version (blue, at 8 s) replaces it.
-            let replacing = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let replacing = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await replacing.play()
             try await replacing.run(until: 1)
             let controller = InterstitialEventController(player: replacing)
@@ -93,7 +101,11 @@ struct ControllerAndMonitorTests {
             #expect(urls.count == 1 && urls[0].contains("ad-blue"), "\(urls)")
 
             // Setting events, then an empty array: the playlist's events are back.
-            let reverting = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let reverting = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await reverting.play()
             try await reverting.run(until: 1)
             let second = InterstitialEventController(player: reverting)
@@ -108,14 +120,18 @@ struct ControllerAndMonitorTests {
     }
 
     @Test func assetListStatusIsAvailableUnavailableOrCleared() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial("good", at: 4, "X-ASSET-LIST=\"/lists/good.json\",X-RESUME-OFFSET=0"),
                 Fixtures.interstitial("bad", at: 8, "X-ASSET-LIST=\"/lists/missing.json\",DURATION=10"),
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
             site.serve("/lists/good.json", .json(assetList(base, ["red"])))
-            let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             let stream = await InterstitialEventMonitor(player: player).notifications()
             await player.play()
             try await player.run()
@@ -147,7 +163,11 @@ struct ControllerAndMonitorTests {
                     )
                 )
             )
-            let second = Player(item: PlayerItem(url: base + "/vod/later.m3u8"), clock: VirtualPlaybackClock())
+            let second = Player(
+                item: PlayerItem(url: base + "/vod/later.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             let secondStream = await InterstitialEventMonitor(player: second).notifications()
             await second.play()
             try await second.run(until: 10)
@@ -160,7 +180,7 @@ struct ControllerAndMonitorTests {
     }
 
     @Test func timelineSnapshotPlacesThePlayhead() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad",
@@ -169,7 +189,11 @@ struct ControllerAndMonitorTests {
                 )
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: ranges)))
-            let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await player.play()
             try await player.run(until: 14)
             let during = await player.integratedTimelineSnapshot()
@@ -191,6 +215,7 @@ struct ControllerAndMonitorTests {
 
     /// Appendix D.5: slow ad servers get time, but not forever.
     @Test func slowAssetListsWaitUpToTheTimeout() async throws {
+        // Over loopback HTTP: the point is the loader's real-time timeout.
         try await withFixtureServer { base, site in
             let ranges = [
                 Fixtures.interstitial("slow", at: 4, "X-ASSET-LIST=\"/lists/slow.json\",X-RESUME-OFFSET=0"),
@@ -226,7 +251,7 @@ struct ControllerAndMonitorTests {
     }
 
     @Test func interstitialRenditionsFollowThePrimaryLanguage() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             // The primary's default audio is French; no preference is configured.
             site.serve(
                 "/multi.m3u8",

@@ -44,7 +44,7 @@ struct DateRangeSchedulePlaybackTests {
     /// carries the `ID` of the schedule that lists it; each document is requested once, with
     /// `_HLS_primary_id`, and reported with `scheduleRequestCompleted`.
     @Test func scheduledAdsPlayWithTheirOwnRules() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/vod/prog.m3u8",
                 .text(
@@ -98,7 +98,7 @@ struct DateRangeSchedulePlaybackTests {
     /// The schedule is requested only once the primary's buffer reaches its date range (late
     /// binding): with the 30 s forward buffer, not before the primary segments up to 40 s are asked.
     @Test func scheduleIsRequestedWhenBufferingReachesIt() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/vod/prog.m3u8",
                 .text(
@@ -131,7 +131,7 @@ struct DateRangeSchedulePlaybackTests {
     /// nothing, and playback goes on to the end.
     @Test(arguments: [404, 200])
     func unreadableScheduleIsReportedAndPlaybackGoesOn(status: Int) async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/sched/bad.json",
                 status == 200 ? .json("<html>not json</html>") : .status(status)
@@ -170,7 +170,7 @@ struct DateRangeSchedulePlaybackTests {
 
     /// A schedule that lists itself is a cycle: requested once, reported, and its event plays once.
     @Test func cycleIsRequestedOnceAndReported() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/vod/prog.m3u8",
                 .text(

@@ -10,7 +10,7 @@ struct EmptyPodTests {
     /// The demo VOD's shape: a pod at 20 s, then a break at 40 s whose list (fetched ahead, while
     /// the primary buffers) is empty, then a post-roll.
     @Test func emptyListFetchedAheadDoesNotStallTheBreak() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/vod/prog.m3u8",
                 .text(
@@ -54,7 +54,7 @@ struct EmptyPodTests {
     /// The same on a real clock (sped up 40 times, as `intermission play --speed 40`): nothing but
     /// the break's own state can wake the player for an empty break, so it must not wait for a timer.
     @Test func emptyListOnARealClock() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "mid-1",
@@ -76,6 +76,7 @@ struct EmptyPodTests {
             let player = Player(
                 item: PlayerItem(url: base + "/vod/prog.m3u8"),
                 clock: RealPlaybackClock(speed: 40),
+                loader: fixtureLoader(),
                 configuration: Player.Configuration(stallTimeout: 600)
             )
             await player.play()

@@ -3,14 +3,14 @@ import HLSPlaylist
 import InterstitialPlayback
 import Testing
 
-/// The behaviours of issue 15 ("What the engine must get right"), played over loopback HTTP: each
-/// is also a row of the coordinator's tables (InterstitialCoordinatorTests).
+/// The behaviours of issue 15 ("What the engine must get right"), played from the fixture site in
+/// memory (no network): each is also a row of the coordinator's tables (InterstitialCoordinatorTests).
 @Suite(.timeLimit(.minutes(1)))
 struct EngineBehaviourTests {
     /// Replacing the events while a mid-roll pod plays does not change how it ends: a 20 s pod at
     /// 8 s with `X-RESUME-OFFSET=0` resumes the primary at 8, and the app's event then plays.
     @Test func setEventsDuringABreakKeepsHowItEnds() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial("pod", at: 8, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")
             ]
@@ -41,7 +41,7 @@ struct EngineBehaviourTests {
     /// `X-RESUME-OFFSET=0`, so the app's override of the server's mid-roll at 4 s then plays
     /// (resuming at the pre-roll's duration instead would jump past it).
     @Test func setEventsDuringAPreRollKeepsHowItEndsAndTheOverridePlays() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "pre",
@@ -77,7 +77,7 @@ struct EngineBehaviourTests {
     /// Skip control gates skipping: before the window and after it the request is refused (and
     /// logged with the reason); the app's override skips anyway.
     @Test func skippingIsGatedBySkipControl() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             // ad1: window 5…10 s into a 20 s pod; ad2: X-RESTRICT=SKIP, no skip control.
             let ranges = [
                 Fixtures.interstitial(
@@ -113,7 +113,7 @@ struct EngineBehaviourTests {
 
     /// The asset list's `SKIP-CONTROL` overrides the tag's label too; the monitor shows it.
     @Test func assetListSkipControlOverridesTheLabel() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad",
@@ -151,7 +151,7 @@ struct EngineBehaviourTests {
     /// `X-RESTRICT=SKIP` holds from the first frame: the rate 2 set before the break plays the
     /// 10 s ad at 1 (10 s of clock, not 5), and comes back after it.
     @Test func restrictedBreakPlaysAtRateOneAndTheRateReturns() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad",
@@ -180,7 +180,7 @@ struct EngineBehaviourTests {
     /// A primary showing no subtitles gives ads without subtitles, even when the ad offers
     /// subtitles in the primary's audio language.
     @Test func interstitialSubtitlesFollowThePrimarysChoice() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/multi.m3u8",
                 .text(
@@ -233,7 +233,7 @@ struct EngineBehaviourTests {
     /// wall clock (the explicit option) resumes later by it.
     @Test(arguments: [LiveResumption.eventDuration, .followsWallClock])
     func liveResumptionIsTheEventsDuration(resumption: LiveResumption) async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let tag = Fixtures.interstitial("ad", at: 5, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=20")
             site.serve("/live/prog.m3u8", .text(LiveInterstitialTests.liveWindow(count: 8, tags: [tag])))
             site.serveWaiting("/lists/ad.json") { _ in
@@ -246,6 +246,7 @@ struct EngineBehaviourTests {
             let player = Player(
                 item: PlayerItem(url: base + "/live/prog.m3u8"),
                 clock: RealPlaybackClock(speed: 20),
+                loader: fixtureLoader(),
                 configuration: configuration
             )
             await player.play()
@@ -271,7 +272,7 @@ struct EngineBehaviourTests {
     /// again without it: an event starting inside the failed one's span (which it would have
     /// jumped over) plays.
     @Test func failedAssetListLetsAnEventInsideItsSpanPlay() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial("bad", at: 10, "X-ASSET-LIST=\"/lists/missing.json\",DURATION=20"),
                 Fixtures.interstitial(
@@ -298,7 +299,7 @@ struct EngineBehaviourTests {
     /// Post-roll assets are buffered ahead, like a mid-roll's: the list is asked for and the ad
     /// buffered while the primary still plays, not when it ends.
     @Test func postRollsAreBufferedAhead() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [Fixtures.interstitial("post", at: 0, "X-ASSET-LIST=\"/lists/post.json\",CUE=\"POST\"")]
             site.serve("/lists/post.json", .json(assetList(base, ["red"])))
             let player = await vodPlayer(base, site, seconds: 10, dateRanges: ranges)
@@ -321,7 +322,7 @@ struct EngineBehaviourTests {
 
     /// Error codes say what happened: no item is `noItem` (not `invalidURL`).
     @Test func noItemIsReportedAsSuch() async throws {
-        let player = Player(clock: VirtualPlaybackClock())
+        let player = Player(clock: VirtualPlaybackClock(), loader: fixtureLoader())
         await player.play()
         try await player.run()
         #expect(await player.error?.code == .noItem)
@@ -347,7 +348,7 @@ struct EngineBehaviourTests {
     /// A live join at 15 (8 segments of 3 s) plays a blue pre-roll with `X-RESUME-OFFSET=resume`,
     /// then whatever `tags` place: each mid-roll's list is `/lists/<id>.json` with a red ad.
     func prerollThenEnter(resume: Int, tags: @Sendable (String) -> [String]) async throws -> PrerollEntry {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let pre = Fixtures.interstitial(
                 "pre",
                 at: 0,
@@ -356,7 +357,11 @@ struct EngineBehaviourTests {
             let mids = tags(base)
             site.serve("/live/prog.m3u8", .text(LiveInterstitialTests.liveWindow(count: 8, tags: [pre] + mids)))
             for id in ["mid", "m1", "m2"] { site.serve("/lists/\(id).json", .json(assetList(base, ["red"]))) }
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/live/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await player.play()
             try await player.run(until: 25)
             return PrerollEntry(requests: site.requests, log: await player.log)
@@ -409,7 +414,7 @@ struct EngineBehaviourTests {
     /// in the video's 2 s segments and 9 in the audio's 3 s ones, so the break starts at 9 (the
     /// main playlist alone said 10).
     @Test func snapOutUsesTheEarliestBoundaryAcrossAudioAndVideo() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad",
@@ -434,7 +439,7 @@ struct EngineBehaviourTests {
     /// playlist, the latest of them: 10 + 4.6 = 14.6 is 14 in the video's 2 s segments and 15 in
     /// the audio's 3 s ones, so the primary resumes at 15 (the main playlist alone said 14).
     @Test func snapInUsesTheLatestBoundaryAcrossAudioAndVideo() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad",
@@ -454,7 +459,11 @@ struct EngineBehaviourTests {
 
     /// The app's events read back at once, before the playlist loads.
     @Test func controllerEventsReadBackAtOnce() async throws {
-        let player = Player(item: PlayerItem(url: "http://127.0.0.1:1/never.m3u8"), clock: VirtualPlaybackClock())
+        let player = Player(
+            item: PlayerItem(url: "http://127.0.0.1:1/never.m3u8"),
+            clock: VirtualPlaybackClock(),
+            loader: fixtureLoader()
+        )
         let controller = InterstitialEventController(player: player)
         var own = InterstitialEvent(identifier: "own", time: 20)
         own.assetURIs = ["http://127.0.0.1:1/ad.m3u8"]
@@ -464,7 +473,7 @@ struct EngineBehaviourTests {
 
     /// No "asset list cleared" for an `X-ASSET-URI` event: it has no list.
     @Test func noListClearedForAssetURIEvents() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial("uri", at: 14, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0")
             ]
@@ -488,7 +497,7 @@ struct EngineBehaviourTests {
     /// A subscriber that never reads holds at most the configured number of notifications, the
     /// newest; the kept log stays within its bound too.
     @Test func notificationsAndLogAreBounded() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial("ad", at: 4, "X-ASSET-URI=\"\(base)/media/ad-red/main.m3u8\",X-RESUME-OFFSET=0")
             ]

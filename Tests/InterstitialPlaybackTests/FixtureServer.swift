@@ -122,6 +122,68 @@ final class FixtureSite: Sendable {
     }
 }
 
+/// Answers a player's requests from a ``FixtureSite`` in memory: the same routes and replies as
+/// the loopback server, with no socket.
+///
+/// Tests whose point is not HTTP play through it.
+struct SiteLoader: ResourceLoader {
+    /// The site answering.
+    let site: FixtureSite
+
+    func load(_ request: LoadRequest, sessionID: String) async -> Result<LoadResponse, PlaybackError> {
+        guard request.url.hasPrefix(siteBase + "/") else {
+            return .failure(PlaybackError(code: .transport, message: "not on the fixture site", url: request.url))
+        }
+        let target = request.url.dropFirst(siteBase.count)
+        let parts = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        var range: String?
+        if let bytes = request.byteRange {
+            let first = max(0, bytes.offset ?? 0)
+            range = "bytes=\(first)-\(first + max(1, bytes.length) - 1)"
+        }
+        let served = ServedRequest(
+            path: String(parts[0]),
+            query: parts.count > 1 ? String(parts[1]) : nil,
+            sessionID: sessionID,
+            range: range
+        )
+        let reply = await self.site.respond(served)
+        // Bounded as the HTTP loader bounds it; answered at once (1 ms for the bandwidth estimate).
+        if reply.body.count > request.maximumBodySize {
+            let message = "the body is larger than \(request.maximumBodySize) bytes"
+            return .failure(PlaybackError(code: .bodyTooLarge, message: message, url: request.url))
+        }
+        let kept = request.keepsBody ? reply.body : []
+        return .success(
+            LoadResponse(status: reply.status, body: kept, byteCount: reply.body.count, elapsed: .milliseconds(1))
+        )
+    }
+}
+
+/// The base URL of the in-memory fixture site (never resolved: ``SiteLoader`` answers it).
+let siteBase = "http://fixture.invalid"
+
+/// The in-memory site of the test running, inside ``withFixtureSite(_:)``.
+enum InMemorySite {
+    @TaskLocal static var current: FixtureSite?
+}
+
+/// The loader a test's player takes: the in-memory site's inside ``withFixtureSite(_:)``, HTTP
+/// otherwise (inside ``withFixtureServer(_:)``).
+func fixtureLoader() -> any ResourceLoader {
+    if let site = InMemorySite.current { return SiteLoader(site: site) }
+    return HTTPResourceLoader()
+}
+
+/// Runs `body` with a fresh ``FixtureSite`` answered in memory: no server, no network.
+///
+/// The
+/// players the test makes take ``fixtureLoader()``, which answers from the site.
+func withFixtureSite<T: Sendable>(_ body: @Sendable (String, FixtureSite) async throws -> T) async throws -> T {
+    let site = FixtureSite()
+    return try await InMemorySite.$current.withValue(site) { try await body(siteBase, site) }
+}
+
 /// Runs `body` with a loopback HTTP server serving a fresh ``FixtureSite``.
 func withFixtureServer<T: Sendable>(_ body: @Sendable (String, FixtureSite) async throws -> T) async throws -> T {
     let site = FixtureSite()
@@ -245,6 +307,7 @@ func vodPlayer(
     let player = Player(
         item: PlayerItem(url: base + "/vod/prog.m3u8"),
         clock: VirtualPlaybackClock(),
+        loader: fixtureLoader(),
         configuration: configuration
     )
     await player.play()

@@ -493,7 +493,7 @@ enum CrossCheck {
     ) async throws -> [CrossCheckStep] {
         let clock = VirtualPlaybackClock()
         time.useVirtual(clock)
-        let player = Player(item: PlayerItem(url: url), clock: clock)
+        let player = Player(item: PlayerItem(url: url), clock: clock, loader: fixtureLoader())
         await player.play()
         try await player.run(until: until)
         return CrossCheckStep.steps(fromPlayerLog: await player.log)

@@ -23,7 +23,7 @@ struct InterstitialFlowTests {
     /// primary → ad 1 → ad 2 → primary; the list is requested only once the primary is buffered
     /// to the marker.
     @Test func vodPodResumesWhereItLeftOff() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/vod/prog.m3u8",
                 .text(
@@ -77,7 +77,7 @@ struct InterstitialFlowTests {
     }
 
     @Test func waitingReasonIsInterstitialEventDuringBreak() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/vod/prog.m3u8",
                 .text(
@@ -101,7 +101,7 @@ struct InterstitialFlowTests {
     }
 
     @Test func failedAssetListCancelsWithResumeOffsetZero() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial("ad1", at: 6, "X-ASSET-LIST=\"/lists/missing.json\",DURATION=10")
             ]
@@ -115,7 +115,7 @@ struct InterstitialFlowTests {
     }
 
     @Test func failedAssetIsSkippedAndNextPlays() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial("pod", at: 6, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")
             ]
@@ -139,7 +139,7 @@ struct InterstitialFlowTests {
     }
 
     @Test func emptyAssetListAppliesResumeOffsetAtOnce() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial("pod", at: 6, "X-ASSET-LIST=\"/lists/empty.json\",X-RESUME-OFFSET=4")
             ]
@@ -157,7 +157,7 @@ struct InterstitialFlowTests {
     }
 
     @Test func preRollPostRollAndOnce() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "pre",
@@ -176,7 +176,11 @@ struct InterstitialFlowTests {
                 ),
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: ranges)))
-            let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await player.play()
             // Seek back before the ONCE event after it played: it does not play again.
             await player.schedule(.seek(to: 2), at: 35)
@@ -196,7 +200,7 @@ struct InterstitialFlowTests {
 
     /// WWDC23 AirPlay: SKIP refuses rate 2 and a forward seek while ad1 plays.
     @Test func skipRestrictionRefusesRateAndForwardSeek() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad1",
@@ -205,7 +209,11 @@ struct InterstitialFlowTests {
                 )
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: ranges)))
-            let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await player.play()
             await player.schedule(.rate(2), at: 7)
             await player.schedule(.seek(to: 15), at: 8)
@@ -223,7 +231,7 @@ struct InterstitialFlowTests {
 
     /// JUMP across two ads: the one nearest the target plays, then playback lands on the target.
     @Test func jumpRestrictionPlaysTheCrossedAdThenTheTarget() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad1",
@@ -237,7 +245,11 @@ struct InterstitialFlowTests {
                 ),
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 60, dateRanges: ranges)))
-            let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await player.play()
             await player.schedule(.seek(to: 50), at: 2)
             try await player.run()
@@ -255,7 +267,7 @@ struct InterstitialFlowTests {
     }
 
     @Test func skipControlAndSkipCurrentEvent() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "ad1",
@@ -265,7 +277,11 @@ struct InterstitialFlowTests {
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 10, dateRanges: ranges)))
             site.serve("/lists/pod.json", .json(assetList(base, ["red", "green"])))
-            let player = Player(item: PlayerItem(url: base + "/vod/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/vod/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             let notes = await InterstitialEventMonitor(player: player).notifications()
             await player.play()
             await player.schedule(.skipCurrentEvent, at: 12)

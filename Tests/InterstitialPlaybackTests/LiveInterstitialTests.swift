@@ -39,14 +39,14 @@ struct LiveInterstitialTests {
     /// WWDC21: a live break has no X-RESUME-OFFSET, so the primary rejoins at its start plus the
     /// time the break took: playback keeps its distance from the live edge.
     @Test func liveBreakRejoinsAfterItsDuration() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let clock = VirtualPlaybackClock()
             // Window at clock 0: wall 48…60 s; the player joins at wall 54 (stable 6). The break is
             // at wall 70 (stable 22), reached at clock 16.
             let tag = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=10")
             serveLive(site, "/live/prog.m3u8", clock: clock) { _ in [(70, tag)] }
             site.serve("/lists/ad.json", .json(assetList(base, ["red"])))
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock)
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock, loader: fixtureLoader())
             await player.play()
             try await player.run(until: 40)
             let log = await player.log
@@ -87,7 +87,7 @@ struct LiveInterstitialTests {
     /// Early return: a reload during a 15 s break adds X-PLAYOUT-LIMIT=12 to the same ID; the break
     /// ends after 12 s of playout and the primary rejoins 12 s after the break's start.
     @Test func earlyReturnEndsTheBreakAtThePlayoutLimit() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let clock = VirtualPlaybackClock()
             let plain = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15")
             let limited = Fixtures.interstitial(
@@ -98,7 +98,7 @@ struct LiveInterstitialTests {
             // The break starts at clock 16; from clock 20 the playlist carries the limit.
             serveLive(site, "/live/prog.m3u8", clock: clock) { now in [(70, now >= 20 ? limited : plain)] }
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green"])))
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock)
+            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: clock, loader: fixtureLoader())
             await player.play()
             try await player.run(until: 40)
             let log = await player.log
@@ -128,7 +128,7 @@ struct LiveInterstitialTests {
     /// wall clock.
     @Test(arguments: [LiveResumption.eventDuration, .followsWallClock])
     func earlyReturnBehindThePlayheadEndsAtOnce(resumption: LiveResumption) async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let clock = VirtualPlaybackClock()
             let plain = Fixtures.interstitial("ad", at: 70, "X-ASSET-LIST=\"/lists/ad.json\",DURATION=15")
             let limited = Fixtures.interstitial(
@@ -143,6 +143,7 @@ struct LiveInterstitialTests {
             let player = Player(
                 item: PlayerItem(url: base + "/live/prog.m3u8"),
                 clock: clock,
+                loader: fixtureLoader(),
                 configuration: configuration
             )
             await player.play()
@@ -165,7 +166,7 @@ struct LiveInterstitialTests {
     /// window; three target durations from the end lands 10 s into it, which the asset-list
     /// request says with `_HLS_start_offset`.
     @Test func liveJoinInsideABreakSendsTheStartOffset() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             // Eight 3 s segments (24 s); the join point is 24 − 9 = 15 s, the break is at 5 s.
             var lines = ["#EXTM3U", "#EXT-X-VERSION:9", "#EXT-X-TARGETDURATION:3", "#EXT-X-MEDIA-SEQUENCE:100"]
             lines.append("#EXT-X-PROGRAM-DATE-TIME:\(Fixtures.date(0))")
@@ -177,7 +178,11 @@ struct LiveInterstitialTests {
             site.serve("/live/prog.m3u8", .text(lines.joined(separator: "\n") + "\n"))
             // The pod is red then green; 10 s in skips red and starts green from its top.
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green"])))
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/live/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             let notes = await InterstitialEventMonitor(player: player).notifications()
             await player.play()
             try await player.run(until: 12)
@@ -231,7 +236,7 @@ struct LiveInterstitialTests {
     /// list is asked for with `_HLS_start_offset=7`, its first asset starts 7 s in, and the primary
     /// rejoins at 4 + 10 + 7 + the 13 s played.
     @Test func liveJoinLandsInTheSecondEventOfAPod() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/live/prog.m3u8",
                 .text(
@@ -246,7 +251,11 @@ struct LiveInterstitialTests {
             )
             site.serve("/lists/ad1.json", .json(assetList(base, ["red"])))
             site.serve("/lists/ad2.json", .json(assetList(base, ["green", "blue"])))
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/live/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await player.play()
             try await player.run(until: 14)
             let requests = site.requests
@@ -281,7 +290,7 @@ struct LiveInterstitialTests {
     /// A live join 13 s into one event whose list has three 10 s assets starts the second asset
     /// 3 s in; the event reports the 17 s played.
     @Test func liveJoinLandsInsideTheRightAssetOfAList() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve(
                 "/live/prog.m3u8",
                 .text(
@@ -294,7 +303,11 @@ struct LiveInterstitialTests {
                 )
             )
             site.serve("/lists/ad.json", .json(assetList(base, ["red", "green", "blue"])))
-            let player = Player(item: PlayerItem(url: base + "/live/prog.m3u8"), clock: VirtualPlaybackClock())
+            let player = Player(
+                item: PlayerItem(url: base + "/live/prog.m3u8"),
+                clock: VirtualPlaybackClock(),
+                loader: fixtureLoader()
+            )
             await player.play()
             try await player.run(until: 18)
             let requests = site.requests

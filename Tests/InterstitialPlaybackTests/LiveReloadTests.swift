@@ -79,7 +79,7 @@ struct LiveReloadTests {
     /// the server holds it until that segment exists (on the virtual clock), and the player has it
     /// the moment it is published, without polling.
     @Test func blockingReloadsAskForTheNextSegment() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let clock = VirtualPlaybackClock(start: 100)
             let channel = DirectiveChannel(window: 6, serverControl: "CAN-BLOCK-RELOAD=YES")
             site.serveWaiting("/ll.m3u8") { request in
@@ -89,7 +89,7 @@ struct LiveReloadTests {
                 }
                 return .text(channel.playlist(now: clock.now))
             }
-            let player = Player(item: PlayerItem(url: base + "/ll.m3u8"), clock: clock)
+            let player = Player(item: PlayerItem(url: base + "/ll.m3u8"), clock: clock, loader: fixtureLoader())
             await player.play()
             try await player.run(until: 130)
             let reloads = site.requests.filter { $0.path == "/ll.m3u8" }
@@ -114,7 +114,7 @@ struct LiveReloadTests {
     /// With partial segments, a blocking reload asks for the next part (`_HLS_msn` and `_HLS_part`,
     /// in UTF-8 order): the parts of the segment being produced follow the last full segment.
     @Test func blockingReloadsAskForTheNextPart() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let clock = VirtualPlaybackClock(start: 100)
             // Four 0.5 s parts per 2 s segment; part p of segment m is published at 2m + 0.5(p+1).
             @Sendable func playlist(_ now: MediaTime) -> String {
@@ -143,7 +143,7 @@ struct LiveReloadTests {
                 }
                 return .text(playlist(clock.now))
             }
-            let player = Player(item: PlayerItem(url: base + "/ll.m3u8"), clock: clock)
+            let player = Player(item: PlayerItem(url: base + "/ll.m3u8"), clock: clock, loader: fixtureLoader())
             await player.play()
             try await player.run(until: 104)
             let asked = site.requests.filter { $0.path == "/ll.m3u8" }.dropFirst().map { $0.query ?? "" }
@@ -163,7 +163,7 @@ struct LiveReloadTests {
     /// recent removals; the player merges each one into its copy, so its playlist equals the full
     /// one the server would have sent, date ranges included.
     @Test func deltaUpdatesMergeIntoTheFullPlaylist() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let clock = VirtualPlaybackClock(start: 100)
             var channel = DirectiveChannel()
             channel.dateRanges = [
@@ -198,7 +198,7 @@ struct LiveReloadTests {
                 answered.withLock { $0.append(now) }
                 return .text(channel.playlist(now: now, skip: request.parameter("_HLS_skip")))
             }
-            let player = Player(item: PlayerItem(url: base + "/delta.m3u8"), clock: clock)
+            let player = Player(item: PlayerItem(url: base + "/delta.m3u8"), clock: clock, loader: fixtureLoader())
             await player.play()
             try await player.run(until: 140)
             let reloads = site.requests.filter { $0.path == "/delta.m3u8" }
@@ -227,7 +227,7 @@ struct LiveReloadTests {
     /// A delta the player cannot merge (it lacks what was skipped) makes it ask again without
     /// `_HLS_skip`, and a blocking delta request puts the directives in UTF-8 order.
     @Test func unmergeableDeltaIsReloadedInFull() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let clock = VirtualPlaybackClock(start: 100)
             let channel = DirectiveChannel(serverControl: "CAN-BLOCK-RELOAD=YES,CAN-SKIP-UNTIL=12")
             let served = Shared(0)
@@ -243,7 +243,11 @@ struct LiveReloadTests {
                 let skip = count == 1 ? "YES" : request.parameter("_HLS_skip")
                 return .text(channel.playlist(now: clock.now, skip: skip))
             }
-            let player = Player(item: PlayerItem(url: base + "/delta.m3u8?token=abc"), clock: clock)
+            let player = Player(
+                item: PlayerItem(url: base + "/delta.m3u8?token=abc"),
+                clock: clock,
+                loader: fixtureLoader()
+            )
             await player.play()
             try await player.run(until: 110)
             let queries = site.requests.filter { $0.path == "/delta.m3u8" }.map { $0.query ?? "" }

@@ -32,7 +32,7 @@ struct PreloadPlaybackTests {
         ended: Bool = false,
         ranges: @escaping @Sendable (MediaTime) -> [(start: Double, tag: String)]
     ) async throws -> (log: [PlayerLogEntry], lists: [ServedRequest], session: String) {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let clock = VirtualPlaybackClock()
             site.serve("/live/prog.m3u8") { _ in
                 .text(Fixtures.live(now: clock.now + 60, dateRanges: ranges(clock.now), ended: ended))
@@ -43,6 +43,7 @@ struct PreloadPlaybackTests {
             let player = Player(
                 item: PlayerItem(url: base + "/live/prog.m3u8"),
                 clock: clock,
+                loader: fixtureLoader(),
                 configuration: configuration
             )
             await player.play()

@@ -22,7 +22,7 @@ struct ResumeOffsetDefaultTests {
     }
 
     private func playVOD(seconds: Int, _ tags: @escaping @Sendable (String) -> [String]) async throws -> Run {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: seconds, dateRanges: tags(base))))
             let player = try await play(base + "/vod/prog.m3u8")
             let log = await player.log

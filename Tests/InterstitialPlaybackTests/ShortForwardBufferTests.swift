@@ -10,7 +10,7 @@ import Testing
 struct ShortForwardBufferTests {
     @Test(arguments: [2, 4, 6])
     func assetsLongerThanTheForwardBufferPlayToTheirEnd(_ seconds: Int) async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let range = Fixtures.interstitial("pod", at: 10, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 30, dateRanges: [range])))
             site.serve("/lists/pod.json", .json(assetList(base, ["green", "blue"])))

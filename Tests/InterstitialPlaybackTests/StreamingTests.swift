@@ -11,7 +11,7 @@ func play(
     setUp: @Sendable (Player) async -> Void = { _ in }
 ) async throws -> Player {
     let clock = VirtualPlaybackClock()
-    let player = Player(item: PlayerItem(url: url), clock: clock, configuration: configuration)
+    let player = Player(item: PlayerItem(url: url), clock: clock, loader: fixtureLoader(), configuration: configuration)
     await setUp(player)
     await player.play()
     try await player.run(until: until)
@@ -132,7 +132,7 @@ struct StreamingTests {
         try await withFixtureServer { base, site in
             let clock = VirtualPlaybackClock(start: 100)
             site.serve("/live.m3u8") { _ in .text(Fixtures.live(now: clock.now)) }
-            let player = Player(item: PlayerItem(url: base + "/live.m3u8"), clock: clock)
+            let player = Player(item: PlayerItem(url: base + "/live.m3u8"), clock: clock, loader: fixtureLoader())
             await player.play()
             try await player.run(until: 140)
             let reloads = site.requests.filter { $0.path == "/live.m3u8" }
@@ -153,7 +153,7 @@ struct StreamingTests {
                 let skip = request.parameter("_HLS_skip") != nil
                 return .text(Fixtures.live(now: clock.now, window: 10, serverControl: "CAN-SKIP-UNTIL=12", skip: skip))
             }
-            let player = Player(item: PlayerItem(url: base + "/ll.m3u8"), clock: clock)
+            let player = Player(item: PlayerItem(url: base + "/ll.m3u8"), clock: clock, loader: fixtureLoader())
             await player.play()
             try await player.run(until: 120)
             let reloads = site.requests.filter { $0.path == "/ll.m3u8" }

@@ -7,7 +7,7 @@ import Testing
 /// loaded, played or allowed to move the primary, and a played `CUE="PRE,ONCE"` pre-roll does not
 /// move the primary when that part is played again.
 ///
-/// Served over loopback HTTP, on a virtual clock.
+/// Served from the fixture site in memory, on a virtual clock.
 @Suite(.timeLimit(.minutes(1)))
 struct UnusableEventTests {
     struct Family: Sendable, CustomStringConvertible {
@@ -50,7 +50,7 @@ struct UnusableEventTests {
 
     @Test(arguments: families)
     func unusableEventIsNeitherLoadedNorPlayed(_ family: Family) async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             // 12 s of primary; the bad event at 4 s would skip 4 s of it; the good one at 8 s plays.
             let ranges = [
                 Fixtures.interstitial("bad", at: 4, family.attributes),
@@ -89,7 +89,7 @@ struct UnusableEventTests {
     /// played, the primary's first 6 s belong to the timeline again: a seek back to 2 s plays them
     /// and the pre-roll is not triggered again.
     @Test func playedPreRollDoesNotMoveThePrimary() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let ranges = [
                 Fixtures.interstitial(
                     "pre",

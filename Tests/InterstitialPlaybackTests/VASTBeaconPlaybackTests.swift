@@ -74,7 +74,7 @@ struct VASTBeaconPlaybackTests {
     @Test(arguments: [0.0, 10.0]) func anAdWithoutMediaCountsNoImpressionAndFiresError401(
         at position: Double
     ) async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             for k in 0..<10 { site.serve("/media/ad-green/seg-00\(k).ts", .status(404)) }
             let player = try await Self.playPod(base, site, at: position)
             let log = await player.log
@@ -109,7 +109,7 @@ struct VASTBeaconPlaybackTests {
     /// multivariant playlist) fires its `error` with 405 (problem displaying the MediaFile); one
     /// whose playlist is 404 with 401.
     @Test func theErrorCodeSaysWhyTheAdFailed() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             site.serve("/media/ad-green/prog.m3u8", .text("#EXTM3U\n#EXT-X-STREAM-INF:BANDWIDTH=1000\nother.m3u8\n"))
             site.serve("/media/ad-blue/main.m3u8", .status(404))
             let player = try await Self.playPod(base, site)
@@ -128,7 +128,7 @@ struct VASTBeaconPlaybackTests {
     /// The second ad, where the viewer does nothing, fires none of them but its creativeView and
     /// progress.
     @Test func progressCreativeViewAndViewerActionsFireAtTheirMoments() async throws {
-        try await withFixtureServer { base, site in
+        try await withFixtureSite { base, site in
             let player = try await Self.playPod(base, site) { player in
                 await player.schedule(.muted(true), at: 12)
                 await player.schedule(.rate(0), at: 13)

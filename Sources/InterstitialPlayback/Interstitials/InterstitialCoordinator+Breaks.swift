@@ -20,7 +20,7 @@ struct BreakContext: Sendable {
 }
 
 /// A break to begin: its run, the events it marks handled, and where the primary playhead sits.
-struct BreakPlan: Sendable {
+struct BreakPlan: Sendable, Equatable {
     /// The break.
     var run: BreakRun
     /// The events marked handled at this point (the pod's scheduled events; those a live join

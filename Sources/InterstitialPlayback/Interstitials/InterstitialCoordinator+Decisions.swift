@@ -280,3 +280,47 @@ extension InterstitialCoordinator {
         return run
     }
 }
+
+extension InterstitialCoordinator {
+    /// What is known of the event playing when a skip is asked for.
+    struct SkipRequest: Sendable {
+        /// The event playing, or `nil`.
+        var event: InterstitialEvent?
+        /// The skip state at the playhead (the asset list's `SKIP-CONTROL` applied).
+        var report: SkipStateReport?
+        /// The app owns the skip policy (AirPlay plans B and C): grant whatever the state.
+        var overridesPolicy: Bool
+    }
+
+    // MARK: Skipping
+
+    /// A skip request (``InterstitialEventController/skipCurrentEvent(overridingPolicy:)``):
+    /// granted inside the skip window, or anywhere for an event without skip control or
+    /// `X-RESTRICT=SKIP`, or whatever the state when the app owns the policy.
+    func skip(_ request: SkipRequest) -> [Action] {
+        guard let event = request.event else {
+            return [
+                .refuse("no interstitial event is playing"),
+                .emit(.skipRefused(eventID: nil, reason: "no interstitial event is playing")),
+            ]
+        }
+        let granted: [Action] = [.emit(.currentEventSkipped(event)), .finishCurrentEvent]
+        if request.overridesPolicy { return granted }
+        let state = request.report?.state ?? .notSkippable
+        let reason: String
+        switch state {
+        case .eligible:
+            return granted
+        case .notYetEligible:
+            let from = request.report?.eligibleFrom.map { " at \($0) s into the event" } ?? ""
+            reason = "skip control is not shown yet: it opens\(from)"
+        case .noLongerEligible:
+            let until = request.report?.eligibleUntil.map { " at \($0) s into the event" } ?? ""
+            reason = "the skip window closed\(until)"
+        default:
+            guard event.restrictions.contains(.skip) else { return granted }
+            reason = "X-RESTRICT=SKIP and no skip control"
+        }
+        return [.refuse(reason), .emit(.skipRefused(eventID: event.identifier, reason: reason))]
+    }
+}

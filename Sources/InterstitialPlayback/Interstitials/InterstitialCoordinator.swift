@@ -39,13 +39,15 @@ struct FinishedEvent: Sendable, Hashable {
     var cancelled: Bool
 }
 
-/// The pure part of the interstitial engine.
+/// The interstitial engine: a state machine with no I/O, clock or actor, after `Presentation`
+/// and AsyncHTTPClient's `HTTPRequestStateMachine`.
 ///
-/// It takes what happened (the schedule or the events changed, a list loaded or failed, an asset
-/// ended or failed, the clock reached a boundary, a seek, rate or skip request, a cancel) and
-/// returns what the player must do, with no I/O, clock or actor, after
-/// `Presentation` and AsyncHTTPClient's `HTTPRequestStateMachine`.
-/// The ``Player`` actor performs the actions. Its tests are tables, with no network.
+/// It owns the break and the event playing. It takes what happened (the schedule or the events
+/// changed, a list loaded or failed, an asset ended or failed, the clock reached a boundary, a
+/// seek, rate or skip request, a cancel) and returns what the player must do: effects, and the
+/// follow-up inputs that sequence breaks, pods, assets, pre- and post-rolls, joins and failures.
+/// The ``Player`` actor performs the actions in one loop and feeds the results back. Its tests
+/// are tables, with no network.
 struct InterstitialCoordinator: Sendable {
     /// What the player must do.
     enum Action: Sendable, Equatable {
@@ -59,16 +61,52 @@ struct InterstitialCoordinator: Sendable {
         case refuse(String)
         /// Cancel an event that cannot play (D.5): resume offset 0, the schedule placed without it.
         case cancelEvent(String)
-    }
 
-    /// What is known of the event playing when a skip is asked for.
-    struct SkipRequest: Sendable {
-        /// The event playing, or `nil`.
-        var event: InterstitialEvent?
-        /// The skip state at the playhead (the asset list's `SKIP-CONTROL` applied).
-        var report: SkipStateReport?
-        /// The app owns the skip policy (AirPlay plans B and C): grant whatever the state.
-        var overridesPolicy: Bool
+        // Follow-up inputs: the player performs its part of each, then feeds the coordinator
+        // the next input, depth first, until none is left (no call goes back through the actor).
+
+        /// Begin a break the schedule placed: mark its events handled, put the primary playhead at
+        /// its start, then `beginBreak(_:)`.
+        case beginBreak(BreakPlan)
+        /// The primary stops waiting: a break begins.
+        case primaryPlays
+        /// Begin this event of the break playing (`eventBegins(_:events:schedule:rate:now:)`).
+        case beginEvent(String)
+        /// Mark the event played in the schedule.
+        case markPlayed(String)
+        /// Work out the player's status again (playing, waiting, the reason).
+        case updateStatus
+        /// Make sure the event's assets are known: its `X-ASSET-URI`, or its asset list requested.
+        case prepareAssets(String)
+        /// Enter the event beginning partway when the item's or a seek's interstitial start names it.
+        case enterUnderWay(String)
+        /// A break a live join entered partway: start the first event's assets partway.
+        case applyJoin
+        /// End the current event (`entire`: played to its end) with an `emit(_:)` of its end
+        /// first, then `closeEvent`.
+        case finishEvent(entire: Bool)
+        /// The end of the current event was announced: `closeEvent(now:cancelled:)`.
+        case closeEvent
+        /// The event ended: its skip state goes back to not skippable.
+        case clearSkipState(InterstitialEvent)
+        /// Drop the presentations of an event's assets.
+        case dropAssets(String)
+        /// The break's last event ended: `endBreak(in:primary:rate:now:)`.
+        case endBreak
+        /// A seek leaves the break: `abandonBreak(rate:)`.
+        case abandonBreak
+        /// Forget that the primary buffered from a break's resume point.
+        case forgetReposition
+        /// Primary content resumes at this time (stable primary timeline).
+        case resumePrimary(MediaTime)
+        /// The break was the post-rolls at the primary's end: the primary ended.
+        case primaryEnded
+        /// React to where the playhead is: the primary's boundary, its end, or the event playing.
+        case checkTransitions
+        /// React to where the event playing is: its list, its assets, their ends, stalls.
+        case checkEvent
+        /// A break just began: react to its first event now, not at the next wake.
+        case checkBreakJustStarted
     }
 
     /// How a live break without `X-RESUME-OFFSET` resumes.
@@ -77,38 +115,17 @@ struct InterstitialCoordinator: Sendable {
     private(set) var rateBeforeRestriction: Double?
     /// The effective skip label of the event playing (the asset list's `SKIP-CONTROL` over the tag's).
     private(set) var skipLabelID: String?
+    /// The event playing.
+    private(set) var current: EventRun?
+    /// The break playing.
+    private(set) var currentBreak: BreakRun?
+    /// Events handled at their point in this pass (not triggered again when the primary resumes
+    /// there).
+    private(set) var passed: Set<String> = []
+    /// The skip state of the event playing.
+    private(set) var skipState: SkippableEventState = .notSkippable
 
     // MARK: Skipping
-
-    /// A skip request (``InterstitialEventController/skipCurrentEvent(overridingPolicy:)``):
-    /// granted inside the skip window, or anywhere for an event without skip control or
-    /// `X-RESTRICT=SKIP`, or whatever the state when the app owns the policy.
-    func skip(_ request: SkipRequest) -> [Action] {
-        guard let event = request.event else {
-            return [
-                .refuse("no interstitial event is playing"),
-                .emit(.skipRefused(eventID: nil, reason: "no interstitial event is playing")),
-            ]
-        }
-        let granted: [Action] = [.emit(.currentEventSkipped(event)), .finishCurrentEvent]
-        if request.overridesPolicy { return granted }
-        let state = request.report?.state ?? .notSkippable
-        let reason: String
-        switch state {
-        case .eligible:
-            return granted
-        case .notYetEligible:
-            let from = request.report?.eligibleFrom.map { " at \($0) s into the event" } ?? ""
-            reason = "skip control is not shown yet: it opens\(from)"
-        case .noLongerEligible:
-            let until = request.report?.eligibleUntil.map { " at \($0) s into the event" } ?? ""
-            reason = "the skip window closed\(until)"
-        default:
-            guard event.restrictions.contains(.skip) else { return granted }
-            reason = "X-RESTRICT=SKIP and no skip control"
-        }
-        return [.refuse(reason), .emit(.skipRefused(eventID: event.identifier, reason: reason))]
-    }
 
     /// The skip state moved from `old` to `report.state`: report it with the effective label.
     mutating func skipStateChanged(
@@ -143,107 +160,238 @@ struct InterstitialCoordinator: Sendable {
         guard let before = self.rateBeforeRestriction, rate == 1 else { return [] }
         return [.setRate(before), .emit(.rateChanged(rate: before, reason: "the rate before the restricted break"))]
     }
+}
 
-    // MARK: Resumption
+extension InterstitialCoordinator {
+    // MARK: Sequencing breaks and events
 
-    /// An interstitial a resume point may land in: its start on the stable primary timeline and
-    /// the span of primary it covers.
-    struct SpanCandidate: Sendable, Hashable {
-        /// The event's identifier.
-        var id: String
-        /// Where it starts.
-        var start: MediaTime
-        /// How much of the primary it covers (its duration, or its resume offset).
-        var span: MediaTime
-        /// Whether a resume point may enter it; a pod's events that may not (already passed,
-        /// cancelled, or before the start) still take their share of the pod's span.
-        var enterable = true
+    /// A break the schedule placed begins: its events are handled at this point, then
+    /// its run begins.
+    mutating func beginBreak(_ plan: BreakPlan) -> [Action] {
+        self.passed.formUnion(plan.passed)
+        return self.beginBreak(plan.run)
     }
 
-    /// The interstitial whose span a resume point lands inside, and how far into it.
-    ///
-    /// After a pre-roll, a cancel or a failed list, playback enters it there, asking its asset
-    /// list with `_HLS_start_offset` on live, exactly as a live join does. The events of a pod
-    /// (candidates with the same start, in pod order) cover consecutive shares of the primary:
-    /// the first from the pod's start, each next one from where the one before it ends. `nil`
-    /// when none contains the point, or when the point is the pod's start (it plays normally).
-    ///
-    /// - Returns: The event, its pod's start, how far into the event the point lies, and the
-    ///   spans of the pod's events before it (``BreakRun/skippedSpan``).
-    func interstitial(
-        containing time: MediaTime,
-        among candidates: [SpanCandidate]
-    ) -> (id: String, start: MediaTime, offset: MediaTime, skippedSpan: MediaTime)? {
-        let tolerance = BufferedRanges.tolerance
-        var shareEnds: [MediaTime: MediaTime] = [:]
-        var best: (id: String, start: MediaTime, offset: MediaTime, skippedSpan: MediaTime)?
-        for candidate in candidates where candidate.span > .zero {
-            let from = shareEnds[candidate.start] ?? candidate.start
-            shareEnds[candidate.start] = from + candidate.span
-            let opens = from == candidate.start ? from < time - tolerance : from - tolerance <= time
-            guard candidate.enterable, opens, time < from + candidate.span - tolerance else { continue }
-            if let best, best.start <= candidate.start { continue }
-            let offset = MediaTime.max(time - from, .zero)
-            best = (candidate.id, candidate.start, offset, from - candidate.start)
-        }
-        return best
+    /// A seek was granted: the events still handled are those before its target.
+    mutating func seekGranted(_ decision: SeekDecision) {
+        self.passed = decision.passed
     }
 
-    /// Where the primary resumes after a break that paused it at `start` (§6 resumption, D.2, D.5).
+    /// The skip state of the event playing is now `state` (`control`: the skip control in force):
+    /// a change is reported with the effective label.
+    mutating func setSkipState(
+        _ state: SkippableEventState,
+        event: InterstitialEvent,
+        control: SkipControl?
+    )
+        -> [Action]
+    {
+        let old = self.skipState
+        self.skipState = state
+        return self.skipStateChanged(from: old, to: state, event: event, control: control)
+    }
+
+    /// A break begins: its first event is next, the others queue behind it; nothing when it has
+    /// no event.
+    mutating func beginBreak(_ run: BreakRun) -> [Action] {
+        var run = run
+        guard !run.queue.isEmpty else { return [] }
+        let first = run.queue.removeFirst()
+        self.currentBreak = run
+        return [.primaryPlays, .beginEvent(first)]
+    }
+
+    /// The event `eventID` of the break playing begins at clock time `now`, the player at `rate`;
+    /// when neither the events nor the schedule know it, the break ends.
+    mutating func eventBegins(
+        _ eventID: String,
+        events: [InterstitialEvent],
+        schedule: Schedule?,
+        rate: Double,
+        now: MediaTime
+    ) -> [Action] {
+        guard
+            let begun = self.beginEvent(
+                eventID,
+                events: events,
+                schedule: schedule,
+                in: self.currentBreak,
+                rate: rate,
+                now: now
+            )
+        else { return [.endBreak] }
+        self.current = begun.run
+        return [.markPlayed(eventID)] + begun.actions + [
+            .updateStatus, .prepareAssets(eventID), .enterUnderWay(eventID), .applyJoin,
+        ]
+    }
+
+    /// The current event ends (`entire`: played to its end): its end is announced while it is
+    /// still the event playing, then it closes.
+    func finishEvent(entire: Bool) -> [Action] {
+        guard let run = self.current else { return [] }
+        return [self.eventDidFinish(run, entire: entire), .closeEvent]
+    }
+
+    /// The current event closes at clock time `now` (`cancelled`: the events cancelled before
+    /// they played): it is recorded in its break, and the break's next event begins, or the
+    /// break ends.
+    mutating func closeEvent(now: MediaTime, cancelled: Set<String>) -> [Action] {
+        guard let run = self.current else { return [] }
+        let record = self.record(of: run, now: now, cancelled: cancelled.contains(run.eventID))
+        var next: String?
+        if let brk = self.currentBreak {
+            let step = self.eventDidFinish(record, in: brk)
+            self.currentBreak = step.run
+            next = step.next
+        }
+        self.current = nil
+        return [.clearSkipState(run.event), .dropAssets(run.eventID), next.map { .beginEvent($0) } ?? .endBreak]
+    }
+
+    /// The break playing ended at clock time `now`, the player at `rate`: the post-rolls' end
+    /// ends the primary, a resume point inside another interstitial enters it, or the primary
+    /// resumes where the schedule and the events' offsets say.
+    mutating func endBreak(
+        in context: BreakContext?,
+        primary: PrimaryAtBreakEnd,
+        rate: Double,
+        now: MediaTime
+    ) -> [Action] {
+        guard let brk = self.currentBreak else { return [] }
+        self.currentBreak = nil
+        self.current = nil
+        let outcome = self.afterBreak(
+            brk,
+            in: context,
+            now: now,
+            position: primary.position,
+            primaryDuration: primary.duration,
+            postrollsStarted: primary.postrollsStarted,
+            segmentEdges: self.resumeEdges(of: brk, tracks: primary.tracks)
+        )
+        var actions: [Action] = [.forgetReposition] + self.leaveBreak(rate: rate)
+        switch outcome {
+        case .primaryEnded: actions.append(.primaryEnded)
+        case .enter(let plan): actions.append(.beginBreak(plan))
+        case .resume(let time): actions.append(.resumePrimary(time))
+        }
+        return actions
+    }
+
+    /// A seek leaves the break playing: the current event's end is announced (not played
+    /// entire), and nothing else of the break plays; then ``abandonBreak(rate:)``.
+    mutating func seekLeavesBreak() -> [Action] {
+        guard let run = self.current else { return [] }
+        self.currentBreak?.queue.removeAll()
+        return [self.eventDidFinish(run, entire: false), .abandonBreak]
+    }
+
+    /// The break is left without resuming the primary (a seek decides where it goes), the
+    /// player at `rate`.
+    mutating func abandonBreak(rate: Double) -> [Action] {
+        guard let run = self.current else { return [] }
+        self.current = nil
+        self.currentBreak = nil
+        return [.dropAssets(run.eventID), .clearSkipState(run.event)] + self.leaveBreak(rate: rate)
+    }
+
+    /// `cancelCurrentEvent(resumptionOffset:)`: the break loses its other events and resumes at
+    /// its start + `offset` (by the time spent when `nil`); the event playing ends.
+    mutating func cancelCurrent(resumptionOffset offset: MediaTime?) -> [Action] {
+        guard let brk = self.currentBreak, let playing = self.current else { return [] }
+        let cancelled = self.cancelling(brk, playing: playing, resumptionOffset: offset)
+        self.currentBreak = cancelled.run
+        return cancelled.actions + [.finishEvent(entire: false)]
+    }
+
+    // MARK: The event playing
+
+    /// The clock moved the event's playhead by `distance`, up to `limit` (its buffer, its end,
+    /// the playout limit); a stalled event does not move.
+    mutating func advanceCurrent(by distance: MediaTime, limit: MediaTime) {
+        guard var run = self.current, !run.stalled else { return }
+        run.assetPosition = MediaTime.min(run.assetPosition + distance, MediaTime.max(limit, run.assetPosition))
+        self.current = run
+    }
+
+    /// The event playing stalls (its asset's buffer ran out, or its list is loading) or plays on.
+    mutating func setCurrentStalled(_ stalled: Bool) {
+        guard var run = self.current, run.stalled != stalled else { return }
+        run.stalled = stalled
+        self.current = run
+    }
+
+    /// The current asset (at `url`) begins.
+    mutating func startCurrentAsset(url: String) -> [Action] {
+        guard let run = self.current else { return [] }
+        let started = self.assetStarted(run, url: url)
+        self.current = started.run
+        return [started.action]
+    }
+
+    /// The current asset ended (played out, or the app skipped it): the next one begins from its
+    /// start.
+    mutating func nextCurrentAsset() -> [Action] {
+        guard let run = self.current else { return [] }
+        let next = self.nextAsset(run)
+        self.current = next.run
+        return [next.action]
+    }
+
+    /// The current asset failed: the next one is current (nothing of the failed one counts).
+    mutating func skipFailedCurrentAsset() {
+        guard let run = self.current else { return }
+        self.current = self.skippingFailedAsset(run)
+    }
+
+    /// An asset list arrived for `eventID`: the event playing, when it is that one, takes what
+    /// the schedule now knows of it; the list is announced.
+    mutating func listArrived(
+        _ list: AssetList,
+        eventID: String,
+        event: InterstitialEvent?,
+        scheduled: ScheduledEvent?
+    ) -> [Action] {
+        let arrived = self.listLoaded(list, eventID: eventID, event: event, current: self.current, scheduled: scheduled)
+        if let run = arrived.run { self.current = run }
+        return [arrived.action]
+    }
+
+    /// The events changed: the event playing takes its new attributes (an early return's
+    /// `X-PLAYOUT-LIMIT`); `nil` when nothing changed for it.
+    mutating func updateCurrentEvent(events: [InterstitialEvent], controller: [InterstitialEvent]?) -> Action? {
+        guard let update = self.currentEventUpdate(self.current, events: events, controller: controller) else {
+            return nil
+        }
+        self.current = update.run
+        return update.action
+    }
+
+    /// The event `eventID` began and `start` (the item's, or a seek's) names it: as the first
+    /// event of its break, it is entered `start.offset` into it.
+    mutating func enter(_ start: InterstitialStart, beginning eventID: String) {
+        guard start.eventID == eventID, start.offset > .zero, var brk = self.currentBreak, brk.finished.isEmpty,
+            brk.joinOffset == .zero
+        else { return }
+        brk.joinOffset = start.offset
+        self.currentBreak = brk
+    }
+
+    /// A break entered partway whose first event has just begun (its assets are `slots`): the
+    /// event starts at the join point.
     ///
-    /// - Parameters:
-    ///   - start: Where the break began on the stable primary timeline (a live join: the event's start).
-    ///   - finished: The break's events as they played.
-    ///   - skippedSpan: The resume offsets of a pod's events a live join landed after.
-    ///   - joinOffset: How far into the break a live join entered it (zero otherwise).
-    ///   - isLive: Whether the primary is live.
-    ///   - segmentEdges: The segment boundaries of each of the primary's audio and video
-    ///     playlists, for `X-SNAP=IN`: the resume point snaps to the nearest boundary of each, and
-    ///     the latest of those wins, so no track resumes mid-segment before the others.
-    func resumption(
-        start: MediaTime,
-        finished: [FinishedEvent],
-        skippedSpan: MediaTime,
-        joinOffset: MediaTime,
-        isLive: Bool,
-        segmentEdges: [[MediaTime]]
-    ) -> MediaTime {
-        var total = MediaTime.zero
-        var elapsedUsed = false
-        for item in finished {
-            let given = item.event.resumptionOffset
-            if item.cancelled || !item.playedSomething {
-                total = total + (given ?? .zero)
-            } else if let given {
-                total = total + given
-            } else if isLive {
-                if self.liveResumption == .followsWallClock {
-                    total = total + item.elapsed
-                    elapsedUsed = true
-                } else {
-                    // D.2: the interstitial's duration, or its playout limit when shorter.
-                    var duration = item.duration ?? item.playout
-                    if let limit = item.event.playoutLimit { duration = MediaTime.min(duration, limit) }
-                    total = total + duration
-                }
-            } else if item.offsetSource == nil || item.offsetSource == .unknown {
-                // No X-RESUME-OFFSET and no duration in the playlist: the offset is the
-                // interstitial's duration (D.2), which its assets told once loaded.
-                total = total + item.playout
-            } else {
-                total = total + (item.scheduledOffset ?? item.playout)
-            }
-        }
-        let resume = start + skippedSpan + total + (elapsedUsed ? joinOffset : .zero)
-        guard let last = finished.last, last.event.alignsResumptionWithPrimarySegmentBoundary else { return resume }
-        var latest: MediaTime?
-        for edges in segmentEdges {
-            var nearest: MediaTime?
-            for edge in edges where nearest.map({ (edge - resume).magnitude < ($0 - resume).magnitude }) ?? true {
-                nearest = edge
-            }
-            if let nearest { latest = latest.map { MediaTime.max($0, nearest) } ?? nearest }
-        }
-        return latest ?? resume
+    /// - Returns: The asset to start there and where inside it, or `nil` when nothing moves.
+    mutating func applyJoin(slots: [AssetSlot]) -> (assetIndex: Int, position: MediaTime)? {
+        guard let brk = self.currentBreak, brk.joinOffset > .zero, brk.finished.isEmpty, var run = self.current,
+            run.eventTime == .zero
+        else { return nil }
+        let join = self.joinPoint(offset: brk.joinOffset, slots: slots)
+        run.assetIndex = join.assetIndex
+        run.playedBefore = join.playedBefore
+        run.assetPosition = join.assetPosition
+        run.joinedAt = brk.joinOffset
+        self.current = run
+        return (join.assetIndex, join.assetPosition)
     }
 }

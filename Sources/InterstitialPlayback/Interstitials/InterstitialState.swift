@@ -18,7 +18,7 @@ struct AssetSlot: Sendable {
 
 /// A break being played: events at one point of the primary, played in order, then the primary
 /// resumes.
-struct BreakRun: Sendable {
+struct BreakRun: Sendable, Equatable {
     /// The events still to play after the current one.
     var queue: [String]
     /// Where the primary paused (stable primary timeline).
@@ -66,6 +66,18 @@ struct EventRun: Sendable {
     var playedTime: MediaTime { MediaTime.max(.zero, self.eventTime - self.joinedAt) }
 }
 
+/// What the coordinator reads of the primary when a break ends.
+struct PrimaryAtBreakEnd: Sendable {
+    /// The primary playhead (the break's start).
+    var position: MediaTime
+    /// The primary's duration, when it has one (VOD, or a live stream that ended).
+    var duration: MediaTime?
+    /// Whether the post-rolls began (the primary reached its end).
+    var postrollsStarted: Bool
+    /// The primary's tracks, whose segment boundaries `X-SNAP=IN` counts.
+    var tracks: [Track]
+}
+
 /// Everything the player keeps about interstitials.
 struct InterstitialState: Sendable {
     var tracker = DateRangeTracker()
@@ -84,14 +96,16 @@ struct InterstitialState: Sendable {
     var lists: [String: AssetListState] = [:]
     /// Events cancelled before they played (failed asset list or asset URI): resume offset 0.
     var cancelled: Set<String> = []
-    /// Events handled at their point in this pass (not triggered again when the primary resumes there).
-    var passed: Set<String> = []
-    /// Events prepared ahead (list requested, assets buffering).
-    var current: EventRun?
-    var currentBreak: BreakRun?
+    /// Events handled at their point in this pass (the coordinator owns them).
+    var passed: Set<String> { self.coordinator.passed }
+    /// The event playing (the coordinator owns it).
+    var current: EventRun? { self.coordinator.current }
+    /// The break playing (the coordinator owns it).
+    var currentBreak: BreakRun? { self.coordinator.currentBreak }
     var postrollsStarted = false
     var startResolved = false
-    var skipState: SkippableEventState = .notSkippable
+    /// The skip state of the event playing (the coordinator owns it).
+    var skipState: SkippableEventState { self.coordinator.skipState }
     /// The pure decisions: breaks, assets, loading ahead, skipping, the rate, resumption.
     var coordinator = InterstitialCoordinator()
     /// Breaks whose primary buffering already moved to the resume point.

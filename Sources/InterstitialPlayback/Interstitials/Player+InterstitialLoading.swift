@@ -7,11 +7,13 @@ extension Player {
 
     /// Makes sure an event's assets are known: an `X-ASSET-URI` event has one asset; an
     /// `X-ASSET-LIST` event's list is requested (once the primary is buffered to the marker).
-    func prepareEventAssets(_ eventID: String) {
+    ///
+    /// - Returns: The follow-up inputs (a preloaded answer taken as the list).
+    func prepareEventAssets(_ eventID: String) -> [InterstitialCoordinator.Action] {
         guard self.interstitials.lists[eventID] == nil, !self.interstitials.cancelled.contains(eventID),
             let event = self.interstitials.events.first(where: { $0.identifier == eventID })
                 ?? self.interstitials.schedule?.event(eventID)?.event
-        else { return }
+        else { return [] }
         if let assets = self.interstitials.coordinator.assetURIList(
             of: event,
             base: self.primaryBase,
@@ -22,9 +24,9 @@ extension Player {
             if event.assetURIs.isEmpty {
                 self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0))
             }
-            return
+            return []
         }
-        guard let listURI = event.assetListURI else { return }
+        guard let listURI = event.assetListURI else { return [] }
         let startOffset = self.interstitials.coordinator.assetListStartOffset(
             for: eventID,
             playing: self.interstitials.current?.eventID,
@@ -32,7 +34,7 @@ extension Player {
             isLive: self.interstitials.schedule?.isLive == true
         )
         // A preloaded answer (Appendix F) stands in for the request, or the preload is under way.
-        if startOffset == nil, self.takePreload(for: eventID) { return }
+        if startOffset == nil, let taken = self.takePreload(for: eventID) { return taken }
         let url = InterstitialRequestURL.assetList(
             self.resolveAgainstPrimary(listURI),
             primaryID: self.sessionID,
@@ -51,6 +53,7 @@ extension Player {
                 )
             )
         )
+        return []
     }
 
     /// What interstitial URIs resolve against: the primary's playlist, or the item's URL.
@@ -62,7 +65,17 @@ extension Player {
 
     /// An asset list answered.
     func handleAssetList(eventID: String, _ result: Result<LoadResponse, PlaybackError>, now: MediaTime) {
-        guard case .loading? = self.interstitials.lists[eventID] else { return }
+        self.perform(self.assetListAnswered(eventID: eventID, result, now: now), now: now)
+    }
+
+    /// An asset list answered: the list is kept (or its failure), and the follow-up inputs come
+    /// back (the transitions it may allow).
+    func assetListAnswered(
+        eventID: String,
+        _ result: Result<LoadResponse, PlaybackError>,
+        now: MediaTime
+    ) -> [InterstitialCoordinator.Action] {
+        guard case .loading? = self.interstitials.lists[eventID] else { return [] }
         let event =
             self.interstitials.events.first { $0.identifier == eventID }
             ?? self.interstitials.schedule?.event(eventID)?.event
@@ -87,26 +100,25 @@ extension Player {
             self.interstitials.lists[eventID] = loaded
             self.planBeacons(eventID: eventID, list: list, listURL: self.interstitials.listURLs[eventID])
             _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
-            let arrived = self.interstitials.coordinator.listLoaded(
+            let arrived = self.interstitials.coordinator.listArrived(
                 list,
                 eventID: eventID,
                 event: event,
-                current: self.interstitials.current,
                 scheduled: self.interstitials.schedule?.event(eventID)
             )
-            if let run = arrived.run { self.interstitials.current = run }
-            self.perform([arrived.action], now: now)
-            self.applyJoinOffset(now: now)
+            return arrived + [.applyJoin, .checkTransitions]
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
             self.interstitials.lists[eventID] = .failed(error)
             let playing = self.interstitials.current?.eventID == eventID
-            self.perform(
-                self.interstitials.coordinator.assetListDidFail(eventID, event: event, error: error, playing: playing),
-                now: now
+            let failed = self.interstitials.coordinator.assetListDidFail(
+                eventID,
+                event: event,
+                error: error,
+                playing: playing
             )
+            return failed + [.checkTransitions]
         }
-        self.checkTransitions(now: now)
     }
 
     /// An asset presentation failed: skip that asset (an `X-ASSET-URI` event is cancelled).
@@ -125,8 +137,7 @@ extension Player {
             error: error,
             playing: playing
         )
-        self.perform(actions, now: now)
-        self.checkTransitions(now: now)
+        self.perform(actions + [.checkTransitions], now: now)
     }
 
     /// The events whose assets buffer now: the current break's, else the next break's once the
@@ -155,7 +166,7 @@ extension Player {
             primarySubtitles: self.primary?.subtitleLanguage
         )
         for eventID in ids {
-            self.prepareEventAssets(eventID)
+            self.perform(self.prepareEventAssets(eventID), now: now)
             guard case .loaded(let slots, _)? = self.interstitials.lists[eventID] else {
                 if case .loading? = self.interstitials.lists[eventID] { return loads }
                 continue

@@ -20,9 +20,8 @@ extension Player {
     }
 
     func advanceInterstitial(by distance: MediaTime) {
-        guard var run = self.interstitials.current, !run.stalled, let limit = self.currentAssetLimit() else { return }
-        run.assetPosition = MediaTime.min(run.assetPosition + distance, MediaTime.max(limit, run.assetPosition))
-        self.interstitials.current = run
+        guard let run = self.interstitials.current, !run.stalled, let limit = self.currentAssetLimit() else { return }
+        self.interstitials.coordinator.advanceCurrent(by: distance, limit: limit)
     }
 
     func interstitialPlaybackDeadline(now: MediaTime) -> MediaTime? {
@@ -54,33 +53,31 @@ extension Player {
     func setSkipState(_ state: SkippableEventState, event: InterstitialEvent) {
         var control = event.skipControl
         if case .loaded(_, let effective)? = self.interstitials.lists[event.identifier] { control = effective }
-        let old = self.interstitials.skipState
-        self.interstitials.skipState = state
         self.perform(
-            self.interstitials.coordinator.skipStateChanged(from: old, to: state, event: event, control: control),
+            self.interstitials.coordinator.setSkipState(state, event: event, control: control),
             now: self.clock.now
         )
     }
 
     /// Reacts to where the event's playhead is: assets starting and ending, the playout limit,
     /// failures, stalls.
-    func checkInterstitialTransitions(now: MediaTime) {
+    ///
+    /// - Returns: The follow-up inputs (an event that ends, then this check again).
+    func eventTransitions(now: MediaTime) -> [InterstitialCoordinator.Action] {
         while let run = self.interstitials.current {
             let eventID = run.eventID
             switch self.interstitials.coordinator.listStep(self.interstitials.lists[eventID]) {
             case .prepare:
-                self.prepareEventAssets(eventID)
+                let follow = self.prepareEventAssets(eventID)
                 if self.interstitials.lists[eventID] == nil {
-                    self.finishEvent(entire: false, now: now)
-                    continue
+                    return follow + [.finishEvent(entire: false), .checkEvent]
                 }
-                return
+                return follow
             case .wait:
                 self.setEventStalled(true)
-                return
+                return []
             case .finish:
-                self.finishEvent(entire: false, now: now)
-                continue
+                return [.finishEvent(entire: false), .checkEvent]
             case .play(let slots):
                 if let report = self.skipReport() { self.setSkipState(report.state, event: run.event) }
                 let id = PresentationID.asset(eventID, run.assetIndex)
@@ -97,30 +94,29 @@ extension Player {
                 )
                 switch step {
                 case .finishEvent(let entire, let endAsset):
-                    if endAsset { self.perform([self.interstitials.coordinator.assetEnded(run)], now: now) }
-                    self.finishEvent(entire: entire, now: now)
+                    let ended = endAsset ? [self.interstitials.coordinator.assetEnded(run)] : []
+                    return ended + [.finishEvent(entire: entire), .checkEvent]
                 case .skipFailedAsset(let cancelEvent):
-                    self.interstitials.current = self.interstitials.coordinator.skippingFailedAsset(run)
+                    self.interstitials.coordinator.skipFailedCurrentAsset()
                     if cancelEvent { self.cancelEvent(eventID, now: now) }
                 case .awaitAsset:
                     self.setEventStalled(true)
-                    return
+                    return []
                 case .startAsset:
-                    let started = self.interstitials.coordinator.assetStarted(run, url: slots[run.assetIndex].url)
-                    self.interstitials.current = started.run
-                    self.perform([started.action], now: now)
+                    let started = self.interstitials.coordinator.startCurrentAsset(url: slots[run.assetIndex].url)
+                    return started + [.checkEvent]
                 case .nextAsset:
-                    let next = self.interstitials.coordinator.nextAsset(run)
-                    self.perform([next.action], now: now)
-                    self.interstitials.current = next.run
+                    let ended = self.interstitials.coordinator.nextCurrentAsset()
                     self.assets[id] = nil
+                    return ended + [.checkEvent]
                 case .play:
-                    guard let presentation else { return }
+                    guard let presentation else { return [] }
                     self.updateEventStall(run, presentation: presentation)
-                    return
+                    return []
                 }
             }
         }
+        return []
     }
 
     /// Stalls the event when its asset's buffer ran out, and resumes it once enough is buffered.
@@ -139,9 +135,7 @@ extension Player {
     }
 
     func setEventStalled(_ stalled: Bool) {
-        guard var run = self.interstitials.current, run.stalled != stalled else { return }
-        run.stalled = stalled
-        self.interstitials.current = run
+        self.interstitials.coordinator.setCurrentStalled(stalled)
     }
 
     // MARK: Navigation policy
@@ -233,18 +227,10 @@ extension Player {
         case .success(let granted):
             decision = granted
         }
-        if let run = self.interstitials.current {
-            // Leave the break without resuming the primary: the seek decides where it goes.
-            self.interstitials.currentBreak?.queue.removeAll()
-            self.perform([self.interstitials.coordinator.eventDidFinish(run, entire: false)], now: now)
-            self.dropAssetPresentations(of: run.eventID)
-            self.interstitials.current = nil
-            self.interstitials.currentBreak = nil
-            self.setSkipState(.notSkippable, event: run.event)
-            self.perform(self.interstitials.coordinator.leaveBreak(rate: self.rate), now: now)
-        }
+        // Leave the break without resuming the primary: the seek decides where it goes.
+        self.perform(self.interstitials.coordinator.seekLeavesBreak(), now: now)
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).
-        self.interstitials.passed = decision.passed
+        self.interstitials.coordinator.seekGranted(decision)
         self.interstitials.repositionedFor = nil
         if let plan = decision.breakPlan {
             self.primary?.reposition(to: decision.granted)

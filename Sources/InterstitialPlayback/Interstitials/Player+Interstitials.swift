@@ -34,24 +34,6 @@ extension Player {
     /// over the tag's `X-SKIP-CONTROL-LABEL-ID`; `nil` when it is not skippable.
     var currentEventSkipLabelID: String? { self.interstitials.coordinator.skipLabelID }
 
-    /// Performs the coordinator's actions; returns the reason of a refusal among them.
-    @discardableResult
-    func perform(_ actions: [InterstitialCoordinator.Action], now: MediaTime) -> String? {
-        var refusal: String?
-        for action in actions {
-            switch action {
-            case .emit(let event): self.emit(event)
-            case .setRate(let rate):
-                self.rate = max(0, rate)
-                self.updateStatus()
-            case .finishCurrentEvent: self.finishEvent(entire: false, now: now)
-            case .refuse(let reason): refusal = reason
-            case .cancelEvent(let eventID): self.cancelEvent(eventID, now: now)
-            }
-        }
-        return refusal
-    }
-
     /// Sets client events (``InterstitialEventController/setEvents(_:)``).
     func setControllerEvents(_ events: [InterstitialEvent]) {
         let set = self.interstitials.coordinator.controllerEvents(
@@ -70,11 +52,7 @@ extension Player {
         let now = self.clock.now
         self.advancePlayback(to: now)
         // Playing up to now may have ended the event (or the break): cancel what plays now.
-        guard let brk = self.interstitials.currentBreak, let playing = self.interstitials.current else { return }
-        let cancelled = self.interstitials.coordinator.cancelling(brk, playing: playing, resumptionOffset: offset)
-        self.interstitials.currentBreak = cancelled.run
-        self.perform(cancelled.actions, now: now)
-        self.finishEvent(entire: false, now: now)
+        self.perform(self.interstitials.coordinator.cancelCurrent(resumptionOffset: offset), now: now)
         self.wake()
     }
 
@@ -115,9 +93,7 @@ extension Player {
                 reason: "ad \(run.assetIndex + 1) of \(count) of \(run.eventID) skipped; the event ends"
             )
         }
-        let next = self.interstitials.coordinator.nextAsset(run)
-        self.perform([next.action], now: now)
-        self.interstitials.current = next.run
+        self.perform(self.interstitials.coordinator.nextCurrentAsset(), now: now)
         self.assets[PresentationID.asset(run.eventID, run.assetIndex)] = nil
         self.wake()
         return NavigationDecision(

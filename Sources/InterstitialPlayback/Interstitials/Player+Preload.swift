@@ -97,9 +97,10 @@ extension Player {
 
     /// The break of `eventID` buffers: hands a preloaded answer over as the event's asset list.
     ///
-    /// - Returns: Whether the preload stands in for the usual request (used now, or under way).
-    func takePreload(for eventID: String) -> Bool {
-        guard !self.interstitials.preloads.entries.isEmpty else { return false }
+    /// - Returns: `nil` when no preload stands in for the usual request; otherwise the follow-up
+    ///   inputs (none while the preload is under way, the answer's when it is used now).
+    func takePreload(for eventID: String) -> [InterstitialCoordinator.Action]? {
+        guard !self.interstitials.preloads.entries.isEmpty else { return nil }
         var book = self.interstitials.preloads
         let decision = self.interstitials.coordinator.preloadUse(
             &book,
@@ -110,13 +111,12 @@ extension Player {
         self.perform(decision.actions, now: self.clock.now)
         switch decision.use {
         case .none:
-            return false
+            return nil
         case .wait:
-            return true
+            return []
         case .use(let result):
             self.interstitials.lists[eventID] = .loading
-            self.handleAssetList(eventID: eventID, result, now: self.clock.now)
-            return true
+            return self.assetListAnswered(eventID: eventID, result, now: self.clock.now)
         }
     }
 }

@@ -73,14 +73,11 @@ extension Player {
         )
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
-        if let update = self.interstitials.coordinator.currentEventUpdate(
-            self.interstitials.current,
+        if let update = self.interstitials.coordinator.updateCurrentEvent(
             events: events,
             controller: self.interstitials.controllerEvents
-        ) {
-            let run = update.run
-            self.interstitials.current = run
-            self.perform([update.action], now: now)
+        ), let run = self.interstitials.current {
+            self.perform([update], now: now)
             // The resume point may have moved (an early return): buffer the primary from there.
             if let brk = self.interstitials.currentBreak, let context = self.breakContext {
                 let ids = brk.finished.map(\.event.identifier) + [run.eventID] + brk.queue
@@ -165,64 +162,19 @@ extension Player {
         self.nextBreak()?.start
     }
 
-    /// Starts the next break when the playhead reached it; returns whether it did.
-    func checkPrimaryBoundary(now: MediaTime) -> Bool {
-        guard let context = self.breakContext,
-            let plan = self.interstitials.coordinator.breakDue(in: context, at: self.primaryPosition, now: now)
-        else { return false }
-        self.beginBreak(plan, now: now)
-        return true
+    /// The break that begins where the playhead is, if any.
+    func breakDue(now: MediaTime) -> BreakPlan? {
+        guard let context = self.breakContext else { return nil }
+        return self.interstitials.coordinator.breakDue(in: context, at: self.primaryPosition, now: now)
     }
 
-    /// Plays the post-rolls when the primary ends; returns whether any started.
-    func startPostRolls(now: MediaTime) -> Bool {
-        guard !self.interstitials.postrollsStarted, let context = self.breakContext else { return false }
+    /// The post-rolls, when the primary ends: `nil` when none start (played already, or none).
+    func startPostRolls(now: MediaTime) -> [InterstitialCoordinator.Action]? {
+        guard !self.interstitials.postrollsStarted, let context = self.breakContext else { return nil }
         self.interstitials.postrollsStarted = true
         guard let plan = self.interstitials.coordinator.postrollBreak(in: context, at: self.primaryPosition, now: now)
-        else { return false }
-        self.beginBreak(plan, now: now)
-        return true
-    }
-
-    // MARK: Breaks
-
-    /// Begins a break the coordinator planned: its events are handled at this point.
-    func beginBreak(_ plan: BreakPlan, now: MediaTime) {
-        self.interstitials.passed.formUnion(plan.passed)
-        self.primaryPosition = plan.position
-        self.beginBreak(plan.run, now: now)
-    }
-
-    func beginBreak(_ run: BreakRun, now: MediaTime) {
-        var run = run
-        guard !run.queue.isEmpty else { return }
-        let first = run.queue.removeFirst()
-        self.interstitials.currentBreak = run
-        self.setStalled(false, now: now)
-        self.beginEvent(first, now: now)
-    }
-
-    func beginEvent(_ eventID: String, now: MediaTime) {
-        guard
-            let begun = self.interstitials.coordinator.beginEvent(
-                eventID,
-                events: self.interstitials.events,
-                schedule: self.interstitials.schedule,
-                in: self.interstitials.currentBreak,
-                rate: self.rate,
-                now: now
-            )
-        else {
-            self.endBreak(now: now)
-            return
-        }
-        self.interstitials.current = begun.run
-        _ = self.interstitials.schedule?.markPlayed(eventID)
-        self.perform(begun.actions, now: now)
-        self.updateStatus()
-        self.prepareEventAssets(eventID)
-        self.enterInterstitialUnderWay(eventID)
-        self.applyJoinOffset(now: now)
+        else { return nil }
+        return [.beginBreak(plan)]
     }
 
     /// The item's interstitial under way (a handoff in the middle of an ad): its event, when it is
@@ -238,90 +190,17 @@ extension Player {
         } else {
             return
         }
-        guard start.eventID == eventID, start.offset > .zero, var brk = self.interstitials.currentBreak,
-            brk.finished.isEmpty, brk.joinOffset == .zero
-        else { return }
-        brk.joinOffset = start.offset
-        self.interstitials.currentBreak = brk
+        self.interstitials.coordinator.enter(start, beginning: eventID)
     }
 
     /// A live join inside the break starts the first asset(s) partway.
-    func applyJoinOffset(now: MediaTime) {
-        guard let brk = self.interstitials.currentBreak, brk.joinOffset > .zero, brk.finished.isEmpty,
-            var run = self.interstitials.current, run.eventTime == .zero,
-            case .loaded(let slots, _)? = self.interstitials.lists[run.eventID]
+    func applyJoinOffset() {
+        guard let run = self.interstitials.current, case .loaded(let slots, _)? = self.interstitials.lists[run.eventID],
+            let join = self.interstitials.coordinator.applyJoin(slots: slots)
         else { return }
-        let join = self.interstitials.coordinator.joinPoint(offset: brk.joinOffset, slots: slots)
-        run.assetIndex = join.assetIndex
-        run.playedBefore = join.playedBefore
-        run.assetPosition = join.assetPosition
-        run.joinedAt = brk.joinOffset
-        self.interstitials.current = run
         let id = PresentationID.asset(run.eventID, join.assetIndex)
         if self.assets[id] == nil, slots.indices.contains(join.assetIndex) {
-            self.assets[id] = Presentation(id: id, url: slots[join.assetIndex].url, startTime: join.assetPosition)
+            self.assets[id] = Presentation(id: id, url: slots[join.assetIndex].url, startTime: join.position)
         }
-    }
-
-    /// Ends the current event and moves to the next event of the break, or resumes the primary.
-    func finishEvent(entire: Bool, now: MediaTime) {
-        guard let run = self.interstitials.current else { return }
-        self.perform([self.interstitials.coordinator.eventDidFinish(run, entire: entire)], now: now)
-        let record = self.interstitials.coordinator.record(
-            of: run,
-            now: now,
-            cancelled: self.interstitials.cancelled.contains(run.eventID)
-        )
-        let step = self.interstitials.currentBreak.map { self.interstitials.coordinator.eventDidFinish(record, in: $0) }
-        self.interstitials.currentBreak = step?.run
-        self.interstitials.current = nil
-        self.setSkipState(.notSkippable, event: run.event)
-        self.dropAssetPresentations(of: run.eventID)
-        if let next = step?.next {
-            self.beginEvent(next, now: now)
-            return
-        }
-        self.endBreak(now: now)
-    }
-
-    /// Resumes the primary after a break, where the schedule and the events' offsets say.
-    func endBreak(now: MediaTime) {
-        guard let brk = self.interstitials.currentBreak else { return }
-        self.interstitials.currentBreak = nil
-        self.interstitials.current = nil
-        self.interstitials.repositionedFor = nil
-        let outcome = self.interstitials.coordinator.afterBreak(
-            brk,
-            in: self.breakContext,
-            now: now,
-            position: self.primaryPosition,
-            primaryDuration: self.primary?.duration,
-            postrollsStarted: self.interstitials.postrollsStarted,
-            segmentEdges: self.resumeEdges(of: brk)
-        )
-        self.perform(self.interstitials.coordinator.leaveBreak(rate: self.rate), now: now)
-        let resume: MediaTime
-        switch outcome {
-        case .primaryEnded:
-            self.updateStatus()
-            self.primaryDidEnd(now: now)
-            return
-        case .enter(let plan):
-            self.beginBreak(plan, now: now)
-            return
-        case .resume(let time):
-            resume = time
-        }
-        self.emit(.primaryResumed(primaryTime: resume))
-        self.isStalled = false
-        self.jumpPrimary(to: resume, now: now)
-        self.updateStatus()
-        self.checkTransitions(now: now)
-    }
-
-    /// The segment boundaries `X-SNAP=IN` counts after `brk`: those of every audio and video
-    /// playlist (subtitles do not count); none when its last event does not snap.
-    func resumeEdges(of brk: BreakRun) -> [[MediaTime]] {
-        self.interstitials.coordinator.resumeEdges(of: brk, tracks: self.primary?.tracks ?? [])
     }
 }

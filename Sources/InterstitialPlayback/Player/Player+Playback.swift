@@ -185,24 +185,22 @@ extension Player {
     }
 
     /// Reacts to where the playhead is: stalls, resumes, events, the end.
-    func checkTransitions(now: MediaTime) {
-        guard self.started, !self.finished else { return }
-        if self.interstitials.current != nil {
-            self.checkInterstitialTransitions(now: now)
-            return
-        }
+    ///
+    /// Returns the follow-up
+    /// inputs (a break that begins, then a look at its first event).
+    func transitions(now: MediaTime) -> [InterstitialCoordinator.Action] {
+        guard self.started, !self.finished else { return [] }
+        if self.interstitials.current != nil { return self.eventTransitions(now: now) }
         guard let primary = self.primary, primary.isReady else {
             self.setStalled(true, now: now)
-            return
+            return []
         }
-        if self.checkPrimaryBoundary(now: now) {
-            self.checkBreakJustStarted(now: now)
-            return
-        }
+        // A break just beginning (a mid-roll or the post-rolls) is looked at at once: its first
+        // event's assets may already be buffered, or its list fetched ahead may have come back
+        // empty or failed, with no load left to answer (on a real clock there may be no wake).
+        if let plan = self.breakDue(now: now) { return [.beginBreak(plan), .checkBreakJustStarted] }
         if let duration = primary.duration, self.primaryPosition >= duration - BufferedRanges.tolerance {
-            self.primaryDidEnd(now: now)
-            self.checkBreakJustStarted(now: now)
-            return
+            return self.primaryDidEnd(now: now) + [.checkBreakJustStarted]
         }
         let end = primary.bufferedEnd(from: self.primaryPosition)
         if self.isStalled {
@@ -214,15 +212,7 @@ extension Player {
             self.setStalled(true, now: now)
         }
         self.primary?.discard(before: self.primaryPosition - 10)
-    }
-
-    /// A break just began (a mid-roll or the post-rolls): its first event's assets may already be
-    /// buffered, or its asset list fetched ahead may have come back empty or failed, with no load
-    /// left to answer, so react to them now rather than at the next wake (on a real clock there
-    /// may be none).
-    func checkBreakJustStarted(now: MediaTime) {
-        guard !self.finished, self.interstitials.current != nil else { return }
-        self.checkInterstitialTransitions(now: now)
+        return []
     }
 
     func setStalled(_ stalled: Bool, now: MediaTime) {
@@ -285,11 +275,16 @@ extension Player {
         }
     }
 
-    func primaryDidEnd(now: MediaTime) {
-        if self.startPostRolls(now: now) { return }
+    /// The primary reached its end: the post-rolls play, or playback ends.
+    ///
+    /// Returns the follow-up
+    /// inputs (the post-roll break).
+    func primaryDidEnd(now: MediaTime) -> [InterstitialCoordinator.Action] {
+        if let postrolls = self.startPostRolls(now: now) { return postrolls }
         self.hasEnded = true
         self.emit(.ended(primaryTime: self.primaryPosition))
         self.finish()
+        return []
     }
 
     func fail(_ error: PlaybackError) {
