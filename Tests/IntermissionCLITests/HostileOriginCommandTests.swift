@@ -54,12 +54,18 @@ struct HostileOriginCommandTests {
     }
 
     /// Runs `download` of the origin's `/main.m3u8` into `folder` (a fresh one, removed after,
-    /// when `nil`) and expects it to fail (exit 1) within 10 s, saying each of `parts`.
+    /// when `nil`) and expects it to fail (exit 1), saying each of `parts`, before `limit` passes.
+    ///
+    /// The limit is not a speed target, so it is never tight: by default the download's own default
+    /// `--timeout` (30 s; failing before it, the failure came from the check, not from waiting), and
+    /// for an origin that stalls or trickles, the time that origin takes to send its whole answer
+    /// (failing before it, the command did not wait the origin out).
     static func expectFailure(
         _ server: RawServer,
         into folder: URL? = nil,
         _ options: [String] = [],
-        saying parts: [String]
+        saying parts: [String],
+        before limit: Duration = .seconds(30)
     ) async throws {
         let target = try folder ?? ServeProcess.scratchFolder("hostile-download")
         defer { if folder == nil { try? FileManager.default.removeItem(at: target) } }
@@ -68,7 +74,7 @@ struct HostileOriginCommandTests {
         let elapsed = ContinuousClock.now - started
         #expect(result.status == 1, "\(result.stderr)")
         for part in parts { #expect(result.stderr.contains(part), "\(result.stderr)") }
-        #expect(elapsed < .seconds(10), "\(elapsed)")
+        #expect(elapsed < limit, "\(elapsed)")
     }
 
     @Test func aStalledSegmentFailsWithinTheTimeout() async throws {
@@ -81,7 +87,8 @@ struct HostileOriginCommandTests {
         try await Self.expectFailure(
             server,
             ["--timeout", "1", "--min-rate", "0"],
-            saying: ["\(server.base)/s0.ts: stalled: no data for 1", "after 100 bytes of the body (--timeout)"]
+            saying: ["\(server.base)/s0.ts: stalled: no data for 1", "after 100 bytes of the body (--timeout)"],
+            before: .seconds(20)
         )
     }
 
@@ -95,7 +102,8 @@ struct HostileOriginCommandTests {
         try await Self.expectFailure(
             server,
             ["--timeout", "1"],
-            saying: ["\(server.base)/s0.ts: too slow: ", "under the minimum of 4096 bytes a second (--min-rate)"]
+            saying: ["\(server.base)/s0.ts: too slow: ", "under the minimum of 4096 bytes a second (--min-rate)"],
+            before: .seconds(50)
         )
     }
 
