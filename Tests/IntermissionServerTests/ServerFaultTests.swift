@@ -215,9 +215,10 @@ extension TestResponse {
                 == true,
             "\(response.text)"
         )
-        // Under the full suite on two cores the answer has been seen 4+ s after the 1 s timeout
-        // (CI); what matters is that it is a 502 about the timeout, not a hang.
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(8), "\(elapsed)")
+        // Under the full suite on two cores the answer has been seen 4+ s (and unbounded, 8+ s) after
+        // the 1 s timeout; what matters is that it is a 502 about the timeout, well before the
+        // origin's 200 s of trickling would end, not a hang.
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(50), "\(elapsed)")
     }
 
     /// A refused connection is a 502 at once, not after the timeout.
