@@ -74,10 +74,12 @@ var targets: [Target] = [
         linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
     ),
     .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+    // The one place that starts child processes (posix_spawn), for the server's tools and the tests.
+    .target(name: "ProcessSpawn", swiftSettings: swiftSettings),
     // Shared by the test targets: the seeded generator and the fixture loader (Tests/Fixtures).
     .target(
         name: "IntermissionTestSupport",
-        dependencies: ["HLSPlaylist"],
+        dependencies: ["HLSPlaylist", "ProcessSpawn"],
         path: "Tests/TestSupport",
         swiftSettings: swiftSettings
     ),
@@ -197,6 +199,7 @@ if !coreOnly {
                 serverProduct("CompressNIO", "compress-nio"),
                 serverProduct("PostgresNIO", "postgres-nio"),
                 serverProduct("Crypto", "swift-crypto"),
+                "ProcessSpawn",
             ],
             exclude: ["Demo/make.sh", "Demo/README.md"],
             resources: [.copy("Demo")],
@@ -301,7 +304,7 @@ if !coreOnly {
             name: "IntermissionCLITests",
             // The tests run the `intermission` binary (the dependency makes `swift build
             // --build-tests` build it first) and share the test-support target.
-            dependencies: ["IntermissionCLI", "IntermissionTestSupport"],
+            dependencies: ["IntermissionCLI", "IntermissionTestSupport", "ProcessSpawn"],
             swiftSettings: swiftSettings
         ),
     ]

@@ -29,8 +29,8 @@ struct RunProcessTests {
                 }
             }
             group.addTask {
-                while try FileManager.default.contentsOfDirectory(atPath: folder.path).count < children {
-                    try await Task.sleep(for: .milliseconds(20))
+                try await waitUntil(within: .seconds(60), checkingEvery: .milliseconds(20)) {
+                    try FileManager.default.contentsOfDirectory(atPath: folder.path).count >= children
                 }
                 _ = FileManager.default.createFile(atPath: go, contents: nil)
                 return nil

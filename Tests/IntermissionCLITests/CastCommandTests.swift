@@ -1,4 +1,6 @@
 import Foundation
+import IntermissionTestSupport
+import ProcessSpawn
 import Testing
 
 /// `intermission cast` handing the demo stream of `intermission serve --demo` to `intermission
@@ -26,7 +28,7 @@ import Testing
             "--seek", "57", "--json", "--until", "60",
         ])
         defer { cast.kill() }
-        for _ in 0..<600 where cast.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        await waitForExit(cast.process, within: .seconds(60))
         #expect(cast.process.terminationStatus == 0, "\(cast.text)")
         let events = Self.objects(cast.text)
         let kinds = events.compactMap { $0["kind"] as? String }
@@ -131,7 +133,7 @@ import Testing
         #expect(sessions.count == 1, "\(secondEvents)")
         #expect(secondEvents.first?["kind"] as? String == "session", "\(secondEvents)")
         #expect(!secondEvents.contains { $0["kind"] as? String == "interstitialStarted" }, "\(secondEvents)")
-        for _ in 0..<100 where first.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        await waitForExit(first.process, within: .seconds(10))
         #expect(!first.process.isRunning)
         #expect(first.process.terminationStatus == 3, "\(first.text)")
         #expect(first.text.contains("another sender took the receiver over"), "\(first.text)")

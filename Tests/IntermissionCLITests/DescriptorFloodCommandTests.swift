@@ -1,5 +1,7 @@
 import Dispatch
 import Foundation
+import IntermissionTestSupport
+import ProcessSpawn
 import Synchronization
 import Testing
 
@@ -158,9 +160,8 @@ struct DescriptorFloodCommandTests {
             clients.wait()
         }
         // The clients are answered before the flood starts.
-        let before = ContinuousClock.now
-        while answered.load(ordering: .relaxed) < 20, ContinuousClock.now < before + .seconds(30) {
-            try await Task.sleep(for: .milliseconds(20))
+        await waitUntil(within: .seconds(30), checkingEvery: .milliseconds(20)) {
+            answered.load(ordering: .relaxed) >= 20
         }
         try #require(answered.load(ordering: .relaxed) >= 20, "the keep-alive clients were not answered")
 
@@ -185,10 +186,10 @@ struct DescriptorFloodCommandTests {
         defer { for fd in flood { close(fd) } }
         #expect(flood.count >= 1000, "the flood could connect only \(flood.count) times")
 
-        // Held for three seconds while the clients go on: the server must live through it.
-        let held = ContinuousClock.now
-        while ContinuousClock.now < held + .seconds(3), server.process.isRunning {
-            try await Task.sleep(for: .milliseconds(100))
+        // Held while the clients go on (twenty more answers, or 30 s): the server must live through it.
+        let answeredBefore = answered.load(ordering: .relaxed)
+        await waitUntil(within: .seconds(30), checkingEvery: .milliseconds(100)) {
+            answered.load(ordering: .relaxed) >= answeredBefore + 20 || !server.process.isRunning
         }
         #expect(server.process.isRunning, "the server died under the flood:\n\(server.text.suffix(2000))")
         // Connections above the cap were closed at accept: the server held no more than its cap

@@ -1,6 +1,12 @@
 import Foundation
 import IntermissionTestSupport
+import ProcessSpawn
+import Synchronization
 import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
@@ -150,15 +156,20 @@ struct DownloadCommandTests {
         defer { server.kill() }
         let folder = try ServeProcess.scratchFolder("download-resume")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let url = base + "/vod/demo/main.m3u8"
+        // Through a proxy that stops answering after ten files, half-way through the eleventh: the
+        // first run cannot finish before it is killed, however slowly this test runs.
+        let proxy = try GatedProxy(origin: base, answers: 10)
+        defer { proxy.stop() }
+        let url = proxy.base + "/vod/demo/main.m3u8"
 
         let first = try ServeProcess(["download", url, folder.path, "--json", "--limit-rate", "100000"])
         defer { first.kill() }
-        for _ in 0..<600 where Self.reports(first.text).filter({ $0.event == "fetched" }).count < 8 {
-            try await Task.sleep(for: .milliseconds(20))
+        await waitUntil(within: .seconds(120)) {
+            Self.reports(first.text).filter({ $0.event == "fetched" }).count >= 8 && proxy.isHolding
         }
         first.kill()
         await waitForExit(first.process)
+        proxy.open()
         #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path))
         let firstRun = Self.reports(first.text).filter { $0.event == "fetched" }
         #expect(firstRun.count >= 8)
@@ -316,5 +327,97 @@ struct DownloadCommandTests {
         #expect(result.status == 64, "\(options): \(result.stderr)")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: folder.path)
         #expect(leftovers.isEmpty)
+    }
+}
+
+/// A loopback proxy in front of an HTTP origin that forwards whole answers, one connection at a
+/// time, until it has forwarded `answers` of them; then it writes the head and half the body of the
+/// next one and holds that connection, and every later request with it, until ``open()``.
+final class GatedProxy: Sendable {
+    private let server: RawServer
+    private let gate: Gate
+
+    /// The forwarded count, whether the proxy holds a connection, and whether it is open for good.
+    private final class Gate: Sendable {
+        let state = Mutex((forwarded: 0, holding: false, open: false))
+        let released = DispatchSemaphore(value: 0)
+    }
+
+    /// Starts the proxy for `origin` (`http://127.0.0.1:PORT`).
+    init(origin: String, answers: Int) throws {
+        guard let port = Int(origin.split(separator: ":").last ?? "") else { throw CancellationError() }
+        let gate = Gate()
+        self.gate = gate
+        self.server = try RawServer { head, send in
+            guard let answer = GatedProxy.fetch(head, port: port) else { return }
+            let holds = gate.state.withLock { state in
+                state.forwarded += 1
+                state.holding = !state.open && state.forwarded > answers
+                return state.holding
+            }
+            guard holds, let split = answer.firstRange(of: Array("\r\n\r\n".utf8)) else {
+                _ = send(answer)
+                return
+            }
+            _ = send(Array(answer[..<(split.upperBound + (answer.count - split.upperBound) / 2)]))
+            gate.released.wait()
+        }
+    }
+
+    /// `http://127.0.0.1:PORT`.
+    var base: String { self.server.base }
+
+    /// Whether it is holding a half-written answer.
+    var isHolding: Bool { self.gate.state.withLock { $0.holding } }
+
+    /// Lets the held connection go and forwards every answer from now on.
+    func open() {
+        let held = self.gate.state.withLock { state in
+            state.open = true
+            defer { state.holding = false }
+            return state.holding
+        }
+        if held { self.gate.released.signal() }
+    }
+
+    /// Stops listening (letting a held connection go first).
+    func stop() {
+        self.open()
+        self.server.stop()
+    }
+
+    /// The origin's whole answer to `head` (sent with `Connection: close`, and marked so), read to
+    /// its end on this thread; `nil` when the origin cannot be reached.
+    private static func fetch(_ head: String, port: Int) -> [UInt8]? {
+        let lines = head.split(separator: "\r\n").filter { !$0.lowercased().hasPrefix("connection:") }
+        let request = Array((lines.joined(separator: "\r\n") + "\r\nConnection: close\r\n\r\n").utf8)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0,
+            request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+        else { return nil }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+            answer += buffer[0..<count]
+        }
+        // The answer's own head, told that the connection closes after it.
+        guard let end = answer.firstRange(of: Array("\r\n\r\n".utf8)) else { return answer }
+        let fields = String(decoding: answer[..<end.lowerBound], as: UTF8.self).split(separator: "\r\n")
+            .filter { !$0.lowercased().hasPrefix("connection:") }
+        return Array((fields.joined(separator: "\r\n") + "\r\nConnection: close\r\n\r\n").utf8)
+            + answer[end.upperBound...]
     }
 }

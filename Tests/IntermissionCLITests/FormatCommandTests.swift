@@ -1,5 +1,6 @@
 import Foundation
 import IntermissionTestSupport
+import ProcessSpawn
 import Testing
 
 /// Runs the built `intermission` binary as a user would.

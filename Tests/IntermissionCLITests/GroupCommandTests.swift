@@ -1,4 +1,6 @@
 import Foundation
+import IntermissionTestSupport
+import ProcessSpawn
 import Testing
 
 /// `intermission group` against `intermission serve --demo`, both the built binary: two headless
@@ -27,8 +29,8 @@ import Testing
             "group", group, stream, "--name", "bob", "--no-interstitials", "--play", "--json", "--until", "19",
         ])
         defer { bob.kill() }
-        for _ in 0..<400 where alice.process.isRunning || bob.process.isRunning {
-            try await Task.sleep(for: .milliseconds(100))
+        await waitUntil(within: .seconds(40), checkingEvery: .milliseconds(100)) {
+            !alice.process.isRunning && !bob.process.isRunning
         }
         #expect(alice.process.terminationStatus == 0, "\(alice.text)")
         #expect(bob.process.terminationStatus == 0, "\(bob.text)")
@@ -114,7 +116,7 @@ import Testing
         let answers = Self.lines(String(decoding: bob.stdout, as: UTF8.self)).filter { $0["event"] == "command" }
         #expect(answers.map { $0["command"] ?? "" }.sorted() == ["pause", "rate 2.0", "seek 30.0"], "\(answers)")
         #expect(answers.allSatisfy { $0["allowed"] == "true" }, "\(answers)")
-        for _ in 0..<200 where alice.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        await waitForExit(alice.process, within: .seconds(20))
         let positions = Self.lines(alice.text).filter { $0["event"] == "position" }
         let last = try #require(positions.last)
         let time = Double(last["groupTime"] ?? "") ?? -1

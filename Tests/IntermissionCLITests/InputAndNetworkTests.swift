@@ -50,16 +50,18 @@ struct InputAndNetworkTests {
         #expect(mkfifo(path, 0o600) == 0)
         defer { unlink(path) }
         // The writer opens the pipe, writes one bad line and keeps it open until the CLI is done.
+        let done = DispatchSemaphore(value: 0)
         let writer = Thread {
             let fd = open(path, O_WRONLY)
             guard fd >= 0 else { return }
             let line = Array("not a playlist\n".utf8)
             _ = line.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            usleep(15_000_000)
+            _ = done.wait(timeout: .now() + 60)
             close(fd)
         }
         writer.start()
         let result = try await CLI.run(["validate", path])
+        done.signal()
         #expect(result.status == 2)
         #expect(result.stderr == "intermission: \(path): not a playlist (the first line is not #EXTM3U)\n")
     }

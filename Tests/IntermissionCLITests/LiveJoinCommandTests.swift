@@ -1,5 +1,6 @@
 import Foundation
 import IntermissionTestSupport
+import ProcessSpawn
 import Testing
 
 /// `intermission play` joining a live break 12 s in, through the built binaries: the server
@@ -97,7 +98,7 @@ struct LiveJoinCommandTests {
 
 /// `intermission serve` (the built binary) in the background, its output in a log file.
 final class ServeProcess {
-    let process = Process()
+    let process: ChildProcess
     let log: URL
     private let handle: FileHandle
 
@@ -108,18 +109,19 @@ final class ServeProcess {
         _ = FileManager.default.createFile(atPath: self.log.path, contents: nil)
         self.handle = try FileHandle(forWritingTo: self.log)
         let binary = CLI.productsDirectory.appendingPathComponent("intermission")
-        if let descriptorLimit {
-            self.process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            self.process.arguments =
-                ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", binary.path] + arguments
-        } else {
-            self.process.executableURL = binary
-            self.process.arguments = arguments
-        }
-        self.process.currentDirectoryURL = CLI.repository
-        self.process.standardOutput = self.handle
-        self.process.standardError = self.handle
-        try startProcess(self.process)
+        let (executable, all) =
+            descriptorLimit.map {
+                ("/bin/sh", ["-c", "ulimit -n \($0) && exec \"$0\" \"$@\"", binary.path] + arguments)
+            } ?? (binary.path, arguments)
+        // A process group of its own, as Foundation's `Process` made it.
+        self.process = try ChildProcess.spawn(
+            executable,
+            all,
+            currentDirectory: CLI.repository.path,
+            standardOutput: .descriptor(self.handle.fileDescriptor),
+            standardError: .descriptor(self.handle.fileDescriptor),
+            newProcessGroup: true
+        )
     }
 
     deinit {
@@ -140,23 +142,36 @@ final class ServeProcess {
     /// The first text of the log that matches `pattern` (a regular expression), looking every
     /// 100 ms, at most `tries` times.
     func firstLog(matching pattern: String, tries: Int = 300) async throws -> String? {
-        for _ in 0..<tries {
+        var found: String?
+        await waitUntil(within: .milliseconds(100 * tries), checkingEvery: .milliseconds(100)) {
             let text = self.text
-            if let range = text.range(of: pattern, options: .regularExpression) { return String(text[range]) }
-            try await Task.sleep(for: .milliseconds(100))
+            found = text.range(of: pattern, options: .regularExpression).map { String(text[$0]) }
+            return found != nil
         }
-        return nil
+        return found
     }
 
     /// SIGTERM, then up to 10 s for it to exit; whether it did.
     func terminate() async throws -> Bool {
         Foundation.kill(self.process.processIdentifier, SIGTERM)
-        for _ in 0..<100 where self.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        await waitForExit(self.process, within: .seconds(10))
         return !self.process.isRunning
     }
 
     /// SIGKILL, if it still runs.
     func kill() {
-        if self.process.isRunning { Foundation.kill(self.process.processIdentifier, SIGKILL) }
+        self.process.signal(SIGKILL)
     }
+}
+
+/// What the tests read of a child as they read Foundation's `Process`.
+extension ChildProcess {
+    /// Its process id.
+    var processIdentifier: pid_t { self.pid }
+
+    /// Its exit code (or the signal that ended it); -1 while it runs.
+    var terminationStatus: Int32 { self.exit?.status ?? -1 }
+
+    /// Whether a signal ended it; `.exit` while it runs.
+    var terminationReason: Process.TerminationReason { self.exit?.signalled == true ? .uncaughtSignal : .exit }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import IntermissionTestSupport
+import ProcessSpawn
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -102,19 +103,15 @@ struct ServeCrashCommandTests {
         let base = String(firstURL.dropLast("/vod/demo/main.m3u8".count))
         let pid = first.process.processIdentifier
         // Eight clients ask for new viewers' pods and send each pod's impression and start beacons
-        // as fast as they can; the server is killed while they do, once they have had at least
-        // 2.5 s and 40 acknowledged pods and beacons (a busy machine may need far longer for that).
+        // as fast as they can; the server is killed while they do, once they have had 40
+        // acknowledged pods and beacons (a busy machine may need far longer for that).
         let progress = LoadProgress()
         let acknowledged = await withTaskGroup(of: Acknowledged.self) { group in
             for worker in 0..<8 {
                 group.addTask { await Self.load(base: base, worker: worker, progress: progress) }
             }
             group.addTask {
-                try? await Task.sleep(for: .milliseconds(2500))
-                let deadline = ContinuousClock.now + .seconds(90)
-                while await !progress.reached(40), ContinuousClock.now < deadline {
-                    try? await Task.sleep(for: .milliseconds(50))
-                }
+                await waitUntil(within: .seconds(90), checkingEvery: .milliseconds(50)) { await progress.reached(40) }
                 kill(pid, SIGKILL)
                 return Acknowledged()
             }

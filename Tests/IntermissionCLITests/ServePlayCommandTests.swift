@@ -1,5 +1,6 @@
 import Foundation
 import IntermissionTestSupport
+import ProcessSpawn
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -160,16 +161,16 @@ struct ServeShutdownTests {
 
         // The request starts, then SIGTERM arrives while the upstream is still thinking.
         let request = Task { try await URLSession.shared.data(from: url) }
-        for _ in 0..<200 where !FileManager.default.fileExists(atPath: marker.path) {
-            try await Task.sleep(for: .milliseconds(25))
+        await waitUntil(within: .seconds(5), checkingEvery: .milliseconds(25)) {
+            FileManager.default.fileExists(atPath: marker.path)
         }
         #expect(FileManager.default.fileExists(atPath: marker.path), "the request never reached the upstream")
-        try await Task.sleep(for: .milliseconds(100))
+        // The marker is written as the upstream starts its 1.5 s pause: the request is in flight.
         kill(server.process.processIdentifier, SIGTERM)
         let (body, response) = try await request.value
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self).contains("s7.ts"))
-        for _ in 0..<100 where server.process.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        await waitUntil(within: .seconds(10), checkingEvery: .milliseconds(100)) { !server.process.isRunning }
         #expect(!server.process.isRunning)
         if !server.process.isRunning { #expect(server.process.terminationStatus == 0) }
     }

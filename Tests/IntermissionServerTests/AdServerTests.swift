@@ -16,10 +16,10 @@ actor AdServerLog {
 
     func add(_ hit: String) { self.hits.append(hit) }
 
-    /// Waits (a bounded number of short sleeps, not a timing) until `predicate` holds on the hits.
-    func wait(until predicate: @Sendable ([String]) -> Bool) async -> [String] {
-        for _ in 0..<200 where !predicate(self.hits) { try? await Task.sleep(for: .milliseconds(50)) }
-        return self.hits
+    /// Waits (up to 10 s, looking every 50 ms) until `predicate` holds on the hits.
+    nonisolated func wait(until predicate: @Sendable ([String]) -> Bool) async -> [String] {
+        await waitUntil(within: .seconds(10), checkingEvery: .milliseconds(50)) { predicate(await self.hits) }
+        return await self.hits
     }
 }
 
@@ -39,7 +39,7 @@ func withAdServer<T: Sendable>(
         let ip = request.headers[HTTPField.Name("X-Device-IP")!] ?? "-"
         await log.add("device \(name) \(ip) \(request.headers[HTTPField.Name("X-Device-User-Agent")!] ?? "-")")
         if let delay = request.uri.queryParameters["delay"].flatMap({ Int($0) }) {
-            try await Task.sleep(for: .milliseconds(delay))
+            try await respondLate(by: .milliseconds(delay))
         }
         let text = Fixture.text("vast/" + name)
         guard !text.isEmpty else { throw HTTPError(.notFound) }

@@ -2,6 +2,7 @@ import AdInsertion
 import Dispatch
 import Foundation
 import HLSPlaylist
+import IntermissionTestSupport
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -21,19 +22,19 @@ final class RawConnection: Sendable {
     /// connection's start.
     static func open(port: Int, sending first: String = "") async throws -> RawConnection {
         let bytes = Array(first.utf8)
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            let opened = try? await offPool {
+        var opened: RawConnection?
+        await waitUntil(within: .seconds(10), checkingEvery: .milliseconds(50)) {
+            opened = try? await offPool {
                 let connection = try RawConnection(port: port)
                 if !bytes.isEmpty {
                     _ = bytes.withUnsafeBytes { Foundation.send(connection.fd, $0.baseAddress, $0.count, 0) }
                 }
                 return connection
             }
-            if let opened { return opened }
-            guard ContinuousClock.now < deadline else { throw CocoaError(.fileReadUnknown) }
-            try await Task.sleep(for: .milliseconds(50))
+            return opened != nil
         }
+        guard let opened else { throw CocoaError(.fileReadUnknown) }
+        return opened
     }
 
     private init(port: Int) throws {
@@ -105,11 +106,9 @@ final class RawConnection: Sendable {
         }
         try await body(configuration.port)
         await group.triggerGracefulShutdown()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while !ended.withLock({ $0 }) && ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(20))
+        let finished = await waitUntil(within: .seconds(20), checkingEvery: .milliseconds(20)) {
+            ended.withLock { $0 }
         }
-        let finished = ended.withLock { $0 }
         if finished { await running.value }
         return finished
     }
@@ -125,8 +124,11 @@ final class RawConnection: Sendable {
             let half = try await RawConnection.open(port: port)
             await half.send("GET /health HT")
             connections.withLock { $0 = [silent, half] }
-            // Give the server time to accept both before it is told to stop.
-            try await Task.sleep(for: .milliseconds(200))
+            // The server has accepted both (and the connection asking) before it is told to stop.
+            let accepted = await waitUntil(within: .seconds(20), checkingEvery: .milliseconds(20)) {
+                (try? await ConnectionLimitTests.openConnections(port: port)).flatMap { $0 } ?? 0 >= 3
+            }
+            #expect(accepted, "the server never counted the two silent connections open")
         }
         #expect(ended, "the shutdown waited for a connection that sent no request (group hub \(groupHub))")
         // Closed by the shutdown; the bound is generous because a machine running the whole suite

@@ -223,14 +223,14 @@ struct CreativeConditioningTests {
         seconds: Int,
         _ step: @Sendable (Int) async throws -> T?
     ) async throws -> T? {
-        let deadline = ContinuousClock.now + .seconds(seconds)
         var attempt = 0
-        while ContinuousClock.now < deadline {
-            if let value = try await step(attempt) { return value }
+        var value: T?
+        try await waitUntil(within: .seconds(seconds), checkingEvery: .milliseconds(200)) {
+            value = try await step(attempt)
             attempt += 1
-            try await Task.sleep(for: .milliseconds(200))
+            return value != nil
         }
-        return nil
+        return value
     }
 
     /// The value of a metric line (`name{labels} value`) in the exposition text.

@@ -113,7 +113,7 @@ import Testing
                 // A new viewer each time: a viewer's decision is kept, so one decided before the media
                 // were read would keep its 10 s ads.
                 var attempt = 0
-                repeat {
+                try await waitUntil(within: deadline - ContinuousClock.now, checkingEvery: .milliseconds(20)) {
                     attempt += 1
                     let list = try AssetList.decode(
                         try await client.get(
@@ -121,9 +121,8 @@ import Testing
                         ).bytes
                     )
                     durations = list.assets.map(\.duration)
-                    if durations.contains(MediaTime(nanoseconds: 10_500_000_000)) { break }
-                    try await Task.sleep(for: .milliseconds(20))
-                } while ContinuousClock.now < deadline
+                    return durations.contains(MediaTime(nanoseconds: 10_500_000_000))
+                }
                 #expect(
                     durations.allSatisfy { $0 == MediaTime(nanoseconds: 10_500_000_000) } && !durations.isEmpty,
                     "\(durations)"

@@ -5,6 +5,7 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionServer
@@ -166,10 +167,9 @@ private func retention(maximum: Int, batch: Int, interval: Duration = .seconds(6
             // (The gauge is set at the end of each run: a run that a new viewer overtook may say 101.)
             let settled = ["intermission_decisions_pruned_total 403", "intermission_decisions_stored 100"]
             var metrics = ""
-            while ContinuousClock.now < deadline {
+            try await waitUntil(within: deadline - ContinuousClock.now, checkingEvery: .milliseconds(20)) {
                 metrics = try await client.get("/metrics").text
-                if settled.allSatisfy(metrics.contains) { break }
-                try await Task.sleep(for: .milliseconds(20))
+                return settled.allSatisfy(metrics.contains)
             }
             #expect(settled.allSatisfy(metrics.contains), "\(metrics.suffix(2000))")
             #expect(try await client.get(beacons[0]).status == .noContent)
@@ -177,10 +177,9 @@ private func retention(maximum: Int, batch: Int, interval: Duration = .seconds(6
             // beacon URLs of a pruned decision are refused.
             clock.advance(by: MediaTime(seconds: 3 * 86_400))
             var count = -1
-            while ContinuousClock.now < deadline {
+            try await waitUntil(within: deadline - ContinuousClock.now, checkingEvery: .milliseconds(20)) {
                 count = try await store.decisionCount()
-                if count == 0 { break }
-                try await Task.sleep(for: .milliseconds(20))
+                return count == 0
             }
             #expect(count == 0)
             let refused = try await client.get(beacons[1])

@@ -6,6 +6,7 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionServer
@@ -151,9 +152,7 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
         }
         let first = Task { await ask("first") }
         let waitStart = ContinuousClock.now
-        while store.pendingDecisions < 1 && ContinuousClock.now - waitStart < .seconds(10) {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        await waitUntil(within: .seconds(10), checkingEvery: .milliseconds(2)) { store.pendingDecisions >= 1 }
         let viewers = (0..<20).map { "v\($0)" } + ["poison"] + (20..<40).map { "v\($0)" }
         let batch = Task {
             await withTaskGroup(of: (String, Result<AdDecision, any Error>).self) { group in
@@ -163,8 +162,8 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
                 return results
             }
         }
-        while store.pendingDecisions < 1 + viewers.count && ContinuousClock.now - waitStart < .seconds(10) {
-            try await Task.sleep(for: .milliseconds(2))
+        await waitUntil(within: waitStart + .seconds(10) - ContinuousClock.now, checkingEvery: .milliseconds(2)) {
+            store.pendingDecisions >= 1 + viewers.count
         }
         #expect(store.pendingDecisions == 1 + viewers.count)
         try await lock.free()

@@ -6,17 +6,15 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import Testing
 
 /// Waits (short polls, up to 20 s) until `/metrics` has a line starting with `line`; whether it did.
 private func waitForMetric(_ client: any TestClientProtocol, _ line: String) async throws -> Bool {
-    let deadline = ContinuousClock.now + .seconds(20)
-    while ContinuousClock.now < deadline {
+    try await waitUntil(within: .seconds(20), checkingEvery: .milliseconds(50)) {
         let text = try await client.get("/metrics").text
-        if text.split(separator: "\n").contains(where: { $0.hasPrefix(line) }) { return true }
-        try await Task.sleep(for: .milliseconds(50))
+        return text.split(separator: "\n").contains(where: { $0.hasPrefix(line) })
     }
-    return false
 }
 
 /// Waits (short polls, up to 20 s) until the forwarding counts of the break report satisfy
@@ -25,12 +23,10 @@ private func waitForForwarding(
     _ client: any TestClientProtocol,
     until done: @Sendable (JSONValue) -> Bool
 ) async throws -> JSONValue? {
-    let deadline = ContinuousClock.now + .seconds(20)
     var last: JSONValue?
-    while ContinuousClock.now < deadline {
+    try await waitUntil(within: .seconds(20), checkingEvery: .milliseconds(50)) {
         last = try await client.admin(.get, "/v1/admin/reports/breaks/vod-demo/pod").json?["forwarding"]
-        if let last, done(last) { return last }
-        try await Task.sleep(for: .milliseconds(50))
+        return last.map(done) ?? false
     }
     return last
 }

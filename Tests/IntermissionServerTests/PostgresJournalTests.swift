@@ -213,9 +213,9 @@ private func boundSocket() throws -> (Int32, Int) {
             try await postgres.start()
             // The journal's writer catches up (bounded wait: it retries at most 5 s apart).
             var size = -1
-            for _ in 0..<600 where size != 0 {
-                try await Task.sleep(for: .milliseconds(100))
+            await waitUntil(within: .seconds(60), checkingEvery: .milliseconds(100)) {
                 size = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? -1
+                return size == 0
             }
             #expect(size == 0, "the journal was never written to PostgreSQL")
             #expect(try await Self.metric(client, Self.journalSeries("decision", "replayed")) == during.count)
@@ -313,9 +313,9 @@ private func boundSocket() throws -> (Int32, Int) {
         let second = try PostgresAdStore(url: url)
         try await second.migrate()
         var count = 0
-        for _ in 0..<600 where count < keys.count {
-            try await Task.sleep(for: .milliseconds(100))
+        await waitUntil(within: .seconds(60), checkingEvery: .milliseconds(100)) {
             count = (try? await second.decisionCount()) ?? 0
+            return count >= keys.count
         }
         #expect(count == keys.count)
         for key in keys { #expect(try await second.decision(for: key)?.assets.first?.creativeID == "red") }

@@ -4,6 +4,7 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import Logging
 import PostgresNIO
 import Testing
@@ -402,9 +403,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
             _ predicate: @Sendable ([String]) -> Bool
         ) async throws -> [String] {
             var seen = try await ids(client)
-            for _ in 0..<300 where !predicate(seen) {
-                try await Task.sleep(for: .milliseconds(100))
+            try await IntermissionTestSupport.waitUntil(within: .seconds(30), checkingEvery: .milliseconds(100)) {
+                if predicate(seen) { return true }
                 seen = try await ids(client)
+                return predicate(seen)
             }
             return seen
         }
@@ -453,10 +455,8 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 )
                 #expect(created.status == .created)
                 // A bounded wait (the clock stands still, so B's cache never expires by itself).
-                var seen = false
-                for _ in 0..<300 where !seen {
-                    seen = try await b.get("/live/demo/prog.m3u8").text.contains("ID=\"news\"")
-                    if !seen { try await Task.sleep(for: .milliseconds(100)) }
+                let seen = try await waitUntil(within: .seconds(30), checkingEvery: .milliseconds(100)) {
+                    try await b.get("/live/demo/prog.m3u8").text.contains("ID=\"news\"")
                 }
                 #expect(seen, "instance B never showed the break made on instance A")
                 let line = try #require(

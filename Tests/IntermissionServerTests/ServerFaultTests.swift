@@ -215,18 +215,20 @@ extension TestResponse {
                 == true,
             "\(response.text)"
         )
-        // Under the full suite on two cores the answer has been seen 4+ s after the 1 s timeout
-        // (CI); what matters is that it is a 502 about the timeout, not a hang.
-        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(8), "\(elapsed)")
+        // Under the full suite on two cores the answer has been seen 4+ s (and unbounded, 8+ s) after
+        // the 1 s timeout; what matters is that it is a 502 about the timeout, well before the
+        // origin's 200 s of trickling would end, not a hang.
+        #expect(elapsed >= .milliseconds(900) && elapsed < .seconds(50), "\(elapsed)")
     }
 
     /// A refused connection is a 502 at once, not after the timeout.
     @Test(.timeLimit(.minutes(1))) func aRefusedConnectionIs502AtOnce() async throws {
-        let (response, elapsed) = try await Self.askUpstream(port: try refusingPort(), timeout: .seconds(8))
+        let (response, elapsed) = try await Self.askUpstream(port: try refusingPort(), timeout: .seconds(40))
         #expect(response.status == .badGateway)
         #expect(response.json?["error"]?["message"]?.stringValue?.contains("is unreachable") == true)
-        // Well under the 8 s deadline (a busy shared machine has taken 3.3 s to answer at all).
-        #expect(elapsed < .seconds(6), "\(elapsed)")
+        // Before the 40 s deadline: the refusal is the answer, not the timeout. (The deadline is far
+        // from any answer time, which a busy shared machine has stretched past 6 s.)
+        #expect(elapsed < .seconds(40), "\(elapsed)")
     }
 
     /// The 502 says what the origin did, in the words of the shared fetch: the status it answered
@@ -286,7 +288,7 @@ extension TestResponse {
         let silent = try #require(
             await scriptedOrigin(
                 handler: """
-                    time.sleep(5)
+                    time.sleep(30)
                     """
             )
         )
@@ -298,11 +300,13 @@ extension TestResponse {
                 == "upstream http://127.0.0.1:\(silent.port)/live.m3u8 did not send its whole answer within 0.001 s",
             "\(zero.text)"
         )
-        #expect(elapsed < .seconds(4), "\(elapsed)")
+        // Before the origin's 30 s silence ends: the 1 ms timeout gave up, the origin did not answer.
+        #expect(elapsed < .seconds(30), "\(elapsed)")
 
+        // Refused at once rather than held for the (unbounded) timeout: well before the test's limit.
         let (refused, fast) = try await Self.askUpstream(port: try refusingPort(), timeout: .seconds(Int64.max))
         #expect(refused.status == .badGateway)
-        #expect(fast < .seconds(3), "\(fast)")
+        #expect(fast < .seconds(30), "\(fast)")
     }
 
     /// Asks a server whose channel `up` reads `http://127.0.0.1:{port}/live.m3u8` for it: the answer

@@ -6,6 +6,7 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import Logging
 import ServiceLifecycle
 import Testing
@@ -140,15 +141,12 @@ actor HeldBreakReadStore: ServerStore {
             }
         }
         // Wait (at most 10 s) until all of them wait for the writer.
-        let waitStart = ContinuousClock.now
-        while store.pendingDecisions < count && ContinuousClock.now - waitStart < .seconds(10) {
-            try await Task.sleep(for: .milliseconds(2))
-        }
+        await waitUntil(within: .seconds(10), checkingEvery: .milliseconds(2)) { store.pendingDecisions >= count }
         #expect(store.pendingDecisions == count)
 
         await group.triggerGracefulShutdown()
-        // The store waits for its queue: give the shutdown time to reach it, then free the lock.
-        try await Task.sleep(for: .milliseconds(50))
+        // The store waits for its queue: once the shutdown has reached it, free the lock.
+        #expect(await waitUntil(within: .seconds(20)) { store.isClosing })
         try await lock.free()
         try await running.value
 

@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import NIOCore
 import Testing
 
@@ -165,14 +166,13 @@ private func count(_ report: JSONValue, creative: String, event: TrackingEvent, 
             #expect(try await client.get(path, headers: headers).status == .noContent)
             #expect(try await client.get(try beaconPaths(list, event: .start)[0]).status == .noContent)
             var log: [String] = []
-            let deadline = ContinuousClock.now + .seconds(30)
-            while log.count < 2 && ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(100))
+            try await waitUntil(within: .seconds(30), checkingEvery: .milliseconds(100)) {
                 let answer = try await rawExchange(
                     port: adServer.port,
                     "GET /log HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
                 )
                 log = String(decoding: answer.body, as: UTF8.self).split(separator: "\n").map(String.init)
+                return log.count >= 2
             }
             #expect(log == ["/imp/red 203.0.113.7 TestTV/1.0", "/imp/red 203.0.113.7 TestTV/1.0"])
             let byBreak = try await report(client, "breaks/vod-demo/midroll-1")

@@ -45,11 +45,10 @@ private func reads(_ origin: PageServer) async throws -> Int {
 /// Waits (up to `limit`) until the origin has been read at least `count` times.
 private func waitForReads(_ origin: PageServer, atLeast count: Int, limit: Duration = .seconds(20)) async throws -> Int
 {
-    let deadline = ContinuousClock.now + limit
-    var seen = try await reads(origin)
-    while seen < count && ContinuousClock.now < deadline {
-        try await Task.sleep(for: .milliseconds(100))
+    var seen = -1
+    try await waitUntil(within: limit, checkingEvery: .milliseconds(100)) {
         seen = try await reads(origin)
+        return seen >= count
     }
     return seen
 }

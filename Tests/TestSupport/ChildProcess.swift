@@ -1,4 +1,5 @@
 import Foundation
+import ProcessSpawn
 
 #if canImport(Glibc)
 import Glibc
@@ -10,6 +11,8 @@ private let spawnLock = NSLock()
 /// Starts `process`, one start at a time across the whole test run: Foundation's `Process.run()`
 /// on Linux crashed the test runner (a bad pointer in `memcpy` inside `Process.run()`), and a child
 /// once died of SIGSEGV before it ran, while many suites started processes at once.
+///
+/// New code starts children with `runProcess` or `ChildProcess` (posix_spawn) instead.
 public func startProcess(_ process: Process) throws {
     spawnLock.lock()
     defer { spawnLock.unlock() }
@@ -34,9 +37,10 @@ public struct ProcessResult: Sendable {
 ///
 /// Swift Testing runs every test on the cooperative pool (two threads on a two-core machine), so a
 /// test that waits in `waitUntilExit()`, `readDataToEndOfFile()` or `usleep` stalls every other test
-/// in the process. Here the pipes are drained on dedicated dispatch queues (so they never fill), the
-/// exit is awaited through `terminationHandler`, and the process (or its whole group, with
-/// `newProcessGroup`) gets SIGKILL when `timeout` passes or the calling task is cancelled.
+/// in the process. Here the child is started by `ChildProcess` (posix_spawn, the one spawner the server
+/// uses too), the pipes are drained on dedicated dispatch queues (so they never fill), the exit is
+/// awaited without blocking the pool, and the process (or its whole group, with `newProcessGroup`)
+/// gets SIGKILL when `timeout` passes or the calling task is cancelled.
 ///
 /// - Parameters:
 ///   - executable: The program to run.
@@ -48,8 +52,8 @@ public struct ProcessResult: Sendable {
 ///     (a reader that waits for more input never sees end of file).
 ///   - captureOutput: Capture standard output and standard error; when `false` both go to
 ///     `/dev/null`.
-///   - newProcessGroup: Kill the child's whole process group (Foundation makes each child the leader
-///     of its own), so that a kill reaches its descendants; whatever is left of the group gets
+///   - newProcessGroup: Start the child as the leader of a process group of its own and kill the
+///     whole group, so that a kill reaches its descendants; whatever is left of the group gets
 ///     SIGKILL after the child exits.
 ///   - timeout: How long to wait for it to exit before SIGKILL; `nil` waits as long as it takes.
 public func runProcess(
@@ -63,25 +67,24 @@ public func runProcess(
     newProcessGroup: Bool = false,
     timeout: Duration? = nil
 ) async throws -> ProcessResult {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let currentDirectory { process.currentDirectoryURL = currentDirectory }
-    if let environment { process.environment = environment }
     let input = Pipe()
-    process.standardInput = input
     let output = captureOutput ? Pipe() : nil
     let errors = captureOutput ? Pipe() : nil
-    process.standardOutput = output ?? FileHandle.nullDevice
-    process.standardError = errors ?? FileHandle.nullDevice
-    let exit = ExitSignal()
-    process.terminationHandler = { _ in exit.fire() }
-    try startProcess(process)
-    let pid = process.processIdentifier
-    // Foundation starts every child as the leader of a process group of its own (an earlier `setsid`
-    // wrapper then forked, and the command outlived the process we waited for); kill that group.
-    let grouped = newProcessGroup && getpgid(pid) == pid
-    let target = grouped ? -pid : pid
+    let child = try ChildProcess.spawn(
+        executable.path,
+        arguments,
+        environment: environment,
+        currentDirectory: currentDirectory?.path,
+        standardInput: .descriptor(input.fileHandleForReading.fileDescriptor),
+        standardOutput: output.map { .descriptor($0.fileHandleForWriting.fileDescriptor) } ?? .null,
+        standardError: errors.map { .descriptor($0.fileHandleForWriting.fileDescriptor) } ?? .null,
+        newProcessGroup: newProcessGroup
+    )
+    // The child holds its own copies: ours must close so that the readers see the end of file.
+    try? input.fileHandleForReading.close()
+    try? output?.fileHandleForWriting.close()
+    try? errors?.fileHandleForWriting.close()
+    let pid = child.pid
 
     async let stdout = drain(output)
     async let stderr = drain(errors)
@@ -96,25 +99,25 @@ public func runProcess(
     let killer = timeout.map { limit in
         Task {
             try await Task.sleep(for: limit)
-            exit.kill(target)
+            child.signal(SIGKILL, toGroup: true)
         }
     }
-    await withTaskCancellationHandler {
-        await exit.wait()
+    let exit = await withTaskCancellationHandler {
+        await child.waitForExit()
     } onCancel: {
-        exit.kill(target)
+        child.signal(SIGKILL, toGroup: true)
     }
     killer?.cancel()
     // Linux does not hand out a pid while a process group still uses it as its id, so this reaches
     // only what the command started and left behind.
-    if grouped { _ = kill(-pid, SIGKILL) }
+    if newProcessGroup { _ = kill(-pid, SIGKILL) }
     if keepStdinOpen { try? writer.close() }
     return ProcessResult(
-        status: process.terminationStatus,
-        signalled: process.terminationReason == .uncaughtSignal,
+        status: exit.status,
+        signalled: exit.signalled,
         stdout: await stdout,
         stderr: await stderr,
-        killed: exit.wasKilled
+        killed: child.wasSignalled
     )
 }
 
@@ -129,51 +132,6 @@ private func drain(_ pipe: Pipe?) async -> [UInt8] {
     }
 }
 
-/// The exit of one child process, awaited once, and whether the helper killed it.
-///
-/// `@unchecked Sendable`: every stored property is read and written only while `lock` is held, and
-/// the continuation is resumed exactly once (by `fire`, or at once by `wait` when already fired).
-private final class ExitSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var exited = false
-    private var killed = false
-    private var waiter: CheckedContinuation<Void, Never>?
-
-    /// Called by `terminationHandler`.
-    func fire() {
-        let waiter = self.lock.withLock {
-            self.exited = true
-            defer { self.waiter = nil }
-            return self.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns once the process has exited.
-    func wait() async {
-        await withCheckedContinuation { continuation in
-            let now = self.lock.withLock {
-                if self.exited { return true }
-                self.waiter = continuation
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    /// SIGKILL to `target` (a pid, or a negated process-group id) unless the process already exited.
-    func kill(_ target: pid_t) {
-        self.lock.withLock {
-            guard !self.exited else { return }
-            self.killed = true
-            _ = Foundation.kill(target, SIGKILL)
-        }
-    }
-
-    /// Whether `kill` sent a signal.
-    var wasKilled: Bool { self.lock.withLock { self.killed } }
-}
-
 /// Reads the first output of a long-running child (for example the line where a server names its
 /// port) without blocking the concurrency pool: the first chunk `availableData` returns from
 /// `handle`, or empty at end of file.
@@ -185,8 +143,21 @@ public func firstChunk(of handle: FileHandle) async -> Data {
     }
 }
 
-/// Returns once `process` (already started) has exited, looking every `interval` with `Task.sleep`
-/// rather than blocking a thread as `waitUntilExit()` does.
-public func waitForExit(_ process: Process, every interval: Duration = .milliseconds(20)) async {
-    while process.isRunning { try? await Task.sleep(for: interval) }
+/// Returns once `process` (already started) has exited, or `limit` has passed, looking every
+/// `interval` (through `waitUntil`) rather than blocking a thread as `waitUntilExit()` does.
+///
+/// - Returns: Whether it exited.
+@discardableResult
+public func waitForExit(
+    _ process: Process,
+    within limit: Duration = .seconds(60),
+    every interval: Duration = .milliseconds(20)
+) async -> Bool {
+    await waitUntil(within: limit, checkingEvery: interval) { !process.isRunning }
+}
+
+/// Returns once `child` has exited (and been reaped), or `limit` has passed; whether it exited.
+@discardableResult
+public func waitForExit(_ child: ChildProcess, within limit: Duration = .seconds(60)) async -> Bool {
+    await waitUntil(within: limit, checkingEvery: .milliseconds(20)) { !child.isRunning }
 }

@@ -16,8 +16,26 @@ public final class RawServer: Sendable {
     public let port: Int
     private let socket: CInt
 
+    /// Writes bytes to the connection being answered; `false` once the peer has gone.
+    public typealias Send = (_ bytes: [UInt8]) -> Bool
+
+    /// Answers one request: given its head, writes what it likes through `send` (it runs on the
+    /// server's own thread and may block there; the next connection waits until it returns).
+    public typealias Handler = @Sendable (_ requestHead: String, _ send: Send) -> Void
+
     /// Starts listening on a free loopback port; `answer` makes the answer to each request head.
-    public init(answer: @escaping Answer) throws {
+    public convenience init(answer: @escaping Answer) throws {
+        try self.init { head, send in
+            for (pause, bytes) in answer(head) {
+                // The stimulus of a slow origin: a part written late, on the server's own thread.
+                if pause > 0 { usleep(useconds_t(pause * 1000)) }
+                if !send(bytes) { break }
+            }
+        }
+    }
+
+    /// Starts listening on a free loopback port; `handler` answers each request.
+    public init(handler: @escaping Handler) throws {
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: CInt = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<CInt>.size))
@@ -37,7 +55,7 @@ public final class RawServer: Sendable {
         }
         self.port = Int(UInt16(bigEndian: address.sin_port))
         self.socket = fd
-        let thread = Thread { RawServer.serve(fd, answer) }
+        let thread = Thread { RawServer.serve(fd, handler) }
         thread.start()
     }
 
@@ -50,7 +68,7 @@ public final class RawServer: Sendable {
         close(self.socket)
     }
 
-    private static func serve(_ fd: CInt, _ answer: Answer) {
+    private static func serve(_ fd: CInt, _ handler: Handler) {
         while true {
             let connection = accept(fd, nil, nil)
             if connection < 0 { return }
@@ -61,10 +79,8 @@ public final class RawServer: Sendable {
                 if n <= 0 { break }
                 head += buffer[0..<n]
             }
-            for (pause, bytes) in answer(String(decoding: head, as: UTF8.self)) {
-                if pause > 0 { usleep(useconds_t(pause * 1000)) }
-                let written = bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                if written < 0 { break }
+            handler(String(decoding: head, as: UTF8.self)) { bytes in
+                bytes.withUnsafeBytes { send(connection, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } >= 0
             }
             close(connection)
         }

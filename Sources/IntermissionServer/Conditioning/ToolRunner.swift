@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ProcessSpawn
 
 #if canImport(Glibc)
 import Glibc
@@ -89,37 +89,40 @@ struct ToolRunner: Sendable {
             try? files.removeItem(atPath: outPath)
             try? files.removeItem(atPath: errPath)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = out
-        process.standardError = err
-        let waiter = ExitWaiter()
-        process.terminationHandler = { _ in waiter.exited() }
-        try process.run()
-        let pid = process.processIdentifier
-        await withTaskCancellationHandler {
+        let child: ChildProcess
+        do {
+            // A process group of its own, as Foundation's `Process` gave it: a signal sent to the
+            // server's group (Ctrl-C in a terminal) does not reach the tool, which the server kills.
+            child = try ChildProcess.spawn(
+                executable,
+                arguments,
+                standardOutput: .descriptor(out.fileDescriptor),
+                standardError: .descriptor(err.fileDescriptor),
+                newProcessGroup: true
+            )
+        } catch {
+            throw ToolError(message: error.description)
+        }
+        let exit = await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
                     try? await Task.sleep(for: timeout)
                     guard !Task.isCancelled else { return }
-                    waiter.killing()
-                    kill(pid, SIGKILL)
+                    child.signal(SIGKILL)
                 }
-                await waiter.wait()
+                let exit = await child.waitForExit()
                 group.cancelAll()
+                return exit
             }
         } onCancel: {
-            waiter.killing()
-            kill(pid, SIGKILL)
+            child.signal(SIGKILL)
         }
         let stdout = (try? Self.head(outPath, limit: 4 << 20)) ?? []
         let stderr = String(decoding: (try? Self.tail(errPath, limit: 4096)) ?? [], as: UTF8.self)
         return ToolRun(
-            status: process.terminationStatus,
-            signalled: process.terminationReason == .uncaughtSignal,
-            killed: waiter.killed,
+            status: exit.status,
+            signalled: exit.signalled,
+            killed: child.wasSignalled,
             stdout: stdout,
             stderr: stderr
         )
@@ -149,41 +152,4 @@ struct ToolError: Error, Sendable, CustomStringConvertible {
 
     /// The message.
     var description: String { self.message }
-}
-
-/// Waits for a process's exit, announced by its termination handler (which may run before anyone
-/// waits), and remembers whether it was killed.
-final class ExitWaiter: Sendable {
-    private let state = Mutex<(exited: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
-    private let killedFlag = Mutex(false)
-
-    /// Notes that the process is being killed (at its time limit or on cancellation).
-    func killing() {
-        self.killedFlag.withLock { $0 = true }
-    }
-
-    /// Whether ``killing()`` was called.
-    var killed: Bool { self.killedFlag.withLock { $0 } }
-
-    /// Called once the process exited.
-    func exited() {
-        let waiter = self.state.withLock { state -> CheckedContinuation<Void, Never>? in
-            state.exited = true
-            defer { state.waiter = nil }
-            return state.waiter
-        }
-        waiter?.resume()
-    }
-
-    /// Returns once the process exited (not on cancellation: the caller kills it then).
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = self.state.withLock { state -> Bool in
-                if state.exited { return true }
-                state.waiter = continuation
-                return false
-            }
-            if done { continuation.resume() }
-        }
-    }
 }

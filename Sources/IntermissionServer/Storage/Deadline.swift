@@ -11,10 +11,11 @@ enum Deadline {
     /// What `run` answers when the deadline passes first.
     struct Expired: Error {}
 
-    /// The result of `body`, or ``Expired`` when `limit` passes first (`CancellationError` when the
-    /// caller's task is cancelled first).
+    /// The result of `body`, or ``Expired`` when `limit` passes first on `clock` (`CancellationError`
+    /// when the caller's task is cancelled first).
     static func run<T: Sendable>(
         _ limit: Duration,
+        clock: any Clock<Duration> = ContinuousClock(),
         _ body: @escaping @Sendable () async throws -> T
     ) async throws -> T {
         let race = Race<T>()
@@ -28,7 +29,7 @@ enum Deadline {
             }
         }
         let timer = Task {
-            try? await Task.sleep(for: limit)
+            try? await clock.sleep(for: limit)
             if !Task.isCancelled { race.finish(.failure(Expired())) }
         }
         defer {

@@ -169,6 +169,11 @@ public final class SQLiteAdStore: ServerStore, TransactionalDecisionStore {
         self.writer.pending
     }
 
+    /// Whether ``close()`` has begun: new decisions are refused from then on.
+    public var isClosing: Bool {
+        self.writer.isFinishing
+    }
+
     /// Shuts the store: new decisions are refused at once (`AdInsertionError.Code.storage`), every
     /// decision already queued is written and answered (or failed, when its write fails), and then
     /// the database is closed; later calls fail.
@@ -578,6 +583,11 @@ private final class DecisionWriter: Sendable {
     /// Requests queued or being written.
     var pending: Int {
         self.state.withLock { $0.queue.count + $0.writing }
+    }
+
+    /// Whether ``finish()`` was called (new requests are refused).
+    var isFinishing: Bool {
+        self.state.withLock { $0.closed }
     }
 
     func submit(_ request: Request) async throws -> (decision: AdDecision, isNew: Bool) {
