@@ -7,7 +7,9 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import IntermissionSQLite
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 /// The stores the pruning suite runs against: memory, SQLite, and PostgreSQL with a test server.
 enum PrunedStore: String, Sendable, CustomTestStringConvertible {

@@ -8,7 +8,9 @@ import Hummingbird
 import HummingbirdTesting
 import Testing
 
+@testable import IntermissionSQLite
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
     DecisionKey(viewer: viewer, scope: "vod-demo", breakID: breakID)

@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionStore
 import Testing
 
 /// Waits (short polls, up to 20 s) until `/metrics` has a line starting with `line`; whether it did.

@@ -8,7 +8,9 @@ import HummingbirdTesting
 import IntermissionTestSupport
 import Testing
 
+@testable import IntermissionPostgres
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 /// A PostgreSQL server of the test's own (initdb and pg_ctl of the installed PostgreSQL, as
 /// `scripts/postgres-scratch.sh` does), so that the test can stop it mid-run and start it again

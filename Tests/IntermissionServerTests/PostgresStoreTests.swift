@@ -8,7 +8,9 @@ import Logging
 import PostgresNIO
 import Testing
 
+@testable import IntermissionPostgres
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 /// The PostgreSQL server the tests use: `INTERMISSION_TEST_POSTGRES_URL` names a database on it
 /// whose user may create databases (`.ci/run` starts one on loopback).

@@ -2,6 +2,7 @@ import AdInsertion
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionStore
 import Logging
 import PostgresNIO
 import Synchronization
@@ -34,29 +35,32 @@ import Synchronization
 /// together migrate once.
 public final class PostgresAdStore: ServerStore, SharedStoreChanges, TransactionalDecisionStore {
     /// The `NOTIFY` channel of break changes.
-    static let notifyChannel = "intermission_breaks"
+    package static let notifyChannel = "intermission_breaks"
 
-    let client: PostgresClient
-    let settings: PostgresURL
-    let logger: Logger
+    package let client: PostgresClient
+    package let settings: PostgresURL
+    package let logger: Logger
     private let runner: Task<Void, Never>
-    let memory: Mutex<RememberedDecisions>
+    package let memory: Mutex<RememberedDecisions>
     private let gate = Mutex(Gate())
     private let known = Mutex([String: Int64]())
     private let changes: (stream: AsyncStream<String>, continuation: AsyncStream<String>.Continuation)
     private let watcher = Mutex<Task<Void, Never>?>(nil)
     private let inventoryKnown = Mutex<Int64>(0)
     /// Where decisions and beacons go while the database cannot be reached (`journal=PATH`).
-    let journal: DecisionJournal?
+    package let journal: DecisionJournal?
     /// Until when requests go to the journal without trying the database (a second after a
     /// failure; the journal's writer probes it meanwhile).
-    let downUntil = Mutex<ContinuousClock.Instant?>(nil)
+    package let downUntil = Mutex<ContinuousClock.Instant?>(nil)
     private let inventorySignals = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// Group inputs as notified (`listenForGroups()`); a notice dropped from a full buffer is
     /// found again from the table when the next one shows the gap.
-    let groupNoticeStream = AsyncStream.makeStream(of: GroupRelayNotice.self, bufferingPolicy: .bufferingNewest(65_536))
+    package let groupNoticeStream = AsyncStream.makeStream(
+        of: GroupRelayNotice.self,
+        bufferingPolicy: .bufferingNewest(65_536)
+    )
     /// Whether this store relays the groups of the instances on its database (`groups=relay`).
-    var relaysGroups: Bool { self.settings.relaysGroups }
+    package var relaysGroups: Bool { self.settings.relaysGroups }
 
     /// Requests in flight, so that ``close()`` lets them finish.
     private struct Gate {
@@ -73,12 +77,12 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     /// - Throws: `ConfigurationError` when the URL is not usable.
     public convenience init(
         url: String,
-        remembering: Int = SQLiteAdStore.defaultRememberedDecisions
+        remembering: Int = PostgresAdStore.defaultRememberedDecisions
     ) throws {
         try self.init(settings: PostgresURL(parsing: url), remembering: remembering)
     }
 
-    init(settings: PostgresURL, remembering: Int) throws {
+    package init(settings: PostgresURL, remembering: Int) throws {
         self.journal = try settings.journal.map { try DecisionJournal(path: $0) }
         var configuration = PostgresClient.Configuration(
             host: settings.host,
@@ -121,13 +125,13 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     /// How long one request may take (waiting for a connection included) before it fails with a
     /// storage error, so that an unreachable database never holds a viewer's request
     /// (``PostgresURL/timeout``, 5 s unless configured).
-    var requestDeadline: Duration { self.settings.timeout }
+    package var requestDeadline: Duration { self.settings.timeout }
 
     /// Runs `body` unless the store is closed, counting it as in flight, and fails it after
     /// ``requestDeadline`` even when the body is still waiting for the database (it is cancelled
     /// and left to end by itself: see `Deadline`).
     @discardableResult
-    func admitted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    package func admitted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let open = self.gate.withLock { gate -> Bool in
             guard !gate.closed else { return false }
             gate.inFlight += 1
@@ -160,7 +164,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// What a database error says, without the query's bound values.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
@@ -199,7 +203,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// How long ``close()`` waits for the connection pool to stop.
-    static let closeDeadline = Duration.seconds(10)
+    package static let closeDeadline = Duration.seconds(10)
 
     /// Why nothing can be stored now: the store is closed; `nil` otherwise (an unreachable database
     /// shows in the first request that fails).
@@ -211,7 +215,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
 
     /// The schema's steps, named as SQLite's (`SQLiteAdStore.migrator`) where they match; each is a
     /// list of statements (the extended protocol takes one statement at a time).
-    static let migrations: [(name: String, statements: [String])] = [
+    package static let migrations: [(name: String, statements: [String])] = [
         (
             "v1: decisions and live breaks",
             [
@@ -303,7 +307,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// The names of the steps recorded as done, in the order they ran.
-    func appliedMigrations() async throws -> [String] {
+    package func appliedMigrations() async throws -> [String] {
         try await self.admitted {
             var names: [String] = []
             for try await name in try await self.client.query(
@@ -404,14 +408,14 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// Inserts a decision unless its key has one; whether it inserted it.
-    func insert(_ decision: AdDecision) async throws -> Bool {
+    package func insert(_ decision: AdDecision) async throws -> Bool {
         var inserted = 0
         for try await _ in try await self.client.execute(InsertDecision(decision: decision)) { inserted += 1 }
         return inserted == 1
     }
 
     /// The decision stored for `key` and the viewer's creatives since `recentSince`, in one query.
-    func find(
+    package func find(
         _ key: DecisionKey,
         recentSince: DateTime?
     ) async throws -> (
@@ -587,7 +591,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// The `NOTIFY` payload's first word for inventory changes.
-    static let inventoryPayload = "*"
+    package static let inventoryPayload = "*"
 
     /// One element each time a change newer than this instance knows is seen (notified or found by
     /// the periodic re-read), its own changes included: the consumer reads ``inventoryChanges()``
@@ -600,7 +604,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
 
     /// Forgets which inventory change this instance knows, so that the next re-read signals again
     /// (reading the changes after a signal failed).
-    func inventoryReadFailed() {
+    package func inventoryReadFailed() {
         self.inventoryKnown.withLock { $0 = 0 }
     }
 

@@ -1,11 +1,12 @@
 import AdInsertion
 import HLSPlaylist
+import IntermissionStore
 import PostgresNIO
 
 extension PostgresAdStore: TrackingStore {
     /// The beacon table, as SQLite's (`SQLiteAdStore.beaconTable`): one row per decision, slot and
     /// event, with the number of duplicates that arrived after the first.
-    static let beaconStatements = [
+    package static let beaconStatements = [
         """
         CREATE TABLE tracking_beacon (
             viewer TEXT NOT NULL,
@@ -40,13 +41,13 @@ extension PostgresAdStore: TrackingStore {
     }
 
     /// `record(_:)` of a beacon, in the database alone.
-    func recordInDatabase(_ beacon: Beacon) async throws -> BeaconRecording {
+    package func recordInDatabase(_ beacon: Beacon) async throws -> BeaconRecording {
         let duplicates = try await self.admitted { try await self.storeBeacon(beacon) }
         return BeaconRecording(isNew: duplicates == 0, duplicates: Int(duplicates))
     }
 
     /// Stores a beacon (its row, or one more duplicate on its row); its duplicates so far.
-    func storeBeacon(_ beacon: Beacon) async throws -> Int64 {
+    package func storeBeacon(_ beacon: Beacon) async throws -> Int64 {
         let key = beacon.key
         var duplicates: Int64 = 0
         let rows = try await self.client.query(

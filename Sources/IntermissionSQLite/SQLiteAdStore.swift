@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionStore
 import Synchronization
 import SystemPackage
 
@@ -60,13 +61,10 @@ public final class SQLiteAdStore: ServerStore, TransactionalDecisionStore {
         case full
     }
 
-    let pool: DatabasePool
+    package let pool: DatabasePool
     private let writer: DecisionWriter
-    let file: FileIdentity
+    package let file: FileIdentity
     private let checkpointer: Checkpointer?
-
-    /// How many decisions the store remembers by default (about 400 bytes each).
-    public static let defaultRememberedDecisions = 65_536
 
     /// Tracking and conditioning in the same database file.
     public var capabilities: StoreCapabilities { StoreCapabilities(tracking: self, conditioning: self) }
@@ -198,8 +196,18 @@ public final class SQLiteAdStore: ServerStore, TransactionalDecisionStore {
         return known
     }
 
+    /// The SQLite result code of an error from this driver (`13` disk full, `8` read-only, …) and
+    /// its message; `nil` when `error` is not SQLite's.
+    public static func failure(_ error: any Error) -> (code: String, message: String)? {
+        guard let error = error as? DatabaseError else { return nil }
+        return (
+            String(error.extendedResultCode.rawValue),
+            "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.resultCode)")"
+        )
+    }
+
     /// The schema's migrations, in order.
-    static var migrator: DatabaseMigrator {
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1: decisions and live breaks") { db in
             try db.execute(
@@ -280,7 +288,7 @@ public final class SQLiteAdStore: ServerStore, TransactionalDecisionStore {
 
     /// The `CREATE TABLE` statement of a decision table (version 1 and version 3 differ only by
     /// `extraColumns`, written before the key): one row per viewer, scope and break.
-    static func decisionTable(_ name: String, extraColumns: String) -> String {
+    package static func decisionTable(_ name: String, extraColumns: String) -> String {
         """
         CREATE TABLE \(name) (
             viewer TEXT NOT NULL,
@@ -718,74 +726,6 @@ private final class DecisionWriter: Sendable {
     }
 }
 
-/// Decisions remembered for questions asked again: at most `capacity`, and when full the one
-/// least recently used goes first (approximately: the "clock" algorithm, where each entry has a
-/// used mark that a lookup sets, and the hand that looks for a slot to reuse clears marks and
-/// takes the first entry without one), so a lookup costs a hash and a flag, never a list update.
-///
-/// Holds only copies of committed rows; forgetting one costs a database read, never an answer.
-struct RememberedDecisions {
-    private struct Entry {
-        var key: DecisionKey
-        var decision: AdDecision
-        var used: Bool
-    }
-
-    /// The most entries kept.
-    let capacity: Int
-    private var slots: [DecisionKey: Int] = [:]
-    private var entries: [Entry] = []
-    private var hand = 0
-
-    /// An empty index of at most `capacity` entries (at least 1).
-    init(capacity: Int) {
-        self.capacity = max(1, capacity)
-    }
-
-    /// How many entries it holds.
-    var count: Int { self.entries.count }
-
-    /// The decision for `key`, marked as used, or `nil`.
-    mutating func decision(for key: DecisionKey) -> AdDecision? {
-        guard let slot = self.slots[key] else { return nil }
-        self.entries[slot].used = true
-        return self.entries[slot].decision
-    }
-
-    /// Forgets the entry of `key`, if any: the last entry takes its slot.
-    mutating func forget(_ key: DecisionKey) {
-        guard let slot = self.slots.removeValue(forKey: key) else { return }
-        let last = self.entries.removeLast()
-        if slot < self.entries.count {
-            self.entries[slot] = last
-            self.slots[last.key] = slot
-        }
-        if self.hand >= self.entries.count { self.hand = 0 }
-    }
-
-    /// Remembers `decision` under `key`, in place of the least recently used entry when full.
-    mutating func remember(_ decision: AdDecision, for key: DecisionKey) {
-        if let slot = self.slots[key] {
-            self.entries[slot].decision = decision
-            return
-        }
-        if self.entries.count < self.capacity {
-            self.slots[key] = self.entries.count
-            self.entries.append(Entry(key: key, decision: decision, used: false))
-            return
-        }
-        // At most one turn: every mark the hand passes is cleared.
-        while self.entries[self.hand].used {
-            self.entries[self.hand].used = false
-            self.hand = (self.hand + 1) % self.capacity
-        }
-        self.slots[self.entries[self.hand].key] = nil
-        self.entries[self.hand] = Entry(key: key, decision: decision, used: false)
-        self.slots[key] = self.hand
-        self.hand = (self.hand + 1) % self.capacity
-    }
-}
-
 /// Copies the write-ahead log into the database from a connection of its own, after commits.
 ///
 /// Passive checkpoints take no writer lock, so the decision writer keeps committing while one
@@ -863,12 +803,12 @@ private final class Checkpointer: Sendable {
 
 /// The device and inode of the database file when it was opened, to notice when the path no
 /// longer names that file.
-struct FileIdentity: Sendable {
-    let path: String
-    let device: UInt64?
-    let inode: UInt64?
+package struct FileIdentity: Sendable {
+    package let path: String
+    package let device: UInt64?
+    package let inode: UInt64?
 
-    init(path: String) {
+    package init(path: String) {
         self.path = path
         let now = Self.identity(path)
         self.device = now?.device
@@ -876,7 +816,7 @@ struct FileIdentity: Sendable {
     }
 
     /// What is wrong with the file now, or `nil` when the path still names the file opened.
-    func problem() -> String? {
+    package func problem() -> String? {
         guard let device = self.device, let inode = self.inode else { return nil }
         guard let now = Self.identity(self.path) else {
             return

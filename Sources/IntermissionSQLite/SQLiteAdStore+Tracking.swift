@@ -1,11 +1,12 @@
 import AdInsertion
 import GRDB
 import HLSPlaylist
+import IntermissionStore
 
 extension SQLiteAdStore: TrackingStore {
     /// The beacon table (migration "v4: tracking beacons"): one row per decision, slot and event,
     /// with the number of duplicates that arrived after the first.
-    static let beaconTable = """
+    package static let beaconTable = """
         CREATE TABLE tracking_beacon (
             viewer TEXT NOT NULL,
             scope TEXT NOT NULL,
