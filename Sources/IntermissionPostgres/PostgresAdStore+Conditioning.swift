@@ -4,24 +4,6 @@ import IntermissionStore
 import PostgresNIO
 
 extension PostgresAdStore: ConditioningStore {
-    /// The conditioning table, as SQLite's (`SQLiteAdStore.conditioningTable`).
-    package static let conditioningStatements = [
-        """
-        CREATE TABLE creative_conditioning (
-            key TEXT PRIMARY KEY,
-            creative_id TEXT NOT NULL,
-            source_url TEXT NOT NULL,
-            state TEXT NOT NULL,
-            attempts BIGINT NOT NULL DEFAULT 0,
-            next_attempt_ms BIGINT,
-            lease_owner TEXT,
-            lease_expiry_ms BIGINT,
-            error TEXT,
-            updated_at_ms BIGINT NOT NULL
-        )
-        """
-    ]
-
     /// The columns every read selects, in the order `ConditioningRow` decodes.
     package static let conditioningColumns =
         "key, creative_id, source_url, state, attempts, next_attempt_ms, lease_owner, lease_expiry_ms, error, updated_at_ms"

@@ -14,14 +14,6 @@ extension PostgresAdStore: GroupRelayTransport {
     /// (PostgreSQL refuses payloads of 8,000 bytes and more).
     package static let inlineGroupInputBytes = 7_000
 
-    /// The tables of the relay: each group's last input number (`group_head`, whose row lock orders
-    /// a group's inputs) and its inputs.
-    package static let groupStatements = [
-        "CREATE TABLE group_head (group_id TEXT PRIMARY KEY, n BIGINT NOT NULL)",
-        "CREATE TABLE group_input (group_id TEXT NOT NULL, n BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (group_id, n))",
-        "CREATE TABLE group_instance (instance TEXT PRIMARY KEY, seen_at TIMESTAMPTZ NOT NULL)",
-    ]
-
     /// Says that `instance` is alive (the database's clock), and forgets instances silent for an
     /// hour.
     package func groupHeartbeat(instance: String) async throws {

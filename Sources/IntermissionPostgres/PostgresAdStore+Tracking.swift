@@ -4,27 +4,6 @@ import IntermissionStore
 import PostgresNIO
 
 extension PostgresAdStore: TrackingStore {
-    /// The beacon table, as SQLite's (`SQLiteAdStore.beaconTable`): one row per decision, slot and
-    /// event, with the number of duplicates that arrived after the first.
-    package static let beaconStatements = [
-        """
-        CREATE TABLE tracking_beacon (
-            viewer TEXT NOT NULL,
-            scope TEXT NOT NULL,
-            break_id TEXT NOT NULL,
-            slot BIGINT NOT NULL,
-            event TEXT NOT NULL,
-            creative_id TEXT NOT NULL,
-            plan TEXT NOT NULL,
-            received_at_ms BIGINT NOT NULL,
-            duplicates BIGINT NOT NULL DEFAULT 0,
-            PRIMARY KEY (viewer, scope, break_id, slot, event)
-        )
-        """,
-        "CREATE INDEX tracking_beacon_by_break ON tracking_beacon (scope, break_id)",
-        "CREATE INDEX tracking_beacon_by_creative ON tracking_beacon (creative_id)",
-    ]
-
     /// Records a beacon with one statement, committed before it returns: a first beacon is
     /// inserted, a duplicate adds one to its row's count (`INSERT … ON CONFLICT … RETURNING`), so
     /// that instances sharing the database store each beacon once and forward it once, whichever

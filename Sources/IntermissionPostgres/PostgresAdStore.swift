@@ -30,6 +30,10 @@ import Synchronization
 /// removed through one instance's admin API is in every instance's decisions within a re-read
 /// period, without a restart.
 ///
+/// The connection pool runs in the task group or the service group that owns the store
+/// (``run()``; the server runs it as the first service of its group, so it stops after the store
+/// has closed); the store starts no task of its own for it.
+///
 /// The schema is migrated with the same steps as SQLite's (recorded by name in
 /// `intermission_migration`), in one transaction under an advisory lock, so instances that start
 /// together migrate once.
@@ -38,9 +42,10 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     package static let notifyChannel = "intermission_breaks"
 
     package let client: PostgresClient
+    /// Where a connection of its own goes (``withOwnConnection(_:)``).
+    let connection: PostgresConnection.Configuration
     package let settings: PostgresURL
     package let logger: Logger
-    private let runner: Task<Void, Never>
     package let memory: Mutex<RememberedDecisions>
     private let gate = Mutex(Gate())
     private let known = Mutex([String: Int64]())
@@ -96,16 +101,23 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
         configuration.options.connectTimeout = .seconds(5)
         var logger = Logger(label: "intermission.postgres")
         logger.logLevel = .warning
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.connection = settings.connectionConfiguration
         self.settings = settings
         self.logger = logger
         self.memory = Mutex(RememberedDecisions(capacity: max(1, remembering)))
         self.changes = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1024))
-        // Owned by the store: `close()` (run by the store's service at shutdown) cancels it and
-        // waits for it. Detached: the client's run ends when its task is cancelled, never with the
-        // graceful shutdown of a service group it happens to be created in.
-        self.runner = Task.detached { await client.run() }
+    }
+
+    /// Runs the connection pool until the calling task is cancelled (or, in a service group, shuts
+    /// down gracefully): the store's requests wait for it.
+    ///
+    /// Call it once, from the task group or the
+    /// service group that owns the store, and end it after ``close()``; the server runs it as the
+    /// first service of its group, so that it stops after the store has closed. The schema's
+    /// migration and the inventory's reads do not need it (each opens a connection of its own).
+    public func run() async {
+        await self.client.run()
     }
 
     /// Tracking, conditioning, group relay (unless the URL says `groups=local`) and the decision
@@ -116,7 +128,8 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
             conditioning: self,
             shared: self,
             groupRelay: self.relaysGroups ? self : nil,
-            journal: self.journal
+            journal: self.journal,
+            run: { await self.run() }
         )
     }
 
@@ -190,20 +203,27 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
         watcher?.cancel()
         await watcher?.value
         self.changes.continuation.finish()
-        self.runner.cancel()
-        // The pool ends its connection attempts on cancellation; should one not end, closing does
-        // not wait for it forever (nothing is left to store: the journal is on the disk).
-        let runner = self.runner
-        do {
-            try await Deadline.run(Self.closeDeadline) { await runner.value }
-        } catch {
-            self.logger.warning("the PostgreSQL connection pool did not stop in time; left to stop by itself")
-        }
         self.journal?.release()
     }
 
-    /// How long ``close()`` waits for the connection pool to stop.
-    package static let closeDeadline = Duration.seconds(10)
+    /// Runs `body` on a connection of its own, opened for it and closed after: what must work
+    /// before the pool runs (the server migrates and reads the inventory while it builds, before
+    /// its services start).
+    func withOwnConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await PostgresConnection.connect(
+            configuration: self.connection,
+            id: 0,
+            logger: self.logger
+        )
+        do {
+            let result = try await body(connection)
+            try? await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
 
     /// Why nothing can be stored now: the store is closed; `nil` otherwise (an unreachable database
     /// shows in the first request that fails).
@@ -213,93 +233,52 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
 
     // MARK: - Schema
 
-    /// The schema's steps, named as SQLite's (`SQLiteAdStore.migrator`) where they match; each is a
-    /// list of statements (the extended protocol takes one statement at a time).
-    package static let migrations: [(name: String, statements: [String])] = [
-        (
-            "v1: decisions and live breaks",
-            [
-                decisionTable("decision", extraColumns: ""),
-                "CREATE TABLE decision_creative (viewer TEXT NOT NULL, creative_id TEXT NOT NULL, decided_at_ms BIGINT NOT NULL)",
-                "CREATE INDEX decision_creative_by_viewer ON decision_creative (viewer, decided_at_ms)",
-                "CREATE TABLE live_break (channel TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (channel, id))",
-            ]
-        ),
-        (
-            "v2: inventory changes",
-            ["CREATE TABLE inventory_change (seq BIGSERIAL PRIMARY KEY, data TEXT NOT NULL)"]
-        ),
-        (
-            "v3: decisions carry their creatives",
-            [
-                decisionTable("decision_v3", extraColumns: "creatives TEXT NOT NULL,"),
-                // The creatives of each decision, in order, from its assets' JSON (`creativeID`).
-                """
-                INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives)
-                SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets,
-                    COALESCE((SELECT string_agg(a.value->>'creativeID', E'\\n' ORDER BY a.ordinality)
-                        FROM jsonb_array_elements(assets::jsonb) WITH ORDINALITY AS a), '')
-                FROM decision
-                """,
-                "DROP TABLE decision",
-                "DROP TABLE decision_creative",
-                "ALTER TABLE decision_v3 RENAME TO decision",
-            ]
-        ),
-        (
-            "v4 (PostgreSQL): break revisions shared by instances",
-            ["CREATE TABLE break_revision (channel TEXT PRIMARY KEY, revision BIGINT NOT NULL)"]
-        ),
-        ("v5 (PostgreSQL): tracking beacons", beaconStatements),
-        ("v6 (PostgreSQL): group inputs relayed between instances", groupStatements),
-        (
-            "v7: decision nonces, and decisions by age",
-            [
-                // Rows stored before have none (their beacon URLs carry an empty one).
-                "ALTER TABLE decision ADD COLUMN nonce TEXT NOT NULL DEFAULT ''",
-                // The pruner takes the oldest decisions first.
-                "CREATE INDEX decision_by_age ON decision (decided_at_ms)",
-            ]
-        ),
-        ("v8: creative conditioning", conditioningStatements),
-    ]
+    /// The schema's migrations, in order, as `StoreSchema` describes them (recorded in
+    /// `intermission_migration` under the names earlier versions recorded).
+    package static let migrations = StoreSchema.migrations(in: .postgres)
 
-    private static func decisionTable(_ name: String, extraColumns: String) -> String {
+    /// Copies every decision of version 1 into `decision_v3`, with the creatives of each, in
+    /// order, from its assets' JSON (`creativeID`), one per line as the decision codec writes them.
+    static let copyDecisionsWithCreatives = """
+        INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives)
+        SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets,
+            COALESCE((SELECT string_agg(a.value->>'creativeID', E'\\n' ORDER BY a.ordinality)
+                FROM jsonb_array_elements(assets::jsonb) WITH ORDINALITY AS a), '')
+        FROM decision
         """
-        CREATE TABLE \(name) (
-            viewer TEXT NOT NULL, scope TEXT NOT NULL, break_id TEXT NOT NULL,
-            decided_at_ms BIGINT NOT NULL, start_offset_ns BIGINT, pod_ns BIGINT NOT NULL, assets TEXT NOT NULL,
-            \(extraColumns)
-            PRIMARY KEY (viewer, scope, break_id)
-        )
-        """
-    }
 
     /// Brings the schema up to date: the steps not yet recorded run in one transaction, under an
     /// advisory lock so instances starting together wait for each other (idempotent).
     public func migrate() async throws {
         try await self.admitted {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(7369746552)", logger: self.logger)
-                try await connection.query(
-                    "CREATE TABLE IF NOT EXISTS intermission_migration (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
-                    logger: self.logger
-                )
-                var applied = Set<String>()
-                for try await name in try await connection.query(
-                    "SELECT name FROM intermission_migration",
-                    logger: self.logger
-                ).decode(String.self) {
-                    applied.insert(name)
-                }
-                for migration in Self.migrations where !applied.contains(migration.name) {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
-                    }
+            try await self.withOwnConnection { own in
+                try await own.withTransaction(logger: self.logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(7369746552)", logger: self.logger)
                     try await connection.query(
-                        "INSERT INTO intermission_migration (name) VALUES (\(migration.name))",
+                        "CREATE TABLE IF NOT EXISTS intermission_migration (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
                         logger: self.logger
                     )
+                    var applied = Set<String>()
+                    for try await name in try await connection.query(
+                        "SELECT name FROM intermission_migration",
+                        logger: self.logger
+                    ).decode(String.self) {
+                        applied.insert(name)
+                    }
+                    for migration in Self.migrations where !applied.contains(migration.name) {
+                        for step in migration.steps {
+                            let statement =
+                                switch step {
+                                case .sql(let statement): statement
+                                case .copy(.decisionsWithCreatives): Self.copyDecisionsWithCreatives
+                                }
+                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                        }
+                        try await connection.query(
+                            "INSERT INTO intermission_migration (name) VALUES (\(migration.name))",
+                            logger: self.logger
+                        )
+                    }
                 }
             }
         }
@@ -556,11 +535,15 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
             let decoder = JSONDecoder()
             var changes: [InventoryChange] = []
             var last: Int64 = 0
-            for try await (seq, data) in try await self.client.query(
-                "SELECT seq, data FROM inventory_change ORDER BY seq"
-            ).decode((Int64, String).self) {
-                changes.append(try decoder.decode(InventoryChange.self, from: Data(data.utf8)))
-                last = seq
+            // On a connection of its own: the server reads them while it builds, before the pool runs.
+            try await self.withOwnConnection { connection in
+                for try await (seq, data) in try await connection.query(
+                    "SELECT seq, data FROM inventory_change ORDER BY seq",
+                    logger: self.logger
+                ).decode((Int64, String).self) {
+                    changes.append(try decoder.decode(InventoryChange.self, from: Data(data.utf8)))
+                    last = seq
+                }
             }
             return (changes, last)
         }

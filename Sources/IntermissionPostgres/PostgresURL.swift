@@ -1,4 +1,5 @@
 import IntermissionStore
+import PostgresNIO
 
 /// A PostgreSQL database URL, checked: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]`.
 ///
@@ -46,6 +47,18 @@ package struct PostgresURL: Sendable, Equatable {
     /// The local journal's file, when decisions and beacons are to be kept while the database is
     /// unreachable.
     package var journal: String?
+
+    /// A single connection's settings for this database (plain TCP, as `sslmode=disable` says).
+    package var connectionConfiguration: PostgresConnection.Configuration {
+        PostgresConnection.Configuration(
+            host: self.host,
+            port: self.port,
+            username: self.user,
+            password: self.password,
+            database: self.database,
+            tls: .disable
+        )
+    }
 
     /// Whether `text` names a PostgreSQL database (see `DatabaseURL.namesPostgres(_:)`).
     package static func names(_ text: String) -> Bool {

@@ -4,23 +4,6 @@ import HLSPlaylist
 import IntermissionStore
 
 extension SQLiteAdStore: ConditioningStore {
-    /// The conditioning table (migration "v6: creative conditioning"): one row per creative and
-    /// target, with its state, attempts and lease.
-    package static let conditioningTable = """
-        CREATE TABLE creative_conditioning (
-            key TEXT PRIMARY KEY NOT NULL,
-            creative_id TEXT NOT NULL,
-            source_url TEXT NOT NULL,
-            state TEXT NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_ms INTEGER,
-            lease_owner TEXT,
-            lease_expiry_ms INTEGER,
-            error TEXT,
-            updated_at_ms INTEGER NOT NULL
-        );
-        """
-
     /// Reads a row.
     package static func conditioningRecord(_ row: Row) -> CreativeConditioning {
         let next: Int64? = row["next_attempt_ms"]

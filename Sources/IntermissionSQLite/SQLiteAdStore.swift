@@ -206,103 +206,47 @@ public final class SQLiteAdStore: ServerStore, TransactionalDecisionStore {
         )
     }
 
-    /// The schema's migrations, in order.
+    /// The schema's migrations, in order, as `StoreSchema` describes them (recorded by GRDB under
+    /// the names earlier versions recorded).
     package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: decisions and live breaks") { db in
-            try db.execute(
-                sql: Self.decisionTable("decision", extraColumns: "")
-                    + """
-                    CREATE TABLE decision_creative (
-                        viewer TEXT NOT NULL,
-                        creative_id TEXT NOT NULL,
-                        decided_at_ms INTEGER NOT NULL
-                    );
-                    CREATE INDEX decision_creative_by_viewer ON decision_creative (viewer, decided_at_ms);
-                    CREATE TABLE live_break (
-                        channel TEXT NOT NULL,
-                        id TEXT NOT NULL,
-                        data TEXT NOT NULL,
-                        PRIMARY KEY (channel, id)
-                    );
-                    """
-            )
-        }
-        migrator.registerMigration("v2: inventory changes") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE inventory_change (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                        data TEXT NOT NULL
-                    );
-                    """
-            )
-        }
-        migrator.registerMigration("v3: decisions carry their creatives") { db in
-            // Two B-trees instead of four: rows are appended in decision order (sequential pages)
-            // and the key index finds them; the creatives a decision gave are a column, which the
-            // repeat window reads through the key index's viewer prefix. Random viewer IDs make
-            // every index insert dirty a page of log, so one index less halves the log written.
-            try db.execute(sql: Self.decisionTable("decision_v3", extraColumns: "creatives TEXT NOT NULL,"))
-            let rows = try Row.fetchCursor(
-                db,
-                sql: "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision"
-            )
-            let insert = try db.makeStatement(
-                sql:
-                    "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            )
-            while let row = try rows.next() {
-                let assetsText: String = row["assets"]
-                let assets = try DecisionColumns.assets(assetsText)
-                let viewer: String = row["viewer"]
-                let scope: String = row["scope"]
-                let breakID: String = row["break_id"]
-                let decidedAt: Int64 = row["decided_at_ms"]
-                let offset: Int64? = row["start_offset_ns"]
-                let pod: Int64 = row["pod_ns"]
-                try insert.execute(arguments: [
-                    viewer, scope, breakID, decidedAt, offset, pod, assetsText, DecisionColumns.creativesText(assets),
-                ])
+        for migration in StoreSchema.migrations(in: .sqlite) {
+            migrator.registerMigration(migration.name) { db in
+                for step in migration.steps {
+                    switch step {
+                    case .sql(let statement): try db.execute(sql: statement)
+                    case .copy(.decisionsWithCreatives): try Self.copyDecisionsWithCreatives(db)
+                    }
+                }
             }
-            try db.execute(
-                sql: """
-                    DROP TABLE decision;
-                    DROP TABLE decision_creative;
-                    ALTER TABLE decision_v3 RENAME TO decision;
-                    """
-            )
-        }
-        migrator.registerMigration("v4: tracking beacons") { db in
-            try db.execute(sql: Self.beaconTable)
-        }
-        migrator.registerMigration("v5: decision nonces") { db in
-            // Rows stored before have none (their beacon URLs carry an empty one).
-            try db.execute(sql: "ALTER TABLE decision ADD COLUMN nonce TEXT NOT NULL DEFAULT ''")
-        }
-        migrator.registerMigration("v6: creative conditioning") { db in
-            try db.execute(sql: Self.conditioningTable)
         }
         return migrator
     }
 
-    /// The `CREATE TABLE` statement of a decision table (version 1 and version 3 differ only by
-    /// `extraColumns`, written before the key): one row per viewer, scope and break.
-    package static func decisionTable(_ name: String, extraColumns: String) -> String {
-        """
-        CREATE TABLE \(name) (
-            viewer TEXT NOT NULL,
-            scope TEXT NOT NULL,
-            break_id TEXT NOT NULL,
-            decided_at_ms INTEGER NOT NULL,
-            start_offset_ns INTEGER,
-            pod_ns INTEGER NOT NULL,
-            assets TEXT NOT NULL,
-            \(extraColumns)
-            PRIMARY KEY (viewer, scope, break_id)
-        );
-
-        """
+    /// Copies every decision of version 1 into `decision_v3`, with its creatives (read from its
+    /// assets' JSON by the decision codec, so the column is what new rows get).
+    private static func copyDecisionsWithCreatives(_ db: Database) throws {
+        let rows = try Row.fetchCursor(
+            db,
+            sql: "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision"
+        )
+        let insert = try db.makeStatement(
+            sql:
+                "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        while let row = try rows.next() {
+            let assetsText: String = row["assets"]
+            let assets = try DecisionColumns.assets(assetsText)
+            let viewer: String = row["viewer"]
+            let scope: String = row["scope"]
+            let breakID: String = row["break_id"]
+            let decidedAt: Int64 = row["decided_at_ms"]
+            let offset: Int64? = row["start_offset_ns"]
+            let pod: Int64 = row["pod_ns"]
+            try insert.execute(arguments: [
+                viewer, scope, breakID, decidedAt, offset, pod, assetsText, DecisionColumns.creativesText(assets),
+            ])
+        }
     }
 
     /// Every change recorded, oldest first.

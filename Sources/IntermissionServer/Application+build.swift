@@ -52,8 +52,10 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let listening = parts.listening
     let groupHub = configuration.groupHub
     let policy = ConnectionPolicy.server(configuration: configuration, metrics: parts.metrics, logger: logger)
-    // The feeds stop before the store closes (services shut down in reverse order).
-    var services: [any Service] = [StoreService(store: store)]
+    // The feeds stop before the store closes (services shut down in reverse order), and the
+    // store's background work (PostgreSQL's connection pool) after it.
+    var services: [any Service] = store.capabilities.run.map { [StoreRunService(work: $0)] } ?? []
+    services.append(StoreService(store: store))
     // After the store's service: it stops before the store closes.
     services.append(
         DecisionPruningService(
@@ -198,6 +200,16 @@ struct StoreService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         try await self.store.close()
+    }
+}
+
+/// What the store needs running while it is in use (PostgreSQL's connection pool): the first
+/// service of the group, so it shuts down last, once the store has closed.
+struct StoreRunService: Service {
+    let work: @Sendable () async -> Void
+
+    func run() async throws {
+        await self.work()
     }
 }
 

@@ -50,6 +50,13 @@ public struct StoreCapabilities: Sendable {
     package var groupRelay: (any GroupRelayTransport)?
     /// The write-ahead journal of decisions, when the driver has one.
     package var journal: DecisionJournal?
+    /// What the driver needs running while it is in use (PostgreSQL: its connection pool), or
+    /// `nil`.
+    ///
+    /// The store's owner runs it once, in a task group or as a service, and ends it after
+    /// closing the store; the server runs it as the first service of its group, so that it stops
+    /// last.
+    package var run: (@Sendable () async -> Void)?
 
     /// A driver that offers nothing beyond the ad store.
     public init() {}
@@ -60,13 +67,15 @@ public struct StoreCapabilities: Sendable {
         conditioning: (any ConditioningStore)?,
         shared: (any SharedStoreChanges)? = nil,
         groupRelay: (any GroupRelayTransport)? = nil,
-        journal: DecisionJournal? = nil
+        journal: DecisionJournal? = nil,
+        run: (@Sendable () async -> Void)? = nil
     ) {
         self.tracking = tracking
         self.conditioning = conditioning
         self.shared = shared
         self.groupRelay = groupRelay
         self.journal = journal
+        self.run = run
     }
 }
 
