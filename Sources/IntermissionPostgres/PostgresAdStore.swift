@@ -77,7 +77,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     /// Opens a pool of connections to the database `url` names (connections are made when needed).
     ///
     /// - Parameters:
-    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (see <doc:CDNAndSeveralInstances>).
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (see the IntermissionServer article "Behind a CDN, and several instances").
     ///   - remembering: How many decisions to remember for questions asked again (at least 1).
     /// - Throws: `ConfigurationError` when the URL is not usable.
     public convenience init(

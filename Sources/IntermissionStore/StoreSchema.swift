@@ -193,7 +193,9 @@ package struct SchemaMigration: Sendable, Hashable {
 }
 
 /// The storage schema, described once: the tables, their columns, keys and indexes, and the
-/// migrations that make them, in order. Both drivers derive their statements from it
+/// migrations that make them, in order.
+///
+/// Both drivers derive their statements from it
 /// (``migrations(in:)``), so they cannot drift apart.
 package enum StoreSchema {
     /// A decision, as version 1 stored it (version 3 adds `creatives`).
@@ -227,11 +229,20 @@ package enum StoreSchema {
                         ]
                     )
                 ),
-                .createIndex(IndexDefinition("decision_creative_by_viewer", on: "decision_creative", ["viewer", "decided_at_ms"])),
+                .createIndex(
+                    IndexDefinition(
+                        "decision_creative_by_viewer",
+                        on: "decision_creative",
+                        ["viewer", "decided_at_ms"]
+                    )
+                ),
                 .createTable(
                     TableDefinition(
                         "live_break",
-                        [ColumnDefinition("channel", .text), ColumnDefinition("id", .text), ColumnDefinition("data", .text)],
+                        [
+                            ColumnDefinition("channel", .text), ColumnDefinition("id", .text),
+                            ColumnDefinition("data", .text),
+                        ],
                         primaryKey: ["channel", "id"]
                     )
                 ),
@@ -239,7 +250,14 @@ package enum StoreSchema {
         ),
         SchemaMigration(
             "v2: inventory changes",
-            [.createTable(TableDefinition("inventory_change", [ColumnDefinition("seq", .counter), ColumnDefinition("data", .text)]))]
+            [
+                .createTable(
+                    TableDefinition(
+                        "inventory_change",
+                        [ColumnDefinition("seq", .counter), ColumnDefinition("data", .text)]
+                    )
+                )
+            ]
         ),
         // Two B-trees instead of four (SQLite): rows are appended in decision order and the key
         // index finds them; the creatives a decision gave are a column, which the repeat window
@@ -289,7 +307,9 @@ package enum StoreSchema {
                         withoutRowID: true
                     )
                 ),
-                .createIndex(IndexDefinition("tracking_beacon_by_break", on: "tracking_beacon", ["scope", "break_id"])),
+                .createIndex(
+                    IndexDefinition("tracking_beacon_by_break", on: "tracking_beacon", ["scope", "break_id"])
+                ),
                 .createIndex(IndexDefinition("tracking_beacon_by_creative", on: "tracking_beacon", ["creative_id"])),
             ]
         ),
@@ -309,7 +329,10 @@ package enum StoreSchema {
                 .createTable(
                     TableDefinition(
                         "group_input",
-                        [ColumnDefinition("group_id", .text), ColumnDefinition("n", .integer), ColumnDefinition("data", .text)],
+                        [
+                            ColumnDefinition("group_id", .text), ColumnDefinition("n", .integer),
+                            ColumnDefinition("data", .text),
+                        ],
                         primaryKey: ["group_id", "n"]
                     )
                 ),

@@ -11,7 +11,9 @@ struct StoreRunner: Sendable {
 }
 
 /// `store`, its background work started in the current test's task group (nothing to start for
-/// SQLite or memory). A test that opens a PostgreSQL store itself has the trait `.runningStores`.
+/// SQLite or memory).
+///
+/// A test that opens a PostgreSQL store itself has the trait `.runningStores`.
 @discardableResult
 func running<Store: ServerStore>(_ store: Store) -> Store {
     guard let run = store.capabilities.run else { return store }

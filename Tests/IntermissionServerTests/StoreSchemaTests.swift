@@ -61,7 +61,9 @@ import Testing
         )
         #expect(
             SchemaChange.createTable(table).steps(in: .sqlite) == [
-                .sql("CREATE TABLE t (id TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0, at INTEGER, PRIMARY KEY (id)) WITHOUT ROWID")
+                .sql(
+                    "CREATE TABLE t (id TEXT NOT NULL, n INTEGER NOT NULL DEFAULT 0, at INTEGER, PRIMARY KEY (id)) WITHOUT ROWID"
+                )
             ]
         )
         #expect(
@@ -95,7 +97,8 @@ import Testing
             var lines: [String] = []
             let tables = try Row.fetchAll(
                 db,
-                sql: "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+                sql:
+                    "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
             )
             for table in tables {
                 let name: String = table["name"]
@@ -126,7 +129,9 @@ import Testing
                         sql: "SELECT name FROM pragma_index_info(?) ORDER BY seqno",
                         arguments: [indexName]
                     )
-                    lines.append("\(name) index \(indexName) unique=\(unique) \(origin) (\(columns.joined(separator: ", ")))")
+                    lines.append(
+                        "\(name) index \(indexName) unique=\(unique) \(origin) (\(columns.joined(separator: ", ")))"
+                    )
                 }
             }
             return lines
@@ -168,7 +173,10 @@ import Testing
         try await made.migrate()
         try await made.close()
         let now = try Self.sqliteSchema(fresh)
-        #expect(now == before, "only before: \(before.filter { !now.contains($0) }), only now: \(now.filter { !before.contains($0) })")
+        #expect(
+            now == before,
+            "only before: \(before.filter { !now.contains($0) }), only now: \(now.filter { !before.contains($0) })"
+        )
     }
 
     @Test func theSQLiteCopyOfVersionThreeFillsTheCreatives() async throws {
@@ -185,7 +193,8 @@ import Testing
         let columns = DecisionColumns(Self.stored)
         try await queue.write { db in
             try db.execute(
-                sql: "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                sql:
+                    "INSERT INTO decision (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 arguments: [
                     columns.viewer, columns.scope, columns.breakID, columns.decidedAt, columns.startOffset,
                     columns.pod, columns.assets,
@@ -287,6 +296,9 @@ import Testing
         try await made.migrate()
         try await made.close()
         let now = try await Self.postgresSchema(fresh)
-        #expect(now == before, "only before: \(before.filter { !now.contains($0) }), only now: \(now.filter { !before.contains($0) })")
+        #expect(
+            now == before,
+            "only before: \(before.filter { !now.contains($0) }), only now: \(now.filter { !before.contains($0) })"
+        )
     }
 }

@@ -10,7 +10,7 @@ import NIOFileSystem
 /// Reads playlists from origins: local folders mounted under `/media/{mount}/`, or `http(s)://` URLs.
 ///
 /// Failures are `AdInsertionError`s with code `upstream` (502) saying which
-/// URL (redacted: see ``URLRedaction``) and why: unreachable, an HTTP error status, too large, too
+/// URL (redacted: see `URLRedaction`) and why: unreachable, an HTTP error status, too large, too
 /// slow, or not a playlist.
 ///
 /// Remote origins are read with `HTTPFetch`'s `BoundedFetch`, the one bounded fetch the CLI and
