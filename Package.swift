@@ -7,6 +7,7 @@ import class Foundation.ProcessInfo
 //
 // Dependencies point one way:
 //   HLSPlaylist <- HLSInterstitials <- InterstitialPlayback / AdInsertion <- IntermissionServer <- IntermissionCLI
+//   AdInsertion <- IntermissionStore (storage protocols) <- IntermissionSQLite, IntermissionPostgres <- IntermissionServer
 // The two core modules (HLSPlaylist, HLSInterstitials) use the standard library only.
 //
 // Every target declares exactly the modules its sources import (checked with
@@ -41,13 +42,16 @@ let swiftSettings: [SwiftSetting] =
 //   Playback  the player modules (HTTPFetch, InterstitialPlayback, GroupPlayback) and their
 //             networking dependencies (AsyncHTTPClient, SwiftNIO, the WebSocket client).
 //   Server    the server and the CLI (IntermissionServer, IntermissionCLI) and theirs (Hummingbird,
-//             GRDB, postgres-nio, swift-crypto, ...); enables Playback. On by default.
+//             GRDB, swift-crypto, ...); enables Playback. On by default.
+//   PostgreSQL  the PostgreSQL store (IntermissionPostgres, postgres-nio); enables Server. On by
+//             default; a SQLite deployment (`traits: ["Server"]`) links no postgres-nio.
 // With no trait, only the core (HLSPlaylist, HLSInterstitials) is usable, and SwiftPM resolves no
 // package dependency at all: `.package(url: ..., from: ..., traits: [])`. A trait-conditioned
 // dependency is only left out of resolution, so the root package itself builds every target with
 // the default trait; scripts/ci/core-alone.sh proves it with a scratch package.
 let playbackTrait = "Playback"
 let serverTrait = "Server"
+let postgresTrait = "PostgreSQL"
 
 /// A product of a package dependency that a player module uses, resolved only with `Playback`.
 func playbackProduct(_ name: String, _ package: String) -> Target.Dependency {
@@ -58,6 +62,11 @@ func playbackProduct(_ name: String, _ package: String) -> Target.Dependency {
 /// with `Server`.
 func serverProduct(_ name: String, _ package: String) -> Target.Dependency {
     .product(name: name, package: package, condition: .when(traits: [serverTrait]))
+}
+
+/// A product of a package dependency that the PostgreSQL store uses, resolved only with `PostgreSQL`.
+func postgresProduct(_ name: String, _ package: String) -> Target.Dependency {
+    .product(name: name, package: package, condition: .when(traits: [postgresTrait]))
 }
 
 var products: [Product] = [
@@ -171,6 +180,29 @@ if !coreOnly {
             ],
             swiftSettings: swiftSettings
         ),
+        // Storage (issue 26): the protocols, the schema and the codecs the drivers share, and each
+        // driver in a target of its own; the server reaches the PostgreSQL one only with its trait.
+        .target(
+            name: "IntermissionStore",
+            dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "IntermissionSQLite",
+            dependencies: [
+                "AdInsertion", "HLSInterstitials", "HLSPlaylist", "IntermissionStore",
+                serverProduct("GRDB", "GRDB.swift"), serverProduct("SystemPackage", "swift-system"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "IntermissionPostgres",
+            dependencies: [
+                "AdInsertion", "HLSInterstitials", "HLSPlaylist", "IntermissionStore",
+                postgresProduct("Logging", "swift-log"), postgresProduct("PostgresNIO", "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "IntermissionServer",
             dependencies: [
@@ -190,14 +222,14 @@ if !coreOnly {
                 serverProduct("NIOPosix", "swift-nio"),
                 serverProduct("NIOHTTPTypes", "swift-nio-extras"),
                 serverProduct("_NIOFileSystem", "swift-nio"),
-                serverProduct("GRDB", "GRDB.swift"),
+                "IntermissionStore",
+                "IntermissionSQLite",
+                .target(name: "IntermissionPostgres", condition: .when(traits: [postgresTrait])),
                 serverProduct("Yams", "Yams"),
                 serverProduct("Prometheus", "swift-prometheus"),
                 serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
                 serverProduct("Logging", "swift-log"),
-                serverProduct("SystemPackage", "swift-system"),
                 serverProduct("CompressNIO", "compress-nio"),
-                serverProduct("PostgresNIO", "postgres-nio"),
                 serverProduct("Crypto", "swift-crypto"),
                 "ProcessSpawn",
             ],
@@ -214,6 +246,7 @@ if !coreOnly {
                 "HTTPFetch",
                 "InterstitialPlayback",
                 "IntermissionServer",
+                "IntermissionStore",
                 "AdInsertion",
                 serverProduct("ArgumentParser", "swift-argument-parser"),
                 serverProduct("AsyncHTTPClient", "async-http-client"),
@@ -296,7 +329,10 @@ if !coreOnly {
                 serverProduct("NIOHTTPTypes", "swift-nio-extras"),
                 serverProduct("NIOPosix", "swift-nio"),
                 serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
-                serverProduct("PostgresNIO", "postgres-nio"),
+                "IntermissionStore",
+                "IntermissionSQLite",
+                .target(name: "IntermissionPostgres", condition: .when(traits: [postgresTrait])),
+                postgresProduct("PostgresNIO", "postgres-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -338,7 +374,12 @@ let package = Package(
             description: "The ad-insertion server and the intermission CLI, with their dependencies.",
             enabledTraits: [playbackTrait]
         ),
-        .default(enabledTraits: [serverTrait]),
+        .trait(
+            name: postgresTrait,
+            description: "The PostgreSQL store (postgres-nio) beside SQLite, for several server instances.",
+            enabledTraits: [serverTrait]
+        ),
+        .default(enabledTraits: [serverTrait, postgresTrait]),
     ],
     dependencies: dependencies,
     targets: targets

@@ -3,10 +3,16 @@ import GroupPlayback
 import HLSPlaylist
 import HTTPFetch
 import Hummingbird
+import IntermissionSQLite
+import IntermissionStore
 import Logging
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+
+#if PostgreSQL
+import IntermissionPostgres
+#endif
 
 /// Builds the server: the same application for `intermission serve` and the tests.
 ///
@@ -46,8 +52,10 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
     let listening = parts.listening
     let groupHub = configuration.groupHub
     let policy = ConnectionPolicy.server(configuration: configuration, metrics: parts.metrics, logger: logger)
-    // The feeds stop before the store closes (services shut down in reverse order).
-    var services: [any Service] = [StoreService(store: store)]
+    // The feeds stop before the store closes (services shut down in reverse order), and the
+    // store's background work (PostgreSQL's connection pool) after it.
+    var services: [any Service] = store.capabilities.run.map { [StoreRunService(work: $0)] } ?? []
+    services.append(StoreService(store: store))
     // After the store's service: it stops before the store closes.
     services.append(
         DecisionPruningService(
@@ -121,8 +129,8 @@ enum StoreSource {
 }
 
 /// Opens the store: a database URL names a path or `sqlite:PATH` (SQLite),
-/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (PostgreSQL, see `PostgresURL`), or
-/// `memory:`; another `scheme://` is refused.
+/// `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (PostgreSQL, see `PostgresURL`, with
+/// the package trait `PostgreSQL`), or `memory:`; another `scheme://` is refused.
 ///
 /// A SQLite URL may end in `?synchronous=full` (every commit flushed to the disk) or
 /// `?synchronous=normal` (the default); see `SQLiteAdStore.Durability`.
@@ -133,9 +141,17 @@ func openStore(_ source: StoreSource) async throws -> any ServerStore {
     case .url(let text): url = text
     }
     if url == "memory:" || url == ":memory:" { return InMemoryAdStore() }
-    if PostgresURL.names(url) {
+    if DatabaseURL.namesPostgres(url) {
+        #if PostgreSQL
         let settings = try PostgresURL(parsing: url)
-        return try PostgresAdStore(settings: settings, remembering: SQLiteAdStore.defaultRememberedDecisions)
+        return try PostgresAdStore(settings: settings, remembering: PostgresAdStore.defaultRememberedDecisions)
+        #else
+        throw ConfigurationError(
+            key: "database",
+            message:
+                "database URL '\(DatabaseURL.shown(url))': this build has no PostgreSQL store; build Intermission with its package trait 'PostgreSQL' (a default trait)"
+        )
+        #endif
     }
     if let scheme = url.firstRange(of: "://").map({ url[..<$0.lowerBound] }), scheme.lowercased() != "sqlite",
         scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) })
@@ -143,7 +159,7 @@ func openStore(_ source: StoreSource) async throws -> any ServerStore {
         throw ConfigurationError(
             key: "database",
             message:
-                "database URL '\(PostgresURL.shown(url))': unknown scheme '\(scheme.prefix(32))'; use a file path, sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or memory:"
+                "database URL '\(DatabaseURL.shown(url))': unknown scheme '\(scheme.prefix(32))'; use a file path, sqlite:PATH, postgres://USER@HOST:PORT/DATABASE or memory:"
         )
     }
     var path = url
@@ -184,6 +200,16 @@ struct StoreService: Service {
     func run() async throws {
         try? await gracefulShutdown()
         try await self.store.close()
+    }
+}
+
+/// What the store needs running while it is in use (PostgreSQL's connection pool): the first
+/// service of the group, so it shuts down last, once the store has closed.
+struct StoreRunService: Service {
+    let work: @Sendable () async -> Void
+
+    func run() async throws {
+        await self.work()
     }
 }
 

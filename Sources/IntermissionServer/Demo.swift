@@ -2,6 +2,7 @@ import AdInsertion
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionStore
 
 extension ServerConfiguration {
     /// The folder of the bundled demo media (a 60 s primary and three 10 s ads, red, green and blue).

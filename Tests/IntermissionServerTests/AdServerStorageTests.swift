@@ -3,7 +3,9 @@ import Foundation
 import HLSPlaylist
 import Testing
 
+@testable import IntermissionSQLite
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 @Suite("Ad-server tracking URLs in SQLite")
 struct AdServerStorageTests {

@@ -2,6 +2,7 @@ import AdInsertion
 import HLSInterstitials
 import HLSPlaylist
 import IntermissionServer
+import IntermissionStore
 import Testing
 
 @Suite struct ConfigurationFileTests {

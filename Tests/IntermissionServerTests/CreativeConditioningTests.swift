@@ -511,10 +511,10 @@ struct CreativeConditioningTests {
 }
 
 /// The conditioning store's contract (state, lease, back-off), on SQLite and PostgreSQL alike.
-@Suite struct ConditioningStoreContractTests {
+@Suite(.runningStores) struct ConditioningStoreContractTests {
     @Test(arguments: StoreKind.available)
     func onlyOneOwnerHoldsALeaseAndAFailureWaitsForItsNextAttempt(_ kind: StoreKind) async throws {
-        let store = try await openStore(.url(try await kind.freshURL()))
+        let store = running(try await openStore(.url(try await kind.freshURL())))
         try await store.migrate()
         let conditioning = try #require(store as? any ConditioningStore)
         let now = t0

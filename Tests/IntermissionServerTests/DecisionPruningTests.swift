@@ -8,7 +8,9 @@ import HummingbirdTesting
 import IntermissionTestSupport
 import Testing
 
+@testable import IntermissionSQLite
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 /// The stores the pruning suite runs against: memory, SQLite, and PostgreSQL with a test server.
 enum PrunedStore: String, Sendable, CustomTestStringConvertible {
@@ -29,7 +31,7 @@ enum PrunedStore: String, Sendable, CustomTestStringConvertible {
         case .sqlite: url = "sqlite:" + (try makeScratchFolder()) + "/store.sqlite"
         case .postgres: url = try await TestPostgres.freshDatabase()
         }
-        let store = try await openStore(.url(url))
+        let store = running(try await openStore(.url(url)))
         try await store.migrate()
         return store
     }
@@ -63,7 +65,7 @@ private func retention(maximum: Int, batch: Int, interval: Duration = .seconds(6
 }
 
 /// Stored decisions are bounded: by age (the repeat window plus a margin) and by count (issue 27).
-@Suite struct DecisionPruningTests {
+@Suite(.runningStores) struct DecisionPruningTests {
     private let hour = MediaTime(seconds: 3600)
 
     @Test(.timeLimit(.minutes(1)), arguments: PrunedStore.available)

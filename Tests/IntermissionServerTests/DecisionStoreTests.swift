@@ -9,7 +9,9 @@ import HummingbirdTesting
 import IntermissionTestSupport
 import Testing
 
+@testable import IntermissionSQLite
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
     DecisionKey(viewer: viewer, scope: "vod-demo", breakID: breakID)

@@ -5,7 +5,9 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
+import IntermissionSQLite
 import IntermissionServer
+import IntermissionStore
 import InterstitialPlayback
 import Synchronization
 import Testing

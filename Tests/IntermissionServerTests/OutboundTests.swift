@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionStore
 import IntermissionTestSupport
 import Testing
 

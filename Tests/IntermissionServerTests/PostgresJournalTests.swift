@@ -8,7 +8,9 @@ import HummingbirdTesting
 import IntermissionTestSupport
 import Testing
 
+@testable import IntermissionPostgres
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 /// A PostgreSQL server of the test's own (initdb and pg_ctl of the installed PostgreSQL, as
 /// `scripts/postgres-scratch.sh` does), so that the test can stop it mid-run and start it again
@@ -127,7 +129,7 @@ private func boundSocket() throws -> (Int32, Int) {
 
 /// While PostgreSQL is down, decisions and beacons go to the local journal and are acknowledged;
 /// when it is back they are written to it; nothing acknowledged is lost (issue 11).
-@Suite(.enabled(if: TestPostgres.available), .serialized) struct PostgresJournalTests {
+@Suite(.enabled(if: TestPostgres.available), .serialized, .runningStores) struct PostgresJournalTests {
     private static let midroll = "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1"
 
     /// The creative IDs of an asset list (from its URIs: `/media/demo/ad-{id}/…`).
@@ -243,7 +245,7 @@ private func boundSocket() throws -> (Int32, Int) {
             )
             #expect(try await Self.metric(client, #"intermission_decisions_total{scope="vod",result="new"}"#) == 0)
         }
-        let store = try PostgresAdStore(url: postgres.url("timeout=10"))
+        let store = running(try PostgresAdStore(url: postgres.url("timeout=10")))
         #expect(try await store.decisionCount() == viewers.count + 1)
         let counts = try await store.beaconCounts(.breakOf(scope: "vod-demo", breakID: "midroll-1"))
         #expect(counts.filter { $0.event == .impression }.reduce(0) { $0 + $1.beacons } == beacons)
@@ -261,6 +263,7 @@ private func boundSocket() throws -> (Int32, Int) {
         let store = try PostgresAdStore(
             url: "postgres://intermission@127.0.0.1:\(port)/postgres?timeout=1&journal=\(journal)"
         )
+        running(store)
         let key = DecisionKey(viewer: "cut", scope: "vod-movie", breakID: "b")
         let made = try await store.findOrCreateDecision(key, recentSince: nil) { _ in
             AdDecision(
@@ -288,7 +291,7 @@ private func boundSocket() throws -> (Int32, Int) {
         let journal = postgres.folder + "-journal.jsonl"
         defer { try? FileManager.default.removeItem(atPath: journal) }
         let url = postgres.url("timeout=15&reread=0.2&journal=\(journal)")
-        let first = try PostgresAdStore(url: url)
+        let first = running(try PostgresAdStore(url: url))
         try await first.migrate()
         // Its lock keeps a second store off the journal.
         #expect(throws: ConfigurationError.self) { _ = try PostgresAdStore(url: url) }
@@ -310,7 +313,7 @@ private func boundSocket() throws -> (Int32, Int) {
         }
         try await first.close()
         try await postgres.start()
-        let second = try PostgresAdStore(url: url)
+        let second = running(try PostgresAdStore(url: url))
         try await second.migrate()
         var count = 0
         await waitUntil(within: .seconds(60), checkingEvery: .milliseconds(100)) {

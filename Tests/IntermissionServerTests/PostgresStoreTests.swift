@@ -9,7 +9,9 @@ import Logging
 import PostgresNIO
 import Testing
 
+@testable import IntermissionPostgres
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 /// The PostgreSQL server the tests use: `INTERMISSION_TEST_POSTGRES_URL` names a database on it
 /// whose user may create databases (`.ci/run` starts one on loopback).
@@ -83,13 +85,13 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// The `AdStore` contract, on SQLite and on PostgreSQL alike.
-@Suite struct AdStoreContractTests {
+@Suite(.runningStores) struct AdStoreContractTests {
     private static func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
         DecisionKey(viewer: viewer, scope: "vod-movie", breakID: breakID)
     }
 
     private static func open(_ url: String) async throws -> any AdStore {
-        let store = try await openStore(.url(url))
+        let store = running(try await openStore(.url(url)))
         try await store.migrate()
         return store
     }
@@ -198,7 +200,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// The `TrackingStore` contract, on SQLite and on PostgreSQL alike.
-@Suite struct TrackingStoreContractTests {
+@Suite(.runningStores) struct TrackingStoreContractTests {
     private static func beacon(_ viewer: String, slot: Int, _ event: TrackingEvent, creative: String) -> Beacon {
         Beacon(
             key: BeaconKey(viewer: viewer, scope: "vod-movie", breakID: "b", slot: slot, event: event),
@@ -211,7 +213,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
     func beaconsAreStoredOnceCountedAndKeptAcrossAReopen(kind: StoreKind) async throws {
         let url = try await kind.freshURL()
-        let store = try await openStore(.url(url))
+        let store = running(try await openStore(.url(url)))
         try await store.migrate()
         let tracking = try #require(store as? any TrackingStore, "\(kind) keeps no beacons")
         let first = try await tracking.record(Self.beacon("ann", slot: 0, .impression, creative: "red"))
@@ -229,7 +231,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
         _ = try await tracking.record(Self.beacon("bob", slot: 1, .start, creative: "green"))
         try await store.close()
 
-        let reopened = try await openStore(.url(url))
+        let reopened = running(try await openStore(.url(url)))
         try await reopened.migrate()
         let again = try #require(reopened as? any TrackingStore)
         let byBreak = try await again.beaconCounts(.breakOf(scope: "vod-movie", breakID: "b"))
@@ -249,7 +251,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// a copy of one is a duplicate, and the reports add a slot's offsets up on one `progress` line.
     @Test(.timeLimit(.minutes(2)), arguments: StoreKind.available)
     func progressBeaconsAreStoredOncePerOffset(kind: StoreKind) async throws {
-        let store = try await openStore(.url(try await kind.freshURL()))
+        let store = running(try await openStore(.url(try await kind.freshURL())))
         try await store.migrate()
         let tracking = try #require(store as? any TrackingStore, "\(kind) keeps no beacons")
         func progress(_ milliseconds: Int) -> Beacon {
@@ -272,10 +274,10 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// PostgreSQL-only behaviour: the migrations run concurrently, and a closed store refuses work.
-@Suite(.enabled(if: TestPostgres.available)) struct PostgresAdStoreTests {
+@Suite(.enabled(if: TestPostgres.available), .runningStores) struct PostgresAdStoreTests {
     @Test(.timeLimit(.minutes(2))) func instancesStartingTogetherMigrateOnce() async throws {
         let url = try await TestPostgres.freshDatabase()
-        let stores = try (0..<4).map { _ in try PostgresAdStore(url: url) }
+        let stores = try (0..<4).map { _ in running(try PostgresAdStore(url: url)) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in stores { group.addTask { try await store.migrate() } }
             try await group.waitForAll()
@@ -286,7 +288,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     }
 
     @Test(.timeLimit(.minutes(2))) func aClosedStoreRefusesWithAStorageError() async throws {
-        let store = try PostgresAdStore(url: try await TestPostgres.freshDatabase())
+        let store = running(try PostgresAdStore(url: try await TestPostgres.freshDatabase()))
         try await store.migrate()
         try await store.close()
         #expect(await store.unavailability() != nil)
@@ -300,7 +302,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// Two server instances on one PostgreSQL database, over real HTTP on loopback.
-@Suite(.enabled(if: TestPostgres.available)) struct PostgresInstancesTests {
+@Suite(.enabled(if: TestPostgres.available), .runningStores) struct PostgresInstancesTests {
     private static func configuration(_ url: String, clock: ManualWallClock) throws -> ServerConfiguration {
         try demoConfiguration(clock: clock, database: url)
     }
@@ -343,7 +345,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 }
             }
         }
-        let store = try PostgresAdStore(url: url)
+        let store = running(try PostgresAdStore(url: url))
         #expect(try await store.decisionCount() == viewers.count)
         try await store.close()
     }
@@ -424,7 +426,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
                 let pod = try await b.get(
                     "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1&_HLS_primary_id=gold-viewer"
                 )
-                let decision = try PostgresAdStore(url: url)
+                let decision = running(try PostgresAdStore(url: url))
                 let stored = try await decision.decision(
                     for: DecisionKey(viewer: "gold-viewer", scope: "vod-demo", breakID: "midroll-1")
                 )
@@ -536,7 +538,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     ])
     func aBadURLIsRefusedWithAClearError(url: String, reason: String) async throws {
         do {
-            _ = try await openStore(.url(url))
+            _ = running(try await openStore(.url(url)))
             Issue.record("accepted \(url.prefix(80))")
         } catch let error as ConfigurationError {
             #expect(error.message.contains(reason), "\(error.message.prefix(300))")

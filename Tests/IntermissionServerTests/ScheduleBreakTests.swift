@@ -5,6 +5,7 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionStore
 import InterstitialPlayback
 import Testing
 

@@ -5,6 +5,7 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionSQLite
 import IntermissionServer
 import IntermissionTestSupport
 import NIOCore

@@ -11,7 +11,9 @@ import Logging
 import ServiceLifecycle
 import Testing
 
+@testable import IntermissionSQLite
 @testable import IntermissionServer
+@testable import IntermissionStore
 
 /// An in-memory store whose first `breaks(channel:)` read is held: it reads the breaks, then waits
 /// until the test lets it answer (with what it read). Every other call goes straight through.

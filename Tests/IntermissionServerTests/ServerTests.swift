@@ -5,6 +5,7 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
+import IntermissionSQLite
 import IntermissionServer
 import IntermissionTestSupport
 import NIOCore

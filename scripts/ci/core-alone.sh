@@ -2,7 +2,8 @@
 # CI step: the core stands alone at the package level. A scratch package that depends on this
 # repository with no trait (`traits: []`) builds and runs a program using HLSPlaylist and
 # HLSInterstitials while SwiftPM resolves no package at all; with the `Playback` trait only, the
-# server's dependencies (GRDB, postgres-nio, Yams, Prometheus) are not resolved either.
+# server's dependencies (GRDB, postgres-nio, Yams, Prometheus) are not resolved either; with
+# `Server` and not `PostgreSQL` (a SQLite deployment), postgres-nio is not resolved.
 # Alone: scripts/ci/core-alone.sh (needs the package mirror for the second check only).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -86,6 +87,17 @@ else
     for server in grdb.swift postgres-nio yams swift-prometheus; do
         case " $pinned " in *" $server "*) failures+=("the Playback trait resolves $server") ;; esac
     done
+fi
+
+user SQLiteServerUser '"Server"'
+if ! out=$(cd "$scratch/SQLiteServerUser" && swift package resolve 2>&1); then
+    echo "$out" | tail -20
+    failures+=("a package with the Server trait alone does not resolve")
+else
+    pinned=$(grep -o '"identity" : "[^"]*"' "$scratch/SQLiteServerUser/Package.resolved" | sed 's/.*: "//; s/"$//' | sort | tr '\n' ' ')
+    echo "Server trait without PostgreSQL: resolves $pinned"
+    case " $pinned " in *" grdb.swift "*) ;; *) failures+=("the Server trait does not resolve grdb.swift") ;; esac
+    case " $pinned " in *" postgres-nio "*) failures+=("the Server trait without PostgreSQL resolves postgres-nio") ;; esac
 fi
 
 if [ "${#failures[@]}" -ne 0 ]; then

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import IntermissionServer
+import IntermissionStore
 import Logging
 
 /// `intermission serve`: the ad-insertion server.

@@ -2,6 +2,7 @@ import AdInsertion
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionStore
 import Logging
 import Yams
 
@@ -697,24 +698,6 @@ public struct ConfigurationFile: Sendable, Codable {
     }
 }
 
-/// A configuration file that cannot be used.
-public struct ConfigurationError: Error, Sendable, CustomStringConvertible {
-    /// What is wrong, naming the key.
-    public var message: String
-    /// The key, as a path (`server.port`, `vod[0].breaks[1].duration`), when one key is at fault.
-    public var key: String?
-
-    /// Creates an error.
-    public init(message: String) {
-        self.message = message
-    }
-
-    /// Creates an error about one key.
-    public init(key: String, message: String) {
-        self.key = key
-        self.message = message
-    }
-
-    /// The message.
-    public var description: String { self.message }
-}
+/// A configuration that cannot be used (defined with the storage protocols, whose drivers check
+/// their database URLs with it).
+public typealias ConfigurationError = IntermissionStore.ConfigurationError

@@ -1,5 +1,6 @@
 import AdInsertion
 import HLSPlaylist
+import IntermissionStore
 
 /// The documented range of every number, name and size the server takes from outside: the
 /// configuration file, the command line, admin bodies, queries, paths and headers.

@@ -1,6 +1,7 @@
 import AdInsertion
 import HLSPlaylist
 import HTTPFetch
+import IntermissionStore
 import Logging
 
 /// Everything ``buildApplication(configuration:)`` needs: where to listen, what to serve, where to

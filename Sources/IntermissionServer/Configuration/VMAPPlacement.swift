@@ -1,6 +1,7 @@
 import AdInsertion
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionStore
 
 /// Where a VOD asset's break positions come from: a VMAP 1.0 document (`vod[].vmap` in the
 /// configuration file).

@@ -1,9 +1,10 @@
 import AdInsertion
-import GRDB
 import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import IntermissionSQLite
+import IntermissionStore
 import Logging
 import NIOCore
 import Synchronization
@@ -154,12 +155,7 @@ struct AssetListController: Sendable {
     /// The SQLite result code of a storage error (`13` disk full, `8` read-only, …; `file` when the
     /// database file is no longer the one opened, `other` for the rest) and its message.
     static func storageFailure(_ error: any Error) -> (code: String, message: String) {
-        if let error = error as? DatabaseError {
-            return (
-                String(error.extendedResultCode.rawValue),
-                "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.resultCode)")"
-            )
-        }
+        if let failure = SQLiteAdStore.failure(error) { return failure }
         if let error = error as? AdInsertionError, error.code == .storage {
             return ("file", error.message)
         }

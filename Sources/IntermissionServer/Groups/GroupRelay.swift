@@ -1,48 +1,8 @@
 import Foundation
 import GroupPlayback
+import IntermissionStore
 import Logging
 import ServiceLifecycle
-
-/// Where the inputs of relayed groups are numbered, kept and announced: the PostgreSQL store
-/// (`PostgresAdStore`), shared by every instance on the database.
-protocol GroupRelayTransport: Sendable {
-    /// Numbers and keeps an input of `group`; every instance is told at commit.
-    func appendGroupInput(group: String, data: String) async throws -> Int64
-    /// The inputs of `group` numbered above `after`, in order.
-    func groupInputs(group: String, after: Int64) async throws -> [(n: Int64, data: String)]
-    /// Drops the inputs of a group that emptied at input `n`.
-    func forgetGroup(_ group: String, through n: Int64) async throws
-    /// The inputs as announced (one consumer: ``GroupRelayService``).
-    func groupNotices() -> AsyncStream<GroupRelayNotice>
-    /// Says that `instance` is alive.
-    func groupHeartbeat(instance: String) async throws
-    /// The instances heard from within `seconds`.
-    func liveGroupInstances(within seconds: Double) async throws -> Set<String>
-}
-
-/// One announced input: the group, its number and, when it was small enough, the input itself.
-struct GroupRelayNotice: Sendable, Equatable {
-    var group: String
-    var n: Int64
-    var data: String?
-
-    /// Reads a `NOTIFY` payload `GROUP N[ DATA]` (group IDs have no spaces).
-    init?(payload: String) {
-        let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count >= 2, GroupSessions.isValidID(parts[0]), parts[1].utf8.count <= 19,
-            let n = Int64(parts[1]), n > 0
-        else { return nil }
-        self.group = String(parts[0])
-        self.n = n
-        self.data = parts.count == 3 ? String(parts[2]) : nil
-    }
-
-    init(group: String, n: Int64, data: String?) {
-        self.group = group
-        self.n = n
-        self.data = data
-    }
-}
 
 /// An input to a group's hub, as the instances relay it: who, what, and when by the hub clock
 /// (wall-clock nanoseconds, the same on every instance of a machine and within clock sync

@@ -1,5 +1,6 @@
 import Foundation
 import GroupPlayback
+import IntermissionStore
 import Logging
 
 /// A relayed group: inputs are numbered by the transport and applied in that order, here and on

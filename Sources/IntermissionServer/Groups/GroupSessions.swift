@@ -1,5 +1,6 @@
 import Foundation
 import GroupPlayback
+import IntermissionStore
 import Synchronization
 
 /// The group hub's clock: monotonic nanoseconds since the server started, or wall-clock
@@ -287,11 +288,7 @@ final class GroupSessions: Sendable {
 
     /// Whether a group ID is acceptable: 1 to 64 of `A-Z a-z 0-9 . _ -`, not `.` or `..`.
     static func isValidID(_ id: Substring) -> Bool {
-        guard (1...64).contains(id.utf8.count), id != ".", id != ".." else { return false }
-        return id.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == 0x2E || byte == 0x5F || byte == 0x2D
-        }
+        GroupRelayNotice.isValidGroupID(id)
     }
 
     /// The group with this ID, made when it does not exist, and counted as having one more arriving

@@ -1,4 +1,5 @@
 import HTTPTypes
+import IntermissionStore
 import Prometheus
 import Synchronization
 

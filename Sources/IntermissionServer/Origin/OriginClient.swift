@@ -3,13 +3,14 @@ import AsyncHTTPClient
 import Foundation
 import HLSPlaylist
 import HTTPFetch
+import IntermissionStore
 import NIOCore
 import NIOFileSystem
 
 /// Reads playlists from origins: local folders mounted under `/media/{mount}/`, or `http(s)://` URLs.
 ///
 /// Failures are `AdInsertionError`s with code `upstream` (502) saying which
-/// URL (redacted: see ``URLRedaction``) and why: unreachable, an HTTP error status, too large, too
+/// URL (redacted: see `URLRedaction`) and why: unreachable, an HTTP error status, too large, too
 /// slow, or not a playlist.
 ///
 /// Remote origins are read with `HTTPFetch`'s `BoundedFetch`, the one bounded fetch the CLI and
@@ -146,60 +147,5 @@ struct OriginClient: Sendable {
             // Missing, a folder, unreadable: as far as a client is concerned, there is no such file.
             throw AdInsertionError(code: .notFound, message: "\(shown) does not exist")
         }
-    }
-}
-
-/// Hides what a configured URL may carry that is secret: the user and password, and the query
-/// string (tokens often travel there).
-///
-/// Used wherever a URL is shown: `/health`, error messages,
-/// logs.
-enum URLRedaction {
-    /// `https://user:pass@host/p.m3u8?token=x` → `https://REDACTED@host/p.m3u8?REDACTED`.
-    ///
-    /// Anything
-    /// that is not an `http(s)` or `postgres(ql)` URL comes back without its query.
-    static func redact(_ url: String) -> String {
-        var text = Substring(url)
-        if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
-        var query = false
-        if let mark = text.firstIndex(of: "?") {
-            text = text[..<mark]
-            query = true
-        }
-        var result = String(text)
-        for scheme in ["http://", "https://", "postgres://", "postgresql://"] where text.lowercased().hasPrefix(scheme)
-        {
-            let rest = text.dropFirst(scheme.count)
-            let authorityEnd = rest.firstIndex(of: "/") ?? rest.endIndex
-            let authority = rest[..<authorityEnd]
-            if let at = authority.lastIndex(of: "@") {
-                result =
-                    String(text.prefix(scheme.count)) + "REDACTED@" + String(authority[authority.index(after: at)...])
-                    + String(rest[authorityEnd...])
-            }
-        }
-        return query ? result + "?REDACTED" : result
-    }
-
-    /// Redacts every `http(s)://` URL inside a text (an error description, say).
-    static func redactURLs(in text: String) -> String {
-        var output = ""
-        var rest = Substring(text)
-        while let range = rest.range(of: "http", options: .caseInsensitive) {
-            output += rest[..<range.lowerBound]
-            let candidate = rest[range.lowerBound...]
-            let end =
-                candidate.firstIndex { $0 == " " || $0 == "\"" || $0 == "'" || $0 == ")" || $0 == "," || $0.isNewline }
-                ?? candidate.endIndex
-            let word = candidate[..<end]
-            if word.lowercased().hasPrefix("http://") || word.lowercased().hasPrefix("https://") {
-                output += Self.redact(String(word))
-            } else {
-                output += word
-            }
-            rest = candidate[end...]
-        }
-        return output + rest
     }
 }

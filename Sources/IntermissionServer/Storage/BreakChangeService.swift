@@ -1,4 +1,5 @@
 import AdInsertion
+import IntermissionStore
 import Logging
 import ServiceLifecycle
 

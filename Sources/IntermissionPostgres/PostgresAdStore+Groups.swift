@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionStore
 import Logging
 import PostgresNIO
 import Synchronization
@@ -7,23 +8,15 @@ import Synchronization
 /// `NOTIFY` tells the other instances (see `GroupRelay`).
 extension PostgresAdStore: GroupRelayTransport {
     /// The `NOTIFY` channel of group inputs.
-    static let groupChannel = "intermission_groups"
+    package static let groupChannel = "intermission_groups"
 
     /// The largest input sent inside its notification; larger ones are read from the table
     /// (PostgreSQL refuses payloads of 8,000 bytes and more).
-    static let inlineGroupInputBytes = 7_000
-
-    /// The tables of the relay: each group's last input number (`group_head`, whose row lock orders
-    /// a group's inputs) and its inputs.
-    static let groupStatements = [
-        "CREATE TABLE group_head (group_id TEXT PRIMARY KEY, n BIGINT NOT NULL)",
-        "CREATE TABLE group_input (group_id TEXT NOT NULL, n BIGINT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (group_id, n))",
-        "CREATE TABLE group_instance (instance TEXT PRIMARY KEY, seen_at TIMESTAMPTZ NOT NULL)",
-    ]
+    package static let inlineGroupInputBytes = 7_000
 
     /// Says that `instance` is alive (the database's clock), and forgets instances silent for an
     /// hour.
-    func groupHeartbeat(instance: String) async throws {
+    package func groupHeartbeat(instance: String) async throws {
         try await self.admitted {
             try await self.client.query(
                 """
@@ -40,7 +33,7 @@ extension PostgresAdStore: GroupRelayTransport {
     }
 
     /// The instances heard from within `seconds` (the database's clock).
-    func liveGroupInstances(within seconds: Double) async throws -> Set<String> {
+    package func liveGroupInstances(within seconds: Double) async throws -> Set<String> {
         try await self.admitted {
             var live: Set<String> = []
             for try await instance in try await self.client.query(
@@ -56,7 +49,7 @@ extension PostgresAdStore: GroupRelayTransport {
     ///
     /// The update of the group's head row takes its lock, so the inputs of one group are numbered
     /// in the order they commit, on every instance.
-    func appendGroupInput(group: String, data: String) async throws -> Int64 {
+    package func appendGroupInput(group: String, data: String) async throws -> Int64 {
         try await self.admitted {
             try await self.client.withTransaction(logger: self.logger) { connection -> Int64 in
                 var n: Int64 = 0
@@ -84,7 +77,7 @@ extension PostgresAdStore: GroupRelayTransport {
     }
 
     /// The inputs of `group` numbered above `after`, in order.
-    func groupInputs(group: String, after: Int64) async throws -> [(n: Int64, data: String)] {
+    package func groupInputs(group: String, after: Int64) async throws -> [(n: Int64, data: String)] {
         try await self.admitted {
             var inputs: [(n: Int64, data: String)] = []
             for try await (n, data) in try await self.client.query(
@@ -98,7 +91,7 @@ extension PostgresAdStore: GroupRelayTransport {
 
     /// Deletes the inputs of a group that emptied at input `n` (its head stays, so numbers are never
     /// reused: an instance that reads the group later starts after the gap).
-    func forgetGroup(_ group: String, through n: Int64) async throws {
+    package func forgetGroup(_ group: String, through n: Int64) async throws {
         try await self.admitted {
             try await self.client.query(
                 "DELETE FROM group_input WHERE group_id = \(group) AND n <= \(n)",
@@ -108,13 +101,13 @@ extension PostgresAdStore: GroupRelayTransport {
     }
 
     /// The inputs other instances (and this one) append, as they are notified.
-    func groupNotices() -> AsyncStream<GroupRelayNotice> {
+    package func groupNotices() -> AsyncStream<GroupRelayNotice> {
         self.groupNoticeStream.stream
     }
 
     /// Listens for group inputs on a pooled connection of its own, listening again a second after
-    /// it fails; each notification becomes a ``GroupRelayNotice``.
-    func listenForGroups() async {
+    /// it fails; each notification becomes a `GroupRelayNotice`.
+    package func listenForGroups() async {
         while !Task.isCancelled {
             do {
                 try await self.client.withConnection { connection in

@@ -4,7 +4,7 @@ import AdInsertion
 /// keeps in the same database, offered as ``StoreCapabilities``, so that the server reaches every
 /// part through this protocol and never asks which driver it has.
 ///
-/// The server's drivers are ``SQLiteAdStore`` and ``PostgresAdStore``; `InMemoryAdStore` offers
+/// The server's drivers are `SQLiteAdStore` and `PostgresAdStore`; `InMemoryAdStore` offers
 /// nothing more, and neither does a store a caller writes (the default ``capabilities``).
 public protocol ServerStore: AdStore {
     /// What the driver offers beyond the ad store.
@@ -12,6 +12,10 @@ public protocol ServerStore: AdStore {
 }
 
 extension ServerStore {
+    /// How many decisions a driver remembers by default for questions asked again (about 400 bytes
+    /// each).
+    public static var defaultRememberedDecisions: Int { 65_536 }
+
     /// Nothing beyond the ad store: tracking and conditioning are kept in memory, and the store is
     /// not shared by several instances.
     public var capabilities: StoreCapabilities { StoreCapabilities() }
@@ -22,7 +26,7 @@ extension InMemoryAdStore: ServerStore {}
 /// A driver whose `findOrCreateDecision(_:recentSince:make:)` is
 /// atomic (one transaction, or one statement that keeps an earlier row): saving is finding or
 /// creating the decision given, so the earlier one wins as the protocol asks.
-protocol TransactionalDecisionStore: DecisionStore {}
+package protocol TransactionalDecisionStore: DecisionStore {}
 
 extension TransactionalDecisionStore {
     /// Stores a decision unless one exists for its key; returns the stored one.
@@ -37,37 +41,46 @@ extension TransactionalDecisionStore {
 /// it.
 public struct StoreCapabilities: Sendable {
     /// Where tracking tokens and beacons are kept.
-    var tracking: (any TrackingStore)?
+    package var tracking: (any TrackingStore)?
     /// Where the state of creative conditioning is kept (shared by instances on one database).
-    var conditioning: (any ConditioningStore)?
+    package var conditioning: (any ConditioningStore)?
     /// Changes other instances make in a store they share: break revisions and inventory changes.
-    var shared: (any SharedStoreChanges)?
+    package var shared: (any SharedStoreChanges)?
     /// The relay that carries group messages between instances.
-    var groupRelay: (any GroupRelayTransport)?
+    package var groupRelay: (any GroupRelayTransport)?
     /// The write-ahead journal of decisions, when the driver has one.
-    var journal: DecisionJournal?
+    package var journal: DecisionJournal?
+    /// What the driver needs running while it is in use (PostgreSQL: its connection pool), or
+    /// `nil`.
+    ///
+    /// The store's owner runs it once, in a task group or as a service, and ends it after
+    /// closing the store; the server runs it as the first service of its group, so that it stops
+    /// last.
+    package var run: (@Sendable () async -> Void)?
 
     /// A driver that offers nothing beyond the ad store.
     public init() {}
 
     /// A driver's parts.
-    init(
+    package init(
         tracking: (any TrackingStore)?,
         conditioning: (any ConditioningStore)?,
         shared: (any SharedStoreChanges)? = nil,
         groupRelay: (any GroupRelayTransport)? = nil,
-        journal: DecisionJournal? = nil
+        journal: DecisionJournal? = nil,
+        run: (@Sendable () async -> Void)? = nil
     ) {
         self.tracking = tracking
         self.conditioning = conditioning
         self.shared = shared
         self.groupRelay = groupRelay
         self.journal = journal
+        self.run = run
     }
 }
 
 /// A store shared by several server instances: what the others change, as it is seen.
-protocol SharedStoreChanges: InventoryStore {
+package protocol SharedStoreChanges: InventoryStore {
     /// The channels whose live breaks another instance changed, each as it is seen.
     func breakChanges() -> AsyncStream<String>
     /// A signal at each inventory change made anywhere.

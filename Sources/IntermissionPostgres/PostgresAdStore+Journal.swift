@@ -1,5 +1,6 @@
 import AdInsertion
 import HLSPlaylist
+import IntermissionStore
 import Logging
 import Synchronization
 
@@ -13,23 +14,23 @@ import Synchronization
 /// and stops in ``close()``.
 extension PostgresAdStore {
     /// The writer's first pause after a failed write, and its longest.
-    static let journalRetry = (first: Duration.milliseconds(100), last: Duration.seconds(5))
+    package static let journalRetry = (first: Duration.milliseconds(100), last: Duration.seconds(5))
     /// How often the writer looks at an empty journal (no database call).
-    static let journalPoll = Duration.milliseconds(100)
+    package static let journalPoll = Duration.milliseconds(100)
     /// The most entries written in one request (one request deadline).
-    static let journalBatch = 200
+    package static let journalBatch = 200
 
     /// Whether requests go to the journal now: it holds entries not yet written to the database
     /// (the database was unreachable and its writer has not caught up), or a request failed within
     /// the last second.
-    func journaling(_ journal: DecisionJournal) -> Bool {
+    package func journaling(_ journal: DecisionJournal) -> Bool {
         if !journal.isEmpty { return true }
         guard let until = self.downUntil.withLock({ $0 }) else { return false }
         return ContinuousClock.now < until
     }
 
     /// A request failed: the next second's requests go to the journal; says so once per outage.
-    func failed(_ error: AdInsertionError, journal: DecisionJournal) {
+    package func failed(_ error: AdInsertionError, journal: DecisionJournal) {
         let first = self.downUntil.withLock { until -> Bool in
             defer { until = ContinuousClock.now + .seconds(1) }
             return until == nil
@@ -43,7 +44,7 @@ extension PostgresAdStore {
     }
 
     /// A decision made without the database and journaled (or the one journaled first for its key).
-    func journaled(
+    package func journaled(
         _ key: DecisionKey,
         recentSince: DateTime?,
         make: @Sendable (Set<String>) -> AdDecision,
@@ -57,7 +58,7 @@ extension PostgresAdStore {
 
     /// Writes the journal to the database until the store closes: whenever it holds entries,
     /// they are written in order; after a failure the writer waits, longer after each one.
-    func writeJournal(_ journal: DecisionJournal) async {
+    package func writeJournal(_ journal: DecisionJournal) async {
         var pause = Self.journalRetry.first
         while !Task.isCancelled {
             if journal.isEmpty {
@@ -81,7 +82,7 @@ extension PostgresAdStore {
     /// An entry written twice (a batch given up at its deadline, one of its statements answered
     /// late) is harmless for a decision (its key is unique) and counts a beacon's duplicate once
     /// more; an entry lost would not be harmless, so entries leave the journal only once written.
-    func writeJournalOnce(_ journal: DecisionJournal) async -> Bool {
+    package func writeJournalOnce(_ journal: DecisionJournal) async -> Bool {
         let entries = journal.entries()
         guard !entries.isEmpty else { return true }
         let progress = Progress()

@@ -7,13 +7,13 @@ import Synchronization
 /// awaits a future that only the connection completes). So the work runs in a task of its own;
 /// the caller is answered by whichever comes first, the work's result or the deadline, and on
 /// the deadline the work is cancelled and left to end by itself.
-enum Deadline {
+package enum Deadline {
     /// What `run` answers when the deadline passes first.
-    struct Expired: Error {}
+    package struct Expired: Error {}
 
     /// The result of `body`, or ``Expired`` when `limit` passes first on `clock` (`CancellationError`
     /// when the caller's task is cancelled first).
-    static func run<T: Sendable>(
+    package static func run<T: Sendable>(
         _ limit: Duration,
         clock: any Clock<Duration> = ContinuousClock(),
         _ body: @escaping @Sendable () async throws -> T

@@ -5,7 +5,7 @@ extension AdTracking {
     /// The JSON `JSONEncoder` makes of these URLs (the stores write it directly, keys in a fixed
     /// order): `impression`, `error`, `events` (event names sorted), `clickThrough` when there is
     /// one, `clickTracking`, `progress` when there is one (each `offset`, `url`).
-    var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         func list(_ urls: [String]) -> JSONValue { .array(urls.map { .string($0) }) }
         var members: [(String, JSONValue)] = [
             ("impression", list(self.impression)),

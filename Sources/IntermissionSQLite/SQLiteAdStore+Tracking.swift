@@ -1,27 +1,9 @@
 import AdInsertion
 import GRDB
 import HLSPlaylist
+import IntermissionStore
 
 extension SQLiteAdStore: TrackingStore {
-    /// The beacon table (migration "v4: tracking beacons"): one row per decision, slot and event,
-    /// with the number of duplicates that arrived after the first.
-    static let beaconTable = """
-        CREATE TABLE tracking_beacon (
-            viewer TEXT NOT NULL,
-            scope TEXT NOT NULL,
-            break_id TEXT NOT NULL,
-            slot INTEGER NOT NULL,
-            event TEXT NOT NULL,
-            creative_id TEXT NOT NULL,
-            plan TEXT NOT NULL,
-            received_at_ms INTEGER NOT NULL,
-            duplicates INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (viewer, scope, break_id, slot, event)
-        ) WITHOUT ROWID;
-        CREATE INDEX tracking_beacon_by_break ON tracking_beacon (scope, break_id);
-        CREATE INDEX tracking_beacon_by_creative ON tracking_beacon (creative_id);
-        """
-
     /// Records a beacon in one transaction, committed before it returns: a first beacon is
     /// inserted, a duplicate adds one to the row's count (`INSERT … ON CONFLICT`, so concurrent
     /// duplicates never make two rows, whichever connection or process writes them).

@@ -2,6 +2,7 @@ import AdInsertion
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionStore
 import Logging
 import PostgresNIO
 import Synchronization
@@ -29,34 +30,42 @@ import Synchronization
 /// removed through one instance's admin API is in every instance's decisions within a re-read
 /// period, without a restart.
 ///
+/// The connection pool runs in the task group or the service group that owns the store
+/// (``run()``; the server runs it as the first service of its group, so it stops after the store
+/// has closed); the store starts no task of its own for it.
+///
 /// The schema is migrated with the same steps as SQLite's (recorded by name in
 /// `intermission_migration`), in one transaction under an advisory lock, so instances that start
 /// together migrate once.
 public final class PostgresAdStore: ServerStore, SharedStoreChanges, TransactionalDecisionStore {
     /// The `NOTIFY` channel of break changes.
-    static let notifyChannel = "intermission_breaks"
+    package static let notifyChannel = "intermission_breaks"
 
-    let client: PostgresClient
-    let settings: PostgresURL
-    let logger: Logger
-    private let runner: Task<Void, Never>
-    let memory: Mutex<RememberedDecisions>
+    package let client: PostgresClient
+    /// Where a connection of its own goes (``withOwnConnection(_:)``).
+    let connection: PostgresConnection.Configuration
+    package let settings: PostgresURL
+    package let logger: Logger
+    package let memory: Mutex<RememberedDecisions>
     private let gate = Mutex(Gate())
     private let known = Mutex([String: Int64]())
     private let changes: (stream: AsyncStream<String>, continuation: AsyncStream<String>.Continuation)
     private let watcher = Mutex<Task<Void, Never>?>(nil)
     private let inventoryKnown = Mutex<Int64>(0)
     /// Where decisions and beacons go while the database cannot be reached (`journal=PATH`).
-    let journal: DecisionJournal?
+    package let journal: DecisionJournal?
     /// Until when requests go to the journal without trying the database (a second after a
     /// failure; the journal's writer probes it meanwhile).
-    let downUntil = Mutex<ContinuousClock.Instant?>(nil)
+    package let downUntil = Mutex<ContinuousClock.Instant?>(nil)
     private let inventorySignals = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// Group inputs as notified (`listenForGroups()`); a notice dropped from a full buffer is
     /// found again from the table when the next one shows the gap.
-    let groupNoticeStream = AsyncStream.makeStream(of: GroupRelayNotice.self, bufferingPolicy: .bufferingNewest(65_536))
+    package let groupNoticeStream = AsyncStream.makeStream(
+        of: GroupRelayNotice.self,
+        bufferingPolicy: .bufferingNewest(65_536)
+    )
     /// Whether this store relays the groups of the instances on its database (`groups=relay`).
-    var relaysGroups: Bool { self.settings.relaysGroups }
+    package var relaysGroups: Bool { self.settings.relaysGroups }
 
     /// Requests in flight, so that ``close()`` lets them finish.
     private struct Gate {
@@ -68,17 +77,17 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     /// Opens a pool of connections to the database `url` names (connections are made when needed).
     ///
     /// - Parameters:
-    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (see <doc:CDNAndSeveralInstances>).
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (see the IntermissionServer article "Behind a CDN, and several instances").
     ///   - remembering: How many decisions to remember for questions asked again (at least 1).
     /// - Throws: `ConfigurationError` when the URL is not usable.
     public convenience init(
         url: String,
-        remembering: Int = SQLiteAdStore.defaultRememberedDecisions
+        remembering: Int = PostgresAdStore.defaultRememberedDecisions
     ) throws {
         try self.init(settings: PostgresURL(parsing: url), remembering: remembering)
     }
 
-    init(settings: PostgresURL, remembering: Int) throws {
+    package init(settings: PostgresURL, remembering: Int) throws {
         self.journal = try settings.journal.map { try DecisionJournal(path: $0) }
         var configuration = PostgresClient.Configuration(
             host: settings.host,
@@ -92,16 +101,23 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
         configuration.options.connectTimeout = .seconds(5)
         var logger = Logger(label: "intermission.postgres")
         logger.logLevel = .warning
-        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
-        self.client = client
+        self.client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.connection = settings.connectionConfiguration
         self.settings = settings
         self.logger = logger
         self.memory = Mutex(RememberedDecisions(capacity: max(1, remembering)))
         self.changes = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1024))
-        // Owned by the store: `close()` (run by the store's service at shutdown) cancels it and
-        // waits for it. Detached: the client's run ends when its task is cancelled, never with the
-        // graceful shutdown of a service group it happens to be created in.
-        self.runner = Task.detached { await client.run() }
+    }
+
+    /// Runs the connection pool until the calling task is cancelled (or, in a service group, shuts
+    /// down gracefully): the store's requests wait for it.
+    ///
+    /// Call it once, from the task group or the
+    /// service group that owns the store, and end it after ``close()``; the server runs it as the
+    /// first service of its group, so that it stops after the store has closed. The schema's
+    /// migration and the inventory's reads do not need it (each opens a connection of its own).
+    public func run() async {
+        await self.client.run()
     }
 
     /// Tracking, conditioning, group relay (unless the URL says `groups=local`) and the decision
@@ -112,7 +128,8 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
             conditioning: self,
             shared: self,
             groupRelay: self.relaysGroups ? self : nil,
-            journal: self.journal
+            journal: self.journal,
+            run: { await self.run() }
         )
     }
 
@@ -121,13 +138,13 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     /// How long one request may take (waiting for a connection included) before it fails with a
     /// storage error, so that an unreachable database never holds a viewer's request
     /// (``PostgresURL/timeout``, 5 s unless configured).
-    var requestDeadline: Duration { self.settings.timeout }
+    package var requestDeadline: Duration { self.settings.timeout }
 
     /// Runs `body` unless the store is closed, counting it as in flight, and fails it after
     /// ``requestDeadline`` even when the body is still waiting for the database (it is cancelled
     /// and left to end by itself: see `Deadline`).
     @discardableResult
-    func admitted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    package func admitted<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let open = self.gate.withLock { gate -> Bool in
             guard !gate.closed else { return false }
             gate.inFlight += 1
@@ -160,7 +177,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// What a database error says, without the query's bound values.
-    static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         if let error = error as? PSQLError {
             if let message = error.serverInfo?[.message] {
                 return "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
@@ -186,20 +203,27 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
         watcher?.cancel()
         await watcher?.value
         self.changes.continuation.finish()
-        self.runner.cancel()
-        // The pool ends its connection attempts on cancellation; should one not end, closing does
-        // not wait for it forever (nothing is left to store: the journal is on the disk).
-        let runner = self.runner
-        do {
-            try await Deadline.run(Self.closeDeadline) { await runner.value }
-        } catch {
-            self.logger.warning("the PostgreSQL connection pool did not stop in time; left to stop by itself")
-        }
         self.journal?.release()
     }
 
-    /// How long ``close()`` waits for the connection pool to stop.
-    static let closeDeadline = Duration.seconds(10)
+    /// Runs `body` on a connection of its own, opened for it and closed after: what must work
+    /// before the pool runs (the server migrates and reads the inventory while it builds, before
+    /// its services start).
+    func withOwnConnection<T: Sendable>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let connection = try await PostgresConnection.connect(
+            configuration: self.connection,
+            id: 0,
+            logger: self.logger
+        )
+        do {
+            let result = try await body(connection)
+            try? await connection.close()
+            return result
+        } catch {
+            try? await connection.close()
+            throw error
+        }
+    }
 
     /// Why nothing can be stored now: the store is closed; `nil` otherwise (an unreachable database
     /// shows in the first request that fails).
@@ -209,93 +233,52 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
 
     // MARK: - Schema
 
-    /// The schema's steps, named as SQLite's (`SQLiteAdStore.migrator`) where they match; each is a
-    /// list of statements (the extended protocol takes one statement at a time).
-    static let migrations: [(name: String, statements: [String])] = [
-        (
-            "v1: decisions and live breaks",
-            [
-                decisionTable("decision", extraColumns: ""),
-                "CREATE TABLE decision_creative (viewer TEXT NOT NULL, creative_id TEXT NOT NULL, decided_at_ms BIGINT NOT NULL)",
-                "CREATE INDEX decision_creative_by_viewer ON decision_creative (viewer, decided_at_ms)",
-                "CREATE TABLE live_break (channel TEXT NOT NULL, id TEXT NOT NULL, data TEXT NOT NULL, PRIMARY KEY (channel, id))",
-            ]
-        ),
-        (
-            "v2: inventory changes",
-            ["CREATE TABLE inventory_change (seq BIGSERIAL PRIMARY KEY, data TEXT NOT NULL)"]
-        ),
-        (
-            "v3: decisions carry their creatives",
-            [
-                decisionTable("decision_v3", extraColumns: "creatives TEXT NOT NULL,"),
-                // The creatives of each decision, in order, from its assets' JSON (`creativeID`).
-                """
-                INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives)
-                SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets,
-                    COALESCE((SELECT string_agg(a.value->>'creativeID', E'\\n' ORDER BY a.ordinality)
-                        FROM jsonb_array_elements(assets::jsonb) WITH ORDINALITY AS a), '')
-                FROM decision
-                """,
-                "DROP TABLE decision",
-                "DROP TABLE decision_creative",
-                "ALTER TABLE decision_v3 RENAME TO decision",
-            ]
-        ),
-        (
-            "v4 (PostgreSQL): break revisions shared by instances",
-            ["CREATE TABLE break_revision (channel TEXT PRIMARY KEY, revision BIGINT NOT NULL)"]
-        ),
-        ("v5 (PostgreSQL): tracking beacons", beaconStatements),
-        ("v6 (PostgreSQL): group inputs relayed between instances", groupStatements),
-        (
-            "v7: decision nonces, and decisions by age",
-            [
-                // Rows stored before have none (their beacon URLs carry an empty one).
-                "ALTER TABLE decision ADD COLUMN nonce TEXT NOT NULL DEFAULT ''",
-                // The pruner takes the oldest decisions first.
-                "CREATE INDEX decision_by_age ON decision (decided_at_ms)",
-            ]
-        ),
-        ("v8: creative conditioning", conditioningStatements),
-    ]
+    /// The schema's migrations, in order, as `StoreSchema` describes them (recorded in
+    /// `intermission_migration` under the names earlier versions recorded).
+    package static let migrations = StoreSchema.migrations(in: .postgres)
 
-    private static func decisionTable(_ name: String, extraColumns: String) -> String {
+    /// Copies every decision of version 1 into `decision_v3`, with the creatives of each, in
+    /// order, from its assets' JSON (`creativeID`), one per line as the decision codec writes them.
+    static let copyDecisionsWithCreatives = """
+        INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives)
+        SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets,
+            COALESCE((SELECT string_agg(a.value->>'creativeID', E'\\n' ORDER BY a.ordinality)
+                FROM jsonb_array_elements(assets::jsonb) WITH ORDINALITY AS a), '')
+        FROM decision
         """
-        CREATE TABLE \(name) (
-            viewer TEXT NOT NULL, scope TEXT NOT NULL, break_id TEXT NOT NULL,
-            decided_at_ms BIGINT NOT NULL, start_offset_ns BIGINT, pod_ns BIGINT NOT NULL, assets TEXT NOT NULL,
-            \(extraColumns)
-            PRIMARY KEY (viewer, scope, break_id)
-        )
-        """
-    }
 
     /// Brings the schema up to date: the steps not yet recorded run in one transaction, under an
     /// advisory lock so instances starting together wait for each other (idempotent).
     public func migrate() async throws {
         try await self.admitted {
-            try await self.client.withTransaction(logger: self.logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(7369746552)", logger: self.logger)
-                try await connection.query(
-                    "CREATE TABLE IF NOT EXISTS intermission_migration (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
-                    logger: self.logger
-                )
-                var applied = Set<String>()
-                for try await name in try await connection.query(
-                    "SELECT name FROM intermission_migration",
-                    logger: self.logger
-                ).decode(String.self) {
-                    applied.insert(name)
-                }
-                for migration in Self.migrations where !applied.contains(migration.name) {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
-                    }
+            try await self.withOwnConnection { own in
+                try await own.withTransaction(logger: self.logger) { connection in
+                    try await connection.query("SELECT pg_advisory_xact_lock(7369746552)", logger: self.logger)
                     try await connection.query(
-                        "INSERT INTO intermission_migration (name) VALUES (\(migration.name))",
+                        "CREATE TABLE IF NOT EXISTS intermission_migration (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
                         logger: self.logger
                     )
+                    var applied = Set<String>()
+                    for try await name in try await connection.query(
+                        "SELECT name FROM intermission_migration",
+                        logger: self.logger
+                    ).decode(String.self) {
+                        applied.insert(name)
+                    }
+                    for migration in Self.migrations where !applied.contains(migration.name) {
+                        for step in migration.steps {
+                            let statement =
+                                switch step {
+                                case .sql(let statement): statement
+                                case .copy(.decisionsWithCreatives): Self.copyDecisionsWithCreatives
+                                }
+                            try await connection.query(PostgresQuery(unsafeSQL: statement), logger: self.logger)
+                        }
+                        try await connection.query(
+                            "INSERT INTO intermission_migration (name) VALUES (\(migration.name))",
+                            logger: self.logger
+                        )
+                    }
                 }
             }
         }
@@ -303,7 +286,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// The names of the steps recorded as done, in the order they ran.
-    func appliedMigrations() async throws -> [String] {
+    package func appliedMigrations() async throws -> [String] {
         try await self.admitted {
             var names: [String] = []
             for try await name in try await self.client.query(
@@ -404,14 +387,14 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// Inserts a decision unless its key has one; whether it inserted it.
-    func insert(_ decision: AdDecision) async throws -> Bool {
+    package func insert(_ decision: AdDecision) async throws -> Bool {
         var inserted = 0
         for try await _ in try await self.client.execute(InsertDecision(decision: decision)) { inserted += 1 }
         return inserted == 1
     }
 
     /// The decision stored for `key` and the viewer's creatives since `recentSince`, in one query.
-    func find(
+    package func find(
         _ key: DecisionKey,
         recentSince: DateTime?
     ) async throws -> (
@@ -552,11 +535,15 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
             let decoder = JSONDecoder()
             var changes: [InventoryChange] = []
             var last: Int64 = 0
-            for try await (seq, data) in try await self.client.query(
-                "SELECT seq, data FROM inventory_change ORDER BY seq"
-            ).decode((Int64, String).self) {
-                changes.append(try decoder.decode(InventoryChange.self, from: Data(data.utf8)))
-                last = seq
+            // On a connection of its own: the server reads them while it builds, before the pool runs.
+            try await self.withOwnConnection { connection in
+                for try await (seq, data) in try await connection.query(
+                    "SELECT seq, data FROM inventory_change ORDER BY seq",
+                    logger: self.logger
+                ).decode((Int64, String).self) {
+                    changes.append(try decoder.decode(InventoryChange.self, from: Data(data.utf8)))
+                    last = seq
+                }
             }
             return (changes, last)
         }
@@ -587,7 +574,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     }
 
     /// The `NOTIFY` payload's first word for inventory changes.
-    static let inventoryPayload = "*"
+    package static let inventoryPayload = "*"
 
     /// One element each time a change newer than this instance knows is seen (notified or found by
     /// the periodic re-read), its own changes included: the consumer reads ``inventoryChanges()``
@@ -600,7 +587,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
 
     /// Forgets which inventory change this instance knows, so that the next re-read signals again
     /// (reading the changes after a signal failed).
-    func inventoryReadFailed() {
+    package func inventoryReadFailed() {
         self.inventoryKnown.withLock { $0 = 0 }
     }
 

@@ -5,23 +5,23 @@ import HLSPlaylist
 
 /// A decision as both storage drivers keep it in their `decision` table: one codec for its columns,
 /// so that a row written by either driver (or by an older version of either) reads back alike.
-struct DecisionColumns: Sendable, Equatable {
-    var viewer: String
-    var scope: String
-    var breakID: String
+package struct DecisionColumns: Sendable, Equatable {
+    package var viewer: String
+    package var scope: String
+    package var breakID: String
     /// `decided_at_ms`.
-    var decidedAt: Int64
+    package var decidedAt: Int64
     /// `start_offset_ns`.
-    var startOffset: Int64?
+    package var startOffset: Int64?
     /// `pod_ns`.
-    var pod: Int64
+    package var pod: Int64
     /// `assets`: the JSON that `JSONEncoder` makes of `[AdDecision.Asset]`.
-    var assets: String
+    package var assets: String
     /// `nonce`.
-    var nonce: String
+    package var nonce: String
 
     /// The columns of `decision`.
-    init(_ decision: AdDecision) {
+    package init(_ decision: AdDecision) {
         self.viewer = decision.viewer
         self.scope = decision.scope
         self.breakID = decision.breakID
@@ -33,7 +33,7 @@ struct DecisionColumns: Sendable, Equatable {
     }
 
     /// Columns read from a row.
-    init(
+    package init(
         viewer: String,
         scope: String,
         breakID: String,
@@ -55,7 +55,7 @@ struct DecisionColumns: Sendable, Equatable {
 
     /// The decision the columns hold.
     /// - Throws: `DecodingError` when the `assets` column is not the JSON of a list of assets.
-    func decision() throws -> AdDecision {
+    package func decision() throws -> AdDecision {
         AdDecision(
             viewer: self.viewer,
             scope: self.scope,
@@ -70,36 +70,42 @@ struct DecisionColumns: Sendable, Equatable {
 
     /// The `creatives` column for `assets`: their creative IDs, one per line (read by the rule that
     /// keeps a viewer from seeing a creative again).
-    static func creativesText(_ assets: [AdDecision.Asset]) -> String {
+    package static func creativesText(_ assets: [AdDecision.Asset]) -> String {
         assets.map(\.creativeID).joined(separator: "\n")
     }
 
     /// The creative IDs of a `creatives` column.
-    static func creatives(in list: String) -> [String] {
+    package static func creatives(in list: String) -> [String] {
         list.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
     }
 
     /// The assets of an `assets` column.
-    static func assets(_ text: String) throws -> [AdDecision.Asset] {
+    package static func assets(_ text: String) throws -> [AdDecision.Asset] {
         try JSONDecoder().decode([AdDecision.Asset].self, from: Data(text.utf8))
     }
 
     /// The `assets` column: the JSON that `JSONEncoder` makes of `[AdDecision.Asset]` (so rows
     /// written by either decode alike), written directly because it is on every new decision's path.
-    static func assetsText(_ assets: [AdDecision.Asset]) -> String {
-        JSONValue.array(
-            assets.map { asset in
-                .object(
-                    [
-                        ("creativeID", .string(asset.creativeID)),
-                        ("uri", .string(asset.uri)),
-                        ("duration", .object([("nanoseconds", .number(Double(asset.duration.nanoseconds)))])),
-                    ] + (asset.tracking.map { [("tracking", $0.jsonValue)] } ?? [])
-                        + (asset.skipOffset.map {
-                            [("skipOffset", .object([("nanoseconds", .number(Double($0.nanoseconds)))]))]
-                        } ?? []) + (asset.universalAdID.map { [("universalAdID", .string($0))] } ?? [])
-                )
-            }
-        ).text()
+    package static func assetsText(_ assets: [AdDecision.Asset]) -> String {
+        JSONValue.array(assets.map(Self.assetJSON)).text()
+    }
+
+    /// One asset as `JSONEncoder` encodes it, its members in the same order.
+    private static func assetJSON(_ asset: AdDecision.Asset) -> JSONValue {
+        var members: [(String, JSONValue)] = [
+            ("creativeID", .string(asset.creativeID)),
+            ("uri", .string(asset.uri)),
+            ("duration", Self.mediaTimeJSON(asset.duration)),
+        ]
+        if let tracking = asset.tracking { members.append(("tracking", tracking.jsonValue)) }
+        if let skipOffset = asset.skipOffset { members.append(("skipOffset", Self.mediaTimeJSON(skipOffset))) }
+        if let universalAdID = asset.universalAdID { members.append(("universalAdID", .string(universalAdID))) }
+        return .object(members)
+    }
+
+    /// A `MediaTime` as `JSONEncoder` encodes it: `{"nanoseconds": N}`.
+    private static func mediaTimeJSON(_ time: MediaTime) -> JSONValue {
+        let nanoseconds: JSONValue = .number(Double(time.nanoseconds))
+        return .object([("nanoseconds", nanoseconds)])
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import GRDB
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionStore
 import Synchronization
 import SystemPackage
 
@@ -60,13 +61,10 @@ public final class SQLiteAdStore: ServerStore, TransactionalDecisionStore {
         case full
     }
 
-    let pool: DatabasePool
+    package let pool: DatabasePool
     private let writer: DecisionWriter
-    let file: FileIdentity
+    package let file: FileIdentity
     private let checkpointer: Checkpointer?
-
-    /// How many decisions the store remembers by default (about 400 bytes each).
-    public static let defaultRememberedDecisions = 65_536
 
     /// Tracking and conditioning in the same database file.
     public var capabilities: StoreCapabilities { StoreCapabilities(tracking: self, conditioning: self) }
@@ -203,103 +201,57 @@ public final class SQLiteAdStore: ServerStore, TransactionalDecisionStore {
         return known
     }
 
-    /// The schema's migrations, in order.
-    static var migrator: DatabaseMigrator {
+    /// The SQLite result code of an error from this driver (`13` disk full, `8` read-only, …) and
+    /// its message; `nil` when `error` is not SQLite's.
+    public static func failure(_ error: any Error) -> (code: String, message: String)? {
+        guard let error = error as? DatabaseError else { return nil }
+        return (
+            String(error.extendedResultCode.rawValue),
+            "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "\(error.resultCode)")"
+        )
+    }
+
+    /// The schema's migrations, in order, as `StoreSchema` describes them (recorded by GRDB under
+    /// the names earlier versions recorded).
+    package static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1: decisions and live breaks") { db in
-            try db.execute(
-                sql: Self.decisionTable("decision", extraColumns: "")
-                    + """
-                    CREATE TABLE decision_creative (
-                        viewer TEXT NOT NULL,
-                        creative_id TEXT NOT NULL,
-                        decided_at_ms INTEGER NOT NULL
-                    );
-                    CREATE INDEX decision_creative_by_viewer ON decision_creative (viewer, decided_at_ms);
-                    CREATE TABLE live_break (
-                        channel TEXT NOT NULL,
-                        id TEXT NOT NULL,
-                        data TEXT NOT NULL,
-                        PRIMARY KEY (channel, id)
-                    );
-                    """
-            )
-        }
-        migrator.registerMigration("v2: inventory changes") { db in
-            try db.execute(
-                sql: """
-                    CREATE TABLE inventory_change (
-                        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-                        data TEXT NOT NULL
-                    );
-                    """
-            )
-        }
-        migrator.registerMigration("v3: decisions carry their creatives") { db in
-            // Two B-trees instead of four: rows are appended in decision order (sequential pages)
-            // and the key index finds them; the creatives a decision gave are a column, which the
-            // repeat window reads through the key index's viewer prefix. Random viewer IDs make
-            // every index insert dirty a page of log, so one index less halves the log written.
-            try db.execute(sql: Self.decisionTable("decision_v3", extraColumns: "creatives TEXT NOT NULL,"))
-            let rows = try Row.fetchCursor(
-                db,
-                sql: "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision"
-            )
-            let insert = try db.makeStatement(
-                sql:
-                    "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-            )
-            while let row = try rows.next() {
-                let assetsText: String = row["assets"]
-                let assets = try DecisionColumns.assets(assetsText)
-                let viewer: String = row["viewer"]
-                let scope: String = row["scope"]
-                let breakID: String = row["break_id"]
-                let decidedAt: Int64 = row["decided_at_ms"]
-                let offset: Int64? = row["start_offset_ns"]
-                let pod: Int64 = row["pod_ns"]
-                try insert.execute(arguments: [
-                    viewer, scope, breakID, decidedAt, offset, pod, assetsText, DecisionColumns.creativesText(assets),
-                ])
+        for migration in StoreSchema.migrations(in: .sqlite) {
+            migrator.registerMigration(migration.name) { db in
+                for step in migration.steps {
+                    switch step {
+                    case .sql(let statement): try db.execute(sql: statement)
+                    case .copy(.decisionsWithCreatives): try Self.copyDecisionsWithCreatives(db)
+                    }
+                }
             }
-            try db.execute(
-                sql: """
-                    DROP TABLE decision;
-                    DROP TABLE decision_creative;
-                    ALTER TABLE decision_v3 RENAME TO decision;
-                    """
-            )
-        }
-        migrator.registerMigration("v4: tracking beacons") { db in
-            try db.execute(sql: Self.beaconTable)
-        }
-        migrator.registerMigration("v5: decision nonces") { db in
-            // Rows stored before have none (their beacon URLs carry an empty one).
-            try db.execute(sql: "ALTER TABLE decision ADD COLUMN nonce TEXT NOT NULL DEFAULT ''")
-        }
-        migrator.registerMigration("v6: creative conditioning") { db in
-            try db.execute(sql: Self.conditioningTable)
         }
         return migrator
     }
 
-    /// The `CREATE TABLE` statement of a decision table (version 1 and version 3 differ only by
-    /// `extraColumns`, written before the key): one row per viewer, scope and break.
-    static func decisionTable(_ name: String, extraColumns: String) -> String {
-        """
-        CREATE TABLE \(name) (
-            viewer TEXT NOT NULL,
-            scope TEXT NOT NULL,
-            break_id TEXT NOT NULL,
-            decided_at_ms INTEGER NOT NULL,
-            start_offset_ns INTEGER,
-            pod_ns INTEGER NOT NULL,
-            assets TEXT NOT NULL,
-            \(extraColumns)
-            PRIMARY KEY (viewer, scope, break_id)
-        );
-
-        """
+    /// Copies every decision of version 1 into `decision_v3`, with its creatives (read from its
+    /// assets' JSON by the decision codec, so the column is what new rows get).
+    private static func copyDecisionsWithCreatives(_ db: Database) throws {
+        let rows = try Row.fetchCursor(
+            db,
+            sql: "SELECT viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets FROM decision"
+        )
+        let insert = try db.makeStatement(
+            sql:
+                "INSERT INTO decision_v3 (viewer, scope, break_id, decided_at_ms, start_offset_ns, pod_ns, assets, creatives) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+        )
+        while let row = try rows.next() {
+            let assetsText: String = row["assets"]
+            let assets = try DecisionColumns.assets(assetsText)
+            let viewer: String = row["viewer"]
+            let scope: String = row["scope"]
+            let breakID: String = row["break_id"]
+            let decidedAt: Int64 = row["decided_at_ms"]
+            let offset: Int64? = row["start_offset_ns"]
+            let pod: Int64 = row["pod_ns"]
+            try insert.execute(arguments: [
+                viewer, scope, breakID, decidedAt, offset, pod, assetsText, DecisionColumns.creativesText(assets),
+            ])
+        }
     }
 
     /// Every change recorded, oldest first.
@@ -728,74 +680,6 @@ private final class DecisionWriter: Sendable {
     }
 }
 
-/// Decisions remembered for questions asked again: at most `capacity`, and when full the one
-/// least recently used goes first (approximately: the "clock" algorithm, where each entry has a
-/// used mark that a lookup sets, and the hand that looks for a slot to reuse clears marks and
-/// takes the first entry without one), so a lookup costs a hash and a flag, never a list update.
-///
-/// Holds only copies of committed rows; forgetting one costs a database read, never an answer.
-struct RememberedDecisions {
-    private struct Entry {
-        var key: DecisionKey
-        var decision: AdDecision
-        var used: Bool
-    }
-
-    /// The most entries kept.
-    let capacity: Int
-    private var slots: [DecisionKey: Int] = [:]
-    private var entries: [Entry] = []
-    private var hand = 0
-
-    /// An empty index of at most `capacity` entries (at least 1).
-    init(capacity: Int) {
-        self.capacity = max(1, capacity)
-    }
-
-    /// How many entries it holds.
-    var count: Int { self.entries.count }
-
-    /// The decision for `key`, marked as used, or `nil`.
-    mutating func decision(for key: DecisionKey) -> AdDecision? {
-        guard let slot = self.slots[key] else { return nil }
-        self.entries[slot].used = true
-        return self.entries[slot].decision
-    }
-
-    /// Forgets the entry of `key`, if any: the last entry takes its slot.
-    mutating func forget(_ key: DecisionKey) {
-        guard let slot = self.slots.removeValue(forKey: key) else { return }
-        let last = self.entries.removeLast()
-        if slot < self.entries.count {
-            self.entries[slot] = last
-            self.slots[last.key] = slot
-        }
-        if self.hand >= self.entries.count { self.hand = 0 }
-    }
-
-    /// Remembers `decision` under `key`, in place of the least recently used entry when full.
-    mutating func remember(_ decision: AdDecision, for key: DecisionKey) {
-        if let slot = self.slots[key] {
-            self.entries[slot].decision = decision
-            return
-        }
-        if self.entries.count < self.capacity {
-            self.slots[key] = self.entries.count
-            self.entries.append(Entry(key: key, decision: decision, used: false))
-            return
-        }
-        // At most one turn: every mark the hand passes is cleared.
-        while self.entries[self.hand].used {
-            self.entries[self.hand].used = false
-            self.hand = (self.hand + 1) % self.capacity
-        }
-        self.slots[self.entries[self.hand].key] = nil
-        self.entries[self.hand] = Entry(key: key, decision: decision, used: false)
-        self.slots[key] = self.hand
-        self.hand = (self.hand + 1) % self.capacity
-    }
-}
-
 /// Copies the write-ahead log into the database from a connection of its own, after commits.
 ///
 /// Passive checkpoints take no writer lock, so the decision writer keeps committing while one
@@ -873,12 +757,12 @@ private final class Checkpointer: Sendable {
 
 /// The device and inode of the database file when it was opened, to notice when the path no
 /// longer names that file.
-struct FileIdentity: Sendable {
-    let path: String
-    let device: UInt64?
-    let inode: UInt64?
+package struct FileIdentity: Sendable {
+    package let path: String
+    package let device: UInt64?
+    package let inode: UInt64?
 
-    init(path: String) {
+    package init(path: String) {
         self.path = path
         let now = Self.identity(path)
         self.device = now?.device
@@ -886,7 +770,7 @@ struct FileIdentity: Sendable {
     }
 
     /// What is wrong with the file now, or `nil` when the path still names the file opened.
-    func problem() -> String? {
+    package func problem() -> String? {
         guard let device = self.device, let inode = self.inode else { return nil }
         guard let now = Self.identity(self.path) else {
             return

@@ -1,35 +1,11 @@
 import AdInsertion
 import GRDB
 import HLSPlaylist
+import IntermissionStore
 
 extension SQLiteAdStore: ConditioningStore {
-    /// The conditioning table (migration "v6: creative conditioning"): one row per creative and
-    /// target, with its state, attempts and lease.
-    static let conditioningTable = """
-        CREATE TABLE creative_conditioning (
-            key TEXT PRIMARY KEY NOT NULL,
-            creative_id TEXT NOT NULL,
-            source_url TEXT NOT NULL,
-            state TEXT NOT NULL,
-            attempts INTEGER NOT NULL DEFAULT 0,
-            next_attempt_ms INTEGER,
-            lease_owner TEXT,
-            lease_expiry_ms INTEGER,
-            error TEXT,
-            updated_at_ms INTEGER NOT NULL
-        );
-        """
-
-    /// The condition under which a row may be claimed at `?` (three times), as
-    /// `CreativeConditioning.isClaimable(at:)` says.
-    static let claimableCondition = """
-        (state = 'pending'
-            OR (state = 'failed' AND next_attempt_ms IS NOT NULL AND next_attempt_ms <= ?)
-            OR (state = 'conditioning' AND (lease_expiry_ms IS NULL OR lease_expiry_ms <= ?)))
-        """
-
     /// Reads a row.
-    static func conditioningRecord(_ row: Row) -> CreativeConditioning {
+    package static func conditioningRecord(_ row: Row) -> CreativeConditioning {
         let next: Int64? = row["next_attempt_ms"]
         let expiry: Int64? = row["lease_expiry_ms"]
         let updated: Int64 = row["updated_at_ms"]
@@ -94,9 +70,9 @@ extension SQLiteAdStore: ConditioningStore {
                 sql: """
                     UPDATE creative_conditioning SET state = 'conditioning', attempts = attempts + 1,
                         lease_owner = ?, lease_expiry_ms = ?, updated_at_ms = ?
-                    WHERE key = ? AND \(Self.claimableCondition)
+                    WHERE key = ? AND \(ConditioningRows.claimable(at: at))
                     """,
-                arguments: [owner, leaseUntil.millisecondsSince1970, at, key, at, at]
+                arguments: [owner, leaseUntil.millisecondsSince1970, at, key]
             )
             guard db.changesCount == 1 else { return nil }
             return try Row.fetchOne(db, sql: "SELECT * FROM creative_conditioning WHERE key = ?", arguments: [key])

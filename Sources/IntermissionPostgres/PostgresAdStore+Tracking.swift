@@ -1,29 +1,9 @@
 import AdInsertion
 import HLSPlaylist
+import IntermissionStore
 import PostgresNIO
 
 extension PostgresAdStore: TrackingStore {
-    /// The beacon table, as SQLite's (`SQLiteAdStore.beaconTable`): one row per decision, slot and
-    /// event, with the number of duplicates that arrived after the first.
-    static let beaconStatements = [
-        """
-        CREATE TABLE tracking_beacon (
-            viewer TEXT NOT NULL,
-            scope TEXT NOT NULL,
-            break_id TEXT NOT NULL,
-            slot BIGINT NOT NULL,
-            event TEXT NOT NULL,
-            creative_id TEXT NOT NULL,
-            plan TEXT NOT NULL,
-            received_at_ms BIGINT NOT NULL,
-            duplicates BIGINT NOT NULL DEFAULT 0,
-            PRIMARY KEY (viewer, scope, break_id, slot, event)
-        )
-        """,
-        "CREATE INDEX tracking_beacon_by_break ON tracking_beacon (scope, break_id)",
-        "CREATE INDEX tracking_beacon_by_creative ON tracking_beacon (creative_id)",
-    ]
-
     /// Records a beacon with one statement, committed before it returns: a first beacon is
     /// inserted, a duplicate adds one to its row's count (`INSERT … ON CONFLICT … RETURNING`), so
     /// that instances sharing the database store each beacon once and forward it once, whichever
@@ -40,13 +20,13 @@ extension PostgresAdStore: TrackingStore {
     }
 
     /// `record(_:)` of a beacon, in the database alone.
-    func recordInDatabase(_ beacon: Beacon) async throws -> BeaconRecording {
+    package func recordInDatabase(_ beacon: Beacon) async throws -> BeaconRecording {
         let duplicates = try await self.admitted { try await self.storeBeacon(beacon) }
         return BeaconRecording(isNew: duplicates == 0, duplicates: Int(duplicates))
     }
 
     /// Stores a beacon (its row, or one more duplicate on its row); its duplicates so far.
-    func storeBeacon(_ beacon: Beacon) async throws -> Int64 {
+    package func storeBeacon(_ beacon: Beacon) async throws -> Int64 {
         let key = beacon.key
         var duplicates: Int64 = 0
         let rows = try await self.client.query(

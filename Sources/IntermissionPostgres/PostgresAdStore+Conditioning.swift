@@ -1,35 +1,18 @@
 import AdInsertion
 import HLSPlaylist
+import IntermissionStore
 import PostgresNIO
 
 extension PostgresAdStore: ConditioningStore {
-    /// The conditioning table, as SQLite's (`SQLiteAdStore.conditioningTable`).
-    static let conditioningStatements = [
-        """
-        CREATE TABLE creative_conditioning (
-            key TEXT PRIMARY KEY,
-            creative_id TEXT NOT NULL,
-            source_url TEXT NOT NULL,
-            state TEXT NOT NULL,
-            attempts BIGINT NOT NULL DEFAULT 0,
-            next_attempt_ms BIGINT,
-            lease_owner TEXT,
-            lease_expiry_ms BIGINT,
-            error TEXT,
-            updated_at_ms BIGINT NOT NULL
-        )
-        """
-    ]
-
     /// The columns every read selects, in the order `ConditioningRow` decodes.
-    static let conditioningColumns =
+    package static let conditioningColumns =
         "key, creative_id, source_url, state, attempts, next_attempt_ms, lease_owner, lease_expiry_ms, error, updated_at_ms"
 
     /// One decoded row.
-    typealias ConditioningRow = (String, String, String, String, Int64, Int64?, String?, Int64?, String?, Int64)
+    package typealias ConditioningRow = (String, String, String, String, Int64, Int64?, String?, Int64?, String?, Int64)
 
     /// A decoded row as a record.
-    static func conditioningRecord(_ row: ConditioningRow) -> CreativeConditioning {
+    package static func conditioningRecord(_ row: ConditioningRow) -> CreativeConditioning {
         CreativeConditioning(
             key: row.0,
             creativeID: row.1,
@@ -97,9 +80,7 @@ extension PostgresAdStore: ConditioningStore {
         let query: PostgresQuery = """
             UPDATE creative_conditioning SET state = 'conditioning', attempts = attempts + 1,
                 lease_owner = \(owner), lease_expiry_ms = \(until), updated_at_ms = \(at)
-            WHERE key = \(key) AND (state = 'pending'
-                OR (state = 'failed' AND next_attempt_ms IS NOT NULL AND next_attempt_ms <= \(at))
-                OR (state = 'conditioning' AND (lease_expiry_ms IS NULL OR lease_expiry_ms <= \(at))))
+            WHERE key = \(key) AND \(unescaped: ConditioningRows.claimable(at: at))
             RETURNING key, creative_id, source_url, state, attempts, next_attempt_ms, lease_owner,
                 lease_expiry_ms, error, updated_at_ms
             """

@@ -14,7 +14,7 @@ import Darwin
 ///
 /// Each is appended as one JSON line and flushed to the disk
 /// (`fsync`) before it is acknowledged, and kept in memory so that a viewer who asks again gets the
-/// same pod. When the database answers again, ``PostgresAdStore`` writes every entry to it (a
+/// same pod. When the database answers again, `PostgresAdStore` writes every entry to it (a
 /// decision with `INSERT … ON CONFLICT`, so one another instance stored meanwhile wins) and then
 /// empties the file; entries left by a process that was killed are read at the next start and
 /// written the same way.
@@ -22,9 +22,9 @@ import Darwin
 /// The file is locked (`flock`) while open: two instances on one journal are refused at start. A
 /// last line cut short by a crash (never acknowledged, since the flush comes after the whole line)
 /// is ignored.
-final class DecisionJournal: Sendable {
+package final class DecisionJournal: Sendable {
     /// One line of the file.
-    enum Entry: Codable, Sendable, Equatable {
+    package enum Entry: Codable, Sendable, Equatable {
         case decision(AdDecision)
         case beacon(Beacon)
 
@@ -38,7 +38,7 @@ final class DecisionJournal: Sendable {
     }
 
     /// What happens to entries, for the server's metrics.
-    enum Event: String, Sendable {
+    package enum Event: String, Sendable {
         /// Appended to the journal (the database could not be reached).
         case journaled
         /// Written to the database and dropped from the journal.
@@ -46,13 +46,13 @@ final class DecisionJournal: Sendable {
     }
 
     /// Told of entries journaled and replayed: kind, event, count.
-    typealias Observer = @Sendable (_ kind: String, _ event: Event, _ count: Int) -> Void
+    package typealias Observer = @Sendable (_ kind: String, _ event: Event, _ count: Int) -> Void
 
     /// The most entries kept (decisions and beacons): past it, writes fail as without a journal,
     /// so that a long outage cannot fill the disk or the memory.
-    static let capacity = 1_000_000
+    package static let capacity = 1_000_000
 
-    let path: String
+    package let path: String
     private let state: Mutex<State>
     private let observer = Mutex<Observer?>(nil)
 
@@ -68,7 +68,7 @@ final class DecisionJournal: Sendable {
     ///
     /// - Throws: ``ConfigurationError`` when the file cannot be opened or is locked by another
     ///   process.
-    init(path: String) throws {
+    package init(path: String) throws {
         let descriptor = try Self.openLocked(path)
         self.path = path
         var state = State()
@@ -88,7 +88,7 @@ final class DecisionJournal: Sendable {
 
     /// Releases the file and its lock (what it holds stays in the file for the next start); later
     /// writes fail.
-    func release() {
+    package func release() {
         self.state.withLock { state in
             guard state.descriptor >= 0 else { return }
             flock(state.descriptor, LOCK_UN)
@@ -146,7 +146,7 @@ final class DecisionJournal: Sendable {
     }
 
     /// Tells `observer` of the entries journaled and replayed from now on.
-    func observe(_ observer: @escaping Observer) {
+    package func observe(_ observer: @escaping Observer) {
         self.observer.withLock { $0 = observer }
     }
 
@@ -156,18 +156,18 @@ final class DecisionJournal: Sendable {
     }
 
     /// Whether it holds entries not yet written to the database.
-    var isEmpty: Bool { self.state.withLock { $0.order.isEmpty } }
+    package var isEmpty: Bool { self.state.withLock { $0.order.isEmpty } }
 
     /// How many entries it holds.
-    var count: Int { self.state.withLock { $0.order.count } }
+    package var count: Int { self.state.withLock { $0.order.count } }
 
     /// The decision journaled for `key`.
-    func decision(for key: DecisionKey) -> AdDecision? {
+    package func decision(for key: DecisionKey) -> AdDecision? {
         self.state.withLock { $0.decisions[key] }
     }
 
     /// The creatives journaled for `viewer` in decisions made at or after `since`.
-    func recentCreatives(viewer: String, since: DateTime) -> Set<String> {
+    package func recentCreatives(viewer: String, since: DateTime) -> Set<String> {
         self.state.withLock { state in
             var creatives = Set<String>()
             for decision in state.decisions.values where decision.viewer == viewer && decision.decidedAt >= since {
@@ -178,7 +178,7 @@ final class DecisionJournal: Sendable {
     }
 
     /// Appends a decision unless one is journaled for its key, durably; returns the journaled one.
-    func journal(_ decision: AdDecision) throws -> (decision: AdDecision, isNew: Bool) {
+    package func journal(_ decision: AdDecision) throws -> (decision: AdDecision, isNew: Bool) {
         let made = try self.state.withLock { state -> (decision: AdDecision, isNew: Bool) in
             if let known = state.decisions[decision.key] { return (known, false) }
             try self.append(.decision(decision), state: &state)
@@ -189,7 +189,7 @@ final class DecisionJournal: Sendable {
     }
 
     /// Appends a beacon durably; a copy of one journaled adds to its duplicates.
-    func journal(_ beacon: Beacon) throws -> BeaconRecording {
+    package func journal(_ beacon: Beacon) throws -> BeaconRecording {
         let recording = try self.state.withLock { state in
             try self.append(.beacon(beacon), state: &state)
             let duplicates = state.beacons[beacon.key]?.duplicates ?? 0
@@ -215,7 +215,7 @@ final class DecisionJournal: Sendable {
     }
 
     /// The entries in the order they were acknowledged.
-    func entries() -> [Entry] {
+    package func entries() -> [Entry] {
         self.state.withLock { $0.order }
     }
 
@@ -225,7 +225,7 @@ final class DecisionJournal: Sendable {
     /// first ones were being written) the rest goes to a new file that replaces the journal by
     /// `rename`, so that a crash at any moment leaves either the old journal or the new one: an
     /// entry written twice to the database is harmless (a decision's key is unique), one lost is not.
-    func drop(first count: Int) throws {
+    package func drop(first count: Int) throws {
         let dropped = try self.state.withLock { state -> [Entry] in
             let dropped = Array(state.order.prefix(count))
             try Self.keep(Array(state.order.dropFirst(count)), of: &state, path: self.path)

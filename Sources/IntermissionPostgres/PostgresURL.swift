@@ -1,3 +1,6 @@
+import IntermissionStore
+import PostgresNIO
+
 /// A PostgreSQL database URL, checked: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]`.
 ///
 /// The URL comes from the command line or the configuration file, so every part has a checked
@@ -20,52 +23,57 @@
 ///   by the instances on this database (`relay`, the default: a participant may be connected to
 ///   any instance; see `GroupRelay`) or kept by each instance alone (`local`).
 /// - `sslmode=disable`: the only mode; the store speaks plain TCP (loopback or a private network).
-struct PostgresURL: Sendable, Equatable {
+package struct PostgresURL: Sendable, Equatable {
     /// The user name to log in as.
-    var user: String
+    package var user: String
     /// The password, when the URL carries one.
-    var password: String?
+    package var password: String?
     /// The host name or address (brackets removed from an IPv6 literal).
-    var host: String
+    package var host: String
     /// The TCP port.
-    var port: Int
+    package var port: Int
     /// The database name.
-    var database: String
+    package var database: String
     /// The most connections in the pool.
-    var poolSize = 20
+    package var poolSize = 20
     /// The period of the revisions' re-read.
-    var reread: Duration = .seconds(1)
+    package var reread: Duration = .seconds(1)
     /// Whether to listen for break changes.
-    var listen = true
+    package var listen = true
     /// Whether group hubs are relayed between instances (`groups=relay`).
-    var relaysGroups = true
+    package var relaysGroups = true
     /// How long one request may take before it fails.
-    var timeout: Duration = .seconds(5)
+    package var timeout: Duration = .seconds(5)
     /// The local journal's file, when decisions and beacons are to be kept while the database is
     /// unreachable.
-    var journal: String?
+    package var journal: String?
 
-    /// Whether `text` names a PostgreSQL database (its scheme, in any case, is `postgres` or
-    /// `postgresql`).
-    static func names(_ text: String) -> Bool {
-        let lower = text.prefix(16).lowercased()
-        return lower.hasPrefix("postgres://") || lower.hasPrefix("postgresql://")
+    /// A single connection's settings for this database (plain TCP, as `sslmode=disable` says).
+    package var connectionConfiguration: PostgresConnection.Configuration {
+        PostgresConnection.Configuration(
+            host: self.host,
+            port: self.port,
+            username: self.user,
+            password: self.password,
+            database: self.database,
+            tls: .disable
+        )
     }
 
-    /// A database URL as an error may show it: credentials and options redacted, control
-    /// characters as `?`, at most 120 characters.
-    static func shown(_ text: String) -> String {
-        let redacted = URLRedaction.redact(String(text.prefix(4096)))
-        let printable = redacted.unicodeScalars.prefix(120).map {
-            $0.value < 0x20 || $0.value == 0x7F ? "?" : Character($0)
-        }
-        return String(printable) + (redacted.unicodeScalars.count > 120 ? "…" : "")
+    /// Whether `text` names a PostgreSQL database (see `DatabaseURL.namesPostgres(_:)`).
+    package static func names(_ text: String) -> Bool {
+        DatabaseURL.namesPostgres(text)
+    }
+
+    /// A database URL as an error may show it (see `DatabaseURL.shown(_:)`).
+    package static func shown(_ text: String) -> String {
+        DatabaseURL.shown(text)
     }
 
     /// Parses and checks `text`.
     ///
-    /// - Throws: ``ConfigurationError`` saying which part is wrong (the password never appears).
-    init(parsing text: String) throws {
+    /// - Throws: `ConfigurationError` saying which part is wrong (the password never appears).
+    package init(parsing text: String) throws {
         func failure(_ reason: String) -> ConfigurationError {
             ConfigurationError(key: "database", message: "database URL '\(Self.shown(text))': \(reason)")
         }
