@@ -7,7 +7,9 @@ import class Foundation.ProcessInfo
 //
 // Dependencies point one way:
 //   HLSPlaylist <- HLSInterstitials <- InterstitialPlayback / AdInsertion <- IntermissionServer <- IntermissionCLI
-// The two core modules (HLSPlaylist, HLSInterstitials) use the standard library only.
+//   HLSInterstitials <- GroupCoordination <- GroupPlayback (with InterstitialPlayback) <- IntermissionServer
+// The two core modules (HLSPlaylist, HLSInterstitials) and GroupCoordination use the standard
+// library only.
 //
 // Every target declares exactly the modules its sources import (checked with
 // `swift build --build-tests --explicit-target-dependency-import-check error`), and every floor is
@@ -42,8 +44,8 @@ let swiftSettings: [SwiftSetting] =
 //             networking dependencies (AsyncHTTPClient, SwiftNIO, the WebSocket client).
 //   Server    the server and the CLI (IntermissionServer, IntermissionCLI) and theirs (Hummingbird,
 //             GRDB, postgres-nio, swift-crypto, ...); enables Playback. On by default.
-// With no trait, only the core (HLSPlaylist, HLSInterstitials) is usable, and SwiftPM resolves no
-// package dependency at all: `.package(url: ..., from: ..., traits: [])`. A trait-conditioned
+// With no trait, only the core (HLSPlaylist, HLSInterstitials) and GroupCoordination are usable,
+// and SwiftPM resolves no package dependency at all: `.package(url: ..., from: ..., traits: [])`. A trait-conditioned
 // dependency is only left out of resolution, so the root package itself builds every target with
 // the default trait; scripts/ci/core-alone.sh proves it with a scratch package.
 let playbackTrait = "Playback"
@@ -63,6 +65,7 @@ func serverProduct(_ name: String, _ package: String) -> Target.Dependency {
 var products: [Product] = [
     .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
     .library(name: "HLSInterstitials", targets: ["HLSInterstitials"]),
+    .library(name: "GroupCoordination", targets: ["GroupCoordination"]),
 ]
 
 var dependencies: [Package.Dependency] = []
@@ -74,6 +77,14 @@ var targets: [Target] = [
         linkerSettings: [.linkedLibrary("m", .when(platforms: [.linux]))]
     ),
     .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
+    // The decisions of coordinated playback (clock, timeline, hub, participant, wire messages):
+    // value types on the core alone, so they build with no trait and no networking dependency.
+    // GroupPlayback attaches them to a player; the server's groups attach them to WebSockets.
+    .target(
+        name: "GroupCoordination",
+        dependencies: ["HLSInterstitials", "HLSPlaylist"],
+        swiftSettings: swiftSettings
+    ),
     // Shared by the test targets: the seeded generator and the fixture loader (Tests/Fixtures).
     .target(
         name: "IntermissionTestSupport",
@@ -89,6 +100,11 @@ var targets: [Target] = [
     .testTarget(
         name: "HLSInterstitialsTests",
         dependencies: ["HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
+        swiftSettings: swiftSettings
+    ),
+    .testTarget(
+        name: "GroupCoordinationTests",
+        dependencies: ["GroupCoordination", "HLSPlaylist", "IntermissionTestSupport"],
         swiftSettings: swiftSettings
     ),
 ]
@@ -144,11 +160,13 @@ if !coreOnly {
             ],
             swiftSettings: swiftSettings
         ),
-        // Coordinated playback (issue 12): the decisions (clock, timeline, hub, participant) are value
-        // types; PlaybackCoordinator attaches them to a Player over a WebSocket.
+        // Coordinated playback's attachments: PlaybackCoordinator drives a Player from
+        // GroupCoordination's decisions over a WebSocket; Receiver and ReceiverClient hand a
+        // session over to a receiver.
         .target(
             name: "GroupPlayback",
             dependencies: [
+                "GroupCoordination",
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "InterstitialPlayback",
@@ -173,6 +191,7 @@ if !coreOnly {
             name: "IntermissionServer",
             dependencies: [
                 "AdInsertion",
+                "GroupCoordination",
                 "GroupPlayback",
                 serverProduct("HummingbirdWebSocket", "hummingbird-websocket"),
                 "HLSPlaylist",
@@ -205,6 +224,7 @@ if !coreOnly {
         .executableTarget(
             name: "IntermissionCLI",
             dependencies: [
+                "GroupCoordination",
                 "GroupPlayback",
                 "HLSPlaylist",
                 "HLSInterstitials",
@@ -245,24 +265,9 @@ if !coreOnly {
         ),
         .testTarget(
             name: "GroupPlaybackTests",
-            dependencies: [
-                "AdInsertion",
-                "GroupPlayback",
-                "HLSPlaylist",
-                "HLSInterstitials",
-                "InterstitialPlayback",
-                "IntermissionServer",
-                "IntermissionTestSupport",
-                serverProduct("AsyncHTTPClient", "async-http-client"),
-                serverProduct("HummingbirdWSClient", "hummingbird-websocket"),
-                serverProduct("HummingbirdTesting", "hummingbird"),
-                serverProduct("HTTPTypes", "swift-http-types"),
-                serverProduct("Logging", "swift-log"),
-                serverProduct("NIOCore", "swift-nio"),
-                serverProduct("NIOHTTP1", "swift-nio"),
-                serverProduct("NIOPosix", "swift-nio"),
-                serverProduct("NIOWebSocket", "swift-nio"),
-            ],
+            // The player's and the receiver's attachments alone; the groups and the receiver app
+            // over loopback are tested with the server (IntermissionServerTests).
+            dependencies: ["GroupPlayback", "HLSPlaylist", "IntermissionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -275,6 +280,7 @@ if !coreOnly {
             dependencies: [
                 "IntermissionServer",
                 "AdInsertion",
+                "GroupCoordination",
                 "GroupPlayback",
                 "HTTPFetch",
                 "HLSInterstitials",
@@ -285,13 +291,16 @@ if !coreOnly {
                 serverProduct("HTTPTypes", "swift-http-types"),
                 serverProduct("Hummingbird", "hummingbird"),
                 serverProduct("HummingbirdTesting", "hummingbird"),
+                serverProduct("HummingbirdWSClient", "hummingbird-websocket"),
                 serverProduct("CompressNIO", "compress-nio"),
                 serverProduct("GRDB", "GRDB.swift"),
                 serverProduct("Logging", "swift-log"),
                 serverProduct("NIOCore", "swift-nio"),
                 serverProduct("NIOEmbedded", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
                 serverProduct("NIOHTTPTypes", "swift-nio-extras"),
                 serverProduct("NIOPosix", "swift-nio"),
+                serverProduct("NIOWebSocket", "swift-nio"),
                 serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
                 serverProduct("PostgresNIO", "postgres-nio"),
             ],

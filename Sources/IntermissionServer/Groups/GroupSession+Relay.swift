@@ -1,5 +1,5 @@
 import Foundation
-import GroupPlayback
+import GroupCoordination
 import Logging
 
 /// A relayed group: inputs are numbered by the transport and applied in that order, here and on

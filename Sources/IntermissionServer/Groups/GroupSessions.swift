@@ -1,5 +1,5 @@
 import Foundation
-import GroupPlayback
+import GroupCoordination
 import Synchronization
 
 /// The group hub's clock: monotonic nanoseconds since the server started, or wall-clock

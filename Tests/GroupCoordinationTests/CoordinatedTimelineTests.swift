@@ -1,4 +1,4 @@
-import GroupPlayback
+import GroupCoordination
 import HLSPlaylist
 import IntermissionTestSupport
 import Testing

@@ -1,5 +1,4 @@
 import HLSPlaylist
-import InterstitialPlayback
 
 /// Any `Clock<Duration>` (the continuous clock, or a test's manual clock), read as the time since
 /// it was wrapped: how the group code reads its local instants and waits out its intervals and

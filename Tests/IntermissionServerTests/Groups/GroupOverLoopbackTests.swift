@@ -1,5 +1,6 @@
 import AdInsertion
 import Foundation
+import GroupCoordination
 import GroupPlayback
 import HLSInterstitials
 import HLSPlaylist

@@ -1,5 +1,3 @@
-import HLSPlaylist
-
 extension MediaTime {
     /// The media time of a `Duration`, to the nanosecond, saturating at ``MediaTime/minimum`` and
     /// ``MediaTime/maximum`` (a `Duration` reaches far beyond Int64 nanoseconds).
@@ -20,13 +18,5 @@ extension MediaTime {
     /// The `Duration` of this media time, to the nanosecond.
     public var duration: Duration {
         .nanoseconds(self.nanoseconds)
-    }
-}
-
-extension Duration {
-    /// Whole and fractional seconds as a `Double`, for wording and rates.
-    var secondsValue: Double {
-        let (seconds, attoseconds) = self.components
-        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

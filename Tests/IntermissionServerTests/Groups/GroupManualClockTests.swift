@@ -1,4 +1,5 @@
 import Foundation
+import GroupCoordination
 import GroupPlayback
 import HLSPlaylist
 import HummingbirdTesting

@@ -1,5 +1,4 @@
 import HLSPlaylist
-import InterstitialPlayback
 
 /// An instant on a clock: a participant's own clock or the group's (the hub's), in nanoseconds from
 /// that clock's origin.
