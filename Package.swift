@@ -7,7 +7,9 @@ import class Foundation.ProcessInfo
 //
 // Dependencies point one way:
 //   HLSPlaylist <- HLSInterstitials <- InterstitialPlayback / AdInsertion <- IntermissionServer <- IntermissionCLI
-//   HLSInterstitials <- GroupCoordination <- GroupPlayback (with InterstitialPlayback) <- IntermissionServer
+//   HLSInterstitials <- GroupCoordination <- IntermissionServer, GroupPlayback (with InterstitialPlayback)
+//   IntermissionHTTP (the servers' HTTP plumbing) <- IntermissionServer, ReceiverServer (with GroupPlayback)
+//   IntermissionServer, ReceiverServer <- IntermissionCLI
 // The two core modules (HLSPlaylist, HLSInterstitials) and GroupCoordination use the standard
 // library only.
 //
@@ -42,12 +44,13 @@ let swiftSettings: [SwiftSetting] =
 // Package traits: what a package that depends on this one resolves and builds.
 //   Playback  the player modules (HTTPFetch, InterstitialPlayback, GroupPlayback) and their
 //             networking dependencies (AsyncHTTPClient, SwiftNIO, the WebSocket client).
-//   Server    the server and the CLI (IntermissionServer, IntermissionCLI) and theirs (Hummingbird,
-//             GRDB, postgres-nio, swift-crypto, ...); enables Playback. On by default.
+//   Server    the servers and the CLI (IntermissionHTTP, IntermissionServer, ReceiverServer,
+//             IntermissionCLI) and theirs (Hummingbird, GRDB, postgres-nio, swift-crypto, ...);
+//             enables Playback. On by default.
 // With no trait, only the core (HLSPlaylist, HLSInterstitials) and GroupCoordination are usable,
-// and SwiftPM resolves no package dependency at all: `.package(url: ..., from: ..., traits: [])`. A trait-conditioned
-// dependency is only left out of resolution, so the root package itself builds every target with
-// the default trait; scripts/ci/core-alone.sh proves it with a scratch package.
+// and SwiftPM resolves no package dependency at all: `.package(url: ..., from: ..., traits: [])`.
+// A trait-conditioned dependency is only left out of resolution, so the root package itself builds
+// every target with the default trait; scripts/ci/core-alone.sh proves it with a scratch package.
 let playbackTrait = "Playback"
 let serverTrait = "Server"
 
@@ -116,6 +119,7 @@ if !coreOnly {
         .library(name: "GroupPlayback", targets: ["GroupPlayback"]),
         .library(name: "AdInsertion", targets: ["AdInsertion"]),
         .library(name: "IntermissionServer", targets: ["IntermissionServer"]),
+        .library(name: "ReceiverServer", targets: ["ReceiverServer"]),
         .executable(name: "intermission", targets: ["IntermissionCLI"]),
     ]
     dependencies += [
@@ -187,12 +191,41 @@ if !coreOnly {
             ],
             swiftSettings: swiftSettings
         ),
+        // The HTTP plumbing both servers share (the ad-insertion server, the receiver app): JSON
+        // errors, the request context, the guarded HTTP/1.1 channel, connection limits, CORS,
+        // metrics. `package` access only, so no product.
+        .target(
+            name: "IntermissionHTTP",
+            dependencies: [
+                "HLSInterstitials",
+                serverProduct("HTTPTypes", "swift-http-types"),
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("HummingbirdCore", "hummingbird"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
+                serverProduct("Prometheus", "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The receiver app (`intermission receiver`): GroupPlayback's Receiver over HTTP.
+        .target(
+            name: "ReceiverServer",
+            dependencies: [
+                "GroupPlayback",
+                "IntermissionHTTP",
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "IntermissionServer",
             dependencies: [
                 "AdInsertion",
                 "GroupCoordination",
-                "GroupPlayback",
+                "IntermissionHTTP",
                 serverProduct("HummingbirdWebSocket", "hummingbird-websocket"),
                 "HLSPlaylist",
                 "HLSInterstitials",
@@ -232,6 +265,7 @@ if !coreOnly {
                 "InterstitialPlayback",
                 "IntermissionServer",
                 "AdInsertion",
+                "ReceiverServer",
                 serverProduct("ArgumentParser", "swift-argument-parser"),
                 serverProduct("AsyncHTTPClient", "async-http-client"),
                 serverProduct("Logging", "swift-log"),
@@ -277,11 +311,15 @@ if !coreOnly {
         ),
         .testTarget(
             name: "IntermissionServerTests",
+            // Also the integration tests of the groups (hub, relay, sockets) and of the receiver
+            // app playing media the server serves.
             dependencies: [
                 "IntermissionServer",
                 "AdInsertion",
                 "GroupCoordination",
                 "GroupPlayback",
+                "IntermissionHTTP",
+                "ReceiverServer",
                 "HTTPFetch",
                 "HLSInterstitials",
                 "HLSPlaylist",

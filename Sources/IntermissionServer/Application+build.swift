@@ -3,6 +3,7 @@ import GroupCoordination
 import HLSPlaylist
 import HTTPFetch
 import Hummingbird
+import IntermissionHTTP
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -473,7 +474,7 @@ struct ServerApplicationParts: Sendable {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: self.metrics))
         router.add(middleware: OpenCORSMiddleware())
-        router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: JSONErrorMiddleware(answer: { APIError.server($0) }))
         // Paths are decoded once and checked before anything else looks at them.
         router.add(middleware: PathGuardMiddleware())
         router.add(middleware: MethodGuardMiddleware(routes: Self.routeMethods))

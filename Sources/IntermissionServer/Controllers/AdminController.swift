@@ -1,6 +1,7 @@
 import AdInsertion
 import HLSPlaylist
 import Hummingbird
+import IntermissionHTTP
 import Logging
 
 /// `/v1/admin/...`: channels and their breaks, and the inventory, behind the bearer token.

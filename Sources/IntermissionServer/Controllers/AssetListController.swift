@@ -4,6 +4,7 @@ import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import IntermissionHTTP
 import Logging
 import NIOCore
 import Synchronization

@@ -3,6 +3,7 @@ import GroupCoordination
 import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
+import IntermissionHTTP
 import Logging
 
 /// The state of one upstream channel, as `/health` reports it.

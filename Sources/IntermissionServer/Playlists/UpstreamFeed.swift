@@ -2,6 +2,7 @@ import AdInsertion
 import GroupCoordination
 import HLSPlaylist
 import HTTPTypes
+import IntermissionHTTP
 import Logging
 import NIOCore
 import NIOPosix

@@ -3,6 +3,7 @@ import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import IntermissionHTTP
 import NIOCore
 
 /// `GET /` (the web page: channels, VOD assets, timelines, breaks, decisions) and

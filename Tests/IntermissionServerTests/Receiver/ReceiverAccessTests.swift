@@ -2,9 +2,9 @@ import AsyncHTTPClient
 import Foundation
 import GroupPlayback
 import HummingbirdTesting
-import IntermissionServer
 import NIOCore
 import NIOHTTP1
+import ReceiverServer
 import Testing
 
 /// A receiver answers only its paired senders: the token on every route but `/health`, a `Host`

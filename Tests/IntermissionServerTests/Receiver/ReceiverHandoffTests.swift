@@ -8,6 +8,7 @@ import IntermissionTestSupport
 import Logging
 import NIOCore
 import NIOHTTP1
+import ReceiverServer
 import Testing
 
 /// A sender hands sessions to a headless receiver over HTTP on loopback; the media comes from

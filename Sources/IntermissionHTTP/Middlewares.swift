@@ -13,13 +13,16 @@ import NIOCore
 /// (and with `.all` it adds no `Vary: Origin` that would keep the two apart); and the admin
 /// exclusion needs it per route group, where a preflight never reaches it (a group's middleware
 /// runs only for a route that matched, and no route answers `OPTIONS`).
-struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
+package struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
+    /// Creates the middleware.
+    package init() {}
+
     /// Whether a path is under `/v1/admin`.
-    static func isAdmin(_ path: String) -> Bool {
+    package static func isAdmin(_ path: String) -> Bool {
         path == "/v1/admin" || path.hasPrefix("/v1/admin/")
     }
 
-    func handle(
+    package func handle(
         _ request: Request,
         context: Context,
         next: (Request, Context) async throws -> Response
@@ -55,22 +58,27 @@ struct OpenCORSMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// The CORS fields of every answer outside the admin API, written in one place for the middleware
 /// and for the answers made before routing (the caches' entries, returning viewers' asset lists).
-enum OpenCORS {
+package enum OpenCORS {
     /// `Access-Control-Expose-Headers` of every answer outside the admin API.
-    static let exposedFields = "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
+    package static let exposedFields = "Content-Length, Content-Type, Retry-After, X-Intermission-Decision"
 
     /// Adds `Access-Control-Allow-Origin: *` and ``exposedFields`` to `headers`.
-    static func add(to headers: inout HTTPFields) {
+    package static func add(to headers: inout HTTPFields) {
         headers[.accessControlAllowOrigin] = "*"
         headers[.accessControlExposeHeaders] = Self.exposedFields
     }
 }
 
 /// Counts requests and their latency per route (the route pattern, not the path, so label values stay few).
-struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
-    let metrics: ServerMetrics
+package struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
+    package let metrics: ServerMetrics
 
-    func handle(
+    /// Counts in `metrics`.
+    package init(metrics: ServerMetrics) {
+        self.metrics = metrics
+    }
+
+    package func handle(
         _ request: Request,
         context: Context,
         next: (Request, Context) async throws -> Response
@@ -104,16 +112,16 @@ struct MetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 ///
 /// The token is compared in constant time over equal-length keyed digests, so neither its length
 /// nor how much of it a guess got right shows in the time an answer takes.
-struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
-    let token: String?
+package struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
+    package let token: String?
     private let expected: TokenDigest?
 
-    init(token: String?) {
+    package init(token: String?) {
         self.token = token
         self.expected = token.map { TokenDigest(Array($0.utf8)) }
     }
 
-    func handle(
+    package func handle(
         _ request: Request,
         context: Context,
         next: (Request, Context) async throws -> Response
@@ -137,7 +145,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// Whether `request` carries the admin token (the check of ``handle(_:context:next:)``, without
     /// refusing anything): for public routes that show more to the admin.
-    func authorizes(_ request: Request) -> Bool {
+    package func authorizes(_ request: Request) -> Bool {
         guard let expected = self.expected, let header = request.headers[.authorization],
             let credentials = Self.bearerCredentials(header)
         else { return false }
@@ -147,7 +155,7 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
     /// The credentials of a `Bearer` authorization (`bearer`, `BEARER`...
     ///
     /// alike), or `nil`.
-    static func bearerCredentials(_ header: String) -> Substring? {
+    package static func bearerCredentials(_ header: String) -> Substring? {
         let text = header[...].drop { $0 == " " }
         guard let space = text.firstIndex(of: " "), text[..<space].lowercased() == "bearer" else { return nil }
         var credentials = text[space...].drop { $0 == " " }
@@ -162,10 +170,10 @@ struct BearerTokenMiddleware<Context: RequestContext>: RouterMiddleware {
 /// key is unknown outside it), each with its own lane number. Digests always have the same length,
 /// and `==` looks at every bit of both, so comparing a guess leaks neither the token's length nor
 /// the length of a matching prefix.
-struct TokenDigest: Equatable {
+package struct TokenDigest: Equatable {
     private let lanes: (UInt64, UInt64, UInt64, UInt64)
 
-    init(_ bytes: [UInt8]) {
+    package init(_ bytes: [UInt8]) {
         func lane(_ number: UInt8) -> UInt64 {
             var hasher = Hasher()
             hasher.combine(number)
@@ -176,7 +184,7 @@ struct TokenDigest: Equatable {
         self.lanes = (lane(0), lane(1), lane(2), lane(3))
     }
 
-    static func == (a: TokenDigest, b: TokenDigest) -> Bool {
+    package static func == (a: TokenDigest, b: TokenDigest) -> Bool {
         let difference =
             (a.lanes.0 ^ b.lanes.0) | (a.lanes.1 ^ b.lanes.1) | (a.lanes.2 ^ b.lanes.2) | (a.lanes.3 ^ b.lanes.3)
         return difference == 0
@@ -185,7 +193,7 @@ struct TokenDigest: Equatable {
 
 extension Response {
     /// A `200` answer with bytes of a content type.
-    static func bytes(
+    package static func bytes(
         _ bytes: [UInt8],
         contentType: String,
         cacheControl: String? = nil,
@@ -197,7 +205,7 @@ extension Response {
     }
 
     /// An HLS playlist.
-    static func playlist(_ bytes: [UInt8], cacheControl: String) -> Response {
+    package static func playlist(_ bytes: [UInt8], cacheControl: String) -> Response {
         .bytes(bytes, contentType: "application/vnd.apple.mpegurl", cacheControl: cacheControl)
     }
 }

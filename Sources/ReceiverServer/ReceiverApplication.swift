@@ -1,13 +1,15 @@
 import Foundation
 import GroupPlayback
 import Hummingbird
+import IntermissionHTTP
 import Logging
 import NIOCore
 
 /// The HTTP face of a headless receiver, GroupPlayback's `Receiver` (`intermission receiver`).
 ///
-/// It lives here rather than in GroupPlayback because it needs the Hummingbird server, which only
-/// this module may import; the sender side (`ReceiverClient`) stays in GroupPlayback.
+/// It lives here rather than in GroupPlayback because it needs the Hummingbird server (through
+/// IntermissionHTTP, the package's HTTP plumbing, shared with the ad-insertion server); the sender
+/// side (`ReceiverClient`) stays in GroupPlayback.
 ///
 /// ```
 /// POST /v1/receiver/session     a ReceiverSession (JSON): hand over and start playing

@@ -17,20 +17,20 @@ import NIOHTTP1
 /// says nothing, or sends its head a byte at a time, holds no connection past it); and an answer the
 /// client does not read (the connection not writable) is given up after the idle timeout. Once a
 /// connection has become a WebSocket, only the second applies.
-final class RequestLineTracker: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
+package final class RequestLineTracker: ChannelInboundHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
 
     /// Bytes of the current message's request line received so far (without its line feed).
-    var requestLineBytes = 0
+    package var requestLineBytes = 0
     /// Whether the request line's line feed has arrived.
-    var requestLineEnded = false
+    package var requestLineEnded = false
     /// Set once a refusal is answered: what the client still sends is dropped unread (so closing
     /// the connection does not reset it before the client has read the answer).
-    var discarding = false
+    package var discarding = false
     /// Whether a whole request head has been decoded on the connection (set by
     /// ``DecoderErrorResponder``).
-    var sawRequestHead = false
+    package var sawRequestHead = false
     /// Whether the current message's head has been decoded (set by ``headReceived()``).
     private var headDecoded = false
     /// How long a request head may take; `nil`: no deadline.
@@ -43,44 +43,44 @@ final class RequestLineTracker: ChannelInboundHandler {
     private var writeTimer: Scheduled<Void>?
 
     /// A tracker with the given deadlines (none by default).
-    init(headTimeout: TimeAmount? = nil, stalledWriteTimeout: TimeAmount? = nil) {
+    package init(headTimeout: TimeAmount? = nil, stalledWriteTimeout: TimeAmount? = nil) {
         self.headTimeout = headTimeout
         self.stalledWriteTimeout = stalledWriteTimeout
     }
 
     /// Starts on the next message.
-    func reset() {
+    package func reset() {
         self.requestLineBytes = 0
         self.requestLineEnded = false
         self.headDecoded = false
     }
 
     /// The current message's head has been decoded: its deadline no longer applies.
-    func headReceived() {
+    package func headReceived() {
         self.sawRequestHead = true
         self.headDecoded = true
         self.headTimer?.cancel()
         self.headTimer = nil
     }
 
-    /// Whether the request line is longer than ``InputLimits/requestTargetBytes``.
-    var requestLineTooLong: Bool { self.requestLineBytes > InputLimits.requestTargetBytes }
+    /// Whether the request line is longer than ``HTTPLimits/requestTargetBytes``.
+    package var requestLineTooLong: Bool { self.requestLineBytes > HTTPLimits.requestTargetBytes }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         // The first request's deadline runs from the connection's start.
         self.armHeadTimer(context: context)
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         self.cancelTimers()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         self.cancelTimers()
         context.fireChannelInactive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !self.discarding else { return }
         if !self.requestLineEnded {
             let view = self.unwrapInboundIn(data).readableBytesView
@@ -98,7 +98,7 @@ final class RequestLineTracker: ChannelInboundHandler {
         context.fireChannelRead(data)
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable {
             self.writeTimer?.cancel()
             self.writeTimer = nil
@@ -125,23 +125,23 @@ final class RequestLineTracker: ChannelInboundHandler {
 
 /// Answers requests the HTTP decoder refuses (before any routing) with the same JSON error body as
 /// every other error, then closes the connection: `414` for a request target over
-/// ``InputLimits/requestTargetBytes`` bytes, `431` for header fields over the limits, `400` for an
+/// ``HTTPLimits/requestTargetBytes`` bytes, `431` for header fields over the limits, `400` for an
 /// unknown method or anything else malformed.
 ///
 /// Sits right after the decoder. Without it, Hummingbird answers a bare `400` with no body.
-final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
-    typealias OutboundOut = HTTPServerResponsePart
+package final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
+    package typealias OutboundOut = HTTPServerResponsePart
 
     private let tracker: RequestLineTracker
     private var answered = false
 
-    init(tracker: RequestLineTracker) {
+    package init(tracker: RequestLineTracker) {
         self.tracker = tracker
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = self.unwrapInboundIn(data)
         switch part {
         case .head: self.tracker.headReceived()
@@ -158,7 +158,7 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
         }
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         guard let parserError = error as? HTTPParserError else {
             context.fireErrorCaught(error)
             return
@@ -196,7 +196,7 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
     ///
     /// With `policy`, the tracker keeps its request-head and stalled-write deadlines.
     @discardableResult
-    static func install(
+    package static func install(
         in operations: ChannelPipeline.SynchronousOperations,
         policy: ConnectionPolicy? = nil
     ) throws -> RequestLineTracker {
@@ -211,16 +211,16 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
     }
 
     /// The status, code and message for a decoder error.
-    static func answer(_ error: HTTPParserError, requestLineTooLong: Bool) -> (HTTPResponse.Status, String, String) {
+    package static func answer(_ error: HTTPParserError, requestLineTooLong: Bool) -> (HTTPResponse.Status, String, String) {
         switch error {
         case .headerOverflow where requestLineTooLong:
             return (
-                .uriTooLong, "uriTooLong", "the request target is longer than \(InputLimits.requestTargetBytes) bytes"
+                .uriTooLong, "uriTooLong", "the request target is longer than \(HTTPLimits.requestTargetBytes) bytes"
             )
         case .headerOverflow:
             return (
                 .requestHeaderFieldsTooLarge, "headersTooLarge",
-                "the header fields are too large (at most \(InputLimits.headerFieldCount) fields, \(InputLimits.headerFieldBytes) bytes each, \(InputLimits.headerBlockBytes) bytes in all)"
+                "the header fields are too large (at most \(HTTPLimits.headerFieldCount) fields, \(HTTPLimits.headerFieldBytes) bytes each, \(HTTPLimits.headerBlockBytes) bytes in all)"
             )
         case .invalidMethod:
             return (.badRequest, "badRequest", "unknown or malformed request method")
@@ -230,45 +230,47 @@ final class DecoderErrorResponder: ChannelInboundHandler, RemovableChannelHandle
     }
 }
 
-/// Hummingbird's HTTP/1.1 channel with the decoder limits of ``InputLimits`` and the two handlers
-/// above, so requests refused before routing get a JSON answer too; with `answers`, fresh cache
-/// entries are answered on the event loop (``EventLoopAnswerHandler``).
-struct GuardedHTTP1Channel: ServerChildChannel {
-    typealias Value = HTTP1Channel.Value
+/// Hummingbird's HTTP/1.1 channel with the decoder limits of ``HTTPLimits`` and the two handlers
+/// above, so requests refused before routing get a JSON answer too; with `eventLoopAnswers`, some
+/// requests are answered on the event loop before routing (the server's fresh cache entries).
+package struct GuardedHTTP1Channel: ServerChildChannel {
+    package typealias Value = HTTP1Channel.Value
 
-    let base: HTTP1Channel
-    let answers: EventLoopAnswers?
+    package let base: HTTP1Channel
+    /// Makes a connection's handler that answers some requests on the event loop, placed right
+    /// after Hummingbird's connection state handler; `nil` for none.
+    package let eventLoopAnswers: (@Sendable () -> any ChannelHandler)?
     /// The connection cap and deadlines.
-    let policy: ConnectionPolicy
+    package let policy: ConnectionPolicy
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         guard self.policy.gate.admit(channel) else {
             return channel.eventLoop.makeFailedFuture(ConnectionRefusedAtCap())
         }
         return self.base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
             try DecoderErrorResponder.install(in: operations, policy: self.policy)
-            if let answers = self.answers {
+            if let makeHandler = self.eventLoopAnswers {
                 let state = try operations.handler(type: HTTPConnectionStateHandler.self)
-                try operations.addHandler(EventLoopAnswerHandler(answers: answers), position: .after(state))
+                try operations.addHandler(makeHandler(), position: .after(state))
             }
             return value
         }
     }
 
-    func handle(value: Value, logger: Logger) async {
+    package func handle(value: Value, logger: Logger) async {
         await self.base.handle(value: value, logger: logger)
     }
 }
 
 extension HTTPServerBuilder {
-    /// HTTP/1.1 with the limits of ``InputLimits`` and JSON answers for requests the decoder refuses;
-    /// with `answers`, fresh cache entries are answered on the event loop.
+    /// HTTP/1.1 with the limits of ``HTTPLimits`` and JSON answers for requests the decoder refuses;
+    /// with `eventLoopAnswers`, a handler of each connection answers some requests on the event loop.
     ///
     /// `policy` caps the
     /// connections and sets their deadlines (by default: the automatic cap, no idle timeout).
-    static func guardedHTTP1(
-        answers: EventLoopAnswers? = nil,
+    package static func guardedHTTP1(
+        eventLoopAnswers: (@Sendable () -> any ChannelHandler)? = nil,
         policy: ConnectionPolicy = .standard()
     ) -> HTTPServerBuilder {
         HTTPServerBuilder { responder in
@@ -277,21 +279,12 @@ extension HTTPServerBuilder {
                     responder: responder,
                     configuration: .init(
                         idleTimeout: policy.idleTimeout,
-                        httpDecoderConfiguration: InputLimits.decoder
+                        httpDecoderConfiguration: HTTPLimits.decoder
                     )
                 ),
-                answers: answers,
+                eventLoopAnswers: eventLoopAnswers,
                 policy: policy
             )
         }
     }
-}
-
-extension InputLimits {
-    /// The HTTP decoder's limits for every server channel, from the limits above.
-    static let decoder = HTTP1Channel.Configuration.DecoderConfiguration(
-        maxHeaderFieldSize: InputLimits.headerFieldBytes,
-        maxHeaderListSize: InputLimits.headerBlockBytes,
-        maxHeaderFieldCount: InputLimits.headerFieldCount
-    )
 }

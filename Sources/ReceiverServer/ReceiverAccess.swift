@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import IntermissionHTTP
 import Synchronization
 
 /// Who may talk to a receiver: the senders paired with its token, through a `Host` it answers to,

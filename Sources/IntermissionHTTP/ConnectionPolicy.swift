@@ -17,21 +17,27 @@ import Darwin
 /// ad servers, beacons, PostgreSQL) and the runtime itself: on Linux, libdispatch reads
 /// `/proc/<tid>/stat` to size its thread pools and traps (`SIGILL`) when it cannot open it. A server
 /// that lets its connections take the whole table dies; ``ConnectionPolicy`` keeps them below it.
-enum DescriptorTable {
+package enum DescriptorTable {
     /// The soft and hard limits of `RLIMIT_NOFILE`.
-    struct Limits: Equatable, Sendable {
+    package struct Limits: Equatable, Sendable {
         /// The limit in force.
-        var soft: Int
+        package var soft: Int
         /// How far the process may raise ``soft`` by itself.
-        var hard: Int
+        package var hard: Int
+
+        /// Limits of `soft` and `hard` descriptors.
+        package init(soft: Int, hard: Int) {
+            self.soft = soft
+            self.hard = hard
+        }
     }
 
     /// The largest limit this process asks for when the hard limit is unlimited (Linux's default
     /// `fs.nr_open`).
-    static let unlimitedCeiling = 1 << 20
+    package static let unlimitedCeiling = 1 << 20
 
     /// The limits now, or `nil` where they cannot be read.
-    static func current() -> Limits? {
+    package static func current() -> Limits? {
         var limit = rlimit()
         guard getrlimit(Self.resource, &limit) == 0 else { return nil }
         return Limits(soft: Self.clamped(limit.rlim_cur), hard: Self.clamped(limit.rlim_max))
@@ -42,7 +48,7 @@ enum DescriptorTable {
     ///
     /// When the system refuses, `after` is the
     /// limit still in force.
-    static func raiseSoftLimit() -> (before: Limits, after: Limits)? {
+    package static func raiseSoftLimit() -> (before: Limits, after: Limits)? {
         guard let before = Self.current() else { return nil }
         guard before.soft < before.hard else { return (before, before) }
         var limit = rlimit()
@@ -70,9 +76,9 @@ enum DescriptorTable {
 /// connection is admitted in the channel's set-up, before any handler is added, and leaves the count
 /// when it closes. Near the cap, two connections admitted at once may both be refused although one
 /// would fit: the count never goes past the cap, which is what matters.
-final class ConnectionGate: Sendable {
+package final class ConnectionGate: Sendable {
     /// The most connections open at once.
-    let maximum: Int
+    package let maximum: Int
     private let open = Atomic<Int>(0)
     /// Whether the last connection offered was refused: the log says when refusing starts, not once
     /// per connection.
@@ -83,7 +89,7 @@ final class ConnectionGate: Sendable {
 
     /// A gate for `maximum` connections; with `metrics`, `intermission_connections_open` and
     /// `intermission_connections_refused_total` count them.
-    init(maximum: Int, metrics: ServerMetrics? = nil, logger: Logger? = nil) {
+    package init(maximum: Int, metrics: ServerMetrics? = nil, logger: Logger? = nil) {
         self.maximum = max(1, maximum)
         self.openGauge = metrics?.registry.makeGauge(descriptor: ServerMetrics.connectionsOpen)
         self.refusedCounter = metrics?.registry.makeCounter(descriptor: ServerMetrics.connectionsRefused)
@@ -91,11 +97,11 @@ final class ConnectionGate: Sendable {
     }
 
     /// The connections open now.
-    var openConnections: Int { self.open.load(ordering: .relaxed) }
+    package var openConnections: Int { self.open.load(ordering: .relaxed) }
 
     /// Admits `channel` and counts it until it closes, or closes it now when the cap is reached;
     /// whether it was admitted.
-    func admit(_ channel: any Channel) -> Bool {
+    package func admit(_ channel: any Channel) -> Bool {
         let count = self.open.wrappingAdd(1, ordering: .relaxed).newValue
         guard count <= self.maximum else {
             self.open.wrappingSubtract(1, ordering: .relaxed)
@@ -120,34 +126,48 @@ final class ConnectionGate: Sendable {
 }
 
 /// Why a connection's set-up failed: the server is at its connection cap (the connection is closed).
-struct ConnectionRefusedAtCap: Error {}
+package struct ConnectionRefusedAtCap: Error {
+    /// The refusal.
+    package init() {}
+}
 
 /// How the server keeps connections within bounds, on every protocol it speaks: a cap on open
 /// connections below the descriptor limit, a deadline for each request head, the idle timeout, and
 /// a deadline for a write the client does not read.
-struct ConnectionPolicy: Sendable {
+package struct ConnectionPolicy: Sendable {
     /// Counts and caps the open connections.
-    let gate: ConnectionGate
+    package let gate: ConnectionGate
     /// How long a request head may take to arrive whole, from the connection's start or the first
     /// byte of a later request (Slowloris); then the connection is closed.
-    let requestHeadTimeout: TimeAmount
-    /// How long a connection may stay silent between requests (``ServerConfiguration/idleTimeout``);
+    package let requestHeadTimeout: TimeAmount
+    /// How long a connection may stay silent between requests (the server configuration's `idleTimeout`);
     /// also how long an answer may wait on a client that does not read it.
-    let idleTimeout: TimeAmount?
+    package let idleTimeout: TimeAmount?
+
+    /// The request-head timeout of a server that sets none (10 s).
+    package static let defaultRequestHeadTimeout: Duration = .seconds(10)
+
+    /// A policy: `gate` counts the connections; a head must arrive within `requestHeadTimeout`, and
+    /// a connection may stay silent for `idleTimeout` (`nil`: as long as it likes).
+    package init(gate: ConnectionGate, requestHeadTimeout: TimeAmount, idleTimeout: TimeAmount?) {
+        self.gate = gate
+        self.requestHeadTimeout = requestHeadTimeout
+        self.idleTimeout = idleTimeout
+    }
 
     /// The descriptors kept out of reach of connections: a quarter of the limit, and at least 256
     /// (store files, outbound connections, the runtime's own reads of `/proc`).
-    static func reservedDescriptors(limit: Int) -> Int { max(256, limit / 4) }
+    package static func reservedDescriptors(limit: Int) -> Int { max(256, limit / 4) }
 
     /// The most connections a process with `limit` descriptors may hold open: the limit less
     /// ``reservedDescriptors(limit:)``, and at least 16.
-    static func automaticMaximum(descriptorLimit limit: Int) -> Int {
+    package static func automaticMaximum(descriptorLimit limit: Int) -> Int {
         max(16, limit - Self.reservedDescriptors(limit: limit))
     }
 
     /// The cap in force for a configured one (`nil`: automatic) under `descriptorLimit`: never above
     /// the automatic one; whether the configured one was lowered to it.
-    static func maximum(configured: Int?, descriptorLimit: Int) -> (maximum: Int, lowered: Bool) {
+    package static func maximum(configured: Int?, descriptorLimit: Int) -> (maximum: Int, lowered: Bool) {
         let ceiling = Self.automaticMaximum(descriptorLimit: descriptorLimit)
         guard let configured else { return (ceiling, false) }
         return configured > ceiling ? (ceiling, true) : (max(1, configured), false)
@@ -156,62 +176,24 @@ struct ConnectionPolicy: Sendable {
     /// The policy of a server that has not raised its descriptor limit (the receiver): the automatic
     /// cap under the soft limit in force, the default request-head timeout, and the main server's
     /// default idle timeout (75 s) unless told otherwise.
-    static func standard(idleTimeout: TimeAmount? = .seconds(75)) -> ConnectionPolicy {
+    package static func standard(idleTimeout: TimeAmount? = .seconds(75)) -> ConnectionPolicy {
         let limit = DescriptorTable.current()?.soft ?? 1024
         return ConnectionPolicy(
             gate: ConnectionGate(maximum: Self.automaticMaximum(descriptorLimit: limit)),
-            requestHeadTimeout: ServerApplicationParts.timeAmount(ServerConfiguration.defaultRequestHeadTimeout),
+            requestHeadTimeout: TimeAmount(Self.defaultRequestHeadTimeout),
             idleTimeout: idleTimeout
-        )
-    }
-
-    /// The main server's policy: raises the soft descriptor limit to the hard one (logged), then caps
-    /// connections below it; a configured cap above the automatic one is lowered, with a warning.
-    static func server(configuration: ServerConfiguration, metrics: ServerMetrics, logger: Logger) -> ConnectionPolicy {
-        let limits = DescriptorTable.raiseSoftLimit()
-        let limit = limits?.after.soft ?? 1024
-        if let limits, limits.after.soft != limits.before.soft {
-            logger.info(
-                "raised the descriptor limit",
-                metadata: ["from": "\(limits.before.soft)", "to": "\(limits.after.soft)"]
-            )
-        }
-        let (maximum, lowered) = Self.maximum(configured: configuration.maximumConnections, descriptorLimit: limit)
-        if lowered {
-            logger.warning(
-                "server.maxConnections lowered to stay below the descriptor limit",
-                metadata: [
-                    "configured": "\(configuration.maximumConnections ?? 0)", "maximumConnections": "\(maximum)",
-                    "descriptorLimit": "\(limit)",
-                ]
-            )
-        }
-        logger.info(
-            "connection limits",
-            metadata: [
-                "maximumConnections": "\(maximum)", "descriptorLimit": "\(limit)",
-                "requestHeadTimeout": "\(configuration.requestHeadTimeout)",
-            ]
-        )
-        return ConnectionPolicy(
-            gate: ConnectionGate(maximum: maximum, metrics: metrics, logger: logger),
-            // A connection that sends nothing is silent too: the idle timeout bounds its head as well.
-            requestHeadTimeout: ServerApplicationParts.timeAmount(
-                max(min(configuration.requestHeadTimeout, configuration.idleTimeout), .milliseconds(100))
-            ),
-            idleTimeout: ServerApplicationParts.idleTimeAmount(configuration.idleTimeout)
         )
     }
 }
 
 extension ServerMetrics {
     /// `intermission_connections_open`.
-    static var connectionsOpen: MetricNameDescriptor {
+    package static var connectionsOpen: MetricNameDescriptor {
         // A gauge: no unit (empty components are left out of the name).
         name("connections_open", "", "Connections open now (HTTP and WebSocket).")
     }
     /// `intermission_connections_refused_total`.
-    static var connectionsRefused: MetricNameDescriptor {
+    package static var connectionsRefused: MetricNameDescriptor {
         name(
             "connections_refused",
             "total",
