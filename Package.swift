@@ -8,7 +8,11 @@ import class Foundation.ProcessInfo
 // Dependencies point one way:
 //   HLSPlaylist <- HLSInterstitials <- InterstitialPlayback / AdInsertion <- IntermissionServer <- IntermissionCLI
 //   AdInsertion <- IntermissionStore (storage protocols) <- IntermissionSQLite, IntermissionPostgres <- IntermissionServer
-// The two core modules (HLSPlaylist, HLSInterstitials) use the standard library only.
+//   HLSInterstitials <- GroupCoordination <- IntermissionServer, GroupPlayback (with InterstitialPlayback)
+//   IntermissionHTTP (the servers' HTTP plumbing) <- IntermissionServer, ReceiverServer (with GroupPlayback)
+//   IntermissionServer, ReceiverServer <- IntermissionCLI
+// The two core modules (HLSPlaylist, HLSInterstitials) and GroupCoordination use the standard
+// library only.
 //
 // Every target declares exactly the modules its sources import (checked with
 // `swift build --build-tests --explicit-target-dependency-import-check error`), and every floor is
@@ -41,14 +45,15 @@ let swiftSettings: [SwiftSetting] =
 // Package traits: what a package that depends on this one resolves and builds.
 //   Playback  the player modules (HTTPFetch, InterstitialPlayback, GroupPlayback) and their
 //             networking dependencies (AsyncHTTPClient, SwiftNIO, the WebSocket client).
-//   Server    the server and the CLI (IntermissionServer, IntermissionCLI) and theirs (Hummingbird,
-//             GRDB, swift-crypto, ...); enables Playback. On by default.
+//   Server    the servers and the CLI (IntermissionHTTP, IntermissionServer, ReceiverServer,
+//             IntermissionCLI) and theirs (Hummingbird, GRDB, swift-crypto, ...); enables Playback.
+//             On by default.
 //   PostgreSQL  the PostgreSQL store (IntermissionPostgres, postgres-nio); enables Server. On by
 //             default; a SQLite deployment (`traits: ["Server"]`) links no postgres-nio.
-// With no trait, only the core (HLSPlaylist, HLSInterstitials) is usable, and SwiftPM resolves no
-// package dependency at all: `.package(url: ..., from: ..., traits: [])`. A trait-conditioned
-// dependency is only left out of resolution, so the root package itself builds every target with
-// the default trait; scripts/ci/core-alone.sh proves it with a scratch package.
+// With no trait, only the core (HLSPlaylist, HLSInterstitials) and GroupCoordination are usable,
+// and SwiftPM resolves no package dependency at all: `.package(url: ..., from: ..., traits: [])`.
+// A trait-conditioned dependency is only left out of resolution, so the root package itself builds
+// every target with the default trait; scripts/ci/core-alone.sh proves it with a scratch package.
 let playbackTrait = "Playback"
 let serverTrait = "Server"
 let postgresTrait = "PostgreSQL"
@@ -72,6 +77,7 @@ func postgresProduct(_ name: String, _ package: String) -> Target.Dependency {
 var products: [Product] = [
     .library(name: "HLSPlaylist", targets: ["HLSPlaylist"]),
     .library(name: "HLSInterstitials", targets: ["HLSInterstitials"]),
+    .library(name: "GroupCoordination", targets: ["GroupCoordination"]),
 ]
 
 var dependencies: [Package.Dependency] = []
@@ -85,6 +91,14 @@ var targets: [Target] = [
     .target(name: "HLSInterstitials", dependencies: ["HLSPlaylist"], swiftSettings: swiftSettings),
     // The one place that starts child processes (posix_spawn), for the server's tools and the tests.
     .target(name: "ProcessSpawn", swiftSettings: swiftSettings),
+    // The decisions of coordinated playback (clock, timeline, hub, participant, wire messages):
+    // value types on the core alone, so they build with no trait and no networking dependency.
+    // GroupPlayback attaches them to a player; the server's groups attach them to WebSockets.
+    .target(
+        name: "GroupCoordination",
+        dependencies: ["HLSInterstitials", "HLSPlaylist"],
+        swiftSettings: swiftSettings
+    ),
     // Shared by the test targets: the seeded generator and the fixture loader (Tests/Fixtures).
     .target(
         name: "IntermissionTestSupport",
@@ -102,6 +116,11 @@ var targets: [Target] = [
         dependencies: ["HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
         swiftSettings: swiftSettings
     ),
+    .testTarget(
+        name: "GroupCoordinationTests",
+        dependencies: ["GroupCoordination", "HLSPlaylist", "IntermissionTestSupport"],
+        swiftSettings: swiftSettings
+    ),
 ]
 
 if !coreOnly {
@@ -111,6 +130,7 @@ if !coreOnly {
         .library(name: "GroupPlayback", targets: ["GroupPlayback"]),
         .library(name: "AdInsertion", targets: ["AdInsertion"]),
         .library(name: "IntermissionServer", targets: ["IntermissionServer"]),
+        .library(name: "ReceiverServer", targets: ["ReceiverServer"]),
         .executable(name: "intermission", targets: ["IntermissionCLI"]),
     ]
     dependencies += [
@@ -155,11 +175,13 @@ if !coreOnly {
             ],
             swiftSettings: swiftSettings
         ),
-        // Coordinated playback (issue 12): the decisions (clock, timeline, hub, participant) are value
-        // types; PlaybackCoordinator attaches them to a Player over a WebSocket.
+        // Coordinated playback's attachments: PlaybackCoordinator drives a Player from
+        // GroupCoordination's decisions over a WebSocket; Receiver and ReceiverClient hand a
+        // session over to a receiver.
         .target(
             name: "GroupPlayback",
             dependencies: [
+                "GroupCoordination",
                 "HLSPlaylist",
                 "HLSInterstitials",
                 "InterstitialPlayback",
@@ -203,11 +225,41 @@ if !coreOnly {
             ],
             swiftSettings: swiftSettings
         ),
+        // The HTTP plumbing both servers share (the ad-insertion server, the receiver app): JSON
+        // errors, the request context, the guarded HTTP/1.1 channel, connection limits, CORS,
+        // metrics. `package` access only, so no product.
+        .target(
+            name: "IntermissionHTTP",
+            dependencies: [
+                "HLSInterstitials",
+                serverProduct("HTTPTypes", "swift-http-types"),
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("HummingbirdCore", "hummingbird"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
+                serverProduct("Prometheus", "swift-prometheus"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The receiver app (`intermission receiver`): GroupPlayback's Receiver over HTTP.
+        .target(
+            name: "ReceiverServer",
+            dependencies: [
+                "GroupPlayback",
+                "IntermissionHTTP",
+                serverProduct("Hummingbird", "hummingbird"),
+                serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "IntermissionServer",
             dependencies: [
                 "AdInsertion",
-                "GroupPlayback",
+                "GroupCoordination",
+                "IntermissionHTTP",
                 serverProduct("HummingbirdWebSocket", "hummingbird-websocket"),
                 "HLSPlaylist",
                 "HLSInterstitials",
@@ -240,6 +292,7 @@ if !coreOnly {
         .executableTarget(
             name: "IntermissionCLI",
             dependencies: [
+                "GroupCoordination",
                 "GroupPlayback",
                 "HLSPlaylist",
                 "HLSInterstitials",
@@ -248,6 +301,7 @@ if !coreOnly {
                 "IntermissionServer",
                 "IntermissionStore",
                 "AdInsertion",
+                "ReceiverServer",
                 serverProduct("ArgumentParser", "swift-argument-parser"),
                 serverProduct("AsyncHTTPClient", "async-http-client"),
                 serverProduct("Logging", "swift-log"),
@@ -281,24 +335,9 @@ if !coreOnly {
         ),
         .testTarget(
             name: "GroupPlaybackTests",
-            dependencies: [
-                "AdInsertion",
-                "GroupPlayback",
-                "HLSPlaylist",
-                "HLSInterstitials",
-                "InterstitialPlayback",
-                "IntermissionServer",
-                "IntermissionTestSupport",
-                serverProduct("AsyncHTTPClient", "async-http-client"),
-                serverProduct("HummingbirdWSClient", "hummingbird-websocket"),
-                serverProduct("HummingbirdTesting", "hummingbird"),
-                serverProduct("HTTPTypes", "swift-http-types"),
-                serverProduct("Logging", "swift-log"),
-                serverProduct("NIOCore", "swift-nio"),
-                serverProduct("NIOHTTP1", "swift-nio"),
-                serverProduct("NIOPosix", "swift-nio"),
-                serverProduct("NIOWebSocket", "swift-nio"),
-            ],
+            // The player's and the receiver's attachments alone; the groups and the receiver app
+            // over loopback are tested with the server (IntermissionServerTests).
+            dependencies: ["GroupPlayback", "HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -308,10 +347,15 @@ if !coreOnly {
         ),
         .testTarget(
             name: "IntermissionServerTests",
+            // Also the integration tests of the groups (hub, relay, sockets) and of the receiver
+            // app playing media the server serves.
             dependencies: [
                 "IntermissionServer",
                 "AdInsertion",
+                "GroupCoordination",
                 "GroupPlayback",
+                "IntermissionHTTP",
+                "ReceiverServer",
                 "HTTPFetch",
                 "HLSInterstitials",
                 "HLSPlaylist",
@@ -321,13 +365,16 @@ if !coreOnly {
                 serverProduct("HTTPTypes", "swift-http-types"),
                 serverProduct("Hummingbird", "hummingbird"),
                 serverProduct("HummingbirdTesting", "hummingbird"),
+                serverProduct("HummingbirdWSClient", "hummingbird-websocket"),
                 serverProduct("CompressNIO", "compress-nio"),
                 serverProduct("GRDB", "GRDB.swift"),
                 serverProduct("Logging", "swift-log"),
                 serverProduct("NIOCore", "swift-nio"),
                 serverProduct("NIOEmbedded", "swift-nio"),
+                serverProduct("NIOHTTP1", "swift-nio"),
                 serverProduct("NIOHTTPTypes", "swift-nio-extras"),
                 serverProduct("NIOPosix", "swift-nio"),
+                serverProduct("NIOWebSocket", "swift-nio"),
                 serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
                 "IntermissionStore",
                 "IntermissionSQLite",

@@ -1,8 +1,9 @@
 import AdInsertion
-import GroupPlayback
+import GroupCoordination
 import HLSPlaylist
 import HTTPFetch
 import Hummingbird
+import IntermissionHTTP
 import IntermissionSQLite
 import IntermissionStore
 import Logging
@@ -499,7 +500,7 @@ struct ServerApplicationParts: Sendable {
         let router = Router(context: ServerRequestContext.self)
         router.add(middleware: MetricsMiddleware(metrics: self.metrics))
         router.add(middleware: OpenCORSMiddleware())
-        router.add(middleware: JSONErrorMiddleware())
+        router.add(middleware: JSONErrorMiddleware(answer: { APIError.server($0) }))
         // Paths are decoded once and checked before anything else looks at them.
         router.add(middleware: PathGuardMiddleware())
         router.add(middleware: MethodGuardMiddleware(routes: Self.routeMethods))

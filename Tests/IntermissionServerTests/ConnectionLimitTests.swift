@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionHTTP
 import IntermissionTestSupport
 import Testing
 

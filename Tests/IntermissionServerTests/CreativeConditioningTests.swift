@@ -6,6 +6,7 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionHTTP
 import IntermissionTestSupport
 import InterstitialPlayback
 import NIOCore

@@ -5,6 +5,7 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionHTTP
 import IntermissionTestSupport
 import Testing
 

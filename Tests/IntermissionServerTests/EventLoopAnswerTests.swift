@@ -3,6 +3,7 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionHTTP
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes

@@ -4,6 +4,7 @@ import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
+import IntermissionHTTP
 import NIOCore
 import Testing
 

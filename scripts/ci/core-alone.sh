@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # CI step: the core stands alone at the package level. A scratch package that depends on this
-# repository with no trait (`traits: []`) builds and runs a program using HLSPlaylist and
-# HLSInterstitials while SwiftPM resolves no package at all; with the `Playback` trait only, the
-# server's dependencies (GRDB, postgres-nio, Yams, Prometheus) are not resolved either; with
-# `Server` and not `PostgreSQL` (a SQLite deployment), postgres-nio is not resolved.
+# repository with no trait (`traits: []`) builds and runs a program using HLSPlaylist,
+# HLSInterstitials and GroupCoordination while SwiftPM resolves no package at all; with the
+# `Playback` trait only, the server's dependencies (GRDB, postgres-nio, Yams, Prometheus) are not
+# resolved either; with `Server` and not `PostgreSQL` (a SQLite deployment), postgres-nio is not
+# resolved.
 # Alone: scripts/ci/core-alone.sh (needs the package mirror for the second check only).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -32,12 +33,14 @@ let package = Package(
             dependencies: [
                 .product(name: "HLSPlaylist", package: "$identity"),
                 .product(name: "HLSInterstitials", package: "$identity"),
+                .product(name: "GroupCoordination", package: "$identity"),
             ]
         )
     ]
 )
 SWIFT
     cat > "$scratch/$1/Sources/$1/main.swift" <<'SWIFT'
+import GroupCoordination
 import HLSInterstitials
 import HLSPlaylist
 
@@ -56,6 +59,8 @@ let text = """
 let playlist = try MediaPlaylist(parsing: text)
 let ranges = playlist.dateRanges.filter { $0.dateRange.isInterstitial }
 print("segments \(playlist.segments.count), interstitials \(ranges.map(\.dateRange.id))")
+// The group's coordination decides with no networking dependency either.
+print("group instant \(ClockInstant(milliseconds: 1500))")
 SWIFT
 }
 
@@ -67,7 +72,7 @@ if ! out=$(cd "$scratch/CoreUser" && swift build 2>&1); then
     failures+=("a package using HLSPlaylist with no trait does not build")
 else
     ran=$(cd "$scratch/CoreUser" && .build/debug/CoreUser 2>&1)
-    [ "$ran" = 'segments 2, interstitials ["ad"]' ] || failures+=("the core program printed: $ran")
+    [ "$ran" = $'segments 2, interstitials ["ad"]\ngroup instant 1.500' ] || failures+=("the core program printed: $ran")
     checkouts=$(ls "$scratch/CoreUser/.build/checkouts" 2>/dev/null | tr '\n' ' ')
     [ -z "$checkouts" ] || failures+=("with no trait, SwiftPM fetched: $checkouts")
     if [ -f "$scratch/CoreUser/Package.resolved" ] && grep -q '"identity"' "$scratch/CoreUser/Package.resolved"; then
@@ -105,4 +110,4 @@ if [ "${#failures[@]}" -ne 0 ]; then
     echo "FAILED core-alone: ${failures[*]}"
     exit 1
 fi
-echo "ok core-alone: HLSPlaylist and HLSInterstitials build from another package with no dependency resolved"
+echo "ok core-alone: HLSPlaylist, HLSInterstitials and GroupCoordination build from another package with no dependency resolved"

@@ -1,4 +1,5 @@
 import Foundation
+import GroupCoordination
 import HLSInterstitials
 import HLSPlaylist
 import HummingbirdWSClient
@@ -18,7 +19,7 @@ import Logging
 /// await coordinator.play()          // every participant starts at the same instant
 /// ```
 ///
-/// The decisions are ``ParticipantCoordination``'s; this actor only performs them: it probes the hub
+/// The decisions are `ParticipantCoordination`'s; this actor only performs them: it probes the hub
 /// clock, turns player positions into item positions (for live streams, program dates, so that
 /// participants who joined at different times share one timeline), and applies seeks, rates and
 /// pauses, starting playback at the group's instant.
@@ -38,7 +39,7 @@ public actor PlaybackCoordinator {
         /// Ranges of the participant's own item that are left out of the group's timeline (stitched
         /// ads the app knows of); stitched ranges found in the playlist are added.
         public var nonPrimaryRanges: [NonPrimaryTimeRange]
-        /// Whether stitched ads are looked for in the playlist (``StitchedRanges``).
+        /// Whether stitched ads are looked for in the playlist (`StitchedRanges`).
         public var findsStitchedRanges: Bool
 
         /// Creates settings.

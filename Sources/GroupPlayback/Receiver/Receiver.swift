@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GroupCoordination
 import HLSInterstitials
 import HLSPlaylist
 import HTTPFetch

@@ -14,10 +14,11 @@
 ///
 /// A time is a count of nanoseconds in `Int64`, limited to ``validRange``: ±9,223,372,036.854775807 s
 /// (``maximum`` and ``minimum``, about ±292 years; `Int64.min` is left out so that negation never
-/// overflows). Everything that reads a number from outside checks it into that range: ``init(_:)``
-/// returns `nil` for text beyond it (``read(_:allowSign:)`` says why), ``init(seconds:)-(Double)`` clamps,
-/// and the arithmetic operators (`+`, `-`, `*`, negation) saturate at ``maximum`` and ``minimum``
-/// instead of trapping or wrapping, so sums of times read from a playlist never crash.
+/// overflows). Everything that reads a number from outside checks it into that range:
+/// ``init(_:)-(StringProtocol)`` returns `nil` for text beyond it (``read(_:allowSign:)`` says why),
+/// ``init(seconds:)-(Double)`` clamps, and the arithmetic operators (`+`, `-`, `*`, negation)
+/// saturate at ``maximum`` and ``minimum`` instead of trapping or wrapping, so sums of times read
+/// from a playlist never crash.
 public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Codable {
     /// The time in nanoseconds.
     public var nanoseconds: Int64
@@ -49,9 +50,9 @@ public struct MediaTime: Sendable, Hashable, Comparable, AdditiveArithmetic, Cod
     /// Creates a time from a floating-point number of seconds, rounded to the nearest nanosecond.
     ///
     /// Values beyond ``validRange`` (and infinities) clamp to ``maximum`` or ``minimum``; NaN is
-    /// zero. Prefer ``init(_:)`` with the decimal text when the value comes from a playlist: it is
-    /// exact, and it refuses what does not fit instead of clamping. ``init(checkedSeconds:)`` refuses
-    /// too.
+    /// zero. Prefer ``init(_:)-(StringProtocol)`` with the decimal text when the value comes from a
+    /// playlist: it is exact, and it refuses what does not fit instead of clamping.
+    /// ``init(checkedSeconds:)`` refuses too.
     public init(seconds: Double) {
         guard !seconds.isNaN else {
             self.nanoseconds = 0

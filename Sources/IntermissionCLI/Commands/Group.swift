@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GroupCoordination
 import GroupPlayback
 import HLSInterstitials
 import HLSPlaylist

@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import GroupPlayback
 import Hummingbird
-import IntermissionServer
 import Logging
+import ReceiverServer
 
 /// `intermission receiver`: a headless receiver that senders hand sessions to.
 struct ReceiverCommandLine: AsyncParsableCommand {

@@ -2,6 +2,7 @@ import AdInsertion
 import AsyncHTTPClient
 import HLSPlaylist
 import HTTPFetch
+import IntermissionHTTP
 import NIOCore
 
 /// Asks VAST ad servers for pods, within a time budget: the I/O side of `AdServerResolution`

@@ -2,6 +2,7 @@ import AdInsertion
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import IntermissionHTTP
 import Logging
 import NIOCore
 

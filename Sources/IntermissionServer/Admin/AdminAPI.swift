@@ -2,6 +2,7 @@ import AdInsertion
 import Foundation
 import HLSPlaylist
 import Hummingbird
+import IntermissionHTTP
 import Logging
 import NIOCore
 
@@ -193,7 +194,7 @@ actor InventoryRegistry {
 }
 
 /// JSON answers of the admin API (bodies are decoded with `request.decode(as:context:)`, see
-/// ``JSONBodyDecoder``).
+/// `JSONBodyDecoder`).
 enum AdminJSON {
     static func response<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
         let encoder = JSONEncoder()

@@ -2,6 +2,7 @@ import AdInsertion
 import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
+import IntermissionHTTP
 
 /// `GET /v1/admin/conditioning`: where creative conditioning stands (bearer token).
 struct ConditioningController: Sendable {

@@ -4,6 +4,7 @@ import Foundation
 import HLSInterstitials
 import HLSPlaylist
 import HTTPFetch
+import IntermissionHTTP
 import Logging
 import ServiceLifecycle
 

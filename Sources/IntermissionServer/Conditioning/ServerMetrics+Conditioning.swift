@@ -1,3 +1,4 @@
+import IntermissionHTTP
 import Prometheus
 
 extension ServerMetrics {

@@ -2,6 +2,7 @@ import AdInsertion
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionHTTP
 import IntermissionStore
 import Logging
 import Yams
@@ -679,23 +680,10 @@ public struct ConfigurationFile: Sendable, Codable {
     }
 
     /// A coding path as a key path: `vod[0].breaks[1].duration`, `cue[1]`; empty for the root.
-    static func keyPath(_ codingPath: [any CodingKey]) -> String {
-        let keys = codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-        return keys.hasPrefix(".") ? String(keys.dropFirst()) : keys
-    }
+    static func keyPath(_ codingPath: [any CodingKey]) -> String { DecodingErrorText.keyPath(codingPath) }
 
-    static func describe(_ error: DecodingError) -> String {
-        func path(_ context: DecodingError.Context) -> String { Self.keyPath(context.codingPath) }
-        switch error {
-        case .keyNotFound(let key, let context):
-            let at = path(context)
-            return "\(at.isEmpty ? "" : at + ": ")missing key '\(key.stringValue)'"
-        case .typeMismatch(let type, let context): return "\(path(context)): expected \(type)"
-        case .valueNotFound(let type, let context): return "\(path(context)): expected \(type), found nothing"
-        case .dataCorrupted(let context): return "\(path(context)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
-        }
-    }
+    /// What is wrong with a decoded document, after the key at fault.
+    static func describe(_ error: DecodingError) -> String { DecodingErrorText.describe(error) }
 }
 
 /// A configuration that cannot be used (defined with the storage protocols, whose drivers check

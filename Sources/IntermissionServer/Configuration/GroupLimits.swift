@@ -1,8 +1,7 @@
 import Foundation
-import GroupPlayback
+import GroupCoordination
 import HLSPlaylist
 import HTTPTypes
-import InterstitialPlayback
 
 /// What the group hub's sockets (`/v1/groups/{id}`) are held to: each is configurable in the
 /// `server:` section of the configuration file, within the range of ``InputLimits`` named beside

@@ -1,5 +1,6 @@
 import AdInsertion
 import HLSPlaylist
+import IntermissionHTTP
 import IntermissionStore
 
 /// The documented range of every number, name and size the server takes from outside: the
@@ -72,15 +73,15 @@ public enum InputLimits {
     /// `_HLS_primary_id` and `X-Playback-Session-Id`, bytes.
     public static let primaryIDBytes = 200
     /// The request target (path and query), bytes; longer gets `414`.
-    public static let requestTargetBytes = 8192
+    public static let requestTargetBytes = HTTPLimits.requestTargetBytes
     /// One header field (name and value), bytes; longer gets `431`.
-    public static let headerFieldBytes = 8192
+    public static let headerFieldBytes = HTTPLimits.headerFieldBytes
     /// All header fields together, bytes; more gets `431`.
-    public static let headerBlockBytes = 32_768
+    public static let headerBlockBytes = HTTPLimits.headerBlockBytes
     /// Header fields per request; more gets `431`.
-    public static let headerFieldCount = 100
+    public static let headerFieldCount = HTTPLimits.headerFieldCount
     /// An admin request body, bytes; larger gets `413`.
-    public static let adminBodyBytes = 65_536
+    public static let adminBodyBytes = HTTPLimits.bodyBytes
 
     /// A number of seconds checked against `range` (NaN and infinities are outside every range).
     ///

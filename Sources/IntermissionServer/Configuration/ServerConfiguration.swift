@@ -1,6 +1,7 @@
 import AdInsertion
 import HLSPlaylist
 import HTTPFetch
+import IntermissionHTTP
 import IntermissionStore
 import Logging
 
@@ -66,7 +67,7 @@ public struct ServerConfiguration: Sendable {
     /// 0.1 s.
     public var requestHeadTimeout: Duration = ServerConfiguration.defaultRequestHeadTimeout
     /// The default ``requestHeadTimeout``: 10 seconds.
-    public static let defaultRequestHeadTimeout: Duration = .seconds(10)
+    public static let defaultRequestHeadTimeout: Duration = ConnectionPolicy.defaultRequestHeadTimeout
     /// What the group hub's sockets are held to: deadlines, rates, queues and joins per address.
     public var groupLimits = GroupLimits()
     /// The clock the server waits on (the continuous clock by default); tests pass one they advance.

@@ -3,6 +3,7 @@ import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
+import IntermissionHTTP
 import IntermissionSQLite
 import IntermissionStore
 import Logging

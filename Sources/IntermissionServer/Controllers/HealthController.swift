@@ -2,6 +2,7 @@ import AdInsertion
 import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
+import IntermissionHTTP
 import IntermissionStore
 
 /// `GET /health` and `GET /metrics`.

@@ -1,4 +1,5 @@
 import Hummingbird
+import IntermissionHTTP
 import Logging
 
 /// `GET /media/{mount}/**`: files of the local folders mounted by the configuration.

@@ -1,4 +1,5 @@
 import Hummingbird
+import IntermissionHTTP
 
 /// `GET /vod/{asset}/**` and `GET /live/{channel}/**`: decorated playlists.
 ///

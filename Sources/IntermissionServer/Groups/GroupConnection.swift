@@ -1,5 +1,5 @@
 import Foundation
-import GroupPlayback
+import GroupCoordination
 import HummingbirdWebSocket
 import NIOCore
 

@@ -1,17 +1,18 @@
 import Hummingbird
 import HummingbirdCore
 import HummingbirdWebSocket
+import IntermissionHTTP
 import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 
 /// Hummingbird's HTTP/1.1 channel that can upgrade to a WebSocket (for the group hub), with the same
-/// decoder limits and JSON refusals as ``GuardedHTTP1Channel``.
+/// decoder limits and JSON refusals as IntermissionHTTP's `GuardedHTTP1Channel`.
 ///
 /// A request that asks to upgrade on a path other than `/v1/groups/{id}` is answered `400` by
 /// hummingbird-websocket with an empty body (its failed-upgrade answer cannot be changed from
-/// outside); every other request is served as by ``GuardedHTTP1Channel``.
+/// outside); every other request is served as by `GuardedHTTP1Channel`.
 struct GuardedWebSocketChannel: ServerChildChannel {
     /// The upgrade channel's value and the connection's request-line tracker.
     struct Value: ServerChildChannelValue {
@@ -125,7 +126,7 @@ extension HTTPServerBuilder {
                         http1: .init(
                             additionalChannelHandlers: [EventLoopAnswerInstaller(answers: answers)],
                             idleTimeout: policy.idleTimeout,
-                            httpDecoderConfiguration: InputLimits.decoder
+                            httpDecoderConfiguration: HTTPLimits.decoder
                         ),
                         ws: .init(
                             maxFrameSize: GroupSocket.maximumMessageBytes,

@@ -3,6 +3,7 @@ import Glibc
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
+import IntermissionHTTP
 import NIOCore
 import NIOHTTPTypes
 import Prometheus
@@ -196,7 +197,7 @@ final class EventLoopAnswerHandler: ChannelDuplexHandler, RemovableChannelHandle
 /// That channel adds Hummingbird's HTTP handlers (codec, these additional handlers, then
 /// `HTTPConnectionStateHandler`) only when the first request does not upgrade. This handler is
 /// added with them; at the first request part it reaches, it adds the answer handler right after
-/// the state handler (where ``GuardedHTTP1Channel`` puts it), passes the part on (through the new
+/// the state handler (where `GuardedHTTP1Channel` puts it), passes the part on (through the new
 /// handler) and leaves the pipeline. A connection that upgrades never sees it.
 final class EventLoopAnswerInstaller: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
@@ -221,5 +222,17 @@ final class EventLoopAnswerInstaller: ChannelInboundHandler, RemovableChannelHan
             return
         }
         context.fireChannelRead(data)
+    }
+}
+
+extension HTTPServerBuilder {
+    /// The guarded HTTP/1.1 channel of IntermissionHTTP; with `answers`, fresh cache entries are
+    /// answered on the event loop (``EventLoopAnswerHandler``).
+    static func guardedHTTP1(answers: EventLoopAnswers?, policy: ConnectionPolicy) -> HTTPServerBuilder {
+        guard let answers else { return .guardedHTTP1(policy: policy) }
+        return .guardedHTTP1(
+            eventLoopAnswers: { @Sendable () -> any ChannelHandler in EventLoopAnswerHandler(answers: answers) },
+            policy: policy
+        )
     }
 }

@@ -1,6 +1,7 @@
 import AdInsertion
 import HLSPlaylist
 import Hummingbird
+import IntermissionHTTP
 import NIOCore
 import NIOFileSystem
 import Synchronization

@@ -2,6 +2,7 @@ import AdInsertion
 import HLSInterstitials
 import HLSPlaylist
 import Hummingbird
+import IntermissionHTTP
 import NIOCore
 
 /// Request paths, percent-decoded exactly once and checked before anything is opened or forwarded.

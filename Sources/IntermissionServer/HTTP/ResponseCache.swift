@@ -2,6 +2,7 @@ import AdInsertion
 import CompressNIO
 import HLSPlaylist
 import Hummingbird
+import IntermissionHTTP
 import NIOCore
 import Synchronization
 

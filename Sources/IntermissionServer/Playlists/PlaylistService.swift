@@ -1,8 +1,9 @@
 import AdInsertion
-import GroupPlayback
+import GroupCoordination
 import HLSInterstitials
 import HLSPlaylist
 import HTTPTypes
+import IntermissionHTTP
 import Logging
 
 /// The state of one upstream channel, as `/health` reports it.

@@ -1,7 +1,8 @@
 import AdInsertion
-import GroupPlayback
+import GroupCoordination
 import HLSPlaylist
 import HTTPTypes
+import IntermissionHTTP
 import Logging
 import NIOCore
 import NIOPosix

@@ -1,5 +1,5 @@
 import AdInsertion
-import GroupPlayback
+import GroupCoordination
 import HLSPlaylist
 import Logging
 import ServiceLifecycle

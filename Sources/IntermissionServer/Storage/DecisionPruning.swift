@@ -1,5 +1,6 @@
 import AdInsertion
 import HLSPlaylist
+import IntermissionHTTP
 import Logging
 import ServiceLifecycle
 

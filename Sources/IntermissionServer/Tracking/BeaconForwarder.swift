@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import HTTPFetch
+import IntermissionHTTP
 import Logging
 import NIOCore
 import NIOHTTP1

@@ -1,6 +1,7 @@
 import AdInsertion
 import HTTPTypes
 import Hummingbird
+import IntermissionHTTP
 import NIOCore
 
 /// Carries a viewer's plan token through the playlists: every playlist URI of a multivariant

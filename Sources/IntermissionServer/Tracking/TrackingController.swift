@@ -1,6 +1,7 @@
 import AdInsertion
 import HTTPTypes
 import Hummingbird
+import IntermissionHTTP
 
 /// `/v1/track/{token}/{event}` (beacons), `/v1/track/{token}/error?errorcode=…` (a failed ad) and
 /// `/v1/admin/reports/...` (what arrived).

@@ -6,6 +6,7 @@ import HLSPlaylist
 import HTTPFetch
 import HTTPTypes
 import Hummingbird
+import IntermissionHTTP
 import Logging
 import NIOCore
 
