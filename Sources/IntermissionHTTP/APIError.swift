@@ -28,7 +28,12 @@ package struct APIError: HTTPResponseError {
 
     /// The JSON body of an error (also written by the channel handler that answers requests the
     /// HTTP decoder refused, so every error has the same form).
-    package static func body(status: HTTPResponse.Status, code: String, message: String, field: String? = nil) -> ByteBuffer {
+    package static func body(
+        status: HTTPResponse.Status,
+        code: String,
+        message: String,
+        field: String? = nil
+    ) -> ByteBuffer {
         var error: [(String, JSONValue)] = [
             ("status", .number(Double(status.code))), ("code", .string(code)), ("message", .string(message)),
         ]
@@ -36,7 +41,9 @@ package struct APIError: HTTPResponseError {
         let body: JSONValue = .object([("error", .object(error))])
         return ByteBuffer(bytes: body.serialized())
     }
-    package static func notFound(_ message: String) -> APIError { APIError(.notFound, code: "notFound", message: message) }
+    package static func notFound(_ message: String) -> APIError {
+        APIError(.notFound, code: "notFound", message: message)
+    }
 
     package var headers: HTTPFields { [.contentType: "application/json"] }
 

@@ -211,7 +211,10 @@ package final class DecoderErrorResponder: ChannelInboundHandler, RemovableChann
     }
 
     /// The status, code and message for a decoder error.
-    package static func answer(_ error: HTTPParserError, requestLineTooLong: Bool) -> (HTTPResponse.Status, String, String) {
+    package static func answer(
+        _ error: HTTPParserError,
+        requestLineTooLong: Bool
+    ) -> (HTTPResponse.Status, String, String) {
         switch error {
         case .headerOverflow where requestLineTooLong:
             return (

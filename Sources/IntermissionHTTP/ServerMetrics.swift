@@ -122,7 +122,8 @@ package final class BoundMetrics: Sendable {
 
     /// The decision counters of a scope kind and result (the decisions, and the ads decided when the
     /// result decides ads): kept ones, or `make()`'s, kept from now on.
-    package func decisionCounters(kind: String, result: String, make: () -> (Counter, Counter?)) -> (Counter, Counter?) {
+    package func decisionCounters(kind: String, result: String, make: () -> (Counter, Counter?)) -> (Counter, Counter?)
+    {
         let key = kind + "/" + result
         if let found = self.decisions.withLock({ $0[key] }) { return found }
         let counters = make()

@@ -30,7 +30,11 @@ package protocol OptionalJSONBody: Decodable {
 /// bytes (`413`, code `tooLarge`, beyond), not empty (`400`; unless the type is an
 /// ``OptionalJSONBody``), and well formed with the right types (`400` naming the field at fault).
 package struct JSONBodyDecoder: RequestDecoder {
-    package func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
+    package func decode<T: Decodable>(
+        _ type: T.Type,
+        from request: Request,
+        context: some RequestContext
+    ) async throws -> T {
         let limit = context.maxUploadSize
         let buffer: ByteBuffer
         do {
