@@ -21,8 +21,10 @@ import Testing
             return event
         }
         // Two pods (at 10 s and 30 s), the second listed out of order, and a lone event at 20 s.
-        let events = [event("a1", at: 10), event("b1", at: 30), event("a2", at: 10), event("solo", at: 20),
-                      event("a3", at: 10), event("b2", at: 30)]
+        let events = [
+            event("a1", at: 10), event("b1", at: 30), event("a2", at: 10), event("solo", at: 20),
+            event("a3", at: 10), event("b2", at: 30),
+        ]
         let planned = Receiver.applying(.c, to: events)
         let restricted = planned.filter { !$0.restrictions.isEmpty }.map(\.identifier)
         #expect(restricted == ["a1", "b1", "solo"])
