@@ -100,7 +100,7 @@ import Testing
         let group = address + "/v1/groups/commands"
         let stream = address + "/vod/demo/main.m3u8"
         let alice = try ServeProcess([
-            "group", group, stream, "--name", "alice", "--no-interstitials", "--play", "--json", "--until", "8",
+            "group", group, stream, "--name", "alice", "--no-interstitials", "--play", "--json", "--until", "60",
         ])
         defer { alice.kill() }
         _ = try await alice.firstLog(matching: #""status""#)
@@ -116,7 +116,13 @@ import Testing
         let answers = Self.lines(String(decoding: bob.stdout, as: UTF8.self)).filter { $0["event"] == "command" }
         #expect(answers.map { $0["command"] ?? "" }.sorted() == ["pause", "rate 2.0", "seek 30.0"], "\(answers)")
         #expect(answers.allSatisfy { $0["allowed"] == "true" }, "\(answers)")
-        await waitForExit(alice.process, within: .seconds(20))
+        // Alice leaves once she reports the pause (or after 30 s): with `--until 8`, wall seconds
+        // from her start, a machine slow to start Bob's process ran her out before his commands
+        // came.
+        await waitUntil(within: .seconds(30), checkingEvery: .milliseconds(100)) {
+            Self.lines(alice.text).last { $0["event"] == "position" }?["playerStatus"] == "paused"
+        }
+        _ = try await alice.terminate()
         let positions = Self.lines(alice.text).filter { $0["event"] == "position" }
         let last = try #require(positions.last)
         let time = Double(last["groupTime"] ?? "") ?? -1

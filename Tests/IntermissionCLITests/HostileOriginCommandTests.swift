@@ -190,7 +190,9 @@ struct HostileOriginCommandTests {
             #"{"ASSETS":[{"URI":"\#(origin.base)/ad.m3u8?\#(marker)","DURATION":1.0}],"X-NOTE":"\#(marker)"}"#.utf8
         )
         .write(to: secret)
-        let result = try await CLI.run(["play", origin.base + "/main.m3u8", "--json", "--speed", "8", "--until", "4"])
+        // --until 30, not 4: the clock runs from the process's start, and a loaded machine has
+        // loaded the first playlist at 4.5 s of it (0.56 s of wall time at --speed 8), past the event.
+        let result = try await CLI.run(["play", origin.base + "/main.m3u8", "--json", "--speed", "8", "--until", "30"])
         let output = String(decoding: result.stdout, as: UTF8.self) + result.stderr
         #expect(output.contains(#""assetListFailed""#), "\(output)")
         #expect(output.contains("a stream fetched over the network cannot name local files"), "\(output)")

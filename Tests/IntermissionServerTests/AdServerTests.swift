@@ -272,7 +272,7 @@ struct AdServerTests {
             let store = InMemoryAdStore()
             let configuration = try self.configuration(
                 base: base,
-                template: "/vast/pod.xml?delay=8000",
+                template: "/vast/pod.xml?delay=20000",
                 timeout: 0.5,
                 inventory: true,
                 store: store
@@ -282,9 +282,10 @@ struct AdServerTests {
                 let list = try await self.list(client)
                 let elapsed = ContinuousClock.now - started
                 // The demo inventory fills the break; the answer came near the budget, far from the
-                // ad server's 20 s (a generous bound for a busy machine).
+                // ad server's 20 s: under half of it, a bound a machine starved of CPU beside every
+                // other suite keeps (it has taken 6.8 s there against an ad server answering at 8 s).
                 #expect(list.assets.contains { $0.uri.contains("/media/demo/ad-red/") })
-                #expect(elapsed < .seconds(6))
+                #expect(elapsed < .seconds(10))
             }
         }
     }

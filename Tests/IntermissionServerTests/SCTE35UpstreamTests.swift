@@ -19,35 +19,54 @@ import Testing
     static let backIn = "/DAgAAAAAAAAAP/wDwUAAAAHf0/+ACky4AABAAAAAKgehUw="
     static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
 
+    /// The MPEG-TS, made by the first test that asks (the suite runs its tests one at a time).
+    static let source = SourceMaker()
+
     /// The MPEG-TS: 30 s of test video and audio starting at PTS 10 s, a key frame every second.
-    static let source: URL? = {
+    static func makeSource() async -> URL? {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("x9k3-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let file = folder.appendingPathComponent("in.ts")
-        let made = Self.run([
+        let made = await Self.run([
             "ffmpeg", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=25", "-f", "lavfi", "-i",
             "sine=frequency=440:sample_rate=48000", "-t", "30", "-c:v", "libx264", "-g", "25", "-keyint_min", "25",
             "-sc_threshold", "0", "-c:a", "aac", "-muxdelay", "0", "-output_ts_offset", "10", file.path,
         ])
         return made ? file : nil
-    }()
+    }
 
     /// Runs a command to its end; whether it exited 0.
-    static func run(_ arguments: [String], in folder: URL? = nil) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        if let folder { process.currentDirectoryURL = folder }
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? startProcess(process)) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+    ///
+    /// Awaited, not `waitUntilExit()`: a thread of
+    /// the concurrency pool (two on a two-core machine) blocked for ffmpeg's encode stalled every
+    /// other test of the process (an unbounded run hit fourteen 60 s time limits at once).
+    static func run(_ arguments: [String], in folder: URL? = nil) async -> Bool {
+        let result = try? await runProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            arguments,
+            currentDirectory: folder,
+            captureOutput: false
+        )
+        guard let result else { return false }
+        return result.status == 0 && !result.signalled && !result.killed
+    }
+
+    /// Makes ``SCTE35UpstreamTests/makeSource()``'s file once and keeps the answer.
+    actor SourceMaker {
+        private var made: URL??
+
+        /// The file (`nil` when ffmpeg could not make it).
+        func url() async -> URL? {
+            if let made { return made }
+            let url = await SCTE35UpstreamTests.makeSource()
+            self.made = .some(url)
+            return url
+        }
     }
 
     @Test(arguments: ["x_cue", "x_scte35", "x_splicepoint"])
     func x9k3CuesBecomeInterstitials(style: String) async throws {
-        guard let source = Self.source, Self.run(["x9k3", "--version"]) else {
+        guard let source = await Self.source.url(), await Self.run(["x9k3", "--version"]) else {
             #expect(!Self.required, "ffmpeg and x9k3 are needed (apt-get install ffmpeg; pip install x9k3)")
             return
         }
@@ -57,7 +76,9 @@ import Testing
         let sidecar = folder.appendingPathComponent("sidecar.txt")
         try Data("20.0,\(Self.out)\n30.0,\(Self.backIn)\n".utf8).write(to: sidecar)
         try #require(
-            Self.run(["x9k3", "-i", source.path, "-s", sidecar.path, "-N", "-T", style, "-o", folder.path, "-t", "2"])
+            await Self.run([
+                "x9k3", "-i", source.path, "-s", sidecar.path, "-N", "-T", style, "-o", folder.path, "-t", "2",
+            ])
         )
         // Dated from t0 (x9k3 dates by the wall clock, or not at all), and live (no end).
         let written = try String(contentsOf: folder.appendingPathComponent("index.m3u8"), encoding: .utf8)

@@ -79,14 +79,20 @@ import Testing
         func remove() { try? FileManager.default.removeItem(atPath: self.folder) }
     }
 
+    /// HummingbirdTesting's live client connects when the test starts and may send its first
+    /// request much later on a loaded machine; the request-head deadline counts from the
+    /// connection's start and closed it ("I/O on closed channel"), so it is raised to the idle
+    /// timeout here.
     static func configuration(media: Media) -> ServerConfiguration {
-        ServerConfiguration(
+        var configuration = ServerConfiguration(
             hostname: "127.0.0.1",
             port: 0,
             database: "memory:",
             mounts: ["group": media.folder],
             logLevel: .error
         )
+        configuration.requestHeadTimeout = configuration.idleTimeout
+        return configuration
     }
 
     /// Opens a raw socket to the hub, sends `messages` one by one and returns every message received

@@ -128,7 +128,7 @@ import Testing
         }
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test(.timeLimit(.minutes(2)))
     func aParticipantThatNeverReadsIsDroppedAndTheGroupGoesOn() async throws {
         var limits = Self.lenient
         limits.sendQueue = 2_000
@@ -158,7 +158,7 @@ import Testing
             // quickly while the slow one is still in the group, until it is dropped.
             var dropped = false
             var sent = 0
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + .seconds(60)
             while !dropped, ContinuousClock.now < deadline {
                 let before = await good.received.texts.count
                 for k in 0..<400 {
@@ -167,7 +167,9 @@ import Testing
                     )
                 }
                 sent += 400
-                let states = await good.waitFor(within: .seconds(5)) { $0.count >= before + 400 }
+                // 20 s per batch: a group that stopped never answers; beside every other suite and
+                // two builds, 400 answers have taken more than 5 s to arrive.
+                let states = await good.waitFor(within: .seconds(20)) { $0.count >= before + 400 }
                 try #require(states != nil, "the group stopped after \(sent) commands")
                 dropped = Self.participants(await good.received.texts) == [goodID]
             }
