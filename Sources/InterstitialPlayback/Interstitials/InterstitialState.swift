@@ -94,8 +94,9 @@ struct InterstitialState: Sendable {
     /// The events as the monitor shows them.
     var events: [InterstitialEvent] = []
     var lists: [String: AssetListState] = [:]
-    /// Events cancelled before they played (failed asset list or asset URI): resume offset 0.
-    var cancelled: Set<String> = []
+    /// Events cancelled before they played (failed asset list or asset URI): resume offset 0
+    /// (the coordinator owns them).
+    var cancelled: Set<String> { self.coordinator.cancelled }
     /// Events handled at their point in this pass (the coordinator owns them).
     var passed: Set<String> { self.coordinator.passed }
     /// The event playing (the coordinator owns it).

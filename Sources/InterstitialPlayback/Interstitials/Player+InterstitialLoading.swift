@@ -26,7 +26,7 @@ extension Player {
             }
             return []
         }
-        guard let listURI = event.assetListURI else { return [] }
+        guard event.assetListURI != nil else { return [] }
         let startOffset = self.interstitials.coordinator.assetListStartOffset(
             for: eventID,
             playing: self.interstitials.current?.eventID,
@@ -35,11 +35,17 @@ extension Player {
         )
         // A preloaded answer (Appendix F) stands in for the request, or the preload is under way.
         if startOffset == nil, let taken = self.takePreload(for: eventID) { return taken }
-        let url = InterstitialRequestURL.assetList(
-            self.resolveAgainstPrimary(listURI),
-            primaryID: self.sessionID,
-            liveStartOffset: startOffset
+        return self.interstitials.coordinator.assetListLoad(
+            of: event,
+            startOffset: startOffset,
+            base: self.primaryBase,
+            primaryID: self.sessionID
         )
+    }
+
+    /// Requests an event's asset list (the coordinator's `.loadAssetList`): its answer comes back
+    /// through ``assetListAnswered(eventID:_:now:)``.
+    func loadAssetList(eventID: String, url: String) {
         self.interstitials.lists[eventID] = .loading
         self.pendingLoads.append(
             PendingLoad(
@@ -53,7 +59,6 @@ extension Player {
                 )
             )
         )
-        return []
     }
 
     /// What interstitial URIs resolve against: the primary's playlist, or the item's URL.

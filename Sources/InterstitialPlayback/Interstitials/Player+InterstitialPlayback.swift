@@ -69,7 +69,9 @@ extension Player {
             switch self.interstitials.coordinator.listStep(self.interstitials.lists[eventID]) {
             case .prepare:
                 let follow = self.prepareEventAssets(eventID)
-                if self.interstitials.lists[eventID] == nil {
+                // No assets and no list requested: the event cannot play.
+                let requested = follow.contains { if case .loadAssetList = $0 { true } else { false } }
+                if self.interstitials.lists[eventID] == nil && !requested {
                     return follow + [.finishEvent(entire: false), .checkEvent]
                 }
                 return follow
