@@ -196,4 +196,38 @@ import Testing
         let event = try #require(context.schedule.event("a")).event
         #expect(machine.assetListLoad(of: event, startOffset: nil, base: "", primaryID: "P").isEmpty)
     }
+
+    @Test func thePrimaryMovesOncePerBreakUntilTheBreakEnds() throws {
+        let context = try Self.pod()
+        var machine = InterstitialCoordinator()
+        let next: (start: MediaTime, ids: [String]) = (20, ["a", "b"])
+        let move = try #require(
+            machine.primaryMove(playing: false, next: next, repositionedFor: machine.repositionedFor) { start, _ in
+                start + 8
+            }
+        )
+        #expect(move.mark == "a" && move.position == 28)
+        machine.primaryMoved(for: move.mark)
+        #expect(machine.repositionedFor == "a")
+        let again = machine.primaryMove(playing: false, next: next, repositionedFor: machine.repositionedFor) {
+            start,
+            _ in
+            start
+        }
+        let movedAgain = again != nil
+        #expect(!movedAgain, "moved again for the same break")
+        // The break plays and ends: its `.forgetReposition`, fed back, clears the mark.
+        machine = try Self.begun(context)
+        machine.primaryMoved(for: "a")
+        _ = machine.finishEvent(entire: true)
+        _ = machine.closeEvent(now: 105)
+        let events = context.schedule.events.map(\.event)
+        _ = machine.eventBegins("b", events: events, schedule: context.schedule, rate: 1, now: 105)
+        _ = machine.finishEvent(entire: true)
+        _ = machine.closeEvent(now: 108)
+        let end = machine.endBreak(in: context, primary: Self.primary, rate: 1, now: 108)
+        #expect(end.first == .forgetReposition)
+        machine.forgetReposition()
+        #expect(machine.repositionedFor == nil)
+    }
 }

@@ -82,7 +82,7 @@ struct InterstitialCoordinator: Sendable {
         case endBreak
         /// A seek leaves the break: `abandonBreak(rate:)`.
         case abandonBreak
-        /// Forget that the primary buffered from a break's resume point.
+        /// Forget that the primary buffered from a break's resume point: `forgetReposition()`.
         case forgetReposition
         /// Primary content resumes at this time (stable primary timeline).
         case resumePrimary(MediaTime)
@@ -113,6 +113,8 @@ struct InterstitialCoordinator: Sendable {
     private(set) var skipState: SkippableEventState = .notSkippable
     /// Events cancelled before they played (D.5: a failed asset list or asset URI): offset 0.
     private(set) var cancelled: Set<String> = []
+    /// The first event of the break the primary's buffering last moved to the resume point of.
+    private(set) var repositionedFor: String?
 
     // MARK: Skipping
 
@@ -220,6 +222,16 @@ extension InterstitialCoordinator {
     func finishEvent(entire: Bool) -> [Action] {
         guard let run = self.current else { return [] }
         return [self.eventDidFinish(run, entire: entire), .closeEvent]
+    }
+
+    /// The primary's buffering moved (or need not move) to where `breakID`'s break resumes.
+    mutating func primaryMoved(for breakID: String?) {
+        self.repositionedFor = breakID
+    }
+
+    /// The break ended or a seek left it: the primary's next move is for the break after.
+    mutating func forgetReposition() {
+        self.repositionedFor = nil
     }
 
     /// An event cannot play (D.5): it is cancelled from now on (resume offset 0).

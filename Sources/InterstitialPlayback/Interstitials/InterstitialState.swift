@@ -109,8 +109,6 @@ struct InterstitialState: Sendable {
     var skipState: SkippableEventState { self.coordinator.skipState }
     /// The pure decisions: breaks, assets, loading ahead, skipping, the rate, resumption.
     var coordinator = InterstitialCoordinator()
-    /// Breaks whose primary buffering already moved to the resume point.
-    var repositionedFor: String?
     /// Playlist events left out as unusable, by identifier, with the defects already logged
     /// (logged again only when they change).
     var ignored: [String: [InterstitialEvent.Defect]] = [:]

@@ -203,10 +203,10 @@ extension Player {
         if let move = self.interstitials.coordinator.primaryMove(
             playing: self.interstitials.current != nil,
             next: self.nextBreak(),
-            repositionedFor: self.interstitials.repositionedFor,
+            repositionedFor: self.interstitials.coordinator.repositionedFor,
             resume: { self.predictedResume(start: $0, ids: $1) }
         ) {
-            self.interstitials.repositionedFor = move.mark
+            self.interstitials.coordinator.primaryMoved(for: move.mark)
             if let position = move.position { self.primary?.reposition(to: position) }
         }
         return loads
@@ -241,7 +241,8 @@ extension Player {
     func primaryBufferLimit() -> MediaTime {
         let next = self.nextBreak()
         let nextBuffered =
-            self.interstitials.current == nil && next != nil && self.interstitials.repositionedFor == next?.ids.first
+            self.interstitials.current == nil && next != nil
+            && self.interstitials.coordinator.repositionedFor == next?.ids.first
         return self.interstitials.coordinator.primaryBufferLimit(
             position: self.primaryPosition,
             buffering: PrimaryBuffering(

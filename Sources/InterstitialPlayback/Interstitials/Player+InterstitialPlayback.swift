@@ -233,7 +233,7 @@ extension Player {
         self.perform(self.interstitials.coordinator.seekLeavesBreak(), now: now)
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).
         self.interstitials.coordinator.seekGranted(decision)
-        self.interstitials.repositionedFor = nil
+        self.interstitials.coordinator.forgetReposition()
         if let plan = decision.breakPlan {
             self.primary?.reposition(to: decision.granted)
             self.beginBreak(plan, now: now)

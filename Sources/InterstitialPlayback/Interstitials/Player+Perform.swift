@@ -73,7 +73,7 @@ extension Player {
                 now: now
             )
         case .abandonBreak: return self.interstitials.coordinator.abandonBreak(rate: self.rate)
-        case .forgetReposition: self.interstitials.repositionedFor = nil
+        case .forgetReposition: self.interstitials.coordinator.forgetReposition()
         case .resumePrimary(let time):
             self.emit(.primaryResumed(primaryTime: time))
             self.isStalled = false
