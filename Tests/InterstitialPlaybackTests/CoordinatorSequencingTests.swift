@@ -45,7 +45,7 @@ import Testing
         let finish = machine.finishEvent(entire: true)
         #expect(finish.last == .closeEvent)
         #expect(machine.current?.eventID == "a")
-        let closeA = machine.closeEvent(now: 105, cancelled: [])
+        let closeA = machine.closeEvent(now: 105)
         #expect(machine.current == nil)
         #expect(closeA.suffix(2) == [.dropAssets("a"), .beginEvent("b")])
 
@@ -53,7 +53,7 @@ import Testing
         _ = machine.eventBegins("b", events: events, schedule: context.schedule, rate: 1, now: 105)
         #expect(machine.current?.eventID == "b")
         _ = machine.finishEvent(entire: true)
-        #expect(machine.closeEvent(now: 108, cancelled: []).last == .endBreak)
+        #expect(machine.closeEvent(now: 108).last == .endBreak)
 
         // The break ends: the primary resumes at 20 + 5 + 3, announced after leaving the break.
         let end = machine.endBreak(in: context, primary: Self.primary, rate: 1, now: 108)
@@ -84,7 +84,7 @@ import Testing
         #expect(actions.last == .finishEvent(entire: false))
         #expect(machine.currentBreak?.queue == [])
         _ = machine.finishEvent(entire: false)
-        #expect(machine.closeEvent(now: 101, cancelled: []).last == .endBreak)
+        #expect(machine.closeEvent(now: 101).last == .endBreak)
         // The player marked the pod handled when the break began (`.beginBreak`), so the resume
         // point inside the pod's span does not enter it again.
         var handled = context
@@ -116,7 +116,7 @@ import Testing
         let events = context.schedule.events.map(\.event)
         _ = machine.eventBegins("post", events: events, schedule: context.schedule, rate: 1, now: 70)
         _ = machine.finishEvent(entire: true)
-        #expect(machine.closeEvent(now: 80, cancelled: []).last == .endBreak)
+        #expect(machine.closeEvent(now: 80).last == .endBreak)
         let primary = PrimaryAtBreakEnd(position: 60, duration: 60, postrollsStarted: true, tracks: [])
         #expect(machine.endBreak(in: context, primary: primary, rate: 1, now: 80).last == .primaryEnded)
     }
@@ -161,5 +161,73 @@ import Testing
         #expect(machine.currentBreak?.joinOffset == 0)
         machine.enter(InterstitialStart(eventID: "a", offset: 4), beginning: "a")
         #expect(machine.currentBreak?.joinOffset == 4)
+    }
+
+    @Test func anAssetListEventAsksForItsListWithTheJoinOffsetOnlyWhenGiven() throws {
+        let playlist = try CoordinatorBreakTests.playlist([
+            "#EXT-X-DATERANGE:ID=\"l\",CLASS=\"com.apple.hls.interstitial\","
+                + "START-DATE=\"2026-01-01T00:00:20.000Z\",X-ASSET-LIST=\"lists/l.json\""
+        ])
+        let event = try #require(Schedule(primary: playlist).events.first).event
+        let machine = InterstitialCoordinator()
+        let base = "http://origin.test/live/main.m3u8"
+        let load = machine.assetListLoad(of: event, startOffset: nil, base: base, primaryID: "P")
+        #expect(load == [.loadAssetList(eventID: "l", url: "http://origin.test/live/lists/l.json?_HLS_primary_id=P")])
+        let joined = machine.assetListLoad(of: event, startOffset: MediaTime(seconds: 12.5), base: base, primaryID: "P")
+        let url = "http://origin.test/live/lists/l.json?_HLS_primary_id=P&_HLS_start_offset=12.5"
+        #expect(joined == [.loadAssetList(eventID: "l", url: url)])
+        // An `X-ASSET-URI` event has no list to load.
+        let pod = try Self.pod()
+        let uriEvent = try #require(pod.schedule.event("a")).event
+        #expect(machine.assetListLoad(of: uriEvent, startOffset: nil, base: base, primaryID: "P").isEmpty)
+    }
+
+    @Test func aCancelledEventIsRecordedAsCancelledAndAsksForNothing() throws {
+        let context = try Self.pod()
+        var machine = try Self.begun(context)
+        let first = machine.markCancelled("a")
+        let again = machine.markCancelled("a")
+        #expect(first && !again)
+        #expect(machine.cancelled == ["a"])
+        _ = machine.finishEvent(entire: false)
+        let close = machine.closeEvent(now: 101)
+        #expect(close.last == .beginEvent("b"))
+        #expect(machine.currentBreak?.finished.map(\.cancelled) == [true])
+        let event = try #require(context.schedule.event("a")).event
+        #expect(machine.assetListLoad(of: event, startOffset: nil, base: "", primaryID: "P").isEmpty)
+    }
+
+    @Test func thePrimaryMovesOncePerBreakUntilTheBreakEnds() throws {
+        let context = try Self.pod()
+        var machine = InterstitialCoordinator()
+        let next: (start: MediaTime, ids: [String]) = (20, ["a", "b"])
+        let move = try #require(
+            machine.primaryMove(playing: false, next: next, repositionedFor: machine.repositionedFor) { start, _ in
+                start + 8
+            }
+        )
+        #expect(move.mark == "a" && move.position == 28)
+        machine.primaryMoved(for: move.mark)
+        #expect(machine.repositionedFor == "a")
+        let again = machine.primaryMove(playing: false, next: next, repositionedFor: machine.repositionedFor) {
+            start,
+            _ in
+            start
+        }
+        let movedAgain = again != nil
+        #expect(!movedAgain, "moved again for the same break")
+        // The break plays and ends: its `.forgetReposition`, fed back, clears the mark.
+        machine = try Self.begun(context)
+        machine.primaryMoved(for: "a")
+        _ = machine.finishEvent(entire: true)
+        _ = machine.closeEvent(now: 105)
+        let events = context.schedule.events.map(\.event)
+        _ = machine.eventBegins("b", events: events, schedule: context.schedule, rate: 1, now: 105)
+        _ = machine.finishEvent(entire: true)
+        _ = machine.closeEvent(now: 108)
+        let end = machine.endBreak(in: context, primary: Self.primary, rate: 1, now: 108)
+        #expect(end.first == .forgetReposition)
+        machine.forgetReposition()
+        #expect(machine.repositionedFor == nil)
     }
 }

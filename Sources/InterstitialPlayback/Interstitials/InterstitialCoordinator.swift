@@ -1,22 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
 
-/// How a live break without `X-RESUME-OFFSET` resumes the primary.
-public struct LiveResumption: Sendable, Hashable, CustomStringConvertible {
-    private let code: UInt8
-    private init(_ code: UInt8) {
-        self.code = code
-    }
-    /// The spec's default (Appendix D.2): the interstitial's duration, or its playout limit when
-    /// shorter, counted from its start, whatever time the asset list and the loads took.
-    public static let eventDuration = LiveResumption(0)
-    /// AVFoundation's `resumptionOffset = .indefinite`: the time spent in the break, so the
-    /// primary keeps pace with the wall clock (answer and load times included).
-    public static let followsWallClock = LiveResumption(1)
-    /// `eventDuration` or `followsWallClock`.
-    public var description: String { self.code == 0 ? "eventDuration" : "followsWallClock" }
-}
-
 /// One event of a break once it finished, as it was when it played: a copy of its attributes
 /// and of what the schedule said of it, so replacing the events while it plays
 /// (``InterstitialEventController/setEvents(_:)``) cannot change how it ends.
@@ -61,6 +45,9 @@ struct InterstitialCoordinator: Sendable {
         case refuse(String)
         /// Cancel an event that cannot play (D.5): resume offset 0, the schedule placed without it.
         case cancelEvent(String)
+        /// Request an event's asset list from this URL; the answer comes back as
+        /// `assetListDidLoad` or `assetListDidFail`.
+        case loadAssetList(eventID: String, url: String)
 
         // Follow-up inputs: the player performs its part of each, then feeds the coordinator
         // the next input, depth first, until none is left (no call goes back through the actor).
@@ -85,7 +72,7 @@ struct InterstitialCoordinator: Sendable {
         /// End the current event (`entire`: played to its end) with an `emit(_:)` of its end
         /// first, then `closeEvent`.
         case finishEvent(entire: Bool)
-        /// The end of the current event was announced: `closeEvent(now:cancelled:)`.
+        /// The end of the current event was announced: `closeEvent(now:)`.
         case closeEvent
         /// The event ended: its skip state goes back to not skippable.
         case clearSkipState(InterstitialEvent)
@@ -95,7 +82,7 @@ struct InterstitialCoordinator: Sendable {
         case endBreak
         /// A seek leaves the break: `abandonBreak(rate:)`.
         case abandonBreak
-        /// Forget that the primary buffered from a break's resume point.
+        /// Forget that the primary buffered from a break's resume point: `forgetReposition()`.
         case forgetReposition
         /// Primary content resumes at this time (stable primary timeline).
         case resumePrimary(MediaTime)
@@ -124,6 +111,10 @@ struct InterstitialCoordinator: Sendable {
     private(set) var passed: Set<String> = []
     /// The skip state of the event playing.
     private(set) var skipState: SkippableEventState = .notSkippable
+    /// Events cancelled before they played (D.5: a failed asset list or asset URI): offset 0.
+    private(set) var cancelled: Set<String> = []
+    /// The first event of the break the primary's buffering last moved to the resume point of.
+    private(set) var repositionedFor: String?
 
     // MARK: Skipping
 
@@ -233,12 +224,28 @@ extension InterstitialCoordinator {
         return [self.eventDidFinish(run, entire: entire), .closeEvent]
     }
 
-    /// The current event closes at clock time `now` (`cancelled`: the events cancelled before
-    /// they played): it is recorded in its break, and the break's next event begins, or the
-    /// break ends.
-    mutating func closeEvent(now: MediaTime, cancelled: Set<String>) -> [Action] {
+    /// The primary's buffering moved (or need not move) to where `breakID`'s break resumes.
+    mutating func primaryMoved(for breakID: String?) {
+        self.repositionedFor = breakID
+    }
+
+    /// The break ended or a seek left it: the primary's next move is for the break after.
+    mutating func forgetReposition() {
+        self.repositionedFor = nil
+    }
+
+    /// An event cannot play (D.5): it is cancelled from now on (resume offset 0).
+    ///
+    /// - Returns: Whether it was not cancelled yet (the schedule must then be placed again).
+    mutating func markCancelled(_ eventID: String) -> Bool {
+        self.cancelled.insert(eventID).inserted
+    }
+
+    /// The current event closes at clock time `now`: it is recorded in its break (cancelled or
+    /// not), and the break's next event begins, or the break ends.
+    mutating func closeEvent(now: MediaTime) -> [Action] {
         guard let run = self.current else { return [] }
-        let record = self.record(of: run, now: now, cancelled: cancelled.contains(run.eventID))
+        let record = self.record(of: run, now: now, cancelled: self.cancelled.contains(run.eventID))
         var next: String?
         if let brk = self.currentBreak {
             let step = self.eventDidFinish(record, in: brk)

@@ -94,8 +94,9 @@ struct InterstitialState: Sendable {
     /// The events as the monitor shows them.
     var events: [InterstitialEvent] = []
     var lists: [String: AssetListState] = [:]
-    /// Events cancelled before they played (failed asset list or asset URI): resume offset 0.
-    var cancelled: Set<String> = []
+    /// Events cancelled before they played (failed asset list or asset URI): resume offset 0
+    /// (the coordinator owns them).
+    var cancelled: Set<String> { self.coordinator.cancelled }
     /// Events handled at their point in this pass (the coordinator owns them).
     var passed: Set<String> { self.coordinator.passed }
     /// The event playing (the coordinator owns it).
@@ -108,8 +109,6 @@ struct InterstitialState: Sendable {
     var skipState: SkippableEventState { self.coordinator.skipState }
     /// The pure decisions: breaks, assets, loading ahead, skipping, the rate, resumption.
     var coordinator = InterstitialCoordinator()
-    /// Breaks whose primary buffering already moved to the resume point.
-    var repositionedFor: String?
     /// Playlist events left out as unusable, by identifier, with the defects already logged
     /// (logged again only when they change).
     var ignored: [String: [InterstitialEvent.Defect]] = [:]

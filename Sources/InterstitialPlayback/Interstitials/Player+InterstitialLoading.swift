@@ -26,7 +26,7 @@ extension Player {
             }
             return []
         }
-        guard let listURI = event.assetListURI else { return [] }
+        guard event.assetListURI != nil else { return [] }
         let startOffset = self.interstitials.coordinator.assetListStartOffset(
             for: eventID,
             playing: self.interstitials.current?.eventID,
@@ -35,11 +35,17 @@ extension Player {
         )
         // A preloaded answer (Appendix F) stands in for the request, or the preload is under way.
         if startOffset == nil, let taken = self.takePreload(for: eventID) { return taken }
-        let url = InterstitialRequestURL.assetList(
-            self.resolveAgainstPrimary(listURI),
-            primaryID: self.sessionID,
-            liveStartOffset: startOffset
+        return self.interstitials.coordinator.assetListLoad(
+            of: event,
+            startOffset: startOffset,
+            base: self.primaryBase,
+            primaryID: self.sessionID
         )
+    }
+
+    /// Requests an event's asset list (the coordinator's `.loadAssetList`): its answer comes back
+    /// through ``assetListAnswered(eventID:_:now:)``.
+    func loadAssetList(eventID: String, url: String) {
         self.interstitials.lists[eventID] = .loading
         self.pendingLoads.append(
             PendingLoad(
@@ -53,7 +59,6 @@ extension Player {
                 )
             )
         )
-        return []
     }
 
     /// What interstitial URIs resolve against: the primary's playlist, or the item's URL.
@@ -198,10 +203,10 @@ extension Player {
         if let move = self.interstitials.coordinator.primaryMove(
             playing: self.interstitials.current != nil,
             next: self.nextBreak(),
-            repositionedFor: self.interstitials.repositionedFor,
+            repositionedFor: self.interstitials.coordinator.repositionedFor,
             resume: { self.predictedResume(start: $0, ids: $1) }
         ) {
-            self.interstitials.repositionedFor = move.mark
+            self.interstitials.coordinator.primaryMoved(for: move.mark)
             if let position = move.position { self.primary?.reposition(to: position) }
         }
         return loads
@@ -236,7 +241,8 @@ extension Player {
     func primaryBufferLimit() -> MediaTime {
         let next = self.nextBreak()
         let nextBuffered =
-            self.interstitials.current == nil && next != nil && self.interstitials.repositionedFor == next?.ids.first
+            self.interstitials.current == nil && next != nil
+            && self.interstitials.coordinator.repositionedFor == next?.ids.first
         return self.interstitials.coordinator.primaryBufferLimit(
             position: self.primaryPosition,
             buffering: PrimaryBuffering(

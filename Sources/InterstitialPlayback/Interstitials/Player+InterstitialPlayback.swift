@@ -69,7 +69,9 @@ extension Player {
             switch self.interstitials.coordinator.listStep(self.interstitials.lists[eventID]) {
             case .prepare:
                 let follow = self.prepareEventAssets(eventID)
-                if self.interstitials.lists[eventID] == nil {
+                // No assets and no list requested: the event cannot play.
+                let requested = follow.contains { if case .loadAssetList = $0 { true } else { false } }
+                if self.interstitials.lists[eventID] == nil && !requested {
                     return follow + [.finishEvent(entire: false), .checkEvent]
                 }
                 return follow
@@ -231,7 +233,7 @@ extension Player {
         self.perform(self.interstitials.coordinator.seekLeavesBreak(), now: now)
         // Events at or after the target may play again (CUE=ONCE ones are kept out by the schedule).
         self.interstitials.coordinator.seekGranted(decision)
-        self.interstitials.repositionedFor = nil
+        self.interstitials.coordinator.forgetReposition()
         if let plan = decision.breakPlan {
             self.primary?.reposition(to: decision.granted)
             self.beginBreak(plan, now: now)

@@ -35,10 +35,11 @@ extension Player {
             self.updateStatus()
         case .refuse: break
         case .cancelEvent(let eventID): self.cancelEvent(eventID, now: now)
+        case .loadAssetList(let eventID, let url): self.loadAssetList(eventID: eventID, url: url)
         case .finishCurrentEvent: return self.interstitials.coordinator.finishEvent(entire: false)
         case .finishEvent(let entire): return self.interstitials.coordinator.finishEvent(entire: entire)
         case .closeEvent:
-            return self.interstitials.coordinator.closeEvent(now: now, cancelled: self.interstitials.cancelled)
+            return self.interstitials.coordinator.closeEvent(now: now)
         case .beginBreak(let plan):
             self.primaryPosition = plan.position
             return self.interstitials.coordinator.beginBreak(plan)
@@ -72,7 +73,7 @@ extension Player {
                 now: now
             )
         case .abandonBreak: return self.interstitials.coordinator.abandonBreak(rate: self.rate)
-        case .forgetReposition: self.interstitials.repositionedFor = nil
+        case .forgetReposition: self.interstitials.coordinator.forgetReposition()
         case .resumePrimary(let time):
             self.emit(.primaryResumed(primaryTime: time))
             self.isStalled = false

@@ -126,7 +126,7 @@ extension Player {
 
     /// Cancels an event that cannot play (D.5) and places the others again without it.
     func cancelEvent(_ eventID: String, now: MediaTime) {
-        guard self.interstitials.cancelled.insert(eventID).inserted else { return }
+        guard self.interstitials.coordinator.markCancelled(eventID) else { return }
         self.refreshSchedule(playlist: nil, now: now)
     }
 
