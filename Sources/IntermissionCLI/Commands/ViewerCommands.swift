@@ -142,23 +142,29 @@ enum StandardInputLines {
     }
 
     /// The lines, as they arrive, until end of input; `nil` when standard input is not read.
+    ///
+    /// A thread of its own reads with blocking `read(2)` calls until the end of input. It used to be
+    /// `FileHandle.readabilityHandler`, a dispatch source on descriptor 0; on Linux, cancelling that
+    /// source at the end of a pipe's input could crash libdispatch's event loop
+    /// (`_dispatch_event_loop_drain`, a bad pointer), seen in `cast` with an empty piped input.
+    /// The thread ends at the end of input or a read error; a command that ends first exits with
+    /// the thread still blocked in `read`, which holds nothing else.
     static func lines() -> AsyncStream<String>? {
         guard Self.isInteractiveOrPiped else { return nil }
         let (stream, continuation) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(256))
-        let input = FileHandle.standardInput
-        let buffer = LineBuffer()
-        input.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                // End of input: what is left is the last line.
-                if let rest = buffer.finish() { continuation.yield(rest) }
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
+        Thread.detachNewThread {
+            let buffer = LineBuffer()
+            var bytes = [UInt8](repeating: 0, count: 4096)
+            while true {
+                let count = bytes.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { break }
+                for line in buffer.append(Data(bytes[0..<count])) { continuation.yield(line) }
             }
-            for line in buffer.append(data) { continuation.yield(line) }
+            // End of input: what is left is the last line.
+            if let rest = buffer.finish() { continuation.yield(rest) }
+            continuation.finish()
         }
-        continuation.onTermination = { _ in input.readabilityHandler = nil }
         return stream
     }
 }
