@@ -6,7 +6,7 @@ import Testing
 /// `SpliceInfoSection` (issue 25, part 4): SCTE 35 `splice_info_section` decoded, checked against
 /// the SCTE 35 standard's own examples and, field by field, against Python's `threefive` on seeded
 /// random cues; hostile bytes get an error with a byte offset, never a trap.
-@Suite struct SCTE35Tests {
+@Suite(.realTime) struct SCTE35Tests {
     /// The `time_signal` example of SCTE 35 (section 14.2): a Provider Placement Opportunity Start
     /// of 307 s with an Airing ID UPID.
     static let timeSignalExample = "/DA0AAAAAAAA///wBQb+cr0AUAAeAhxDVUVJSAAAjn/PAAGlmbAICAAAAAAsoKGKNAIAmsnRfg=="

@@ -5,7 +5,7 @@ import Testing
 /// `runProcess` (IntermissionTestSupport), which every test target uses to run tools: it must not
 /// hold a thread of the concurrency pool while a child runs, must not deadlock on full pipes, and
 /// must kill on timeout.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .realTime)
 struct RunProcessTests {
     static let shell = URL(fileURLWithPath: "/bin/sh")
 

@@ -10,7 +10,7 @@ import Glibc
 import Darwin
 #endif
 
-@Suite(.serialized) struct BoundedFetchTests {
+@Suite(.serialized, .realTime) struct BoundedFetchTests {
     // Deadlines of the answers these tests expect are 30 s: a loopback server answers in
     // milliseconds, but a busy machine running every suite at once has kept one waiting over 5 s.
     static let client = BoundedFetch.makeClient(connectTimeout: .seconds(30))

@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 27: which addresses the outbound policy refuses, in every spelling, and that a fetch with
 /// a policy checks the first URL and each redirect before it connects.
-@Suite(.serialized) struct OutboundPolicyTests {
+@Suite(.serialized, .realTime) struct OutboundPolicyTests {
     static let client = BoundedFetch.makeClient(connectTimeout: .seconds(30), maximumRedirects: 0)
 
     @Test(arguments: [

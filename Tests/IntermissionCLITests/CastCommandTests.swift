@@ -5,7 +5,7 @@ import Testing
 
 /// `intermission cast` handing the demo stream of `intermission serve --demo` to `intermission
 /// receiver`, all three the built binary.
-@Suite struct CastCommandTests {
+@Suite(.realTime) struct CastCommandTests {
     static func objects(_ text: String) -> [[String: Any]] {
         text.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]

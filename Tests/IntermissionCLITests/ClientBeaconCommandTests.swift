@@ -9,7 +9,7 @@ import FoundationNetworking
 /// Client-side beacons end to end: `intermission serve --demo` with beacons in its asset lists,
 /// `intermission play --beacons client --speed 10`; every beacon of the two-ad pod reaches the
 /// server once, in order, each quartile within 0.25 s of wall time of its moment.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .realTime)
 struct ClientBeaconCommandTests {
     static let adminToken = "client-beacon-admin-token"
 

@@ -106,7 +106,7 @@ enum FloodSocket {
 /// with `SIGILL` when it cannot open `/proc/<tid>/stat`). Now the server caps its connections below
 /// the limit, closes new ones at accept, stays alive, and answers `/health` within 2 s once the
 /// flood stops.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .realTime)
 struct DescriptorFloodCommandTests {
     static let midroll = "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1&_HLS_primary_id="
 

@@ -15,7 +15,7 @@ import FoundationNetworking
 /// `intermission download` against `intermission serve --demo`: the copy is complete, relative,
 /// keeps the interstitial schedule, plays without the network, and an interrupted run continues
 /// without fetching a byte twice.
-@Suite(.timeLimit(.minutes(4)))
+@Suite(.timeLimit(.minutes(4)), .realTime)
 struct DownloadCommandTests {
     /// Starts the demo server; its base URL.
     static func demoServer() async throws -> (ServeProcess, String) {

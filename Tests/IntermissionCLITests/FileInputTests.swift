@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionCLI
@@ -9,7 +10,7 @@ import Glibc
 
 /// `PlaylistInput.readFile(descriptor:name:)`: a regular file is read into one buffer (advised for
 /// huge pages) with the head-first rules of the chunked reader; anything else goes to that reader.
-@Suite struct FileInputTests {
+@Suite(.realTime) struct FileInputTests {
     /// A scratch file holding `bytes`, opened for reading; the body gets its descriptor.
     static func withFile<R>(
         _ bytes: [UInt8],

@@ -45,7 +45,7 @@ enum CLI {
     }
 }
 
-@Suite struct FormatCommandTests {
+@Suite(.realTime) struct FormatCommandTests {
     @Test(arguments: [
         "Examples/vod-interstitials.m3u8", "Examples/multivariant.m3u8",
         "Tests/Fixtures/playlists/odd-crlf-line-endings.m3u8",
@@ -124,7 +124,7 @@ final class StaticServer {
     deinit { self.stop() }
 }
 
-@Suite struct FormatOverHTTPTests {
+@Suite(.realTime) struct FormatOverHTTPTests {
     @Test func formatsAPlaylistFetchedOverHTTP() async throws {
         let server = try #require(await StaticServer(directory: CLI.repository.appendingPathComponent("Examples")))
         defer { server.stop() }

@@ -1,10 +1,11 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 /// `intermission format --fix`, run as a user would on the legacy fixtures: the draft name is
 /// rewritten to the spec name, every other byte is kept, the validator's warning is gone, and
 /// `--fix --check` says whether anything would change.
-@Suite struct FormatFixCommandTests {
+@Suite(.realTime) struct FormatFixCommandTests {
     /// Fixtures whose draft name has one spec spelling, with the spec text the fixed line must hold
     /// and the draft text it must no longer hold.
     static let rewritable: [(path: String, draft: String, spec: String)] = [

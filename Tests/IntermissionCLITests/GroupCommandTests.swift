@@ -6,7 +6,7 @@ import Testing
 /// `intermission group` against `intermission serve --demo`, both the built binary: two headless
 /// participants of one group, Alice with the demo's pre-roll and Bob without ads, under the waiting
 /// policy.
-@Suite struct GroupCommandTests {
+@Suite(.realTime) struct GroupCommandTests {
     static func lines(_ text: String) -> [[String: String]] {
         text.split(separator: "\n").compactMap { line in
             (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String]

@@ -6,7 +6,7 @@ import Testing
 /// `download` and `play` against hostile loopback origins (raw servers that stall, trickle,
 /// lie about sizes, list a million segments or name local files): each fails with a clear error,
 /// within about its timeout, without writing or reading outside what it was given.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct HostileOriginCommandTests {
     /// The request lines a raw server received, in order.
     final class RequestLog: Sendable {

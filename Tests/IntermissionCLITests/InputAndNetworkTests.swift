@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// Input is read head first, and network failures are said in words, with `--timeout`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .realTime)
 struct InputAndNetworkTests {
     /// Runs the CLI with a standard input that stays open until the process exits (a pipe whose
     /// writer never closes), after writing `head`; kills it after `limit` seconds.

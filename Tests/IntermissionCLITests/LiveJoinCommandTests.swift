@@ -6,7 +6,7 @@ import Testing
 /// `intermission play` joining a live break 12 s in, through the built binaries: the server
 /// answers the whole 20 s break, the player enters the list 12 s in (plays the last 8 s of it),
 /// and resumes where D.2 says for live without X-RESUME-OFFSET: the break's start plus its duration.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .realTime)
 struct LiveJoinCommandTests {
     @Test func joiningTwelveSecondsIntoABreakPlaysTheLastEightSecondsOfTheList() async throws {
         let folder = try ServeProcess.scratchFolder("join")
@@ -108,6 +108,7 @@ final class ServeProcess {
     /// Starts `intermission` with `arguments` in the repository folder; with `descriptorLimit`,
     /// under `ulimit -n` of that many descriptors (soft and hard), through `/bin/sh`.
     init(_ arguments: [String], descriptorLimit: Int? = nil) throws {
+        RealTime.expectHeld("`intermission serve`")
         self.log = FileManager.default.temporaryDirectory.appendingPathComponent("serve-\(UUID().uuidString).log")
         _ = FileManager.default.createFile(atPath: self.log.path, contents: nil)
         self.handle = try FileHandle(forWritingTo: self.log)

@@ -9,7 +9,7 @@ import FoundationNetworking
 /// The demo's audio-only podcast feed with the command line: `play` hears the pre-, mid- and
 /// post-roll the server decides, `download` makes a copy that still passes the podcast profile
 /// and plays offline with the same breaks, and ffmpeg plays the copy.
-@Suite(.timeLimit(.minutes(4)))
+@Suite(.timeLimit(.minutes(4)), .realTime)
 struct PodcastCommandTests {
     /// The events of a `play --json` run: which interstitials started, and each asset's folder.
     static func played(

@@ -1,11 +1,12 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 #if canImport(FoundationXML)
 import FoundationXML
 #endif
 
-@Suite struct ScheduleCommandTests {
+@Suite(.realTime) struct ScheduleCommandTests {
     func json(_ arguments: [String]) async throws -> [String: Any] {
         let result = try await CLI.run(arguments)
         #expect(result.status == 0, "\(result.stderr)")

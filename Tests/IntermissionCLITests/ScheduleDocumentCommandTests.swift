@@ -4,7 +4,7 @@ import Testing
 
 /// `intermission schedule` and `intermission validate` read scheduled date ranges (Appendix H of
 /// Apple's preliminary WWDC26 draft) from files next to the playlist and over HTTP.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct ScheduleDocumentCommandTests {
     /// A VOD playlist of 6 s segments from PDT 2024-01-01T00:00:00Z with `EXT-X-DATERANGE` tags
     /// of the attributes given.

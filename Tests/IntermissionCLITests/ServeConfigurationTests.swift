@@ -4,7 +4,7 @@ import Testing
 
 /// `intermission serve` refuses bad settings at start, through the built binary: exit 2 and a
 /// message naming the key, never a trap, a silently ignored key or a port other than the one asked.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .realTime)
 struct ServeConfigurationTests {
     /// Runs the binary and kills it after `seconds` (a server that started instead of refusing).
     static func serve(

@@ -61,7 +61,7 @@ private enum CrashPostgres {
 
 /// SIGKILL under load: every decision and every beacon the server acknowledged is in the database
 /// when it starts again, and is found there (the same pod, not decided anew; the beacon counted).
-@Suite(.timeLimit(.minutes(5)))
+@Suite(.timeLimit(.minutes(5)), .realTime)
 struct ServeCrashCommandTests {
     static let adminToken = "crash-admin-token"
     static let midroll = "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1&_HLS_primary_id="

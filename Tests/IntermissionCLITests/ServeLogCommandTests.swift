@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -7,7 +8,7 @@ import FoundationNetworking
 
 /// What `intermission serve` logs about an upstream never carries the user, password or query of
 /// its configured URL.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct ServeLogCommandTests {
     @Test func upstreamSecretsAreRedactedInTheLog() async throws {
         let folder = try ServeProcess.scratchFolder("log")

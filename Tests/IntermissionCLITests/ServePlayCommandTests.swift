@@ -9,7 +9,7 @@ import FoundationNetworking
 
 /// The README's main job, end to end through the built binary: `intermission serve --demo`, then
 /// `intermission play` against it, then SIGTERM.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .realTime)
 struct ServePlayCommandTests {
     @Test func demoServerPlaysEveryBreakAndStopsOnSIGTERM() async throws {
         let server = try ServeProcess(["serve", "--demo", "--port", "0", "--database", "memory:"])
@@ -96,7 +96,7 @@ struct ServePlayCommandTests {
 }
 
 /// Graceful shutdown: a request in flight when SIGTERM arrives is still answered.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct ServeShutdownTests {
     @Test func sigtermFinishesTheRequestInFlight() async throws {
         // An upstream live playlist that takes 1.5 s to answer; it touches a file when a request

@@ -1,7 +1,8 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
-@Suite struct ValidateCommandTests {
+@Suite(.realTime) struct ValidateCommandTests {
     @Test(arguments: ["Examples/vod-interstitials.m3u8", "Examples/live-window.m3u8", "Examples/airplay-plans.m3u8"])
     func examplesHaveNoErrors(_ path: String) async throws {
         let result = try await CLI.run(["validate", path])
@@ -58,7 +59,7 @@ import Testing
     }
 }
 
-@Suite struct InsertCommandTests {
+@Suite(.realTime) struct InsertCommandTests {
     static let plain =
         "#EXTM3U\n#EXT-X-TARGETDURATION:4\n#EXT-X-PLAYLIST-TYPE:VOD\n# keep me\n#EXTINF:4.000,\na.ts\n#EXTINF:4.000,\nb.ts\n#EXTINF:4.000,\nc.ts\n#EXT-X-ENDLIST\n"
 
@@ -144,7 +145,7 @@ import Testing
 
 /// `intermission validate --profile podcast`, as a user runs it on the podcast fixtures: each bad
 /// fixture reports its rule at file:line:col, only with the profile; the good episode is clean.
-@Suite struct ValidatePodcastProfileTests {
+@Suite(.realTime) struct ValidatePodcastProfileTests {
     static let rules = [
         "INT-PODCAST-ATTRIBUTE-REQUIRED", "INT-PODCAST-CUE-POST", "INT-PODCAST-NOT-VOD", "INT-PODCAST-SNAP",
         "INT-PODCAST-SEGMENT-BOUNDARY", "INT-PODCAST-AUDIO-ONLY-VARIANT",

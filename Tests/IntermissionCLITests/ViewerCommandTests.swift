@@ -1,10 +1,11 @@
 import Foundation
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionCLI
 
 /// The commands `group` and `cast` take, as options at a time and typed on standard input.
-@Suite struct ViewerCommandTests {
+@Suite(.realTime) struct ViewerCommandTests {
     @Test func typedLinesAreReadAsCommands() throws {
         #expect(try ViewerCommand.parse(line: "pause") == .pause)
         #expect(try ViewerCommand.parse(line: "  PLAY\r") == .play)

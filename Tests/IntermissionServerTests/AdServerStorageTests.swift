@@ -1,13 +1,14 @@
 import AdInsertion
 import Foundation
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionSQLite
 @testable import IntermissionServer
 @testable import IntermissionStore
 
-@Suite("Ad-server tracking URLs in SQLite")
+@Suite("Ad-server tracking URLs in SQLite", .realTime)
 struct AdServerStorageTests {
     /// A decision whose asset carries tracking URLs reads back whole after a restart (the `assets`
     /// column is written by hand, so it must hold the same JSON `JSONEncoder` would).

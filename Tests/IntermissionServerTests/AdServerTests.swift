@@ -70,7 +70,7 @@ func withAdServer<T: Sendable>(
     }
 }
 
-@Suite("VAST ad servers over loopback")
+@Suite("VAST ad servers over loopback", .realTime)
 struct AdServerTests {
     /// The demo configuration with a 60 s break `pod` on the VOD asset, asking `template` (relative
     /// to the ad server's `base`) within `timeout` seconds; an empty inventory unless `inventory`.

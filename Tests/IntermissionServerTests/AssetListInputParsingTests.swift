@@ -1,10 +1,11 @@
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionServer
 
 /// The one parse of an asset-list request's inputs that the route and the event loop share.
-@Suite struct AssetListInputParsingTests {
+@Suite(.realTime) struct AssetListInputParsingTests {
     private func input(_ query: String?, scope: String = "vod-demo", sessions: [String] = []) throws -> AssetListInput {
         try AssetListInput(scope: scope, breakID: "midroll-1", query: query.map { $0[...] }, sessionIDs: sessions)
     }

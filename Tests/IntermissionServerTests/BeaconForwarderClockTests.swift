@@ -7,7 +7,7 @@ import Testing
 
 /// The beacon forwarder's retries wait on the clock it is given, and its work is owned by `run()`:
 /// a graceful shutdown sends what is queued, drops the retries still waiting, and ends.
-@Suite struct BeaconForwarderClockTests {
+@Suite(.realTime) struct BeaconForwarderClockTests {
     private func forwarder(_ clock: ManualClock) -> BeaconForwarder {
         var configuration = TrackingConfiguration()
         configuration.forwardRetryDelay = .seconds(10)

@@ -3,13 +3,14 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionServer
 
 /// Every answer outside the admin API carries the same CORS fields, whether the router made it
 /// (through the middleware) or a cache answered it before routing; admin answers carry none.
-@Suite struct CORSFieldsTests {
+@Suite(.realTime) struct CORSFieldsTests {
     @Test(.timeLimit(.minutes(1))) func routedAndEventLoopAnswersCarryTheSameFields() async throws {
         try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 30))) { client in
             let expose = HTTPField.Name("Access-Control-Expose-Headers")!

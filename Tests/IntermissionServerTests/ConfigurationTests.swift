@@ -3,9 +3,10 @@ import HLSInterstitials
 import HLSPlaylist
 import IntermissionServer
 import IntermissionStore
+import IntermissionTestSupport
 import Testing
 
-@Suite struct ConfigurationFileTests {
+@Suite(.realTime) struct ConfigurationFileTests {
     @Test func readsEveryDocumentedSection() throws {
         let yaml = """
             server:
@@ -76,7 +77,7 @@ import Testing
 
 /// Every number of the configuration is read into its documented range, and unknown keys are
 /// refused: the error names the key.
-@Suite struct ConditioningConfigurationTests {
+@Suite(.realTime) struct ConditioningConfigurationTests {
     @Test func theConditioningSectionIsReadWithItsDefaultsAndBounds() throws {
         let yaml = """
             conditioning:
@@ -114,7 +115,7 @@ import Testing
     }
 }
 
-@Suite struct ConfigurationLimitTests {
+@Suite(.realTime) struct ConfigurationLimitTests {
     static let loop = "channels:\n  - id: c\n    loop: /media/a/\n"
     static let upstream = "channels:\n  - id: c\n    upstream: http://up.example/live.m3u8\n"
     static let vod = "vod:\n  - id: v\n    origin: /media/a/\n    breaks:\n"

@@ -79,7 +79,7 @@ final class RawConnection: Sendable {
 
 /// Connections that never send a request: they hold neither a shutdown nor a connection slot for
 /// ever, with the group hub's WebSocket upgrade channel (the default) and without it.
-@Suite struct ConnectionLifecycleTests {
+@Suite(.realTime) struct ConnectionLifecycleTests {
     /// Starts the demo server on a free port, runs `body` with the port, then shuts the server down
     /// gracefully; whether the service group ended within 20 s.
     ///

@@ -15,7 +15,7 @@ import Glibc
 /// `server.maxConnections` are closed at accept; a request head must arrive within
 /// `server.requestHeadTimeout`; an answer the client does not read is given up after the idle
 /// timeout. With the group hub's WebSocket upgrade channel (the default) and without it.
-@Suite struct ConnectionLimitTests {
+@Suite(.realTime) struct ConnectionLimitTests {
     /// Five connections: four are held, one is closed at accept; once one of the four closes, a new
     /// connection is answered; `/metrics` counts the refusal.
     @Test(.timeLimit(.minutes(2)), arguments: [true, false])

@@ -90,7 +90,7 @@ actor ConditioningAdServer {
 
 /// Creative conditioning end to end: a progressive MP4 from a real ad server's answer becomes HLS
 /// that matches the demo primary, left out of pods until it is ready.
-@Suite("Creative conditioning", .serialized)
+@Suite("Creative conditioning", .serialized, .realTime)
 struct CreativeConditioningTests {
     /// The build products folder (the test runner's), where `swift build --build-tests` puts the
     /// `intermission` binary.
@@ -512,7 +512,7 @@ struct CreativeConditioningTests {
 }
 
 /// The conditioning store's contract (state, lease, back-off), on SQLite and PostgreSQL alike.
-@Suite(.runningStores) struct ConditioningStoreContractTests {
+@Suite(.runningStores, .realTime) struct ConditioningStoreContractTests {
     @Test(arguments: StoreKind.available)
     func onlyOneOwnerHoldsALeaseAndAFailureWaitsForItsNextAttempt(_ kind: StoreKind) async throws {
         let store = running(try await openStore(.url(try await kind.freshURL())))
@@ -654,7 +654,7 @@ struct CreativeConditioningTests {
 
 /// Two instances on one PostgreSQL, asked for the same creative at the same moment: one ffmpeg run
 /// in all, and both hand the creative out once it is ready.
-@Suite("Creative conditioning on several instances", .serialized)
+@Suite("Creative conditioning on several instances", .serialized, .realTime)
 struct ConditioningSeveralInstancesTests {
     @Test(.enabled(if: TestPostgres.available || TestPostgres.required), .timeLimit(.minutes(5)))
     func exactlyOneInstanceConditionsACreative() async throws {
@@ -704,7 +704,7 @@ struct ConditioningSeveralInstancesTests {
 /// The IAB's VAST samples (`Tests/Fixtures/vast-iab`) served by a loopback ad server, each
 /// `MediaFile` pointed at an MP4 made by ffmpeg here: the linear progressive ones play once
 /// conditioned; VPAID, non-linear and the (offline) wrapper never do.
-@Suite("IAB VAST samples conditioned", .serialized)
+@Suite("IAB VAST samples conditioned", .serialized, .realTime)
 struct IABSamplesConditionedTests {
     /// `text` with the URL of every `MediaFile` made `url` (its first `CDATA` section).
     static func pointingMediaFiles(_ text: String, at url: String) -> String {
@@ -799,7 +799,7 @@ struct IABSamplesConditionedTests {
 
 /// The back-off between attempts, worked out by hand: 60 s, then doubled, at most retryMax, and
 /// none after maxAttempts.
-@Suite struct ConditioningBackOffTests {
+@Suite(.realTime) struct ConditioningBackOffTests {
     @Test func theWaitDoublesUpToTheCapAndStopsAfterTheLastAttempt() {
         var configuration = ConditioningConfiguration(folder: "/tmp/x")
         configuration.retryAfter = MediaTime(seconds: 60)

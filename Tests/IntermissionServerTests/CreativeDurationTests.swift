@@ -11,7 +11,7 @@ import Testing
 /// Asset lists say what a creative's media last (the `EXTINF` sum of its first variant), not the
 /// configured duration: hls.js ends an interstitial at its media's end, and a `DURATION` that
 /// differs moves the primary's resumption.
-@Suite struct CreativeDurationTests {
+@Suite(.realTime) struct CreativeDurationTests {
     /// A creative of 4 + 4 + 2.5 = 10.5 s under `folder/long/`, at 15 fps.
     static func writeLongCreative(in folder: String) throws {
         try write(

@@ -66,7 +66,7 @@ private func retention(maximum: Int, batch: Int, interval: Duration = .seconds(6
 }
 
 /// Stored decisions are bounded: by age (the repeat window plus a margin) and by count (issue 27).
-@Suite(.runningStores) struct DecisionPruningTests {
+@Suite(.runningStores, .realTime) struct DecisionPruningTests {
     private let hour = MediaTime(seconds: 3600)
 
     @Test(.timeLimit(.minutes(1)), arguments: PrunedStore.available)

@@ -17,7 +17,7 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
     DecisionKey(viewer: viewer, scope: "vod-demo", breakID: breakID)
 }
 
-@Suite struct RememberedDecisionsTests {
+@Suite(.realTime) struct RememberedDecisionsTests {
     /// Full, the index gives up the entries nobody asked for since the hand last passed, keeps the
     /// ones asked for, and never holds more than its capacity.
     @Test func theIndexIsBoundedAndKeepsWhatWasAskedFor() {
@@ -47,7 +47,7 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
     }
 }
 
-@Suite(.serialized) struct DecisionStoreTests {
+@Suite(.serialized, .realTime) struct DecisionStoreTests {
     /// A store bounded to 8 remembered decisions keeps 8 after 40 decisions, and answers all 40
     /// again with the stored pod (from the database for those it forgot), deciding none twice.
     @Test(.timeLimit(.minutes(1))) func theStoreRemembersAtMostItsCapacity() async throws {
@@ -237,7 +237,7 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
     }
 }
 
-@Suite struct AssetListEventLoopTests {
+@Suite(.realTime) struct AssetListEventLoopTests {
     /// Asked again, a viewer's asset list is answered on the event loop with the bytes and fields the
     /// router gave the first time (but the date), counted in the route's and the decisions' metrics.
     @Test(.timeLimit(.minutes(1))) func returningViewersGetTheRoutedAnswerFromTheEventLoop() async throws {

@@ -9,7 +9,7 @@ import Testing
 /// same point on every reload, and an ad's media lasts what its playlist declares.
 ///
 /// Needs ffprobe; skipped without it unless INTERMISSION_REQUIRE_REFEREES=1.
-@Suite struct DemoMediaTests {
+@Suite(.realTime) struct DemoMediaTests {
     static let folder = Fixture.repository.appendingPathComponent("Sources/IntermissionServer/Demo")
     static let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first {
         FileManager.default.isExecutableFile(atPath: $0)

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntermissionHTTP
+import IntermissionTestSupport
 import NIOCore
 import NIOEmbedded
 import NIOHTTPTypes
@@ -106,7 +107,7 @@ private struct Bench {
     }
 }
 
-@Suite struct EventLoopAnswerTests {
+@Suite(.realTime) struct EventLoopAnswerTests {
     /// A fresh entry is answered on the event loop with the headers the responders give, plus `Date`
     /// and `Server`; nothing reaches the task.
     @Test func freshEntriesAreAnsweredOnTheEventLoop() throws {
@@ -233,7 +234,7 @@ private func splitAnswers(_ bytes: [UInt8]) -> [RawResponse] {
     return answers
 }
 
-@Suite struct EventLoopAnswerPipeliningTests {
+@Suite(.realTime) struct EventLoopAnswerPipeliningTests {
     /// Over TCP: a request for a playlist not rendered yet, then pipelined behind it in the same
     /// write a cached one and a cached `/media/` file; the answers come back in the order asked.
     @Test(.timeLimit(.minutes(1))) func pipelinedAnswersKeepTheirOrder() async throws {
@@ -258,7 +259,7 @@ private func splitAnswers(_ bytes: [UInt8]) -> [RawResponse] {
     }
 }
 
-@Suite struct EventLoopAnswerChannelTests {
+@Suite(.realTime) struct EventLoopAnswerChannelTests {
     /// With the group hub's WebSocket upgrade channel (the default) as without it, requests for a
     /// fresh playlist are answered on the event loop: `intermission_event_loop_answers_total` counts
     /// every request after the one that rendered it, and the answers are the rendered bytes.

@@ -5,13 +5,14 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import IntermissionHTTP
+import IntermissionTestSupport
 import NIOCore
 import Testing
 
 @testable import IntermissionServer
 
 /// Admin bodies: every number and ID in its documented range, or a 400 naming the field.
-@Suite struct AdminInputTests {
+@Suite(.realTime) struct AdminInputTests {
     static let badBreaks: [(json: String, field: String)] = [
         (#"{"startIn": 1e300, "duration": 30}"#, "startIn"),
         (#"{"startIn": -1, "duration": 30}"#, "startIn"),
@@ -179,7 +180,7 @@ import Testing
 }
 
 /// Asset-list inputs are checked before any lookup.
-@Suite struct AssetListInputTests {
+@Suite(.realTime) struct AssetListInputTests {
     @Test func startOffsetIsPlainDecimalSecondsUpToAnHour() throws {
         #expect(try AssetListController.startOffset("12.5") == MediaTime(milliseconds: 12_500))
         #expect(try AssetListController.startOffset("0") == .zero)
@@ -231,7 +232,7 @@ import Testing
 }
 
 /// HEAD, 405 with Allow, and errors raised before routing (414, 431, 400), all with a JSON body.
-@Suite struct HTTPConformanceTests {
+@Suite(.realTime) struct HTTPConformanceTests {
     @Test(.timeLimit(.minutes(1))) func headAnswersEveryGetRouteWithTheSameHeadersAndNoBody() async throws {
         try await withServer(try demoConfiguration(clock: ManualWallClock(t0 + 100))) { client in
             let port = try #require(client.port)
@@ -375,7 +376,7 @@ import Testing
 
 /// Paths are decoded once and checked before anything is opened or forwarded; only media is served
 /// from media folders; the admin token and CORS.
-@Suite struct PathAndSecretTests {
+@Suite(.realTime) struct PathAndSecretTests {
     @Test(.timeLimit(.minutes(1))) func mediaFoldersServeOnlyMediaWithItsType() async throws {
         try await withServer(try demoConfiguration(clock: ManualWallClock(t0))) { client in
             let port = try #require(client.port)
@@ -539,7 +540,7 @@ actor SeenPaths {
 
 /// Origin and upstream URLs may carry credentials (an origin may need them); creative URIs, which
 /// viewers receive, may not; and no message shows the password.
-@Suite struct ConfigurationCredentialTests {
+@Suite(.realTime) struct ConfigurationCredentialTests {
     @Test func originCredentialsAreAcceptedAndNeverShown() throws {
         let upstream = "http://operator:pa55word@127.0.0.1:9/live/main.m3u8?token=s3cr3t"
         #expect(try InputLimits.uri(upstream, field: "channels[0].upstream", allowsUserInfo: true) == upstream)

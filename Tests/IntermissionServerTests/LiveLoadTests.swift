@@ -8,6 +8,7 @@ import HummingbirdTesting
 import IntermissionSQLite
 import IntermissionServer
 import IntermissionStore
+import IntermissionTestSupport
 import InterstitialPlayback
 import Synchronization
 import Testing
@@ -29,7 +30,7 @@ import Testing
 /// is set: it is a load test, and beside the rest of the suite on two cores it would starve the
 /// timing of every other test. `scripts/load-test.sh 50` runs it (`.ci/run` does, as its own step
 /// after `swift test`); `scripts/load-test.sh 500` runs it with 500.
-@Suite(.enabled(if: ProcessInfo.processInfo.environment["INTERMISSION_LOAD_VIEWERS"] != nil))
+@Suite(.enabled(if: ProcessInfo.processInfo.environment["INTERMISSION_LOAD_VIEWERS"] != nil), .realTime)
 struct LiveLoadTests {
     /// The channel started at `t0`; viewers join from one minute in and watch until 11:30, so every
     /// viewer sees the breaks at 2:00, 4:00, 6:00, 8:00 and 10:00 (20 s each) from start to end.

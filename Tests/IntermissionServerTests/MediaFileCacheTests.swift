@@ -4,13 +4,14 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import NIOCore
 import Testing
 
 @testable import IntermissionServer
 
 /// `Range` headers resolved against a file's size, worked out by hand from RFC 9110 §14.1.2.
-@Suite struct ByteRangeTests {
+@Suite(.realTime) struct ByteRangeTests {
     @Test func rangesOfAThousandByteFile() {
         let forty = String(repeating: "9", count: 40)
         let table: [(header: String, expected: MediaRange)] = [
@@ -104,7 +105,7 @@ private struct MediaMount {
     }
 }
 
-@Suite struct MediaFileServingTests {
+@Suite(.realTime) struct MediaFileServingTests {
     /// GET, HEAD, ranges and conditional requests on a small segment and a playlist under `/media`.
     // Three minutes: a hang guard, not a speed claim; beside every other suite and two builds
     // (load 7 on two cores) this many loopback requests have taken more than one.

@@ -10,7 +10,7 @@ import Testing
 @testable import IntermissionServer
 
 /// `/openapi.yaml` documents exactly the routes the server has.
-@Suite struct OpenAPIDocumentTests {
+@Suite(.realTime) struct OpenAPIDocumentTests {
     /// The operations of the document: `METHOD /path` for every method under every path.
     ///
     /// Reads the document's own layout (paths at two spaces under `paths:`, methods at four), which

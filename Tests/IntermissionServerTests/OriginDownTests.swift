@@ -46,7 +46,7 @@ private func mediaPlaylist(first: Int, count: Int, ended: Bool) -> String {
 }
 
 /// The origin of a VOD asset or a live upstream stops answering and comes back, over loopback.
-@Suite struct OriginDownTests {
+@Suite(.realTime) struct OriginDownTests {
     @Test(.timeLimit(.minutes(1))) func vodPlaylistsReadBeforeAreServedWhileTheOriginIsDown() async throws {
         let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }

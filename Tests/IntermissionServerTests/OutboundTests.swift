@@ -43,7 +43,7 @@ private func impressionPath(_ list: AssetList) throws -> String {
 /// URLs) never reach loopback, private or link-local addresses unless the operator allows them;
 /// beacon forwards are capped per event and rate-limited per host; media files with credentials
 /// never reach viewers.
-@Suite("Outbound requests over loopback")
+@Suite("Outbound requests over loopback", .realTime)
 struct OutboundTests {
     let ads = AdServerTests()
 

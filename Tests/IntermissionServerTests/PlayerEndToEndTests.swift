@@ -5,6 +5,7 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
 /// The server's wall clock (`ManualWallClock`) and each player's `VirtualPlaybackClock` move in
 /// lockstep: the test advances the server clock one second, then runs every player to the same
 /// second with `run(until:)`. Player time `t` is server time `start + t`.
-@Suite struct PlayerEndToEndTests {
+@Suite(.realTime) struct PlayerEndToEndTests {
     /// What one player did, read from its event log.
     struct Viewing {
         let sessionID: String

@@ -13,7 +13,7 @@ import Testing
 /// The demo's audio-only podcast feed (`/vod/podcast/main.m3u8`): its playlists pass the podcast
 /// profile, the server fills its pre-, mid- and post-roll with the audio-only ads only (and never
 /// puts them in the video presentations), and real clients play it (hls.js in Chromium, ffmpeg).
-@Suite("The podcast feed")
+@Suite("The podcast feed", .realTime)
 struct PodcastFeedTests {
     /// The `ID`s and lines of a playlist's interstitial date ranges, in order.
     static func interstitials(_ text: String) -> [(id: String, line: String)] {

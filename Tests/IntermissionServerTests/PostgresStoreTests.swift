@@ -56,7 +56,7 @@ enum TestPostgres {
     }
 }
 
-@Suite struct PostgresRefereeTests {
+@Suite(.realTime) struct PostgresRefereeTests {
     @Test(.enabled(if: TestPostgres.required)) func thePostgresServerIsThereWhenRequired() {
         #expect(
             TestPostgres.url != nil,
@@ -85,7 +85,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// The `AdStore` contract, on SQLite and on PostgreSQL alike.
-@Suite(.runningStores) struct AdStoreContractTests {
+@Suite(.runningStores, .realTime) struct AdStoreContractTests {
     private static func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
         DecisionKey(viewer: viewer, scope: "vod-movie", breakID: breakID)
     }
@@ -200,7 +200,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// The `TrackingStore` contract, on SQLite and on PostgreSQL alike.
-@Suite(.runningStores) struct TrackingStoreContractTests {
+@Suite(.runningStores, .realTime) struct TrackingStoreContractTests {
     private static func beacon(_ viewer: String, slot: Int, _ event: TrackingEvent, creative: String) -> Beacon {
         Beacon(
             key: BeaconKey(viewer: viewer, scope: "vod-movie", breakID: "b", slot: slot, event: event),
@@ -274,7 +274,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// PostgreSQL-only behaviour: the migrations run concurrently, and a closed store refuses work.
-@Suite(.enabled(if: TestPostgres.available), .runningStores) struct PostgresAdStoreTests {
+@Suite(.enabled(if: TestPostgres.available), .runningStores, .realTime) struct PostgresAdStoreTests {
     @Test(.timeLimit(.minutes(2))) func instancesStartingTogetherMigrateOnce() async throws {
         let url = try await TestPostgres.freshDatabase()
         let stores = try (0..<4).map { _ in running(try PostgresAdStore(url: url)) }
@@ -302,7 +302,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// Two server instances on one PostgreSQL database, over real HTTP on loopback.
-@Suite(.enabled(if: TestPostgres.available), .runningStores) struct PostgresInstancesTests {
+@Suite(.enabled(if: TestPostgres.available), .runningStores, .realTime) struct PostgresInstancesTests {
     private static func configuration(_ url: String, clock: ManualWallClock) throws -> ServerConfiguration {
         try demoConfiguration(clock: clock, database: url)
     }
@@ -471,7 +471,7 @@ enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
 }
 
 /// Database URLs from outside: every malformed one is refused with a message that says why.
-@Suite struct DatabaseURLTests {
+@Suite(.realTime) struct DatabaseURLTests {
     @Test func aFullURLIsRead() throws {
         let url = try PostgresURL(
             parsing: "postgresql://ann:p%40ss%3A@[::1]:6543/ads?pool=5&reread=0.5&listen=off&timeout=2.5"

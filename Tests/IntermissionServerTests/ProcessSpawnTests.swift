@@ -6,7 +6,7 @@ import Testing
 
 /// Every child process starts through `ChildProcess` (posix_spawn): the server's `ToolRunner` and the
 /// tests' `runProcess` alike, safely from any number of tasks at once.
-@Suite struct ProcessSpawnTests {
+@Suite(.realTime) struct ProcessSpawnTests {
     /// 32 children through the server's path and 32 through the tests' path, 64 started at once (more
     /// would only load the machine that the other suites share); each prints its own index, so a
     /// mixed-up stream or a lost exit shows.

@@ -11,7 +11,7 @@ import Testing
 
 /// Seeded random bytes as query strings and bodies on every route the router has (read from the
 /// router, so a new route is covered the day it is added), over loopback.
-@Suite struct RandomBytesRouteTests {
+@Suite(.realTime) struct RandomBytesRouteTests {
     /// A request target for a router path: parameters filled with demo names or random text.
     static func target(_ path: String, _ random: inout SeededGenerator) -> String {
         let segments = path.split(separator: "/").map { segment -> String in

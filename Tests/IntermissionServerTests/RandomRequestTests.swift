@@ -124,7 +124,7 @@ enum RandomRequests {
     }
 }
 
-@Suite struct RandomRequestTests {
+@Suite(.realTime) struct RandomRequestTests {
     /// 10,000 seeded random requests (random methods, paths, queries, headers and bodies with the
     /// hostile edges) against the demo configuration over loopback, 24 at a time: no answer is a
     /// 5xx, every request gets an answer, and the server still serves the demo afterwards.

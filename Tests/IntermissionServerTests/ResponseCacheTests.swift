@@ -32,7 +32,7 @@ private func httpDate(_ seconds: Int64) -> String {
     return formatter.string(from: Date(timeIntervalSince1970: TimeInterval(seconds)))
 }
 
-@Suite struct CacheHeaderTests {
+@Suite(.realTime) struct CacheHeaderTests {
     /// Every route with the `Cache-Control` and content type it must carry.
     @Test(.timeLimit(.minutes(1))) func everyRouteCarriesItsCacheControl() async throws {
         let clock = ManualWallClock(t0 + 100)
@@ -183,7 +183,7 @@ private func httpDate(_ seconds: Int64) -> String {
     }
 }
 
-@Suite struct CacheLifetimeTests {
+@Suite(.realTime) struct CacheLifetimeTests {
     /// An entry is served until the channel's next segment boundary, then rendered again.
     @Test(.timeLimit(.minutes(1))) func liveEntriesLiveUntilTheNextSegmentBoundary() async throws {
         let clock = ManualWallClock(t0 + 100)
@@ -253,7 +253,7 @@ private func httpDate(_ seconds: Int64) -> String {
     }
 }
 
-@Suite struct SingleFlightTests {
+@Suite(.realTime) struct SingleFlightTests {
     /// Twenty requests for a missing entry while the upstream takes half a second: the upstream is
     /// asked once, and every request gets the same answer.
     @Test(.timeLimit(.minutes(1))) func concurrentMissesRenderOnce() async throws {
@@ -311,7 +311,7 @@ private func httpDate(_ seconds: Int64) -> String {
     }
 }
 
-@Suite struct HTTPDateTests {
+@Suite(.realTime) struct HTTPDateTests {
     /// IMF-fixdate both ways, against dates worked out by Foundation, and the edges of the range.
     @Test func formatsAndParsesIMFFixdates() {
         for seconds: Int64 in [
@@ -336,7 +336,7 @@ private func httpDate(_ seconds: Int64) -> String {
     }
 }
 
-@Suite struct ChannelIsolationTests {
+@Suite(.realTime) struct ChannelIsolationTests {
     /// `count` requests for the demo channel's media playlist, one after another, with the clock
     /// moved half a second before each (so a new window is rendered every fourth), and more while
     /// `done` says so (up to 20 times `count`).
@@ -474,7 +474,7 @@ final class ManagedCounter: Sendable {
     var value: Int { self.count.withLock { $0 } }
 }
 
-@Suite struct UpstreamCacheTests {
+@Suite(.realTime) struct UpstreamCacheTests {
     /// An upstream read again with the same bytes keeps its ETag and Last-Modified (so CDNs
     /// revalidate with 304); a change, picked up by the background loop (every half target
     /// duration, 2 s here), gets new ones.
@@ -521,7 +521,7 @@ final class ManagedCounter: Sendable {
     }
 }
 
-@Suite struct CachedMetricsTests {
+@Suite(.realTime) struct CachedMetricsTests {
     /// Answers from the cache are counted like the others: by route, method and status.
     @Test(.timeLimit(.minutes(1))) func cachedAnswersAreCounted() async throws {
         let clock = ManualWallClock(t0 + 100)
@@ -551,7 +551,7 @@ final class ManagedCounter: Sendable {
 
 /// A large playlist rendered on a request's path is answered before its gzip copy is made; the copy
 /// joins the entry a moment later, and never replaces an entry that changed meanwhile.
-@Suite struct DeferredGzipTests {
+@Suite(.realTime) struct DeferredGzipTests {
     /// A VOD playlist of `segments` segments: well over the deferral threshold at 20,000.
     static func playlist(segments: Int, prefix: String = "seg") -> [UInt8] {
         var text = "#EXTM3U\n#EXT-X-VERSION:3\n#EXT-X-TARGETDURATION:2\n"

@@ -12,7 +12,7 @@ import Testing
 /// ffmpeg and cues made by threefive (a `splice_insert` out of the network at 20 s for 10 s, back in
 /// at 30 s), in three of its marker styles; `serve` decorates the playlist as an upstream channel,
 /// and the cue becomes an interstitial at the date of the segment that carries it, 10 s long.
-@Suite(.serialized) struct SCTE35UpstreamTests {
+@Suite(.serialized, .realTime) struct SCTE35UpstreamTests {
     /// Out of the network at PTS 20 s for 10 s (event 7), made with threefive.
     static let out = "/DAlAAAAAAAAAP/wFAUAAAAHf+/+ABt3QP4ADbugAAEAAAAAOk/ZgQ=="
     /// Back in at PTS 30 s (event 7).

@@ -6,12 +6,13 @@ import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
 import IntermissionStore
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
 /// A live channel with `breakFormat: schedule` publishes each break as a scheduled date range
 /// (Appendix H) whose `X-URI` answers one interstitial per ad of the viewer's pod.
-@Suite struct ScheduleBreakTests {
+@Suite(.realTime) struct ScheduleBreakTests {
     static let scheduleURL = "/v1/schedules/live-demo-schedule/auto-0.json?_HLS_interstitial_id=auto-0"
 
     @Test func theConfigurationKeyIsCheckedAndDefaultsToAssetLists() throws {

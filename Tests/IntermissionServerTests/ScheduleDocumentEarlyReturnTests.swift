@@ -1,11 +1,12 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionServer
 
 /// The schedule document of a break that returned early, and each entry's signaling times.
-@Suite struct ScheduleDocumentEarlyReturnTests {
+@Suite(.realTime) struct ScheduleDocumentEarlyReturnTests {
     /// Three 10 s ads, the second and third with signaling that counts from the pod's start.
     static func pod() -> AssetList {
         var assets = (1...3).map { AssetList.Asset(uri: "ad\($0).m3u8", duration: 10) }

@@ -4,6 +4,7 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 ///
 /// Every test runs on both demo channels (`demo`, asset lists; `demo-schedule`, schedules), whose
 /// first break `auto-0` starts 120 s after the channel (`t0`) and lasts 20 s: two 10 s ads.
-@Suite struct ScheduleParityTests {
+@Suite(.realTime) struct ScheduleParityTests {
     static let key = Array("schedule-parity-key-0123456789abcd".utf8)
 
     /// The demo channel that publishes its breaks in `format`.

@@ -115,7 +115,7 @@ extension TestResponse {
     }
 }
 
-@Suite struct BoundedWorkTests {
+@Suite(.realTime) struct BoundedWorkTests {
     /// Break IDs far from now, or that are no plain index, are answered 404 at once; while several
     /// clients send them, live playlists are still served within 50 ms.
     @Test(.timeLimit(.minutes(1))) func farOrMalformedBreakIDsAre404AtOnceAndLivePlaylistsStayFast() async throws {
@@ -196,7 +196,7 @@ extension TestResponse {
     }
 }
 
-@Suite struct OriginFaultTests {
+@Suite(.realTime) struct OriginFaultTests {
     /// Headers at once, then a byte every half second: the deadline covers the body too.
     @Test(.timeLimit(.minutes(1))) func aSlowBodyOriginIs502WithinTheTimeout() async throws {
         let origin = try #require(
@@ -426,7 +426,7 @@ extension OriginFaultTests {
     }
 }
 
-@Suite struct SecretTests {
+@Suite(.realTime) struct SecretTests {
     /// Credentials and query strings of configured URLs never show: not in 502 messages, not in
     /// `/health` (whose detail needs the admin token).
     @Test(.timeLimit(.minutes(1))) func upstreamCredentialsAndTokensAreRedacted() async throws {
@@ -495,7 +495,7 @@ extension OriginFaultTests {
     }
 }
 
-@Suite struct AssetListOffsetTests {
+@Suite(.realTime) struct AssetListOffsetTests {
     let base = "/v1/asset-lists/live-demo/auto-0.json?_HLS_interstitial_id=auto-0"
 
     /// The answer always spans the whole break; the offset only puts the valuable ads where the
@@ -614,7 +614,7 @@ extension OriginFaultTests {
     }
 }
 
-@Suite(.serialized) struct StorageFaultTests {
+@Suite(.serialized, .realTime) struct StorageFaultTests {
     static let decision = HTTPField.Name("X-Intermission-Decision")!
 
     static func ask(_ client: any TestClientProtocol, viewer: String) async throws -> TestResponse {

@@ -61,7 +61,7 @@ actor HeldBreakReadStore: ServerStore {
     func decisionCount() async throws -> Int { try await self.base.decisionCount() }
 }
 
-@Suite struct BreakCacheTests {
+@Suite(.realTime) struct BreakCacheTests {
     /// A break saved while an older read of the store is pending stays.
     ///
     /// A live playlist request reads the channel's stored breaks (none yet) and is held there; an
@@ -102,7 +102,7 @@ actor HeldBreakReadStore: ServerStore {
     }
 }
 
-@Suite(.serialized) struct StoreShutdownTests {
+@Suite(.serialized, .realTime) struct StoreShutdownTests {
     /// Decisions queued behind a held database write lock when the server is told to stop: every
     /// one of them is written and answered, the service group ends (nothing hangs), the file holds
     /// them all, and a decision asked of the closed store is refused at once.
@@ -185,7 +185,7 @@ actor HeldBreakReadStore: ServerStore {
     }
 }
 
-@Suite struct AdminBodyTests {
+@Suite(.realTime) struct AdminBodyTests {
     /// Bodies decoded with `request.decode(as:context:)`: a malformed body is a `400` whose error
     /// names the field at fault (nested ones with their index), a missing key names the key, and a
     /// body that is not an object names none.
@@ -231,7 +231,7 @@ actor HeldBreakReadStore: ServerStore {
     }
 }
 
-@Suite struct TimeAmountTests {
+@Suite(.realTime) struct TimeAmountTests {
     /// Configured timeouts become NIO time amounts from 0 to 1 day, whatever the duration.
     @Test func durationsAreClampedToADay() {
         let cases: [(Duration, Int64)] = [
@@ -253,7 +253,7 @@ actor HeldBreakReadStore: ServerStore {
     }
 }
 
-@Suite struct LocalOriginTests {
+@Suite(.realTime) struct LocalOriginTests {
     /// Playlists of mounted folders are read through NIO's file system with the same limits as
     /// remote ones: over `maximumUpstreamBytes` is a `502` saying so (also for a file that never
     /// ends), a folder or a missing file is a `404`, and a good playlist next to them is served.

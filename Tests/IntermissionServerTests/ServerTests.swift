@@ -11,7 +11,7 @@ import IntermissionTestSupport
 import NIOCore
 import Testing
 
-@Suite struct VODServingTests {
+@Suite(.realTime) struct VODServingTests {
     @Test(.timeLimit(.minutes(1))) func demoVODCarriesTheSameValidInterstitialsInEveryMediaPlaylist() async throws {
         let clock = ManualWallClock(t0)
         try await withServer(try demoConfiguration(clock: clock)) { client in
@@ -119,7 +119,7 @@ import Testing
     }
 }
 
-@Suite struct LiveServingTests {
+@Suite(.realTime) struct LiveServingTests {
     /// `cueOnce` reaches the demo channel's playlists: its planned mid-roll `auto-0` (at 120 s,
     /// announced 30 s ahead) carries `CUE="ONCE"`; without it the tag has no `CUE`.
     @Test(.timeLimit(.minutes(1)), arguments: [false, true]) func cueOnceMarksTheLiveMidRoll(_ once: Bool) async throws
@@ -274,7 +274,7 @@ import Testing
     }
 }
 
-@Suite struct AssetListTests {
+@Suite(.realTime) struct AssetListTests {
     @Test(.timeLimit(.minutes(1))) func startOffsetRepeatWindowAndIdempotence() async throws {
         let clock = ManualWallClock(t0 + 110)
         try await withServer(try demoConfiguration(clock: clock)) { client in
@@ -347,7 +347,7 @@ import Testing
     }
 }
 
-@Suite struct StorageTests {
+@Suite(.realTime) struct StorageTests {
     @Test(.timeLimit(.minutes(1))) func sqliteKeepsDecisionsAcrossARestart() async throws {
         let folder = try makeScratchFolder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -617,7 +617,7 @@ import Testing
     }
 }
 
-@Suite struct UpstreamTests {
+@Suite(.realTime) struct UpstreamTests {
     /// An origin on HTTP: segment, KEY and MAP URIs become absolute to it (media bytes are not
     /// proxied), and an upstream over the size limit is a 502 that says so.
     @Test(.timeLimit(.minutes(1))) func httpOriginURIsAreAbsoluteAndOversizeIs502() async throws {
@@ -750,7 +750,7 @@ import Testing
     }
 }
 
-@Suite struct RefereeTests {
+@Suite(.realTime) struct RefereeTests {
     @Test(.timeLimit(.minutes(1))) func ffprobeReadsTheDecoratedDemoVOD() async throws {
         let ffprobe = ["/usr/bin/ffprobe", "/usr/local/bin/ffprobe"].first {
             FileManager.default.isExecutableFile(atPath: $0)
@@ -784,7 +784,7 @@ import Testing
 }
 
 /// Live breaks of the demo channel announce their asset list with a preload range (Appendix F).
-@Suite struct LivePreloadServingTests {
+@Suite(.realTime) struct LivePreloadServingTests {
     /// At 100 s the demo's break `auto-0` (120 s) is announced with a preload range over the 16 s
     /// before it (8 target durations of 2 s); the playlist passes our validator with no
     /// diagnostic; the preload request and the request at the break get the same pod.

@@ -14,7 +14,7 @@ import Testing
 /// The schema description (`StoreSchema`) against the schemas the drivers made before it
 /// (Tests/Fixtures/storage): a database an earlier version made opens without change, and a fresh
 /// one has the same tables, columns and indexes.
-@Suite struct StoreSchemaTests {
+@Suite(.realTime) struct StoreSchemaTests {
     private static let key = DecisionKey(viewer: "ann", scope: "vod-movie", breakID: "b")
 
     /// The decision the old database holds, written by hand in its columns.

@@ -6,8 +6,10 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionTestSupport
 import Logging
 import NIOCore
+import Testing
 
 let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
@@ -37,6 +39,7 @@ func withServer<T: Sendable>(
     _ configuration: ServerConfiguration,
     _ body: @escaping @Sendable (any TestClientProtocol) async throws -> T
 ) async throws -> T {
+    RealTime.expectHeld("a server on loopback")
     var configuration = configuration
     if configuration.requestHeadTimeout == ServerConfiguration.defaultRequestHeadTimeout {
         configuration.requestHeadTimeout = configuration.idleTimeout

@@ -52,7 +52,7 @@ private func count(_ report: JSONValue, creative: String, event: TrackingEvent, 
     return nil
 }
 
-@Suite struct TrackingTests {
+@Suite(.realTime) struct TrackingTests {
     @Test(.timeLimit(.minutes(2)), arguments: [false, true])
     func eachBeaconIsStoredOnceUnderConcurrentDuplicates(sqlite: Bool) async throws {
         let folder = try makeScratchFolder()

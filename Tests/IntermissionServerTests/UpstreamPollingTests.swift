@@ -87,7 +87,7 @@ private struct CountingUpstream {
     }
 }
 
-@Suite struct UpstreamPollingTests {
+@Suite(.realTime) struct UpstreamPollingTests {
     /// Four connections ask for an upstream channel as fast as they can for four seconds: the
     /// upstream is read by the background loop about once per half target duration (1 s), never
     /// per request.

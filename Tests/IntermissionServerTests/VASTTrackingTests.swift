@@ -13,7 +13,7 @@ import Testing
 /// becomes the list's `SKIP-CONTROL`, every VAST event an ad server gives (progress at its
 /// offsets, creativeView, skip, pause, resume, mute, unmute, error) is signaled with a signed
 /// `/v1/track` URL and forwarded to the ad server's URLs with its macros filled.
-@Suite("VAST tracking events over loopback")
+@Suite("VAST tracking events over loopback", .realTime)
 struct VASTTrackingTests {
     static let key = Array("vast-tracking-test-key-0123456789".utf8)
 

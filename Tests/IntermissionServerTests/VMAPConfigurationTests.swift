@@ -6,12 +6,13 @@ import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
 import IntermissionStore
+import IntermissionTestSupport
 import Logging
 import Testing
 
 /// `vod[].vmap` in the configuration file: a VMAP document on a loopback ad server places the
 /// asset's breaks at start; a bad one stops the start with an error naming the URL.
-@Suite("VMAP documents place VOD breaks")
+@Suite("VMAP documents place VOD breaks", .realTime)
 struct VMAPConfigurationTests {
     /// The configuration file text: the demo media mounted, one VOD asset `movie` on the demo
     /// primary (60 s) with the VMAP at `url` and, when given, breaks of its own.

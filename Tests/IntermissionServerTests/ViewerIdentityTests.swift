@@ -5,6 +5,7 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionTestSupport
 import Testing
 
 @testable import IntermissionServer
@@ -36,7 +37,7 @@ private func firstBeacon(_ response: TestResponse, event: TrackingEvent) throws 
 
 /// What a viewer's `_HLS_primary_id` lets a stranger do: nothing on the public page, nothing with
 /// beacons (issue 27).
-@Suite struct ViewerIdentityTests {
+@Suite(.realTime) struct ViewerIdentityTests {
     @Test(.timeLimit(.minutes(1))) func thePublicPageShowsViewerTagsAndTheAdminSeesTheIDs() async throws {
         try await withServer(try identityConfiguration()) { client in
             let viewer = "viewer-7f3a9c0e5b214d68"

@@ -12,7 +12,7 @@ import Testing
 ///
 /// Needs chromium and Python's websocket-client (`.ci/run` installs both). Skipped without them
 /// unless INTERMISSION_REQUIRE_REFEREES=1.
-@Suite(.serialized) struct WebPageBrowserTests {
+@Suite(.serialized, .realTime) struct WebPageBrowserTests {
     static let repository = Fixture.repository
     static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
     static var available: Bool {

@@ -10,7 +10,7 @@ import Testing
 @testable import IntermissionServer
 
 /// `GET /`: the web page over loopback, its headers, and what it shows.
-@Suite struct WebPageTests {
+@Suite(.realTime) struct WebPageTests {
     /// The page lists the demo channel and asset with their timelines, breaks, the live edge and the
     /// decisions made for them, under a strict Content-Security-Policy whose nonce is the script's.
     @Test func pageShowsChannelsAssetsBreaksAndDecisions() async throws {

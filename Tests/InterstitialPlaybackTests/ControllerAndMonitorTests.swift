@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
@@ -21,7 +22,7 @@ func listStatuses(_ notes: [PlayerNotification]) -> [String] {
 /// The controller and monitor API beyond the seed flows: cancel with an offset, replacing and
 /// reverting events, asset-list status notifications, the timeline snapshot, request timeouts,
 /// and interstitial renditions following the primary's language.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct ControllerAndMonitorTests {
     @Test func cancelCurrentEventResumesAtTheGivenOffset() async throws {
         try await withFixtureSite { base, site in

@@ -1,11 +1,12 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
 /// An ad server may answer a break with no ads (its repeat window left nothing to give); playback
 /// must go on, whenever the empty list arrives.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct EmptyPodTests {
     /// The demo VOD's shape: a pod at 20 s, then a break at 40 s whose list (fetched ahead, while
     /// the primary buffers) is empty, then a post-roll.

@@ -1,11 +1,12 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
 /// The behaviours of issue 15 ("What the engine must get right"), played from the fixture site in
 /// memory (no network): each is also a row of the coordinator's tables (InterstitialCoordinatorTests).
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct EngineBehaviourTests {
     /// Replacing the events while a mid-roll pod plays does not change how it ends: a 20 s pod at
     /// 8 s with `X-RESUME-OFFSET=0` resumes the primary at 8, and the app's event then plays.

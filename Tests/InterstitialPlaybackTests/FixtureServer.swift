@@ -8,6 +8,7 @@ import InterstitialPlayback
 import Logging
 import NIOCore
 import Synchronization
+import Testing
 
 /// A request the fixture server received.
 struct ServedRequest: Sendable, CustomStringConvertible {
@@ -186,6 +187,7 @@ func withFixtureSite<T: Sendable>(_ body: @Sendable (String, FixtureSite) async 
 
 /// Runs `body` with a loopback HTTP server serving a fresh ``FixtureSite``.
 func withFixtureServer<T: Sendable>(_ body: @Sendable (String, FixtureSite) async throws -> T) async throws -> T {
+    RealTime.expectHeld("a fixture server on loopback")
     let site = FixtureSite()
     let router = Router()
     router.get("**") { request, _ -> Response in

@@ -1,6 +1,7 @@
 import Foundation
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import InterstitialPlayback
 import NIOCore
 import NIOHTTP1
@@ -135,7 +136,7 @@ private func request(
     LoadRequest(url: url, kind: kind, byteRange: range, timeout: timeout, maximumBodySize: limit, keepsBody: keepsBody)
 }
 
-@Suite(.timeLimit(.minutes(1))) struct KeepAliveLoaderTests {
+@Suite(.timeLimit(.minutes(1)), .realTime) struct KeepAliveLoaderTests {
     /// A playlist and a segment: status, body, count, the session header, the `Host` and the path
     /// with its query; a byte range is asked with `Range`; a segment's body is counted, not kept.
     @Test func anAnswerArrivesWhole() async throws {
@@ -415,7 +416,7 @@ private func request(
     }
 }
 
-@Suite(.timeLimit(.minutes(1))) struct EventLoopPlaybackClockTests {
+@Suite(.timeLimit(.minutes(1)), .realTime) struct EventLoopPlaybackClockTests {
     /// A sleep ends on a timer of the loop, no earlier than its deadline; a deadline passed returns
     /// at once; a cancelled sleep throws at once, its timer cancelled.
     @Test func itSleepsOnTheLoop() async throws {

@@ -34,7 +34,7 @@ func mediaRequests(_ requests: [ServedRequest]) -> [String] {
     requests.filter { !$0.path.hasSuffix(".m3u8") }.map { "\($0.path) \($0.range ?? "whole")" }
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct SegmentRequestTests {
     /// EXT-X-MAP and EXT-X-BYTERANGE over the demo's real MPEG-TS bytes: the initialization section
     /// (the PAT and PMT packets, 376 bytes) is requested once per change of map, before the first

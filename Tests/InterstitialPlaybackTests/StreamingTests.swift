@@ -1,5 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
+import IntermissionTestSupport
 import InterstitialPlayback
 import Testing
 
@@ -39,7 +40,7 @@ func runs(_ labels: [String]) -> [String] {
     return result
 }
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .realTime)
 struct StreamingTests {
     @Test func vodPlaysToTheEndOverLoopback() async throws {
         try await withFixtureServer { base, site in

@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -36,6 +37,7 @@ public final class RawServer: Sendable {
 
     /// Starts listening on a free loopback port; `handler` answers each request.
     public init(handler: @escaping Handler) throws {
+        RealTime.expectHeld("a raw server on loopback")
         let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var yes: CInt = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, socklen_t(MemoryLayout<CInt>.size))

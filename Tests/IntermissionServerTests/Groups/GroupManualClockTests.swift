@@ -11,7 +11,7 @@ import Testing
 /// The group code waits on the clock it is given, not on the machine's: a test advances a
 /// ``ManualClock`` past a probe interval, a hello deadline or a long poll's timeout instead of
 /// sleeping until it, and each of these tests takes well under a second of real time.
-@Suite struct GroupManualClockTests {
+@Suite(.realTime) struct GroupManualClockTests {
     /// The server of `GroupOverLoopbackTests` with its group hub on `clock`.
     static func configuration(media: GroupOverLoopbackTests.Media, clock: ManualClock) -> ServerConfiguration {
         var configuration = GroupOverLoopbackTests.configuration(media: media)

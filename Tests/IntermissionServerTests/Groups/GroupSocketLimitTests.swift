@@ -17,7 +17,7 @@ import Testing
 /// A socket that never says `hello`, one that answers no ping, one that never reads, an impostor,
 /// one address filling a group, a flood and oversized fields. Limits are small so that each test
 /// takes about a second; every wait has a deadline.
-@Suite(.serialized) struct GroupSocketLimitTests {
+@Suite(.serialized, .realTime) struct GroupSocketLimitTests {
     /// A server with the hub, its group sockets held to `limits`.
     static func withServer(
         _ limits: GroupLimits,

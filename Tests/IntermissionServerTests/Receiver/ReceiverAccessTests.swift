@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GroupPlayback
 import HummingbirdTesting
+import IntermissionTestSupport
 import NIOCore
 import NIOHTTP1
 import ReceiverServer
@@ -10,7 +11,7 @@ import Testing
 /// A receiver answers only its paired senders: the token on every route but `/health`, a `Host`
 /// naming it, no foreign `Origin`, JSON `POST`s; everything else is a `4xx` JSON error, over
 /// loopback to the real server.
-@Suite struct ReceiverAccessTests {
+@Suite(.realTime) struct ReceiverAccessTests {
     /// An answer: its status and the JSON error's code (`nil` when there is none).
     struct Answer {
         var status: Int

@@ -1,0 +1,104 @@
+import Testing
+
+/// The machine's real time, as a resource that suites share.
+///
+/// Most suites run on virtual or manual clocks and in memory: they run all at once, as Swift
+/// Testing starts them. A suite whose tests run real servers, real processes or real timers
+/// (loopback HTTP, `serve`, ffmpeg, Chromium, PostgreSQL, timeouts under test) depends on getting
+/// the processor when its timers fire. Started all at once on two cores, such tests share the
+/// processor with every other test, and a test that takes a second alone takes a minute and a
+/// half, past its time limit and past the deadlines it checks.
+///
+/// Such a suite declares `@Suite(.realTime)`. At most ``RealTime/lanes`` of them run at a time;
+/// the others wait their turn before their first test starts, so the wait does not count against
+/// any test's time limit (Swift Testing applies a time limit to each test, inside its suite's
+/// scope). Pure suites are not held back. A suite nested in a `.realTime` suite runs in its
+/// parent's lane.
+public enum RealTime {
+    /// How many `.realTime` suites run at once.
+    ///
+    /// Three: on two cores the real-time suites then finish in about the time the whole run
+    /// needs anyway, while their tests' timers still fire on time.
+    public static let lanes = 3
+
+    /// Whether the current task runs inside a `.realTime` suite.
+    @TaskLocal public static var isHeld = false
+
+    static let gate = Gate(permits: lanes)
+
+    /// Records an issue when a test that needs real time runs outside a `.realTime` suite.
+    ///
+    /// Helpers that start servers or processes call it, so that a new suite cannot forget the
+    /// trait and then fail only on a busy machine.
+    public static func expectHeld(_ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        if !isHeld {
+            Issue.record(
+                "\(what) runs on real time: give its suite the trait .realTime (Tests/TestSupport/RealTime.swift)",
+                sourceLocation: sourceLocation
+            )
+        }
+    }
+
+    /// A counting semaphore whose waiters are served in the order they came.
+    public actor Gate {
+        private var free: Int
+        private var waiters: [CheckedContinuation<Void, Never>] = []
+
+        /// A gate that lets `permits` holders in at once.
+        public init(permits: Int) { free = permits }
+
+        /// How many wait for a permit.
+        public var waiting: Int { waiters.count }
+
+        /// Waits for a permit and takes it.
+        public func acquire() async {
+            if free > 0 {
+                free -= 1
+                return
+            }
+            // Not cancellable on purpose: a suite waiting for its lane has started nothing yet,
+            // and a cancelled run ends when the suites ahead of it end.
+            await withCheckedContinuation { waiters.append($0) }
+        }
+
+        /// Gives a permit back: to the longest waiter if there is one.
+        public func release() {
+            if waiters.isEmpty {
+                free += 1
+            } else {
+                waiters.removeFirst().resume()
+            }
+        }
+    }
+}
+
+/// The trait of a suite that runs on real time: see ``RealTime``.
+public struct RealTimeSuite: SuiteTrait, TestScoping {
+    public var isRecursive: Bool { false }
+
+    public func provideScope(
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
+    ) async throws {
+        // A suite nested in a real-time suite, or a suite run inside one, already has its lane.
+        guard test.isSuite, !RealTime.isHeld else {
+            try await function()
+            return
+        }
+        await RealTime.gate.acquire()
+        do {
+            try await RealTime.$isHeld.withValue(true) { try await function() }
+        } catch {
+            await RealTime.gate.release()
+            throw error
+        }
+        await RealTime.gate.release()
+    }
+}
+
+extension Trait where Self == RealTimeSuite {
+    /// The suite's tests run real servers, processes or timers: it takes one of the
+    /// ``RealTime/lanes`` that such suites share (see ``RealTime``).
+    public static var realTime: Self { RealTimeSuite() }
+}
