@@ -48,6 +48,35 @@ import Testing
         }
     }
 
+    /// The rate per host is counted on the forwarder's clock: a host that used its burst gets its
+    /// next token when the clock has moved on by 1/rate, however much real time passed.
+    @Test(.timeLimit(.minutes(1))) func aHostsRateRefillsOnTheClock() async throws {
+        let clock = ManualClock()
+        var configuration = TrackingConfiguration()
+        configuration.forwardRatePerHost = 2
+        configuration.forwardBurstPerHost = 1
+        let forwarder = BeaconForwarder(
+            fetch: BoundedFetch(
+                client: BeaconForwarder.sharedHTTPClient,
+                outbound: OutboundPolicy(allowedNetworks: [IPNetwork("127.0.0.0/8")!])
+            ),
+            configuration: configuration,
+            logger: Logger(label: "test"),
+            clock: clock
+        )
+        // Nothing runs the queue: only what is admitted is counted.
+        let job = BeaconForwarder.Job(url: "http://127.0.0.1:9/beacon")
+        await forwarder.enqueue([job, job])
+        #expect(await forwarder.currentStatistics().rateLimited == 1)
+        clock.advance(to: ManualClock.Instant(offset: .milliseconds(499)))
+        await forwarder.enqueue([job])
+        #expect(await forwarder.currentStatistics().rateLimited == 2, "a token before 1/rate on the clock")
+        clock.advance(to: ManualClock.Instant(offset: .milliseconds(1_000)))
+        await forwarder.enqueue([job])
+        let statistics = await forwarder.currentStatistics()
+        #expect(statistics.rateLimited == 2 && statistics.waiting == 2, "\(statistics)")
+    }
+
     @Test(.timeLimit(.minutes(1))) func aGracefulShutdownSendsWhatIsQueuedAndDropsTheWaitingRetries() async throws {
         try await withAdServer { base, log in
             let clock = ManualClock()

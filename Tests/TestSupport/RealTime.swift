@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 /// The machine's real time, as a resource that suites share.
@@ -25,6 +26,22 @@ public enum RealTime {
     @TaskLocal public static var isHeld = false
 
     static let gate = Gate(permits: lanes)
+
+    /// With `INTERMISSION_REAL_TIME_LOG=<file>`, each real-time suite appends a line saying how
+    /// long it waited for its lane and how long it held it: what to read before changing ``lanes``.
+    static func note(_ suite: String, waited: Duration, held: Duration) {
+        guard let path = ProcessInfo.processInfo.environment["INTERMISSION_REAL_TIME_LOG"],
+            let file = fopen(path, "a")
+        else { return }
+        defer { fclose(file) }
+        let line = "\(suite)\twaited \(seconds(waited))\theld \(seconds(held))\n"
+        fputs(line, file)
+    }
+
+    private static func seconds(_ duration: Duration) -> String {
+        let (whole, fraction) = duration.components
+        return "\(whole).\(String(fraction / 100_000_000_000_000_000))"
+    }
 
     /// Records an issue when a test that needs real time runs outside a `.realTime` suite.
     ///
@@ -86,7 +103,10 @@ public struct RealTimeSuite: SuiteTrait, TestScoping {
             try await function()
             return
         }
+        let arrived = ContinuousClock.now
         await RealTime.gate.acquire()
+        let started = ContinuousClock.now
+        defer { RealTime.note(test.name, waited: started - arrived, held: ContinuousClock.now - started) }
         do {
             try await RealTime.$isHeld.withValue(true) { try await function() }
         } catch {

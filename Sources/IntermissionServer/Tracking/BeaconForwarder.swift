@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import GroupCoordination
 import HTTPFetch
 import IntermissionHTTP
 import Logging
@@ -68,10 +69,11 @@ actor BeaconForwarder {
     private static let maximumWorkers = 4
     /// What ``run()`` is told: jobs to work on, or a retry to wait for.
     private let wakes = AsyncStream.makeStream(of: Wake.self, bufferingPolicy: .unbounded)
-    /// The clock retries wait on.
-    private let clock: any Clock<Duration>
+    /// The clock the forwarder reads and waits on (retries, the hosts' rates, the shutdown's
+    /// drain), as the time since the forwarder was made.
+    private let clock: ElapsedClock
     /// Set by ``run()`` when the shutdown's drain begins: queued forwards are sent until then.
-    private var drainUntil: ContinuousClock.Instant?
+    private var drainUntil: Duration?
     /// How long a graceful shutdown keeps sending the forwards already queued.
     static let shutdownDrain = Duration.seconds(5)
 
@@ -93,7 +95,7 @@ actor BeaconForwarder {
         self.configuration = configuration
         self.logger = logger
         self.metrics = metrics
-        self.clock = clock
+        self.clock = ElapsedClock(clock)
         self.limiter = HostRateLimiter(
             rate: configuration.forwardRatePerHost,
             burst: configuration.forwardBurstPerHost
@@ -102,7 +104,7 @@ actor BeaconForwarder {
 
     /// Queues forwards (returns at once).
     func enqueue(_ jobs: [Job]) {
-        let now = ContinuousClock.now
+        let now = self.clock.elapsed
         for job in jobs {
             guard self.pending < self.configuration.forwardQueueCapacity else {
                 self.statistics.dropped += 1
@@ -161,7 +163,7 @@ actor BeaconForwarder {
                 }
                 retries.cancelAll()
             }
-            self.drainUntil = ContinuousClock.now + Self.shutdownDrain
+            self.drainUntil = clock.elapsed + Self.shutdownDrain
             // Workers for what is queued: a job queued after the last wake has none yet.
             while self.workers < Self.maximumWorkers && self.head < self.queue.count {
                 self.workers += 1
@@ -187,7 +189,7 @@ actor BeaconForwarder {
     }
 
     private func next() -> Job? {
-        if let until = self.drainUntil, ContinuousClock.now >= until, self.head < self.queue.count {
+        if let until = self.drainUntil, self.clock.elapsed >= until, self.head < self.queue.count {
             let left = self.queue.count - self.head
             self.statistics.dropped += left
             self.pending -= left
@@ -297,8 +299,9 @@ struct HostRateLimiter: Sendable {
     let burst: Double
     /// The most hosts followed at once.
     static let maximumHosts = 10_000
-    private var buckets: [String: (tokens: Double, at: ContinuousClock.Instant)] = [:]
-    private var lastPrune: ContinuousClock.Instant?
+    /// Each host's tokens, and when they were counted (the forwarder's elapsed time).
+    private var buckets: [String: (tokens: Double, at: Duration)] = [:]
+    private var lastPrune: Duration?
 
     /// A limiter of `rate` requests per second and `burst` at once, per host.
     init(rate: Double, burst: Int) {
@@ -306,8 +309,9 @@ struct HostRateLimiter: Sendable {
         self.burst = Double(max(burst, 1))
     }
 
-    /// Whether a request to `host` may go now; takes one token when it may.
-    mutating func admit(_ host: String, now: ContinuousClock.Instant) -> Bool {
+    /// Whether a request to `host` may go at `now` (time on the forwarder's clock); takes one
+    /// token when it may.
+    mutating func admit(_ host: String, now: Duration) -> Bool {
         var tokens = self.burst
         if let bucket = self.buckets[host] {
             tokens = min(self.burst, bucket.tokens + self.rate * (now - bucket.at).seconds)
@@ -324,7 +328,7 @@ struct HostRateLimiter: Sendable {
     }
 
     /// Forgets the hosts whose buckets have filled up again, at most once a second.
-    private mutating func prune(now: ContinuousClock.Instant) {
+    private mutating func prune(now: Duration) {
         if let last = self.lastPrune, now - last < .seconds(1) { return }
         self.lastPrune = now
         let burst = self.burst
