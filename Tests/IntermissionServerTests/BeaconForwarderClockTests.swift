@@ -12,7 +12,11 @@ import Testing
         var configuration = TrackingConfiguration()
         configuration.forwardRetryDelay = .seconds(10)
         configuration.forwardAttempts = 3
-        return BeaconForwarder(
+        return self.forwarder(clock, configuration)
+    }
+
+    private func forwarder(_ clock: ManualClock, _ configuration: TrackingConfiguration) -> BeaconForwarder {
+        BeaconForwarder(
             fetch: BoundedFetch(
                 client: BeaconForwarder.sharedHTTPClient,
                 outbound: OutboundPolicy(allowedNetworks: [IPNetwork("127.0.0.0/8")!])
@@ -55,15 +59,7 @@ import Testing
         var configuration = TrackingConfiguration()
         configuration.forwardRatePerHost = 2
         configuration.forwardBurstPerHost = 1
-        let forwarder = BeaconForwarder(
-            fetch: BoundedFetch(
-                client: BeaconForwarder.sharedHTTPClient,
-                outbound: OutboundPolicy(allowedNetworks: [IPNetwork("127.0.0.0/8")!])
-            ),
-            configuration: configuration,
-            logger: Logger(label: "test"),
-            clock: clock
-        )
+        let forwarder = self.forwarder(clock, configuration)
         // Nothing runs the queue: only what is admitted is counted.
         let job = BeaconForwarder.Job(url: "http://127.0.0.1:9/beacon")
         await forwarder.enqueue([job, job])

@@ -91,8 +91,10 @@ public enum RealTime {
 
 /// The trait of a suite that runs on real time: see ``RealTime``.
 public struct RealTimeSuite: SuiteTrait, TestScoping {
+    /// Only the suite that declares the trait takes a lane; its nested suites run in it.
     public var isRecursive: Bool { false }
 
+    /// Waits for a lane, then runs the suite holding it (a nested suite runs at once).
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,
