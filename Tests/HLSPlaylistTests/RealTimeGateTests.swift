@@ -31,6 +31,31 @@ struct RealTimeGateTests {
         #expect(await order.values == [0, 1, 2])
     }
 
+    @Test func aWaiterForSeveralPermitsWaitsForAllAndKeepsItsPlace() async throws {
+        let gate = RealTime.Gate(permits: 3)
+        await gate.acquire()
+        let order = Entries()
+        // The whole gate is asked for while one permit is held; a single permit asked after it
+        // waits behind it although two are free.
+        let whole = Task {
+            await gate.acquire(3)
+            await order.append(3)
+        }
+        #expect(await waitUntil { await gate.waiting == 1 })
+        let single = Task {
+            await gate.acquire()
+            await order.append(1)
+        }
+        #expect(await waitUntil { await gate.waiting == 2 })
+        #expect(await order.values.isEmpty)
+        await gate.release()
+        await whole.value
+        #expect(await order.values == [3])
+        await gate.release(3)
+        await single.value
+        #expect(await order.values == [3, 1])
+    }
+
     @Test func aSuiteWithTheTraitHoldsALane() {
         // This suite has no trait: nothing holds a lane here.
         #expect(!RealTime.isHeld)

@@ -56,34 +56,35 @@ public enum RealTime {
         }
     }
 
-    /// A counting semaphore whose waiters are served in the order they came.
+    /// A counting semaphore whose waiters are served in the order they came; a waiter may need
+    /// several permits at once.
     public actor Gate {
         private var free: Int
-        private var waiters: [CheckedContinuation<Void, Never>] = []
+        private var waiters: [(count: Int, resume: CheckedContinuation<Void, Never>)] = []
 
         /// A gate that lets `permits` holders in at once.
         public init(permits: Int) { free = permits }
 
-        /// How many wait for a permit.
+        /// How many wait for permits.
         public var waiting: Int { waiters.count }
 
-        /// Waits for a permit and takes it.
-        public func acquire() async {
-            if free > 0 {
-                free -= 1
+        /// Waits for `count` permits and takes them (at once, and after those who came first).
+        public func acquire(_ count: Int = 1) async {
+            if waiters.isEmpty, free >= count {
+                free -= count
                 return
             }
             // Not cancellable on purpose: a suite waiting for its lane has started nothing yet,
             // and a cancelled run ends when the suites ahead of it end.
-            await withCheckedContinuation { waiters.append($0) }
+            await withCheckedContinuation { waiters.append((count, $0)) }
         }
 
-        /// Gives a permit back: to the longest waiter if there is one.
-        public func release() {
-            if waiters.isEmpty {
-                free += 1
-            } else {
-                waiters.removeFirst().resume()
+        /// Gives `count` permits back, to the waiters in the order they came, as far as they go.
+        public func release(_ count: Int = 1) {
+            free += count
+            while let first = waiters.first, first.count <= free {
+                free -= first.count
+                waiters.removeFirst().resume.resume()
             }
         }
     }
@@ -91,6 +92,9 @@ public enum RealTime {
 
 /// The trait of a suite that runs on real time: see ``RealTime``.
 public struct RealTimeSuite: SuiteTrait, TestScoping {
+    /// How many of the ``RealTime/lanes`` the suite takes.
+    public var lanes: Int
+
     /// Only the suite that declares the trait takes a lane; its nested suites run in it.
     public var isRecursive: Bool { false }
 
@@ -106,21 +110,25 @@ public struct RealTimeSuite: SuiteTrait, TestScoping {
             return
         }
         let arrived = ContinuousClock.now
-        await RealTime.gate.acquire()
+        await RealTime.gate.acquire(lanes)
         let started = ContinuousClock.now
         defer { RealTime.note(test.name, waited: started - arrived, held: ContinuousClock.now - started) }
         do {
             try await RealTime.$isHeld.withValue(true) { try await function() }
         } catch {
-            await RealTime.gate.release()
+            await RealTime.gate.release(lanes)
             throw error
         }
-        await RealTime.gate.release()
+        await RealTime.gate.release(lanes)
     }
 }
 
 extension Trait where Self == RealTimeSuite {
     /// The suite's tests run real servers, processes or timers: it takes one of the
     /// ``RealTime/lanes`` that such suites share (see ``RealTime``).
-    public static var realTime: Self { RealTimeSuite() }
+    public static var realTime: Self { RealTimeSuite(lanes: 1) }
+
+    /// The suite's tests check real-time behaviour to tens of milliseconds (participants of a
+    /// group in step): it runs with no other real-time suite beside it.
+    public static var realTimeAlone: Self { RealTimeSuite(lanes: RealTime.lanes) }
 }

@@ -16,7 +16,7 @@ import Testing
 
 /// The hub inside `intermission serve` and headless participants, over real WebSockets and HTTP on
 /// loopback, in real time.
-@Suite(.serialized, .realTime) struct GroupOverLoopbackTests {
+@Suite(.serialized, .realTimeAlone) struct GroupOverLoopbackTests {
     /// A scratch media folder served by the server under `/media/group/`.
     struct Media {
         let folder: String

@@ -14,7 +14,7 @@ import Testing
 ///
 /// Needs the PostgreSQL server of `.ci/run` (`INTERMISSION_TEST_POSTGRES_URL`); skipped without it
 /// unless INTERMISSION_REQUIRE_REFEREES=1.
-@Suite(.serialized, .realTime) struct GroupRelayTests {
+@Suite(.serialized, .realTimeAlone) struct GroupRelayTests {
     static let postgres = ProcessInfo.processInfo.environment["INTERMISSION_TEST_POSTGRES_URL"]
     static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"
 

@@ -13,7 +13,7 @@ import Testing
 
 /// A sender hands sessions to a headless receiver over HTTP on loopback; the media comes from
 /// `intermission serve`'s app with a scratch folder mounted, and both play in real time.
-@Suite(.serialized, .realTime) struct ReceiverHandoffTests {
+@Suite(.serialized, .realTimeAlone) struct ReceiverHandoffTests {
     /// A scratch folder served under `/media/cast/`.
     struct Scratch {
         let folder = NSTemporaryDirectory() + "intermission-cast-\(UUID().uuidString)"
