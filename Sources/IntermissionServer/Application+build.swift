@@ -62,6 +62,7 @@ public func buildApplication(configuration: ServerConfiguration) async throws ->
         DecisionPruningService(
             pruner: parts.pruner(retention: configuration.retention),
             clock: configuration.clock,
+            timer: configuration.timerClock,
             logger: logger
         )
     )

@@ -391,20 +391,9 @@ final class GatedProxy: Sendable {
     private static func fetch(_ head: String, port: Int) -> [UInt8]? {
         let lines = head.split(separator: "\r\n").filter { !$0.lowercased().hasPrefix("connection:") }
         let request = Array((lines.joined(separator: "\r\n") + "\r\nConnection: close\r\n\r\n").utf8)
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
+        guard let fd = connectLoopback(port: port) else { return nil }
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0,
-            request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
+        guard request.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == request.count
         else { return nil }
         var answer: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)

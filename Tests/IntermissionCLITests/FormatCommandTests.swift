@@ -81,52 +81,9 @@ enum CLI {
     }
 }
 
-/// A static file server on loopback (Python's http.server), for commands that read URLs.
-final class StaticServer {
-    let process = Process()
-    let port: Int
-
-    init?(directory: URL) async {
-        let out = Pipe()
-        self.process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        self.process.arguments = [
-            "python3", "-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", directory.path,
-        ]
-        self.process.standardOutput = out
-        self.process.standardError = FileHandle.nullDevice
-        do { try startProcess(self.process) } catch { return nil }
-        // "Serving HTTP on 127.0.0.1 port 40123 (http://127.0.0.1:40123/) ..."
-        var text = ""
-        let deadline = Date().addingTimeInterval(10)
-        while !text.contains("port "), Date() < deadline {
-            let chunk = await firstChunk(of: out.fileHandleForReading)
-            if chunk.isEmpty { break }
-            text += String(decoding: chunk, as: UTF8.self)
-        }
-        guard let range = text.range(of: "port "),
-            let port = Int(text[range.upperBound...].prefix { $0.isNumber })
-        else {
-            kill(self.process.processIdentifier, SIGKILL)
-            return nil
-        }
-        self.port = port
-    }
-
-    /// Stops the server.
-    ///
-    /// SIGKILL, because the child may inherit a signal mask that blocks SIGTERM. It does not wait
-    /// for the exit (that would block a thread of the concurrency pool); Foundation reaps the child.
-    func stop() {
-        guard self.process.isRunning else { return }
-        kill(self.process.processIdentifier, SIGKILL)
-    }
-
-    deinit { self.stop() }
-}
-
 @Suite(.realTime) struct FormatOverHTTPTests {
     @Test func formatsAPlaylistFetchedOverHTTP() async throws {
-        let server = try #require(await StaticServer(directory: CLI.repository.appendingPathComponent("Examples")))
+        let server = try #require(await PageServer(directory: CLI.repository.appendingPathComponent("Examples")))
         defer { server.stop() }
         let url = "http://127.0.0.1:\(server.port)/vod-interstitials.m3u8"
         let expected = [UInt8](

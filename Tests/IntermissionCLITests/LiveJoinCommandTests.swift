@@ -3,6 +3,10 @@ import IntermissionTestSupport
 import ProcessSpawn
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// `intermission play` joining a live break 12 s in, through the built binaries: the server
 /// answers the whole 20 s break, the player enters the list 12 s in (plays the last 8 s of it),
 /// and resumes where D.2 says for live without X-RESUME-OFFSET: the break's start plus its duration.
@@ -46,7 +50,11 @@ struct LiveJoinCommandTests {
         )
         let wait = launch.timeIntervalSinceNow
         try #require(wait > 0, "the server took more than 20 s to start")
-        try await Task.sleep(for: .milliseconds(Int(wait * 1000)))
+        // Launched once the served window ends at 48 s (24 whole segments): the state the launch
+        // instant stands for, read from the server rather than waited for on the wall clock.
+        await waitUntil(within: .seconds(wait + 10), checkingEvery: .milliseconds(50)) {
+            await Self.completedSegments(multivariant: url) >= 24
+        }
 
         // 8 s of the ad, then 2 s of the primary.
         let played = try await CLI.run(["play", url, "--json", "--until", "10"])
@@ -96,6 +104,24 @@ struct LiveJoinCommandTests {
         #expect(abs((resumed["t"] as? Double ?? 0) - began - (20 - offset)) < 0.5, "\(paused)\n\(resumed)")
 
         _ = try await server.terminate()
+    }
+
+    /// How many segments the live channel at `multivariant` has completed: its media playlist's
+    /// `EXT-X-MEDIA-SEQUENCE` plus the segments in its window (0 when it cannot be read).
+    static func completedSegments(multivariant: String) async -> Int {
+        func text(_ url: URL) async -> String {
+            guard let (body, _) = try? await URLSession.shared.data(from: url) else { return "" }
+            return String(decoding: body, as: UTF8.self)
+        }
+        guard let base = URL(string: multivariant),
+            let variant = await text(base).split(separator: "\n").first(where: { !$0.hasPrefix("#") && !$0.isEmpty }),
+            let media = URL(string: String(variant), relativeTo: base)
+        else { return 0 }
+        let lines = await text(media).split(separator: "\n")
+        let tag = "#EXT-X-MEDIA-SEQUENCE:"
+        guard let sequence = lines.first(where: { $0.hasPrefix(tag) }).flatMap({ Int($0.dropFirst(tag.count)) })
+        else { return 0 }
+        return sequence + lines.filter { $0.hasPrefix("#EXTINF") }.count
     }
 }
 

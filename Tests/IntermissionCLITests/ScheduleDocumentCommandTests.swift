@@ -102,27 +102,9 @@ struct ScheduleDocumentCommandTests {
             #"{"DATERANGES":[{"CLASS":"com.apple.hls.interstitial","ID":"web-ad","X-SCHEDULE-OFFSET":2,"X-ASSET-URI":"ad.m3u8","X-RESUME-OFFSET":0}]}"#
                 .utf8
         ).write(to: folder.appendingPathComponent("s/inner.json"))
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = [
-            "python3", "-u", "-c",
-            """
-            import functools, http.server
-            handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=\"\(folder.path)\")
-            handler.func.log_message = lambda *args: None
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-            print(server.server_address[1], flush=True)
-            server.serve_forever()
-            """,
-        ]
-        let portPipe = Pipe()
-        server.standardOutput = portPipe
-        try startProcess(server)
-        defer { kill(server.processIdentifier, SIGKILL) }
-        let portLine = await firstChunk(of: portPipe.fileHandleForReading)
-        let port = try #require(
-            Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-        )
+        let server = try #require(await PageServer(directory: folder))
+        defer { server.stop() }
+        let port = server.port
         let base = "http://127.0.0.1:\(port)"
         let object = try await self.json(["schedule", base + "/main.m3u8", "--json"])
         let events = try #require(object["events"] as? [[String: Any]])

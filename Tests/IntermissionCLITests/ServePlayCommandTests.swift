@@ -99,45 +99,27 @@ struct ServePlayCommandTests {
 @Suite(.timeLimit(.minutes(1)), .realTime)
 struct ServeShutdownTests {
     @Test func sigtermFinishesTheRequestInFlight() async throws {
-        // An upstream live playlist that takes 1.5 s to answer; it touches a file when a request
-        // reaches it, so that SIGTERM is sent while the request is surely in flight.
+        // An upstream live playlist that holds its answer until the test lets it go; it touches a
+        // file when a request reaches it, so that SIGTERM is sent while the request is surely in
+        // flight.
         let marker = FileManager.default.temporaryDirectory.appendingPathComponent("shutdown-hit-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: marker) }
-        let upstream = Process()
-        upstream.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        upstream.arguments = [
-            "python3", "-u", "-c",
-            """
-            import http.server, time
-            class Slow(http.server.BaseHTTPRequestHandler):
-                def do_GET(self):
+        let upstream = try #require(
+            await PageServer(
+                handler: """
                     open(\"\(marker.path)\", "w").close()
-                    time.sleep(1.5)
+                    gate.wait()
                     body = b"#EXTM3U\\n#EXT-X-TARGETDURATION:2\\n#EXT-X-MEDIA-SEQUENCE:7\\n#EXTINF:2.0,\\ns7.ts\\n"
                     self.send_response(200)
                     self.send_header("Content-Type", "application/vnd.apple.mpegurl")
                     self.send_header("Content-Length", str(len(body)))
                     self.end_headers()
                     self.wfile.write(body)
-                def log_message(self, *args):
-                    pass
-            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
-            print(server.server_address[1], flush=True)
-            server.serve_forever()
-            """,
-        ]
-        let portPipe = Pipe()
-        upstream.standardOutput = portPipe
-        try startProcess(upstream)
-        defer { kill(upstream.processIdentifier, SIGKILL) }
-        let portLine = await firstChunk(of: portPipe.fileHandleForReading)
-        let upstreamPort = try #require(
-            Int(
-                String(decoding: portLine, as: UTF8.self).trimmingCharacters(
-                    in: .whitespacesAndNewlines
-                )
+                    """
             )
         )
+        defer { upstream.stop() }
+        let upstreamPort = upstream.port
 
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("shutdown-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -165,8 +147,13 @@ struct ServeShutdownTests {
             FileManager.default.fileExists(atPath: marker.path)
         }
         #expect(FileManager.default.fileExists(atPath: marker.path), "the request never reached the upstream")
-        // The marker is written as the upstream starts its 1.5 s pause: the request is in flight.
+        // The marker is written as the upstream starts to hold its answer: the request is in flight.
         kill(server.process.processIdentifier, SIGTERM)
+        // The answer goes once the server has begun to shut down (it no longer accepts connections),
+        // so SIGTERM surely came while the request was in flight.
+        let serverPort = try #require(url.port)
+        await waitUntil(within: .seconds(10)) { !loopbackAccepts(port: serverPort) }
+        upstream.openGate()
         let (body, response) = try await request.value
         #expect((response as? HTTPURLResponse)?.statusCode == 200)
         #expect(String(decoding: body, as: UTF8.self).contains("s7.ts"))

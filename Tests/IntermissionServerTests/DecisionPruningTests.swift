@@ -151,6 +151,9 @@ private func retention(maximum: Int, batch: Int, interval: Duration = .seconds(6
         configuration.tracking = TrackingConfiguration(key: Array("pruning-test-key-0123456789abcdef".utf8))
         configuration.tracking.beacons = true
         configuration.retention = retention(maximum: 100, batch: 50, interval: .milliseconds(20))
+        // The pauses between runs on a clock the test moves: a run comes when the test asks for it.
+        let timer = ManualClock()
+        configuration.timerClock = timer
         let store = try await PrunedStore.sqlite.open()
         configuration.openedStore = store
         // The bulk straight into the store, older than the few that come over HTTP.
@@ -173,6 +176,7 @@ private func retention(maximum: Int, batch: Int, interval: Duration = .seconds(6
             let settled = ["intermission_decisions_pruned_total 403", "intermission_decisions_stored 100"]
             var metrics = ""
             try await waitUntil(within: deadline - ContinuousClock.now, checkingEvery: .milliseconds(20)) {
+                timer.advance(by: .milliseconds(20))
                 metrics = try await client.get("/metrics").text
                 return settled.allSatisfy(metrics.contains)
             }
@@ -183,6 +187,7 @@ private func retention(maximum: Int, batch: Int, interval: Duration = .seconds(6
             clock.advance(by: MediaTime(seconds: 3 * 86_400))
             var count = -1
             try await waitUntil(within: deadline - ContinuousClock.now, checkingEvery: .milliseconds(20)) {
+                timer.advance(by: .milliseconds(20))
                 count = try await store.decisionCount()
                 return count == 0
             }

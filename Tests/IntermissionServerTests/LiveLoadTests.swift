@@ -190,35 +190,14 @@ struct LiveLoadTests {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             for viewer in viewers {
                 tasks.addTask {
-                    let finished = try await withDeadline(Self.stepDeadline) {
+                    let finished: Void? = try await withDeadline(Self.stepDeadline) {
                         try await viewer.player.run(until: MediaTime(seconds: Double(second - viewer.joinedAt)))
                         await viewer.fireBeacons(loader: loader)
                     }
-                    if !finished { viewer.record.withLock { $0.lateSteps += 1 } }
+                    if finished == nil { viewer.record.withLock { $0.lateSteps += 1 } }
                 }
             }
             try await tasks.waitForAll()
-        }
-    }
-
-    /// Runs `body` unless it takes longer than `deadline` of real time: then cancels it and
-    /// answers `false`.
-    static func withDeadline(
-        _ deadline: Duration,
-        _ body: @escaping @Sendable () async throws -> Void
-    ) async throws -> Bool {
-        try await withThrowingTaskGroup(of: Bool.self) { race in
-            race.addTask {
-                try await body()
-                return true
-            }
-            race.addTask {
-                try await Task.sleep(for: deadline)
-                return false
-            }
-            let first = try await race.next() ?? false
-            race.cancelAll()
-            return first
         }
     }
 

@@ -12,7 +12,7 @@ import Testing
 /// An HTTP origin on loopback serving the files of `folder`, that stops answering (closes each
 /// connection without a word) while `folder/down` exists.
 private func switchableOrigin(folder: String) async -> PageServer? {
-    await scriptedOrigin(
+    await PageServer(
         handler: """
             import os
             if os.path.exists("\(folder)/down"):

@@ -16,10 +16,10 @@ import Testing
 /// `scripts/postgres-scratch.sh` does), so that the test can stop it mid-run and start it again
 /// without touching the server the other suites share.
 ///
-/// Its commands are spawned and reaped with `waitpid` on a thread of their own, never through
-/// `Process`: under the test runner, `Process` never saw the shell of `pg_ctl start` exit (it
-/// stayed a zombie and the test hung until its time limit), and a server that inherits the
-/// runner's output pipe keeps the runner waiting for its end.
+/// Its commands are started by `ChildProcess` (through `runProcess`) and reaped on a thread of
+/// their own, never through Foundation's `Process`: under the test runner, `Process` never saw the
+/// shell of `pg_ctl start` exit (it stayed a zombie and the test hung until its time limit), and a
+/// server that inherits the runner's output pipe keeps the runner waiting for its end.
 final class OwnPostgres: Sendable {
     let folder: String
     let port: Int
@@ -42,14 +42,12 @@ final class OwnPostgres: Sendable {
         try await self.start()
     }
 
-    /// Stops the server if it runs (not waited for: a deinitializer cannot wait) and removes it.
+    /// Stops the server if it runs (not waited for: a deinitializer cannot wait; the child is reaped
+    /// on a thread of its own) and removes it.
     deinit {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         let stop = "'\(self.bin)/pg_ctl' -D '\(self.folder)/data' -m immediate -w stop"
         let command = self.asPostgres ? "runuser -u postgres -- \(stop)" : stop
-        process.arguments = ["-c", "\(command) >/dev/null 2>&1; rm -rf '\(self.folder)'"]
-        try? startProcess(process)
+        startUnwaited("/bin/sh", ["-c", "\(command) >/dev/null 2>&1; rm -rf '\(self.folder)'"])
     }
 
     /// The URL of its `postgres` database with `options`.
@@ -76,26 +74,18 @@ final class OwnPostgres: Sendable {
     }
 
     /// Runs `command` with no input and its output discarded (the server `pg_ctl start` leaves
-    /// running would keep any pipe it inherits open), waiting for it on a thread of its own.
+    /// running would keep any pipe it inherits open), waiting for it without blocking the pool.
     private static func shell(_ command: String) async throws {
-        let arguments = ["/bin/sh", "-c", "(\(command)) </dev/null >/dev/null 2>&1"]
-        var pointers = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in pointers { free(pointer) } }
-        var child: pid_t = 0
-        guard posix_spawn(&child, "/bin/sh", nil, nil, &pointers, environ) == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "cannot run: \(command)"])
-        }
-        let pid = child
-        let status = await withCheckedContinuation { (continuation: CheckedContinuation<Int32, Never>) in
-            Thread.detachNewThread {
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-                continuation.resume(returning: status)
-            }
-        }
-        // Exited (the low 7 bits are 0) with code 0.
-        guard status & 0x7f == 0, (status >> 8) & 0xff == 0 else {
-            throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "failed (\(status)): \(command)"])
+        let result = try await runProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "(\(command)) </dev/null >/dev/null 2>&1"],
+            captureOutput: false
+        )
+        guard !result.signalled, result.status == 0 else {
+            throw CocoaError(
+                .executableLoad,
+                userInfo: [NSLocalizedDescriptionKey: "failed (\(result.status)): \(command)"]
+            )
         }
     }
 }
@@ -217,7 +207,11 @@ private func boundSocket() throws -> (Int32, Int) {
             var size = -1
             await waitUntil(within: .seconds(60), checkingEvery: .milliseconds(100)) {
                 size = (try? FileManager.default.attributesOfItem(atPath: journal)[.size] as? Int) ?? -1
-                return size == 0
+                guard size == 0 else { return false }
+                // The replayed entries are counted just after the file is emptied.
+                let decisions = try? await Self.metric(client, Self.journalSeries("decision", "replayed"))
+                let beacons = try? await Self.metric(client, Self.journalSeries("beacon", "replayed"))
+                return decisions == during.count && beacons == beaconPaths.count
             }
             #expect(size == 0, "the journal was never written to PostgreSQL")
             #expect(try await Self.metric(client, Self.journalSeries("decision", "replayed")) == during.count)

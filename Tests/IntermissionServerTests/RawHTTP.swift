@@ -1,4 +1,5 @@
 import Foundation
+import IntermissionTestSupport
 import NIOCore
 import NIOPosix
 
@@ -65,29 +66,20 @@ func rawExchange(port: Int, _ request: [UInt8], timeout: Duration = .seconds(20)
                 try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
             }
         }
-    return try await withThrowingTaskGroup(of: RawResponse?.self) { group in
-        group.addTask {
-            try await channel.executeThenClose { inbound, outbound in
-                try await outbound.write(ByteBuffer(bytes: request))
-                var received: [UInt8] = []
-                do {
-                    for try await chunk in inbound { received += chunk.readableBytesView }
-                } catch  where !received.isEmpty {
-                    // A reset after the answer arrived: the answer is what counts.
-                }
-                return RawResponse(received)
+    let answer = try await withDeadline(timeout, onTimeout: { try? await channel.channel.close() }) {
+        try await channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(bytes: request))
+            var received: [UInt8] = []
+            do {
+                for try await chunk in inbound { received += chunk.readableBytesView }
+            } catch  where !received.isEmpty {
+                // A reset after the answer arrived: the answer is what counts.
             }
+            return RawResponse(received)
         }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = try await group.next()!
-        group.cancelAll()
-        if first == nil { try? await channel.channel.close() }
-        guard let response = first else { throw RawExchangeTimeout() }
-        return response
     }
+    guard let response = answer else { throw RawExchangeTimeout() }
+    return response
 }
 
 /// `rawExchange` with a request written as text.

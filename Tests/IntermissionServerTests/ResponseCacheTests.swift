@@ -254,17 +254,17 @@ private func httpDate(_ seconds: Int64) -> String {
 }
 
 @Suite(.realTime) struct SingleFlightTests {
-    /// Twenty requests for a missing entry while the upstream takes half a second: the upstream is
-    /// asked once, and every request gets the same answer.
+    /// Twenty requests for a missing entry while the upstream holds its answer (until all twenty
+    /// connections are open): the upstream is asked once, and every request gets the same answer.
     @Test(.timeLimit(.minutes(1))) func concurrentMissesRenderOnce() async throws {
         let origin = try #require(
-            await scriptedOrigin(
+            await PageServer(
                 handler: """
                     if self.path == "/count":
                         body = str(getattr(type(self), "hits", 0)).encode()
                     else:
                         type(self).hits = getattr(type(self), "hits", 0) + 1
-                        time.sleep(0.5)
+                        gate.wait()
                         body = b"#EXTM3U\\n#EXT-X-TARGETDURATION:20\\n#EXT-X-MEDIA-SEQUENCE:7\\n#EXT-X-PROGRAM-DATE-TIME:2025-01-01T00:00:00.000Z\\n#EXTINF:2.0,\\ns7.ts\\n"
                     self.send_response(200)
                     self.send_header("Content-Length", str(len(body)))
@@ -278,9 +278,12 @@ private func httpDate(_ seconds: Int64) -> String {
         configuration.adInsertion.channels.append(
             LiveChannel(id: "slow", source: .upstream("http://127.0.0.1:\(origin.port)/live.m3u8"))
         )
+        // The upstream holds its answer until the test lets it go: the fetch must outlast that.
+        configuration.upstreamTimeout = .seconds(40)
         let port = origin.port
         try await withServer(configuration) { client in
             let server = try #require(client.port)
+            let before = try #require(try await ConnectionLimitTests.openConnections(port: server))
             // Twenty connections at once (the test client sends its requests one after another).
             let answers = try await withThrowingTaskGroup(of: RawResponse.self) { group in
                 for _ in 0..<20 {
@@ -291,6 +294,12 @@ private func httpDate(_ seconds: Int64) -> String {
                         )
                     }
                 }
+                // The upstream answers once the server holds all twenty connections (the first
+                // request waits for the upstream, the others for that request).
+                await waitUntil(within: .seconds(20)) {
+                    (try? await ConnectionLimitTests.openConnections(port: server)).flatMap { $0 } ?? 0 >= before + 20
+                }
+                origin.openGate()
                 var all: [RawResponse] = []
                 for try await answer in group { all.append(answer) }
                 return all
@@ -396,7 +405,7 @@ private func httpDate(_ seconds: Int64) -> String {
         // A sliding 24-hour window: every read is one segment further on, so every read is a change
         // to parse and decorate.
         let origin = try #require(
-            await scriptedOrigin(
+            await PageServer(
                 handler: """
                     if self.path == "/count":
                         body = str(getattr(type(self), "reads", 0)).encode()

@@ -11,24 +11,6 @@ import IntermissionTestSupport
 import NIOCore
 import Testing
 
-/// A small Python HTTP server on loopback running `handler` (the body of a
-/// `BaseHTTPRequestHandler.do_GET`), one thread per request.
-func scriptedOrigin(handler: String) async -> PageServer? {
-    let script = """
-        import http.server, sys, time
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-        \(handler.split(separator: "\n").map { "        " + $0 }.joined(separator: "\n"))
-            def log_message(self, *args):
-                pass
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        server.daemon_threads = True
-        print(server.server_address[1], flush=True)
-        server.serve_forever()
-        """
-    return await PageServer(arguments: ["-c", script]) { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
-}
-
 /// A port on loopback that refuses connections: bound by a socket that is then closed.
 func refusingPort() throws -> Int {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -200,13 +182,15 @@ extension TestResponse {
     /// Headers at once, then a byte every half second: the deadline covers the body too.
     @Test(.timeLimit(.minutes(1))) func aSlowBodyOriginIs502WithinTheTimeout() async throws {
         let origin = try #require(
-            await scriptedOrigin(
+            await PageServer(
                 handler: """
                     self.send_response(200)
                     self.send_header("Content-Length", "400")
                     self.end_headers()
                     self.wfile.write(b"#EXTM3U\\n")
                     try:
+                        # Real time on purpose: the server's 1 s deadline is what is under test,
+                        # and a body that keeps coming (never idle) must not escape it.
                         for _ in range(400):
                             time.sleep(0.5)
                             self.wfile.write(b"#")
@@ -245,7 +229,7 @@ extension TestResponse {
     /// a refused connection with its address.
     @Test(.timeLimit(.minutes(1))) func originFailuresAreSaidInWords() async throws {
         let teapot = try #require(
-            await scriptedOrigin(
+            await PageServer(
                 handler: """
                     agent = self.headers.get("User-Agent", "")
                     self.send_response(418 if agent == "intermission-server/0.1" else 400)
@@ -264,7 +248,7 @@ extension TestResponse {
         )
 
         let huge = try #require(
-            await scriptedOrigin(
+            await PageServer(
                 handler: """
                     self.send_response(200)
                     self.send_header("Content-Length", "1000000000000")
@@ -295,9 +279,9 @@ extension TestResponse {
     /// `Int64.max` seconds neither overflows nor delays a refused connection.
     @Test(.timeLimit(.minutes(1))) func theUpstreamTimeoutIsKeptInRange() async throws {
         let silent = try #require(
-            await scriptedOrigin(
+            await PageServer(
                 handler: """
-                    time.sleep(30)
+                    gate.wait()
                     """
             )
         )
@@ -309,7 +293,7 @@ extension TestResponse {
                 == "upstream http://127.0.0.1:\(silent.port)/live.m3u8 did not send its whole answer within 0.001 s",
             "\(zero.text)"
         )
-        // Before the origin's 30 s silence ends: the 1 ms timeout gave up, the origin did not answer.
+        // The origin holds its answer until it is stopped: the 1 ms timeout gave up, well within 30 s.
         #expect(elapsed < .seconds(30), "\(elapsed)")
 
         // Refused at once rather than held for the (unbounded) timeout: well before the test's limit.

@@ -129,7 +129,7 @@ private func count(_ report: JSONValue, creative: String, event: TrackingEvent, 
 
     @Test(.timeLimit(.minutes(2))) func beaconsAreForwardedWithTheDeviceHeadersAndRetriedAfterA500() async throws {
         let adServer = try #require(
-            await scriptedOrigin(
+            await PageServer(
                 handler: """
                     cls = type(self)
                     if not hasattr(cls, "log"):

@@ -224,11 +224,15 @@ struct ControllerAndMonitorTests {
             ]
             site.serve("/vod/prog.m3u8", .text(Fixtures.vodPrimary(seconds: 20, dateRanges: ranges)))
             site.serveWaiting("/lists/slow.json") { _ in
-                try? await Task.sleep(for: .milliseconds(400))
+                // Late in real time, as the loader's timeout counts it.
+                try? await respondLate(by: .milliseconds(400))
                 return .json(assetList(base, ["red"]))
             }
+            // Held until the test is over: far past the timeout.
+            let stuck = Gate()
+            defer { stuck.open() }
             site.serveWaiting("/lists/stuck.json") { _ in
-                try? await Task.sleep(for: .seconds(12))
+                await stuck.wait()
                 return .json(assetList(base, ["green"]))
             }
             // The timeout leaves room for a starved loopback fetch in the full parallel suite on
@@ -237,7 +241,7 @@ struct ControllerAndMonitorTests {
             configuration.interstitialRequestTimeout = .seconds(4)
             let player = try await play(base + "/vod/prog.m3u8", configuration: configuration)
             let log = await player.log
-            // 0.4 s is within the timeout: the ad plays; 12 s is not: that break is cancelled.
+            // 0.4 s is within the timeout: the ad plays; a list held past it is not: that break is cancelled.
             #expect(
                 summaries(log) == [
                     "list:slow", "current:slow", "asset:slow#0", "finished:slow", "current:nil", "resumed@4.0",

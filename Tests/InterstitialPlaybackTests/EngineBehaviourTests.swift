@@ -239,7 +239,7 @@ struct EngineBehaviourTests {
             site.serve("/live/prog.m3u8", .text(LiveInterstitialTests.liveWindow(count: 8, tags: [tag])))
             site.serveWaiting("/lists/ad.json") { _ in
                 // 0.2 s of real time: at least 4 s on a clock running 20 times faster.
-                try? await Task.sleep(for: .milliseconds(200))
+                try? await respondLate(by: .milliseconds(200))
                 return .json(assetList(base, ["red", "green"]))
             }
             var configuration = Player.Configuration()

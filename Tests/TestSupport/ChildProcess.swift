@@ -5,20 +5,6 @@ import ProcessSpawn
 import Glibc
 #endif
 
-/// Serializes the start of child processes across the test run.
-private let spawnLock = NSLock()
-
-/// Starts `process`, one start at a time across the whole test run: Foundation's `Process.run()`
-/// on Linux crashed the test runner (a bad pointer in `memcpy` inside `Process.run()`), and a child
-/// once died of SIGSEGV before it ran, while many suites started processes at once.
-///
-/// New code starts children with `runProcess` or `ChildProcess` (posix_spawn) instead.
-public func startProcess(_ process: Process) throws {
-    spawnLock.lock()
-    defer { spawnLock.unlock() }
-    try process.run()
-}
-
 /// What a child process left behind: its exit status, everything it wrote, and whether it was killed.
 public struct ProcessResult: Sendable {
     /// `terminationStatus`: the exit code, or the signal number when `signalled`.
@@ -96,18 +82,17 @@ public func runProcess(
         if !keepStdinOpen { try? writer.close() }
     }
 
-    let killer = timeout.map { limit in
-        Task {
-            try await Task.sleep(for: limit)
-            child.signal(SIGKILL, toGroup: true)
-        }
-    }
     let exit = await withTaskCancellationHandler {
-        await child.waitForExit()
+        if let timeout {
+            // Past the limit the child is killed, and then waited for all the same.
+            _ = try? await withDeadline(timeout, onTimeout: { child.signal(SIGKILL, toGroup: true) }) {
+                await child.waitForExit()
+            }
+        }
+        return await child.waitForExit()
     } onCancel: {
         child.signal(SIGKILL, toGroup: true)
     }
-    killer?.cancel()
     // Linux does not hand out a pid while a process group still uses it as its id, so this reaches
     // only what the command started and left behind.
     if newProcessGroup { _ = kill(-pid, SIGKILL) }
@@ -132,32 +117,19 @@ private func drain(_ pipe: Pipe?) async -> [UInt8] {
     }
 }
 
-/// Reads the first output of a long-running child (for example the line where a server names its
-/// port) without blocking the concurrency pool: the first chunk `availableData` returns from
-/// `handle`, or empty at end of file.
-public func firstChunk(of handle: FileHandle) async -> Data {
-    await withCheckedContinuation { continuation in
-        DispatchQueue(label: "firstChunk").async {
-            continuation.resume(returning: handle.availableData)
-        }
-    }
-}
-
-/// Returns once `process` (already started) has exited, or `limit` has passed, looking every
-/// `interval` (through `waitUntil`) rather than blocking a thread as `waitUntilExit()` does.
-///
-/// - Returns: Whether it exited.
-@discardableResult
-public func waitForExit(
-    _ process: Process,
-    within limit: Duration = .seconds(60),
-    every interval: Duration = .milliseconds(20)
-) async -> Bool {
-    await waitUntil(within: limit, checkingEvery: interval) { !process.isRunning }
-}
-
 /// Returns once `child` has exited (and been reaped), or `limit` has passed; whether it exited.
 @discardableResult
 public func waitForExit(_ child: ChildProcess, within limit: Duration = .seconds(60)) async -> Bool {
     await waitUntil(within: limit, checkingEvery: .milliseconds(20)) { !child.isRunning }
+}
+
+/// Starts `executable` with `arguments`, its standard streams on `/dev/null`, and does not wait for
+/// it: for clean-up that must start where nothing can wait (a deinitializer).
+///
+/// `ChildProcess` reaps it on a thread of its own when it exits.
+///
+/// - Returns: Whether it started.
+@discardableResult
+public func startUnwaited(_ executable: String, _ arguments: [String]) -> Bool {
+    (try? ChildProcess.spawn(executable, arguments)) != nil
 }

@@ -99,3 +99,32 @@ extension Array where Element == UInt8 {
         self.count >= suffix.count && Array(self[(self.count - suffix.count)...]) == suffix
     }
 }
+
+/// A TCP socket connected to `port` of loopback (blocking, the caller closes it), or `nil` when
+/// the connection is refused.
+public func connectLoopback(port: Int) -> Int32? {
+    let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    address.sin_port = in_port_t(UInt16(port).bigEndian)
+    let connected = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+        }
+    }
+    guard connected else {
+        close(fd)
+        return nil
+    }
+    return fd
+}
+
+/// Whether something accepts a TCP connection on `port` of loopback now (the connection is closed
+/// at once); `false` when it is refused.
+public func loopbackAccepts(port: Int) -> Bool {
+    guard let fd = connectLoopback(port: port) else { return false }
+    close(fd)
+    return true
+}

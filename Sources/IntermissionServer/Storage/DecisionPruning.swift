@@ -79,18 +79,20 @@ struct DecisionPruner: Sendable {
     }
 }
 
-/// Runs the ``DecisionPruner`` at start and then every ``DecisionRetention/interval`` (dated by the
-/// server's clock), until the service group shuts down: a batch in progress finishes, no other
-/// starts.
+/// Runs the ``DecisionPruner`` at start and then every ``DecisionRetention/interval``, until the
+/// service group shuts down: a batch in progress finishes, no other starts.
 ///
-/// A failed run is logged and tried again at the next interval.
+/// The decisions' ages are dated by the server's wall clock (`clock`); the pause between two runs
+/// is measured on its timer clock (`timer`, ``ServerConfiguration/timerClock``), which a test
+/// advances. A failed run is logged and tried again at the next interval.
 struct DecisionPruningService: Service {
     let pruner: DecisionPruner
     let clock: any WallClock
+    let timer: any Clock<Duration>
     let logger: Logger
 
     func run() async throws {
-        let (pruner, clock, logger) = (self.pruner, self.clock, self.logger)
+        let (pruner, clock, timer, logger) = (self.pruner, self.clock, self.timer, self.logger)
         let interval = max(self.pruner.retention.interval, .milliseconds(10))
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
@@ -101,7 +103,7 @@ struct DecisionPruningService: Service {
                 } catch {
                     return
                 }
-                try? await Task.sleep(for: interval)
+                try? await timer.sleep(for: interval)
             }
         }
     }

@@ -16,6 +16,9 @@ import Testing
     static func configuration(media: GroupOverLoopbackTests.Media, clock: ManualClock) -> ServerConfiguration {
         var configuration = GroupOverLoopbackTests.configuration(media: media)
         configuration.timerClock = clock
+        // The decision pruner pauses on this clock too: a day, past every instant these tests wait
+        // for, so that its sleep is never taken for the one a test means.
+        configuration.retention.interval = .seconds(86_400)
         return configuration
     }
 

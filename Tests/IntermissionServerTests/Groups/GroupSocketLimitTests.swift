@@ -10,6 +10,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOWebSocket
+import Synchronization
 import Testing
 
 /// The hub's sockets against clients that misbehave, over loopback.
@@ -409,23 +410,19 @@ enum RawGroupSocket {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
-        let deadline = ContinuousClock.now + limit
-        let timer = Task {
-            try await Task.sleep(until: deadline)
-            try await channel.channel.close()
-        }
-        defer { timer.cancel() }
-        return try await channel.executeThenClose { inbound, outbound in
-            try await outbound.write(Self.opening(group: group, port: port, messages: messages))
-            var received: [UInt8] = []
-            do {
-                for try await chunk in inbound { received += chunk.readableBytesView }
-            } catch {
-                // A reset is a close too.
+        let received = Mutex<[UInt8]>([])
+        // At the deadline the socket is closed: an end before it is the server's.
+        let ended: Void? = try await withDeadline(limit, onTimeout: { try? await channel.channel.close() }) {
+            try await channel.executeThenClose { inbound, outbound in
+                try await outbound.write(Self.opening(group: group, port: port, messages: messages))
+                do {
+                    for try await chunk in inbound { received.withLock { $0 += chunk.readableBytesView } }
+                } catch {
+                    // A reset is a close too.
+                }
             }
-            // The timer closes the socket at the deadline: an end before it is the server's.
-            return (ContinuousClock.now < deadline, String(decoding: received, as: UTF8.self))
         }
+        return (ended != nil, String(decoding: received.withLock { $0 }, as: UTF8.self))
     }
 
     /// Opens a socket that sends `messages` and never reads a byte (its receive buffer is 4 KiB):
