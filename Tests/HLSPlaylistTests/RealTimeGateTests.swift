@@ -56,6 +56,27 @@ struct RealTimeGateTests {
         #expect(await order.values == [3, 1])
     }
 
+    @Test func anEarlyWaiterGoesBeforeTheOrdinaryOnes() async throws {
+        let gate = RealTime.Gate(permits: 1)
+        await gate.acquire()
+        let order = Entries()
+        var waiters: [Task<Void, Never>] = []
+        for (index, early) in [false, true, false, true].enumerated() {
+            waiters.append(
+                Task {
+                    await gate.acquire(early: early)
+                    await order.append(index)
+                    await gate.release()
+                }
+            )
+            #expect(await waitUntil { await gate.waiting == index + 1 })
+        }
+        await gate.release()
+        for waiter in waiters { await waiter.value }
+        // The early ones in the order they came, then the others in theirs.
+        #expect(await order.values == [1, 3, 0, 2])
+    }
+
     @Test func aSuiteWithTheTraitHoldsALane() {
         // This suite has no trait: nothing holds a lane here.
         #expect(!RealTime.isHeld)

@@ -90,7 +90,7 @@ actor ConditioningAdServer {
 
 /// Creative conditioning end to end: a progressive MP4 from a real ad server's answer becomes HLS
 /// that matches the demo primary, left out of pods until it is ready.
-@Suite("Creative conditioning", .serialized, .realTime)
+@Suite("Creative conditioning", .serialized, .realTimeLong)
 struct CreativeConditioningTests {
     /// The build products folder (the test runner's), where `swift build --build-tests` puts the
     /// `intermission` binary.

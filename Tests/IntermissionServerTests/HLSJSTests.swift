@@ -12,7 +12,7 @@ import Testing
 ///
 /// Needs chromium, Python's websocket-client and hls.js extracted to `.build-realclient/www/lib/hls.mjs`
 /// (`.ci/run` sets this up). Skipped without them unless INTERMISSION_REQUIRE_REFEREES=1.
-@Suite(.serialized, .realTime) struct HLSJSTests {
+@Suite(.serialized, .realTimeLong) struct HLSJSTests {
     static let repository = Fixture.repository
     static let hlsjs = repository.appendingPathComponent(".build-realclient/www/lib/hls.mjs")
     static let required = ProcessInfo.processInfo.environment["INTERMISSION_REQUIRE_REFEREES"] == "1"

@@ -119,7 +119,7 @@ private func boundSocket() throws -> (Int32, Int) {
 
 /// While PostgreSQL is down, decisions and beacons go to the local journal and are acknowledged;
 /// when it is back they are written to it; nothing acknowledged is lost (issue 11).
-@Suite(.enabled(if: TestPostgres.available), .serialized, .runningStores, .realTime) struct PostgresJournalTests {
+@Suite(.enabled(if: TestPostgres.available), .serialized, .runningStores, .realTimeLong) struct PostgresJournalTests {
     private static let midroll = "/v1/asset-lists/vod-demo/midroll-1.json?_HLS_interstitial_id=midroll-1"
 
     /// The creative IDs of an asset list (from its URIs: `/media/demo/ad-{id}/…`).

@@ -20,7 +20,7 @@ import Testing
 /// Needs chromium, Python's websocket-client and hls.js at `.build-realclient/www/lib/hls.mjs`
 /// (`.ci/run` sets them up). Skipped without them, unless INTERMISSION_REQUIRE_REFEREES=1: then it
 /// fails.
-@Suite(.serialized, .realTime)
+@Suite(.serialized, .realTimeLong)
 struct HLSJSCrossCheckTests {
     @Test(
         .serialized,

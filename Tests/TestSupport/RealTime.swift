@@ -60,7 +60,7 @@ public enum RealTime {
     /// several permits at once.
     public actor Gate {
         private var free: Int
-        private var waiters: [(count: Int, resume: CheckedContinuation<Void, Never>)] = []
+        private var waiters: [(count: Int, early: Bool, resume: CheckedContinuation<Void, Never>)] = []
 
         /// A gate that lets `permits` holders in at once.
         public init(permits: Int) { free = permits }
@@ -68,15 +68,19 @@ public enum RealTime {
         /// How many wait for permits.
         public var waiting: Int { waiters.count }
 
-        /// Waits for `count` permits and takes them (at once, and after those who came first).
-        public func acquire(_ count: Int = 1) async {
+        /// Waits for `count` permits and takes them at once, after those who came first; an
+        /// `early` waiter goes before every waiter that is not.
+        public func acquire(_ count: Int = 1, early: Bool = false) async {
             if waiters.isEmpty, free >= count {
                 free -= count
                 return
             }
             // Not cancellable on purpose: a suite waiting for its lane has started nothing yet,
             // and a cancelled run ends when the suites ahead of it end.
-            await withCheckedContinuation { waiters.append((count, $0)) }
+            await withCheckedContinuation { resume in
+                let place = early ? (waiters.firstIndex { !$0.early } ?? waiters.endIndex) : waiters.endIndex
+                waiters.insert((count, early, resume), at: place)
+            }
         }
 
         /// Gives `count` permits back, to the waiters in the order they came, as far as they go.
@@ -94,6 +98,9 @@ public enum RealTime {
 public struct RealTimeSuite: SuiteTrait, TestScoping {
     /// How many of the ``RealTime/lanes`` the suite takes.
     public var lanes: Int
+    /// Whether the suite goes before the ordinary ones waiting: it holds its lanes for a minute or
+    /// more, and started last it would end the run alone.
+    public var early: Bool
 
     /// Only the suite that declares the trait takes a lane; its nested suites run in it.
     public var isRecursive: Bool { false }
@@ -110,7 +117,7 @@ public struct RealTimeSuite: SuiteTrait, TestScoping {
             return
         }
         let arrived = ContinuousClock.now
-        await RealTime.gate.acquire(lanes)
+        await RealTime.gate.acquire(lanes, early: early)
         let started = ContinuousClock.now
         defer { RealTime.note(test.name, waited: started - arrived, held: ContinuousClock.now - started) }
         do {
@@ -126,9 +133,15 @@ public struct RealTimeSuite: SuiteTrait, TestScoping {
 extension Trait where Self == RealTimeSuite {
     /// The suite's tests run real servers, processes or timers: it takes one of the
     /// ``RealTime/lanes`` that such suites share (see ``RealTime``).
-    public static var realTime: Self { RealTimeSuite(lanes: 1) }
+    public static var realTime: Self { RealTimeSuite(lanes: 1, early: false) }
+
+    /// A `.realTime` suite that holds its lane for a minute or more (real browsers, a database
+    /// restarted): it goes before the ordinary ones waiting, so that it does not end the run alone.
+    public static var realTimeLong: Self { RealTimeSuite(lanes: 1, early: true) }
 
     /// The suite's tests check real-time behaviour to tens of milliseconds (participants of a
     /// group in step): it runs with no other real-time suite beside it.
-    public static var realTimeAlone: Self { RealTimeSuite(lanes: RealTime.lanes) }
+    ///
+    /// Such a suite also goes before the ordinary ones waiting.
+    public static var realTimeAlone: Self { RealTimeSuite(lanes: RealTime.lanes, early: true) }
 }
