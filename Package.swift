@@ -7,6 +7,7 @@ import class Foundation.ProcessInfo
 //
 // Dependencies point one way:
 //   HLSPlaylist <- HLSInterstitials <- InterstitialPlayback / AdInsertion <- IntermissionServer <- IntermissionCLI
+//   InterstitialPlayback <- ViewerLoadSupport (the load generator's loader and clock, for Benchmarks)
 //   AdInsertion <- IntermissionStore (storage protocols) <- IntermissionSQLite, IntermissionPostgres <- IntermissionServer
 //   HLSInterstitials <- GroupCoordination <- IntermissionServer, GroupPlayback (with InterstitialPlayback)
 //   IntermissionHTTP (the servers' HTTP plumbing) <- IntermissionServer, ReceiverServer (with GroupPlayback)
@@ -43,8 +44,8 @@ let swiftSettings: [SwiftSetting] =
     ] + (strict ? [.unsafeFlags(["-warnings-as-errors"])] : [])
 
 // Package traits: what a package that depends on this one resolves and builds.
-//   Playback  the player modules (HTTPFetch, InterstitialPlayback, GroupPlayback) and their
-//             networking dependencies (AsyncHTTPClient, SwiftNIO, the WebSocket client).
+//   Playback  the player modules (HTTPFetch, InterstitialPlayback, GroupPlayback, ViewerLoadSupport)
+//             and their networking dependencies (AsyncHTTPClient, SwiftNIO, the WebSocket client).
 //   Server    the servers and the CLI (IntermissionHTTP, IntermissionServer, ReceiverServer,
 //             IntermissionCLI) and theirs (Hummingbird, GRDB, swift-crypto, ...); enables Playback.
 //             On by default.
@@ -127,6 +128,8 @@ if !coreOnly {
     products += [
         .library(name: "HTTPFetch", targets: ["HTTPFetch"]),
         .library(name: "InterstitialPlayback", targets: ["InterstitialPlayback"]),
+        // For the Benchmarks package's ViewerLoad, which reaches this package through products only.
+        .library(name: "ViewerLoadSupport", targets: ["ViewerLoadSupport"]),
         .library(name: "GroupPlayback", targets: ["GroupPlayback"]),
         .library(name: "AdInsertion", targets: ["AdInsertion"]),
         .library(name: "IntermissionServer", targets: ["IntermissionServer"]),
@@ -169,6 +172,18 @@ if !coreOnly {
                 "HLSPlaylist",
                 "HTTPFetch",
                 playbackProduct("AsyncHTTPClient", "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The load generator's parts (Benchmarks/Sources/ViewerLoad): KeepAliveLoader, plain HTTP/1.1
+        // on one event loop, and a playback clock that sleeps on that loop. Beside the player, not in
+        // it: the player reaches the network through HTTPFetch and AsyncHTTPClient only.
+        .target(
+            name: "ViewerLoadSupport",
+            dependencies: [
+                "HLSPlaylist",
+                "HTTPFetch",
+                "InterstitialPlayback",
                 playbackProduct("NIOCore", "swift-nio"),
                 playbackProduct("NIOHTTP1", "swift-nio"),
                 playbackProduct("NIOPosix", "swift-nio"),
@@ -319,6 +334,18 @@ if !coreOnly {
                 serverProduct("HTTPTypes", "swift-http-types"),
                 serverProduct("Hummingbird", "hummingbird"),
                 serverProduct("Logging", "swift-log"),
+                serverProduct("NIOCore", "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ViewerLoadSupportTests",
+            dependencies: [
+                "ViewerLoadSupport",
+                "InterstitialPlayback",
+                "HLSInterstitials",
+                "HLSPlaylist",
+                "IntermissionTestSupport",
                 serverProduct("NIOCore", "swift-nio"),
                 serverProduct("NIOHTTP1", "swift-nio"),
                 serverProduct("NIOPosix", "swift-nio"),

@@ -87,6 +87,7 @@ if ProcessInfo.processInfo.environment["INTERMISSION_CORE_ONLY"] == nil {
             name: "ViewerLoad",
             dependencies: [
                 .product(name: "InterstitialPlayback", package: "Intermission"),
+                .product(name: "ViewerLoadSupport", package: "Intermission"),
                 .product(name: "HLSPlaylist", package: "Intermission"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

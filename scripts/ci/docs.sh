@@ -9,7 +9,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 export INTERMISSION_STRICT=1
-modules=(HLSPlaylist HLSInterstitials InterstitialPlayback GroupCoordination GroupPlayback AdInsertion IntermissionStore IntermissionSQLite IntermissionPostgres IntermissionHTTP IntermissionServer ReceiverServer)
+modules=(HLSPlaylist HLSInterstitials InterstitialPlayback ViewerLoadSupport GroupCoordination GroupPlayback AdInsertion IntermissionStore IntermissionSQLite IntermissionPostgres IntermissionHTTP IntermissionServer ReceiverServer)
 out=.build-docs
 rm -rf "$out"
 mkdir -p "$out/graphs"

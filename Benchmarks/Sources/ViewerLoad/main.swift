@@ -15,6 +15,7 @@ import InterstitialPlayback
 import NIOCore
 import NIOPosix
 import Synchronization
+import ViewerLoadSupport
 
 #if canImport(Glibc)
 import Glibc

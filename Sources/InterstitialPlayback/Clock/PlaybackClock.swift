@@ -59,7 +59,9 @@ public struct RealPlaybackClock: PlaybackClock {
 
     /// The real nanoseconds until the clock reads `deadline` (rounded up, at most `Int64.max`: a
     /// deadline centuries away waits, it does not trap), or `nil` when it reads it already.
-    func realNanoseconds(until deadline: MediaTime) -> Int64? {
+    ///
+    /// `package`: `EventLoopPlaybackClock` (ViewerLoadSupport) waits the same time on its loop.
+    package func realNanoseconds(until deadline: MediaTime) -> Int64? {
         let wait = (deadline - self.now).seconds / self.speed * 1e9
         guard wait > 0 else { return nil }
         return wait >= 9.2e18 ? Int64.max : Int64(wait.rounded(.up))

@@ -172,7 +172,8 @@ extension ByteRange {
     /// The `Range` field asking for these bytes (`bytes=FIRST-LAST`; from 0 without an offset).
     ///
     /// A range reaching past `Int.max` asks up to `Int.max` (the server answers what it has).
-    var rangeField: String {
+    /// `package`: `KeepAliveLoader` (ViewerLoadSupport) asks with the same field.
+    package var rangeField: String {
         let first = max(0, self.offset ?? 0)
         let (end, overflow) = first.addingReportingOverflow(max(1, self.length) - 1)
         return "bytes=\(first)-\(overflow ? Int.max : end)"

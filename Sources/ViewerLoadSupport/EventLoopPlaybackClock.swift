@@ -1,9 +1,11 @@
 import HLSPlaylist
+import InterstitialPlayback
 import NIOCore
 
-/// A real-time clock (``RealPlaybackClock``) that sleeps on a SwiftNIO event loop.
+/// A real-time clock (InterstitialPlayback's `RealPlaybackClock`) that sleeps on a SwiftNIO event
+/// loop.
 ///
-/// A player waiting on a ``RealPlaybackClock`` wakes from a Dispatch timer, on another thread than
+/// A player waiting on a `RealPlaybackClock` wakes from a Dispatch timer, on another thread than
 /// the one its requests' answers arrive on. With this clock, the timer fires on `eventLoop`: when
 /// that loop also runs Swift Concurrency's jobs (`MultiThreadedEventLoopGroup.singleton` installed
 /// as the global executor) and carries the player's connections (``KeepAliveLoader``), a player's

@@ -1,5 +1,6 @@
 import HLSPlaylist
 import HTTPFetch
+import InterstitialPlayback
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -9,13 +10,13 @@ import Synchronization
 /// one SwiftNIO event loop, with nothing between a player's request and the socket but the HTTP
 /// codec.
 ///
-/// ``HTTPResourceLoader`` (AsyncHTTPClient) does everything a player may meet: TLS, redirects, any
-/// origin. Holding many live viewers as a load generator, its connection pool, request objects and
-/// body stream cost more CPU than the player itself. This loader keeps what a load against one
-/// origin needs: up to ``connectionsPerOrigin`` connections per host and port, each reused for one
-/// request after another, the same per-request deadline, body limit and `X-PLAYBACK-SESSION-ID`
-/// header. What it does not do it hands to ``fallback``: `https` URLs and redirects (a 3xx answer
-/// is asked again through the fallback, which follows it).
+/// InterstitialPlayback's `HTTPResourceLoader` (AsyncHTTPClient) does everything a player may
+/// meet: TLS, redirects, any origin. Holding many live viewers as a load generator, its connection
+/// pool, request objects and body stream cost more CPU than the player itself. This loader keeps
+/// what a load against one origin needs: up to ``connectionsPerOrigin`` connections per host and
+/// port, each reused for one request after another, the same per-request deadline, body limit and
+/// `X-PLAYBACK-SESSION-ID` header. What it does not do it hands to ``fallback``: `https` URLs and
+/// redirects (a 3xx answer is asked again through the fallback, which follows it).
 ///
 /// Run the players on the same event loop (install `MultiThreadedEventLoopGroup.singleton` as Swift
 /// Concurrency's global executor, and give the players a clock that sleeps on that loop) and a
@@ -125,6 +126,22 @@ public final class KeepAliveLoader: ResourceLoader {
                 elapsed: ContinuousClock.now - started
             )
         )
+    }
+
+    /// The connections open or opening, and the requests queued for a connection (one cancelled
+    /// or timed out while queued stays counted until it is passed over), over every origin, as the
+    /// loop sees them now.
+    ///
+    /// For the tests, which wait for a state instead of a time: a connection the server closed
+    /// has left `open` once the loop saw it close, and a request waits once it is queued.
+    package func census() async throws -> (open: Int, waiting: Int) {
+        let pools = self.pools
+        return try await self.eventLoop.submit {
+            pools.value.pools.values.reduce(into: (open: 0, waiting: 0)) { sum, pool in
+                sum.open += pool.open
+                sum.waiting += pool.waiting.count - pool.waitingStart
+            }
+        }.get()
     }
 
     /// What a failed exchange says.

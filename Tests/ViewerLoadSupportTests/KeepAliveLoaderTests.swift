@@ -8,6 +8,7 @@ import NIOHTTP1
 import NIOPosix
 import Synchronization
 import Testing
+import ViewerLoadSupport
 
 /// What the test server answers a request with.
 private struct Answer: Sendable {
@@ -204,7 +205,8 @@ private func request(
             _ = try await loader.load(request(base + "/ok"), sessionID: "s").get()
             #expect(server.connections.load(ordering: .relaxed) == 2)
             server.closeConnections()
-            try await Task.sleep(for: .milliseconds(100))
+            // Once the loader's loop has seen both connections close, none is left to reuse.
+            #expect(try await waitUntil { try await loader.census().open == 0 })
             let again = try await loader.load(request(base + "/ok"), sessionID: "s").get()
             #expect(again.body == Array("ok".utf8))
             #expect(server.connections.load(ordering: .relaxed) == 3)
@@ -252,24 +254,33 @@ private func request(
                 eventLoop: MultiThreadedEventLoopGroup.singleton.next(),
                 connectionsPerOrigin: 1
             )
+            // The stalled answer holds the one connection until its own deadline, 3 s after it is
+            // asked (no sooner than `stallDeadline`).
+            let stallDeadline = NIODeadline.now() + .seconds(3)
             let stalled = Task { await loader.load(request(base + "/stall", timeout: .seconds(3)), sessionID: "s") }
-            try await Task.sleep(for: .milliseconds(100))
+            #expect(await waitUntil { server.heads.withLock { $0.map(\.uri) } == ["/stall"] })
             let cancelled = Task { await loader.load(request(base + "/cancelled"), sessionID: "s") }
-            try await Task.sleep(for: .milliseconds(50))
+            #expect(try await waitUntil { try await loader.census().waiting == 1 })
             cancelled.cancel()
             guard case .failure(let cancel) = await cancelled.value else {
                 Issue.record("a cancelled request was answered")
                 return
             }
             #expect(cancel.code == .cancelled)
-            let started = ContinuousClock.now
-            let waiting = await loader.load(request(base + "/waiting", timeout: .milliseconds(300)), sessionID: "s")
+            // The waiting request's deadline comes before the stalled one's: half of what the stall
+            // has left, at most 300 ms. Both timers are on the loader's loop, which runs them in the
+            // order of their deadlines however late it gets to them.
+            let left = stallDeadline - NIODeadline.now()
+            try #require(left > .milliseconds(200), "the stalled answer's deadline is too near to wait before it")
+            let timeout = min(Duration.milliseconds(300), .nanoseconds(left.nanoseconds / 2))
+            let waiting = await loader.load(request(base + "/waiting", timeout: timeout), sessionID: "s")
             guard case .failure(let error) = waiting else {
                 Issue.record("a waiting request was answered")
                 return
             }
             #expect(error.code == .timeout)
-            #expect(ContinuousClock.now - started < .seconds(2))
+            // It failed while waiting for the connection the stall still held, not on one of its own.
+            #expect(error.message == "no connection was free in time")
             guard case .failure(let stall) = await stalled.value else {
                 Issue.record("the stalled answer ended")
                 return
@@ -381,19 +392,7 @@ private func request(
     /// A player on this loader plays a pod of two ads from an asset list as it does on the default
     /// loader: the same breaks, the same requests, each with the session header.
     @Test func aPlayerPlaysThroughIt() async throws {
-        try await withFixtureServer { base, site in
-            site.serve(
-                "/vod/prog.m3u8",
-                .text(
-                    Fixtures.vodPrimary(
-                        seconds: 20,
-                        dateRanges: [
-                            Fixtures.interstitial("pod", at: 10, "X-ASSET-LIST=\"/lists/pod.json\",X-RESUME-OFFSET=0")
-                        ]
-                    )
-                )
-            )
-            site.serve("/lists/pod.json", .json(assetList(base, ["red", "green"])))
+        try await withServer(podProgramme) { server, base, _ in
             let loader = KeepAliveLoader(eventLoop: MultiThreadedEventLoopGroup.singleton.next())
             let player = Player(
                 item: PlayerItem(url: base + "/vod/prog.m3u8"),
@@ -403,39 +402,159 @@ private func request(
             await player.play()
             try await player.run()
             #expect(await player.error == nil)
+            let course = milestones(await player.log)
             #expect(
-                summaries(await player.log) == [
+                course == [
                     "list:pod", "current:pod", "asset:pod#0", "asset:pod#1", "finished:pod", "current:nil",
                     "resumed@10.0", "ended",
                 ]
             )
-            let requests = site.requests
-            #expect(requests.count > 10)
-            #expect(requests.allSatisfy { $0.sessionID == player.sessionID })
+            let heads = server.heads.withLock { $0 }
+            #expect(heads.count > 10)
+            #expect(heads.allSatisfy { $0.headers["X-PLAYBACK-SESSION-ID"] == [player.sessionID] })
         }
     }
+}
+
+/// A 20 s VOD programme over the demo primary (`/vod/prog.m3u8`) with, at 10 s, a pod of the red
+/// and green demo ads from an asset list (`/lists/pod.json`) that resumes where it left off; the
+/// demo media itself (Sources/IntermissionServer/Demo) under `/media/`.
+private func podProgramme(_ head: HTTPRequestHead) -> Answer {
+    let origin = "http://" + (head.headers.first(name: "Host") ?? "")
+    // The list is asked with the player's query (`_HLS_primary_id`, ...): routes go by the path.
+    switch head.uri.prefix(while: { $0 != "?" }) {
+    case "/vod/prog.m3u8":
+        let marker =
+            #"#EXT-X-DATERANGE:ID="pod",CLASS="com.apple.hls.interstitial",START-DATE="2021-01-04T05:00:10.000Z","#
+            + #"X-ASSET-LIST="/lists/pod.json",X-RESUME-OFFSET=0"#
+        let segments = (0..<10).map { "#EXTINF:2.000,\n/media/primary/seg-00\($0).ts" }
+        let lines =
+            ["#EXTM3U", "#EXT-X-VERSION:6", "#EXT-X-TARGETDURATION:2", "#EXT-X-PLAYLIST-TYPE:VOD"]
+            + ["#EXT-X-PROGRAM-DATE-TIME:2021-01-04T05:00:00.000Z", marker] + segments + ["#EXT-X-ENDLIST", ""]
+        return Answer(body: Array(lines.joined(separator: "\n").utf8))
+    case "/lists/pod.json":
+        let ads = ["red", "green"].map { #"{"URI":"\#(origin)/media/ad-\#($0)/main.m3u8","DURATION":10}"# }
+        return Answer(body: Array(#"{"ASSETS":[\#(ads.joined(separator: ","))]}"#.utf8))
+    case let path where path.hasPrefix("/media/") && !path.contains(".."):
+        let file = Fixture.repository.appendingPathComponent("Sources/IntermissionServer/Demo")
+            .appendingPathComponent(String(path.dropFirst("/media/".count)))
+        guard let bytes = FileManager.default.contents(atPath: file.path) else { return Answer(status: .notFound) }
+        return Answer(body: [UInt8](bytes))
+    default:
+        return Answer(status: .notFound)
+    }
+}
+
+/// What a pod's course leaves in a player's log, one word each: the list loaded, the event
+/// current (or none), each asset started, the event finished, the primary resumed, the end.
+private func milestones(_ log: [PlayerLogEntry]) -> [String] {
+    log.compactMap { entry -> String? in
+        let event = entry["eventID"]?.stringValue
+        return switch entry.event {
+        case "assetListLoaded": "list:\(event ?? "")"
+        case "assetListFailed": "listFailed:\(event ?? "")"
+        case "currentEventDidChange": "current:\(event ?? "nil")"
+        case "interstitialAssetStarted": "asset:\(event ?? "")#\(entry["index"]?.doubleValue.map { Int($0) } ?? -1)"
+        case "eventDidFinish": "finished:\(event ?? "")"
+        case "primaryResumed": "resumed@\(entry["primaryTime"]?.doubleValue ?? -1)"
+        case "ended": "ended"
+        default: nil
+        }
+    }
+}
+
+/// An event loop that hands everything to a real one, and notes each timer scheduled on it: its
+/// delay, whether it fired on the loop's own thread, whether it was cancelled.
+///
+/// How the tests see that a clock sleeps on its loop (and for how long, and that a cancelled
+/// sleep cancels its timer) without measuring time.
+private final class NotingLoop: EventLoop {
+    struct Timer: Sendable {
+        var delay: TimeAmount
+        var firedOnTheLoop = false
+        var cancelled = false
+    }
+
+    let base: any EventLoop
+    private let noted = Mutex<[Timer]>([])
+
+    init(_ base: any EventLoop) { self.base = base }
+
+    /// The timers scheduled so far, oldest first.
+    var timers: [Timer] { self.noted.withLock { $0 } }
+
+    var inEventLoop: Bool { self.base.inEventLoop }
+
+    func execute(_ task: @escaping @Sendable () -> Void) { self.base.execute(task) }
+
+    func scheduleTask<T>(deadline: NIODeadline, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
+        self.scheduleTask(in: deadline - .now(), task)
+    }
+
+    func scheduleTask<T>(in delay: TimeAmount, _ task: @escaping @Sendable () throws -> T) -> Scheduled<T> {
+        let index = self.noted.withLock { timers in
+            timers.append(Timer(delay: delay))
+            return timers.count - 1
+        }
+        let base = self.base
+        let scheduled = base.scheduleTask(in: delay) {
+            self.noted.withLock { $0[index].firedOnTheLoop = base.inEventLoop }
+            return try task()
+        }
+        // Added before anyone else waits on the timer, so it is noted before they hear of it.
+        scheduled.futureResult.whenFailure { error in
+            if case EventLoopError.cancelled = error { self.noted.withLock { $0[index].cancelled = true } }
+        }
+        return scheduled
+    }
+
+    func preconditionInEventLoop(file: StaticString, line: UInt) {
+        self.base.preconditionInEventLoop(file: file, line: line)
+    }
+
+    func preconditionNotInEventLoop(file: StaticString, line: UInt) {
+        self.base.preconditionNotInEventLoop(file: file, line: line)
+    }
+
+    func shutdownGracefully(queue: DispatchQueue, _ callback: @escaping @Sendable ((any Error)?) -> Void) {
+        self.base.shutdownGracefully(queue: queue, callback)
+    }
+}
+
+/// A flag one task raises and another reads.
+private final class Flag: Sendable {
+    private let raised = Atomic<Bool>(false)
+
+    func raise() { self.raised.store(true, ordering: .releasing) }
+
+    var isRaised: Bool { self.raised.load(ordering: .acquiring) }
 }
 
 @Suite(.timeLimit(.minutes(1)), .realTime) struct EventLoopPlaybackClockTests {
     /// A sleep ends on a timer of the loop, no earlier than its deadline; a deadline passed returns
     /// at once; a cancelled sleep throws at once, its timer cancelled.
     @Test func itSleepsOnTheLoop() async throws {
-        let loop = MultiThreadedEventLoopGroup.singleton.next()
+        let loop = NotingLoop(MultiThreadedEventLoopGroup.singleton.next())
         let clock = EventLoopPlaybackClock(eventLoop: loop, speed: 2)
         let start = ContinuousClock.now
         let deadline = clock.now + MediaTime(milliseconds: 100)
         try await clock.sleep(until: deadline)
         #expect(clock.now >= deadline)
         #expect(ContinuousClock.now - start >= .milliseconds(50))  // speed 2: 100 ms of clock in 50 ms
-        let before = ContinuousClock.now
+        // It was one timer of the loop, fired on the loop's thread, of at most 50 ms.
+        let woken = loop.timers
+        #expect(woken.count == 1)
+        #expect(woken.first?.firedOnTheLoop == true)
+        #expect(woken.first.map { $0.delay > .zero && $0.delay <= .milliseconds(50) } == true)
+        // A deadline passed: no timer at all.
         try await clock.sleep(until: .zero)
-        #expect(ContinuousClock.now - before < .milliseconds(20))
+        #expect(loop.timers.count == 1)
         let sleeper = Task { try await clock.sleep(until: clock.now + MediaTime(seconds: 3600)) }
-        try await Task.sleep(for: .milliseconds(20))
+        #expect(await waitUntil { loop.timers.count == 2 })
         sleeper.cancel()
-        let cancelledAt = ContinuousClock.now
         await #expect(throws: CancellationError.self) { try await sleeper.value }
-        #expect(ContinuousClock.now - cancelledAt < .seconds(1))
+        // It threw because its timer was cancelled, not because the hour passed.
+        #expect(loop.timers.last.map { $0.cancelled && !$0.firedOnTheLoop } == true)
         #expect(clock.isVirtual == false)
     }
 
@@ -443,12 +562,23 @@ private func request(
     /// waits (it does not trap converting the wait) until cancelled.
     @Test(arguments: [true, false])
     func aDeadlineAtTheEndOfTimeWaits(onTheLoop: Bool) async throws {
+        let loop = NotingLoop(MultiThreadedEventLoopGroup.singleton.next())
         let clock: any PlaybackClock =
-            onTheLoop
-            ? EventLoopPlaybackClock(eventLoop: MultiThreadedEventLoopGroup.singleton.next(), speed: 1e-9)
-            : RealPlaybackClock(speed: 1e-9)
-        let sleeper = Task { try await clock.sleep(until: .maximum) }
-        try await Task.sleep(for: .milliseconds(50))
+            onTheLoop ? EventLoopPlaybackClock(eventLoop: loop, speed: 1e-9) : RealPlaybackClock(speed: 1e-9)
+        // The wait, converted: the longest a timer can wait, not a trap.
+        #expect(RealPlaybackClock(speed: 1e-9).realNanoseconds(until: .maximum) == Int64.max)
+        let started = Flag()
+        let sleeper = Task {
+            started.raise()
+            try await clock.sleep(until: .maximum)
+        }
+        if onTheLoop {
+            // Asleep on a timer of the loop, as long as a timer can wait.
+            #expect(await waitUntil { loop.timers.map(\.delay) == [.nanoseconds(Int64.max)] })
+        } else {
+            // Dispatch's timer cannot be seen from here: the sleep has begun, at least.
+            #expect(await waitUntil { started.isRaised })
+        }
         sleeper.cancel()
         await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
