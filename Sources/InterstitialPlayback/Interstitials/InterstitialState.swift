@@ -16,6 +16,28 @@ struct AssetSlot: Sendable {
     var failed = false
 }
 
+/// One event of a break once it finished, as it was when it played: a copy of its attributes
+/// and of what the schedule said of it, so replacing the events while it plays
+/// (``InterstitialEventController/setEvents(_:)``) cannot change how it ends.
+struct FinishedEvent: Sendable, Hashable {
+    /// The event's attributes as it played.
+    var event: InterstitialEvent
+    /// The schedule's resume offset for it, and where that came from.
+    var scheduledOffset: MediaTime?
+    /// Where ``scheduledOffset`` came from.
+    var offsetSource: ScheduledEvent.ResumeOffsetSource?
+    /// The interstitial's duration as the schedule knew it (the asset list's durations once loaded).
+    var duration: MediaTime?
+    /// The event's playhead when it ended (from the event's start, a live join's skipped part included).
+    var playout: MediaTime
+    /// Playback-clock time spent in it.
+    var elapsed: MediaTime
+    /// Whether any of it played.
+    var playedSomething: Bool
+    /// Whether it was cancelled before it played (a failed asset list or asset URI): resume offset 0.
+    var cancelled: Bool
+}
+
 /// A break being played: events at one point of the primary, played in order, then the primary
 /// resumes.
 struct BreakRun: Sendable, Equatable {

@@ -36,6 +36,8 @@ extension Player {
         case .refuse: break
         case .cancelEvent(let eventID): self.cancelEvent(eventID, now: now)
         case .loadAssetList(let eventID, let url): self.loadAssetList(eventID: eventID, url: url)
+        case .armTimer: break  // The run loop arms it when it works out its deadline (`nextDeadline(now:)`).
+        case .sendBeacon(let url): self.pendingLoads.append(self.beaconLoad(url: url))
         case .finishCurrentEvent: return self.interstitials.coordinator.finishEvent(entire: false)
         case .finishEvent(let entire): return self.interstitials.coordinator.finishEvent(entire: entire)
         case .closeEvent:

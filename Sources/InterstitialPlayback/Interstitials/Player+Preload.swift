@@ -70,16 +70,6 @@ extension Player {
         return loads
     }
 
-    /// When the next preload moment comes on the playback clock, while the primary plays.
-    func preloadDeadline(now: MediaTime) -> MediaTime? {
-        guard self.rate > 0, !self.isStalled, self.interstitials.current == nil,
-            let moment = self.interstitials.coordinator.nextPreloadMoment(self.interstitials.preloads)
-        else { return nil }
-        guard moment > self.primaryPosition else { return now }
-        return now + MediaTime(seconds: (moment - self.primaryPosition).seconds / self.rate)
-            + MediaTime(milliseconds: 1)
-    }
-
     /// A preload request answered: keep the answer for the target's break (a range dropped
     /// meanwhile keeps nothing).
     func handlePreload(rangeID: String, _ result: Result<LoadResponse, PlaybackError>) {
