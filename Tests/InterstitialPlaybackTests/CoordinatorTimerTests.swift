@@ -8,7 +8,11 @@ import Testing
 /// sends, retries and gives up, with no player, clock or network.
 extension CoordinatorSequencingTests {
     /// `id` at 20 s (with `attributes`) begun at clock time `now`, its first asset not stalled.
-    static func playing(_ id: String, _ attributes: String, now: MediaTime = 100) throws -> (
+    static func playing(
+        _ id: String,
+        _ attributes: String,
+        now: MediaTime = 100
+    ) throws -> (
         machine: InterstitialCoordinator, context: BreakContext
     ) {
         let context = try CoordinatorBreakTests.context([CoordinatorBreakTests.daterange(id, at: 20, attributes)])
@@ -219,7 +223,11 @@ extension CoordinatorSequencingTests {
     /// A coordinator with one beacon queued at 10 s and sent.
     static func sending(attempts: Int = 3) -> InterstitialCoordinator {
         var machine = InterstitialCoordinator()
-        machine.beaconPolicy = BeaconQueue.Policy(limit: 4, attempts: attempts, retryDelay: MediaTime(milliseconds: 500))
+        machine.beaconPolicy = BeaconQueue.Policy(
+            limit: 4,
+            attempts: attempts,
+            retryDelay: MediaTime(milliseconds: 500)
+        )
         let queued = machine.queueBeacons([Self.fire()], now: 10) { "http://t.test" + $0.url }
         #expect(queued.isEmpty)
         #expect(machine.nextBeacon(now: 10) == .sendBeacon(url: "http://t.test/imp"))

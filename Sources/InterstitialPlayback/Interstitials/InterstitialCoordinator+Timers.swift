@@ -84,7 +84,9 @@ struct TimerBook: Sendable, Equatable {
     /// - Returns: The purposes that fired.
     mutating func fire(at now: MediaTime) -> TimerPurposes {
         var fired: TimerPurposes = []
-        if let time = self.assetBoundary, time <= now { (self.assetBoundary, fired) = (nil, fired.union(.assetBoundary)) }
+        if let time = self.assetBoundary, time <= now {
+            (self.assetBoundary, fired) = (nil, fired.union(.assetBoundary))
+        }
         if let time = self.skipControl, time <= now { (self.skipControl, fired) = (nil, fired.union(.skipControl)) }
         if let time = self.preload, time <= now { (self.preload, fired) = (nil, fired.union(.preload)) }
         if let time = self.beaconMoment, time <= now { (self.beaconMoment, fired) = (nil, fired.union(.beaconMoment)) }
@@ -155,7 +157,12 @@ extension InterstitialCoordinator {
                 let limit = self.assetLimit(run, bufferedEnd: reading.bufferedEnd, duration: reading.duration)
                 book.assetBoundary = limit > run.assetPosition ? Self.after(limit - run.assetPosition, rate, now) : now
             }
-            if let report = self.skipReport(of: run, list: readings.list, schedule: readings.schedule, at: readings.playhead),
+            if let report = self.skipReport(
+                of: run,
+                list: readings.list,
+                schedule: readings.schedule,
+                at: readings.playhead
+            ),
                 let next = self.nextSkipChange(report, after: run.eventTime)
             {
                 book.skipControl = Self.after(next - run.eventTime, rate, now)

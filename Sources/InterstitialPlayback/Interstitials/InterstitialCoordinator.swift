@@ -30,6 +30,8 @@ struct InterstitialCoordinator: Sendable {
     private(set) var cancelled: Set<String> = []
     /// The first event of the break the primary's buffering last moved to the resume point of.
     private(set) var repositionedFor: String?
+    /// The events, the schedule, its offset and the asset lists: changed only through its inputs.
+    var known = EventBook()
     /// The instants of the interstitial deadlines, by purpose, as last armed.
     private(set) var timers = TimerBook()
     /// Client-side beacons waiting to be sent, with their retries.

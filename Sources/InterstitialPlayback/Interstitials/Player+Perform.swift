@@ -54,7 +54,7 @@ extension Player {
                 rate: self.rate,
                 now: now
             )
-        case .markPlayed(let eventID): _ = self.interstitials.schedule?.markPlayed(eventID)
+        case .markPlayed(let eventID): self.interstitials.coordinator.known.markPlayed(eventID)
         case .updateStatus: self.updateStatus()
         case .prepareAssets(let eventID): return self.prepareEventAssets(eventID)
         case .enterUnderWay(let eventID): self.enterInterstitialUnderWay(eventID)

@@ -20,7 +20,7 @@ extension Player {
     func updatePreloads(now: MediaTime) {
         guard self.configuration.followsPreloadRanges, self.interstitials.schedule != nil else { return }
         let ranges = self.interstitials.tracker.preloadRanges
-        self.interstitials.schedule?.setPreloadRanges(ranges)
+        self.interstitials.coordinator.known.preloadRangesChanged(ranges)
         guard let schedule = self.interstitials.schedule else { return }
         let prepared = Set(self.interstitials.lists.keys).union(self.interstitials.passed)
         var book = self.interstitials.preloads
@@ -105,7 +105,7 @@ extension Player {
         case .wait:
             return []
         case .use(let result):
-            self.interstitials.lists[eventID] = .loading
+            self.interstitials.coordinator.known.listRequested(eventID)
             return self.assetListAnswered(eventID: eventID, result, now: self.clock.now)
         }
     }
