@@ -309,4 +309,43 @@ extension CoordinatorSequencingTests {
         machine.settleBeacons()
         #expect(machine.nextBeacon(now: 2) == .sendBeacon(url: "/imp"))
     }
+
+    // MARK: What the coordinator knows of the events
+
+    @Test func theAssetListsChangeOnlyThroughTheirInputs() throws {
+        var book = EventBook()
+        #expect(!book.isLoading("l"))
+        book.listRequested("l")
+        #expect(book.isLoading("l"))
+        let slots = [AssetSlot(url: "/a0.m3u8", duration: 10), AssetSlot(url: "/a1.m3u8", duration: 5)]
+        book.listLoaded(.loaded(slots, nil), durations: [10, 5], for: "l")
+        #expect(!book.isLoading("l"))
+        // An asset fails: that slot is marked, the other is not; an asset the list lacks is refused.
+        let marks = (book.assetFailed(1, of: "l"), book.assetFailed(2, of: "l"), book.assetFailed(0, of: "other"))
+        #expect(marks == (true, false, false))
+        guard case .loaded(let marked, _)? = book.lists["l"] else {
+            Issue.record("the list is gone: \(String(describing: book.lists["l"]))")
+            return
+        }
+        #expect(marked.map(\.failed) == [false, true])
+        book.listFailed(PlaybackError(code: .timeout, message: "late"), for: "m")
+        let failedList = book.assetFailed(0, of: "m")
+        #expect(!failedList)
+        book.listCleared("l")
+        #expect(book.lists["l"] == nil && book.lists.count == 1)
+    }
+
+    @Test func theScheduleIsMarkedPlayedAndTakesTheListsDurations() throws {
+        let context = try CoordinatorBreakTests.context([CoordinatorBreakTests.daterange("a", at: 20, "")])
+        var book = EventBook()
+        book.scheduleChanged(context.schedule)
+        book.offsetMoved(to: 30)
+        #expect(book.offset == 30)
+        book.markPlayed("a")
+        #expect(book.schedule?.configuration.playedEventIDs == ["a"])
+        book.listLoaded(.loaded([], nil), durations: [4, 3], for: "a")
+        #expect(book.schedule?.configuration.assetDurations["a"] == [4, 3])
+        let taken = book.takeSchedule()
+        #expect(taken != nil && book.schedule == nil)
+    }
 }
