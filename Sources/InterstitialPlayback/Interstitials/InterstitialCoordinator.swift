@@ -1,28 +1,6 @@
 import HLSInterstitials
 import HLSPlaylist
 
-/// One event of a break once it finished, as it was when it played: a copy of its attributes
-/// and of what the schedule said of it, so replacing the events while it plays
-/// (``InterstitialEventController/setEvents(_:)``) cannot change how it ends.
-struct FinishedEvent: Sendable, Hashable {
-    /// The event's attributes as it played.
-    var event: InterstitialEvent
-    /// The schedule's resume offset for it, and where that came from.
-    var scheduledOffset: MediaTime?
-    /// Where ``scheduledOffset`` came from.
-    var offsetSource: ScheduledEvent.ResumeOffsetSource?
-    /// The interstitial's duration as the schedule knew it (the asset list's durations once loaded).
-    var duration: MediaTime?
-    /// The event's playhead when it ended (from the event's start, a live join's skipped part included).
-    var playout: MediaTime
-    /// Playback-clock time spent in it.
-    var elapsed: MediaTime
-    /// Whether any of it played.
-    var playedSomething: Bool
-    /// Whether it was cancelled before it played (a failed asset list or asset URI): resume offset 0.
-    var cancelled: Bool
-}
-
 /// The interstitial engine: a state machine with no I/O, clock or actor, after `Presentation`
 /// and AsyncHTTPClient's `HTTPRequestStateMachine`.
 ///
@@ -33,69 +11,6 @@ struct FinishedEvent: Sendable, Hashable {
 /// The ``Player`` actor performs the actions in one loop and feeds the results back. Its tests
 /// are tables, with no network.
 struct InterstitialCoordinator: Sendable {
-    /// What the player must do.
-    enum Action: Sendable, Equatable {
-        /// Write the log line and post the notification of an event.
-        case emit(PlayerEvent)
-        /// Set the playback rate.
-        case setRate(Double)
-        /// End the current event (a granted skip), not played entire.
-        case finishCurrentEvent
-        /// A request is refused, with why.
-        case refuse(String)
-        /// Cancel an event that cannot play (D.5): resume offset 0, the schedule placed without it.
-        case cancelEvent(String)
-        /// Request an event's asset list from this URL; the answer comes back as
-        /// `assetListDidLoad` or `assetListDidFail`.
-        case loadAssetList(eventID: String, url: String)
-
-        // Follow-up inputs: the player performs its part of each, then feeds the coordinator
-        // the next input, depth first, until none is left (no call goes back through the actor).
-
-        /// Begin a break the schedule placed: mark its events handled, put the primary playhead at
-        /// its start, then `beginBreak(_:)`.
-        case beginBreak(BreakPlan)
-        /// The primary stops waiting: a break begins.
-        case primaryPlays
-        /// Begin this event of the break playing (`eventBegins(_:events:schedule:rate:now:)`).
-        case beginEvent(String)
-        /// Mark the event played in the schedule.
-        case markPlayed(String)
-        /// Work out the player's status again (playing, waiting, the reason).
-        case updateStatus
-        /// Make sure the event's assets are known: its `X-ASSET-URI`, or its asset list requested.
-        case prepareAssets(String)
-        /// Enter the event beginning partway when the item's or a seek's interstitial start names it.
-        case enterUnderWay(String)
-        /// A break a live join entered partway: start the first event's assets partway.
-        case applyJoin
-        /// End the current event (`entire`: played to its end) with an `emit(_:)` of its end
-        /// first, then `closeEvent`.
-        case finishEvent(entire: Bool)
-        /// The end of the current event was announced: `closeEvent(now:)`.
-        case closeEvent
-        /// The event ended: its skip state goes back to not skippable.
-        case clearSkipState(InterstitialEvent)
-        /// Drop the presentations of an event's assets.
-        case dropAssets(String)
-        /// The break's last event ended: `endBreak(in:primary:rate:now:)`.
-        case endBreak
-        /// A seek leaves the break: `abandonBreak(rate:)`.
-        case abandonBreak
-        /// Forget that the primary buffered from a break's resume point: `forgetReposition()`.
-        case forgetReposition
-        /// Primary content resumes at this time (stable primary timeline).
-        case resumePrimary(MediaTime)
-        /// The break was the post-rolls at the primary's end: the primary ended.
-        case primaryEnded
-        /// React to where the playhead is: the primary's boundary, its end, or the event playing.
-        case checkTransitions
-        /// React to where the event playing is: its list, its assets, their ends, stalls.
-        case checkEvent
-        /// A break just began: react to its first event now, not at the next wake.
-        case checkBreakJustStarted
-    }
-
     /// How a live break without `X-RESUME-OFFSET` resumes.
     var liveResumption: LiveResumption = .eventDuration
     /// The rate in force before an `X-RESTRICT=SKIP` event lowered it to 1, until the break ends.
@@ -115,6 +30,72 @@ struct InterstitialCoordinator: Sendable {
     private(set) var cancelled: Set<String> = []
     /// The first event of the break the primary's buffering last moved to the resume point of.
     private(set) var repositionedFor: String?
+    /// The events, the schedule, its offset and the asset lists: changed only through its inputs.
+    var known = EventBook()
+    /// The instants of the interstitial deadlines, by purpose, as last armed.
+    private(set) var timers = TimerBook()
+    /// Client-side beacons waiting to be sent, with their retries.
+    private(set) var beaconQueue = BeaconQueue()
+
+    // MARK: Timers
+
+    /// Arms the timer of the interstitial deadlines at clock time `now`
+    /// (`timerInstants(_:current:beaconRetry:now:asset:)`): the earliest, or `nil` when none is due.
+    mutating func armTimers(
+        _ readings: TimerReadings,
+        now: MediaTime,
+        asset: () -> AssetReading?
+    ) -> Action? {
+        self.timers = self.timerInstants(
+            readings,
+            current: self.current,
+            beaconRetry: self.beaconQueue.retryDue,
+            now: now,
+            asset: asset
+        )
+        guard let earliest = self.timers.earliest else { return nil }
+        return .armTimer(earliest.purposes, at: earliest.instant)
+    }
+
+    /// The clock reached `now`: the timers due by then fired.
+    ///
+    /// The machine is level-triggered: the pass that follows finds what is due from the state
+    /// (an asset's end, a skip window, a preload's moment, a beacon), whichever timer woke it.
+    ///
+    /// - Returns: The purposes that fired.
+    @discardableResult
+    mutating func timerFired(at now: MediaTime) -> TimerPurposes {
+        self.timers.fire(at: now)
+    }
+
+    // MARK: Beacons
+
+    /// The beacon policy in force (``Player/Configuration``'s beacon settings).
+    var beaconPolicy: BeaconQueue.Policy {
+        get { self.beaconQueue.policy }
+        set { self.beaconQueue.policy = newValue }
+    }
+
+    /// Beacons fired at clock time `now` join the queue, each at its absolute URL.
+    mutating func queueBeacons(_ fires: [BeaconFire], now: MediaTime, url: (BeaconFire) -> String) -> [Action] {
+        guard !fires.isEmpty else { return [] }
+        return self.beaconQueue.enqueue(fires, now: now, url: url)
+    }
+
+    /// The head of the beacon queue, when it is due at `now` and nothing is being sent.
+    mutating func nextBeacon(now: MediaTime) -> Action? {
+        self.beaconQueue.nextSend(now: now)
+    }
+
+    /// The beacon sent answered at `now`: fired, retried later, or given up.
+    mutating func beaconAnswered(_ result: Result<LoadResponse, PlaybackError>, now: MediaTime) -> [Action] {
+        self.beaconQueue.answered(result, now: now)
+    }
+
+    /// Playback ended: the beacons waiting are due now.
+    mutating func settleBeacons() {
+        self.beaconQueue.settle()
+    }
 
     // MARK: Skipping
 

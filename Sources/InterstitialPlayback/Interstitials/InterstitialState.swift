@@ -16,6 +16,28 @@ struct AssetSlot: Sendable {
     var failed = false
 }
 
+/// One event of a break once it finished, as it was when it played: a copy of its attributes
+/// and of what the schedule said of it, so replacing the events while it plays
+/// (``InterstitialEventController/setEvents(_:)``) cannot change how it ends.
+struct FinishedEvent: Sendable, Hashable {
+    /// The event's attributes as it played.
+    var event: InterstitialEvent
+    /// The schedule's resume offset for it, and where that came from.
+    var scheduledOffset: MediaTime?
+    /// Where ``scheduledOffset`` came from.
+    var offsetSource: ScheduledEvent.ResumeOffsetSource?
+    /// The interstitial's duration as the schedule knew it (the asset list's durations once loaded).
+    var duration: MediaTime?
+    /// The event's playhead when it ended (from the event's start, a live join's skipped part included).
+    var playout: MediaTime
+    /// Playback-clock time spent in it.
+    var elapsed: MediaTime
+    /// Whether any of it played.
+    var playedSomething: Bool
+    /// Whether it was cancelled before it played (a failed asset list or asset URI): resume offset 0.
+    var cancelled: Bool
+}
+
 /// A break being played: events at one point of the primary, played in order, then the primary
 /// resumes.
 struct BreakRun: Sendable, Equatable {
@@ -79,21 +101,37 @@ struct PrimaryAtBreakEnd: Sendable {
 }
 
 /// Everything the player keeps about interstitials.
+///
+/// The decision state is the coordinator's (``coordinator``): the break and the event playing,
+/// the events, the schedule and its offset, the asset lists, the skip state, the timers and the
+/// beacon queue; the properties of the same names here only read it. What stays here is the
+/// actor's bookkeeping of its I/O and of values the coordinator's decisions take as inputs:
+/// - ``listURLs``: the URL each asset list was requested from, known only once the actor made
+///   the request, and read only to resolve relative URIs against;
+/// - ``preloads``: the preload requests and their answers (what the loader returned), which the
+///   coordinator's preload decisions take and give back (`updatePreloads`, `preloadUse`);
+/// - ``tracker``, ``schedules``: what the playlists' date ranges and the Appendix H documents
+///   said, as the loads brought them in;
+/// - ``beacons``: the beacon plans, a pure value whose decisions the actor feeds from the asset
+///   playing's presentation (its media arrived, its duration);
+/// - the flags of the item's start (``usedInterstitialStart``, ``startResolved``,
+///   ``postrollsStarted``) and the app's events (``controllerEvents``).
 struct InterstitialState: Sendable {
     var tracker = DateRangeTracker()
-    var schedule: Schedule?
-    /// Stable primary time = schedule time + offset (the schedule counts from the playlist's first
-    /// segment, which moves with a live window).
-    var offset: MediaTime = .zero
+    /// The integrated schedule (the coordinator owns it).
+    var schedule: Schedule? { self.coordinator.known.schedule }
+    /// Stable primary time = schedule time + offset (the coordinator owns it).
+    var offset: MediaTime { self.coordinator.known.offset }
     /// Whether the item's ``PlayerItem/interstitialStart`` has been used (it applies once).
     var usedInterstitialStart = false
     /// An interstitial to enter partway when it next begins (``Player/seek(to:enteringInterstitial:at:)``).
     var pendingInterstitialStart: InterstitialStart?
     var controllerEvents: [InterstitialEvent]?
     var suppressedPlaylistIDs: Set<String> = []
-    /// The events as the monitor shows them.
-    var events: [InterstitialEvent] = []
-    var lists: [String: AssetListState] = [:]
+    /// The events as the monitor shows them (the coordinator owns them).
+    var events: [InterstitialEvent] { self.coordinator.known.events }
+    /// Each event's asset list as far as it is known (the coordinator owns them).
+    var lists: [String: AssetListState] { self.coordinator.known.lists }
     /// Events cancelled before they played (failed asset list or asset URI): resume offset 0
     /// (the coordinator owns them).
     var cancelled: Set<String> { self.coordinator.cancelled }

@@ -1,26 +1,8 @@
 import HLSInterstitials
 import HLSPlaylist
 
-/// The beacons waiting to be sent, one at a time and in order, with their retries.
-struct BeaconQueue: Sendable {
-    /// A beacon in the queue.
-    struct Item: Sendable {
-        var fire: BeaconFire
-        /// The absolute URL.
-        var url: String
-        /// Tries made so far.
-        var attempts = 0
-        /// The clock time it may be sent (later after a failed try).
-        var due: MediaTime
-    }
-
-    /// In the order they fired.
-    var items: [Item] = []
-    /// Whether the head is being sent.
-    var sending = false
-}
-
-// Client-side beacons (SVTA2053-2): the tracker decides, the actor sends them in order.
+// Client-side beacons (SVTA2053-2): the tracker decides what fires, the coordinator's queue when
+// each is sent and retried; the actor sends them and feeds the answers back.
 extension Player {
     // MARK: Beacons
 
@@ -105,117 +87,51 @@ extension Player {
         }
     }
 
-    /// Adds `fires` to the queue; past its limit, a beacon is logged as failed and dropped.
+    /// Adds `fires` to the coordinator's queue, each resolved against its asset list's URL (the
+    /// primary's when none); past its limit, a beacon is logged as failed and dropped.
     func queueBeacons(_ fires: [BeaconFire], now: MediaTime) {
-        for fire in fires {
-            guard self.beaconQueue.items.count < self.configuration.beaconQueueLimit else {
-                self.emit(
-                    .beaconFailed(
-                        eventID: fire.key.eventID,
-                        type: fire.type,
-                        creative: fire.creative,
-                        url: fire.url,
-                        reason: "the beacon queue is full (\(self.configuration.beaconQueueLimit))"
-                    )
-                )
-                continue
-            }
-            let base = self.interstitials.listURLs[fire.key.eventID] ?? self.primaryBase
-            let url = URIReference.resolve(fire.url, against: base)
-            self.beaconQueue.items.append(BeaconQueue.Item(fire: fire, url: url, due: now))
+        guard !fires.isEmpty else { return }
+        let listURLs = self.interstitials.listURLs
+        let primaryBase = self.primaryBase
+        let actions = self.interstitials.coordinator.queueBeacons(fires, now: now) { fire in
+            URIReference.resolve(fire.url, against: listURLs[fire.key.eventID] ?? primaryBase)
         }
+        self.perform(actions, now: now)
     }
 
-    /// The head of the queue, when it is due and nothing is being sent.
+    /// The beacon the coordinator sends next, when one is due and nothing is being sent.
     func beaconLoads(now: MediaTime) -> [PendingLoad] {
-        guard !self.beaconQueue.sending, let head = self.beaconQueue.items.first, head.due <= now else { return [] }
-        self.beaconQueue.sending = true
-        return [
-            PendingLoad(
-                purpose: .beacon,
-                request: LoadRequest(
-                    url: head.url,
-                    kind: .beacon,
-                    timeout: self.configuration.beaconTimeout,
-                    maximumBodySize: 64 << 10,
-                    keepsBody: false
-                )
-            )
-        ]
+        guard case .sendBeacon(let url)? = self.interstitials.coordinator.nextBeacon(now: now) else { return [] }
+        return [self.beaconLoad(url: url)]
     }
 
-    /// When the next beacon is due: the queue's head after a failed try, or the next moment of
-    /// the asset playing.
-    func beaconDeadline(now: MediaTime) -> MediaTime? {
-        guard self.firesBeacons else { return nil }
-        var candidates: [MediaTime] = []
-        if !self.beaconQueue.sending, let head = self.beaconQueue.items.first { candidates.append(head.due) }
-        if let run = self.interstitials.current, run.assetStarted, !run.stalled, self.rate > 0,
-            let next = self.interstitials.beacons.nextMoment(
-                eventID: run.eventID,
-                asset: run.assetIndex,
-                after: run.assetPosition,
-                duration: self.assets[.asset(run.eventID, run.assetIndex)]?.duration
+    /// The request of a beacon.
+    func beaconLoad(url: String) -> PendingLoad {
+        PendingLoad(
+            purpose: .beacon,
+            request: LoadRequest(
+                url: url,
+                kind: .beacon,
+                timeout: self.configuration.beaconTimeout,
+                maximumBodySize: 64 << 10,
+                keepsBody: false
             )
-        {
-            candidates.append(now + MediaTime(seconds: (next - run.assetPosition).seconds / self.rate))
-        }
-        return candidates.min()
+        )
     }
 
-    /// The head of the queue answered: logged as fired, retried later, or logged as failed.
+    /// The head of the queue answered: the coordinator logs it as fired, retries it later, or
+    /// gives it up.
     func handleBeacon(_ result: Result<LoadResponse, PlaybackError>, now: MediaTime) {
-        self.beaconQueue.sending = false
-        guard var head = self.beaconQueue.items.first else { return }
-        head.attempts += 1
-        let failure: String
-        switch result {
-        case .success(let response) where (200..<400).contains(response.status):
-            self.beaconQueue.items.removeFirst()
-            self.emit(
-                .beaconFired(
-                    eventID: head.fire.key.eventID,
-                    type: head.fire.type,
-                    creative: head.fire.creative,
-                    url: head.url,
-                    status: response.status,
-                    moment: head.fire.moment,
-                    attempts: head.attempts
-                )
-            )
-            return
-        case .success(let response):
-            // Only a server error, a timeout or "too many requests" is worth another try.
-            let retryable = response.status >= 500 || response.status == 408 || response.status == 429
-            failure = "HTTP \(response.status)"
-            if !retryable { head.attempts = self.configuration.beaconAttempts }
-        case .failure(let error):
-            failure = error.description
-        }
-        guard head.attempts < self.configuration.beaconAttempts else {
-            self.beaconQueue.items.removeFirst()
-            self.emit(
-                .beaconFailed(
-                    eventID: head.fire.key.eventID,
-                    type: head.fire.type,
-                    creative: head.fire.creative,
-                    url: head.url,
-                    reason: "\(failure) after \(head.attempts) tries"
-                )
-            )
-            return
-        }
-        head.due = now + self.configuration.beaconRetryDelay * (1 << min(head.attempts - 1, 16))
-        self.beaconQueue.items[0] = head
+        self.perform(self.interstitials.coordinator.beaconAnswered(result, now: now), now: now)
     }
 
     /// Playback ended: the beacons still queued are sent (in order, with their tries, without
     /// waiting for their retry times) before `run` returns.
     func settleBeacons(group: inout ThrowingTaskGroup<Completion, any Error>) async throws {
         guard self.firesBeacons else { return }
-        while !self.beaconQueue.items.isEmpty || self.beaconQueue.sending {
-            if !self.beaconQueue.sending {
-                for index in self.beaconQueue.items.indices { self.beaconQueue.items[index].due = .zero }
+        while !self.interstitials.coordinator.beaconQueue.isSettled {
+            if !self.interstitials.coordinator.beaconQueue.sending {
+                self.interstitials.coordinator.settleBeacons()
                 // Playback is over: only beacons are sent now.
                 self.pendingLoads = self.beaconLoads(now: self.clock.now)
                 self.startLoads(in: &group)

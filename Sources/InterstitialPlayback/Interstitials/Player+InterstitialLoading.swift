@@ -19,7 +19,7 @@ extension Player {
             base: self.primaryBase,
             primaryID: self.sessionID
         ) {
-            self.interstitials.lists[eventID] = assets
+            self.interstitials.coordinator.known.assetsKnown(assets, for: eventID)
             self.planScheduledBeacons(event)
             if event.assetURIs.isEmpty {
                 self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0))
@@ -46,7 +46,7 @@ extension Player {
     /// Requests an event's asset list (the coordinator's `.loadAssetList`): its answer comes back
     /// through ``assetListAnswered(eventID:_:now:)``.
     func loadAssetList(eventID: String, url: String) {
-        self.interstitials.lists[eventID] = .loading
+        self.interstitials.coordinator.known.listRequested(eventID)
         self.pendingLoads.append(
             PendingLoad(
                 purpose: .assetList(eventID: eventID),
@@ -80,7 +80,7 @@ extension Player {
         _ result: Result<LoadResponse, PlaybackError>,
         now: MediaTime
     ) -> [InterstitialCoordinator.Action] {
-        guard case .loading? = self.interstitials.lists[eventID] else { return [] }
+        guard self.interstitials.coordinator.known.isLoading(eventID) else { return [] }
         let event =
             self.interstitials.events.first { $0.identifier == eventID }
             ?? self.interstitials.schedule?.event(eventID)?.event
@@ -102,9 +102,12 @@ extension Player {
                 primaryID: self.sessionID,
                 base: self.interstitials.listURLs[eventID]
             )
-            self.interstitials.lists[eventID] = loaded
+            self.interstitials.coordinator.known.listLoaded(
+                loaded,
+                durations: list.assets.map(\.mediaDuration),
+                for: eventID
+            )
             self.planBeacons(eventID: eventID, list: list, listURL: self.interstitials.listURLs[eventID])
-            _ = self.interstitials.schedule?.setAssetDurations(list.assets.map(\.mediaDuration), forEvent: eventID)
             let arrived = self.interstitials.coordinator.listArrived(
                 list,
                 eventID: eventID,
@@ -114,7 +117,7 @@ extension Player {
             return arrived + [.applyJoin, .checkTransitions]
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
-            self.interstitials.lists[eventID] = .failed(error)
+            self.interstitials.coordinator.known.listFailed(error, for: eventID)
             let playing = self.interstitials.current?.eventID == eventID
             let failed = self.interstitials.coordinator.assetListDidFail(
                 eventID,
@@ -128,11 +131,8 @@ extension Player {
 
     /// An asset presentation failed: skip that asset (an `X-ASSET-URI` event is cancelled).
     func assetDidFail(_ id: PresentationID, error: PlaybackError, now: MediaTime) {
-        guard let eventID = id.eventID, case .loaded(var slots, let skip)? = self.interstitials.lists[eventID],
-            slots.indices.contains(id.assetIndex)
+        guard let eventID = id.eventID, self.interstitials.coordinator.known.assetFailed(id.assetIndex, of: eventID)
         else { return }
-        slots[id.assetIndex].failed = true
-        self.interstitials.lists[eventID] = .loaded(slots, skip)
         let event = self.interstitials.events.first { $0.identifier == eventID }
         let playing = self.interstitials.current?.eventID == eventID
         let actions = self.interstitials.coordinator.assetDidFail(

@@ -24,23 +24,6 @@ extension Player {
         self.interstitials.coordinator.advanceCurrent(by: distance, limit: limit)
     }
 
-    func interstitialPlaybackDeadline(now: MediaTime) -> MediaTime? {
-        guard let run = self.interstitials.current, !run.stalled, let limit = self.currentAssetLimit() else {
-            return nil
-        }
-        guard limit > run.assetPosition else { return now }
-        return now + MediaTime(seconds: (limit - run.assetPosition).seconds / self.rate)
-    }
-
-    /// Skip-control changes are due at their offsets.
-    func interstitialDeadline(now: MediaTime) -> MediaTime? {
-        guard let run = self.interstitials.current, !run.stalled, self.rate > 0, let report = self.skipReport() else {
-            return nil
-        }
-        guard let next = self.interstitials.coordinator.nextSkipChange(report, after: run.eventTime) else { return nil }
-        return now + MediaTime(seconds: (next - run.eventTime).seconds / self.rate)
-    }
-
     func skipReport() -> SkipStateReport? {
         self.interstitials.coordinator.skipReport(
             of: self.interstitials.current,

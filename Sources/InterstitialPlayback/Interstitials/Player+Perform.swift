@@ -36,6 +36,8 @@ extension Player {
         case .refuse: break
         case .cancelEvent(let eventID): self.cancelEvent(eventID, now: now)
         case .loadAssetList(let eventID, let url): self.loadAssetList(eventID: eventID, url: url)
+        case .armTimer: break  // The run loop arms it when it works out its deadline (`nextDeadline(now:)`).
+        case .sendBeacon(let url): self.pendingLoads.append(self.beaconLoad(url: url))
         case .finishCurrentEvent: return self.interstitials.coordinator.finishEvent(entire: false)
         case .finishEvent(let entire): return self.interstitials.coordinator.finishEvent(entire: entire)
         case .closeEvent:
@@ -52,7 +54,7 @@ extension Player {
                 rate: self.rate,
                 now: now
             )
-        case .markPlayed(let eventID): _ = self.interstitials.schedule?.markPlayed(eventID)
+        case .markPlayed(let eventID): self.interstitials.coordinator.known.markPlayed(eventID)
         case .updateStatus: self.updateStatus()
         case .prepareAssets(let eventID): return self.prepareEventAssets(eventID)
         case .enterUnderWay(let eventID): self.enterInterstitialUnderWay(eventID)

@@ -20,7 +20,7 @@ extension Player {
     func updatePreloads(now: MediaTime) {
         guard self.configuration.followsPreloadRanges, self.interstitials.schedule != nil else { return }
         let ranges = self.interstitials.tracker.preloadRanges
-        self.interstitials.schedule?.setPreloadRanges(ranges)
+        self.interstitials.coordinator.known.preloadRangesChanged(ranges)
         guard let schedule = self.interstitials.schedule else { return }
         let prepared = Set(self.interstitials.lists.keys).union(self.interstitials.passed)
         var book = self.interstitials.preloads
@@ -70,16 +70,6 @@ extension Player {
         return loads
     }
 
-    /// When the next preload moment comes on the playback clock, while the primary plays.
-    func preloadDeadline(now: MediaTime) -> MediaTime? {
-        guard self.rate > 0, !self.isStalled, self.interstitials.current == nil,
-            let moment = self.interstitials.coordinator.nextPreloadMoment(self.interstitials.preloads)
-        else { return nil }
-        guard moment > self.primaryPosition else { return now }
-        return now + MediaTime(seconds: (moment - self.primaryPosition).seconds / self.rate)
-            + MediaTime(milliseconds: 1)
-    }
-
     /// A preload request answered: keep the answer for the target's break (a range dropped
     /// meanwhile keeps nothing).
     func handlePreload(rangeID: String, _ result: Result<LoadResponse, PlaybackError>) {
@@ -115,7 +105,7 @@ extension Player {
         case .wait:
             return []
         case .use(let result):
-            self.interstitials.lists[eventID] = .loading
+            self.interstitials.coordinator.known.listRequested(eventID)
             return self.assetListAnswered(eventID: eventID, result, now: self.clock.now)
         }
     }

@@ -48,7 +48,7 @@ extension Player {
 
     /// Forgets an event's asset list and the assets loaded ahead for it (status: cleared).
     func dropPreparedAssets(of event: InterstitialEvent) {
-        self.interstitials.lists[event.identifier] = nil
+        self.interstitials.coordinator.known.listCleared(event.identifier)
         self.dropAssetPresentations(of: event.identifier)
         if event.assetListURI != nil { self.emit(.assetListCleared(event)) }
     }
@@ -62,15 +62,19 @@ extension Player {
         guard let playlist = given ?? self.primary?.mainTrack?.playlist else { return }
         // Controller events or a cancel (no playlist given): place every event again.
         let rebuilding = given == nil && self.interstitials.schedule != nil
-        if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) { self.interstitials.offset = offset }
+        if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) {
+            self.interstitials.coordinator.known.offsetMoved(to: offset)
+        }
         let events = self.effectiveEvents()
-        self.interstitials.schedule = self.interstitials.coordinator.schedule(
-            after: self.interstitials.schedule.take(),
+        let previous = self.interstitials.coordinator.known.takeSchedule()
+        let schedule = self.interstitials.coordinator.schedule(
+            after: previous,
             rebuilding: rebuilding,
             primary: self.snapPlaylists(main: playlist),
             events: self.schedulableEvents(events),
             startTime: self.currentItem?.startTime
         )
+        self.interstitials.coordinator.known.scheduleChanged(schedule)
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
         if let update = self.interstitials.coordinator.updateCurrentEvent(
@@ -100,7 +104,7 @@ extension Player {
                 prepared: Set(self.interstitials.lists.keys),
                 passed: self.interstitials.passed
             )
-            self.interstitials.events = events
+            self.interstitials.coordinator.known.eventsChanged(events)
             self.emit(.eventsDidChange(events))
             for event in stale.unscheduled {
                 self.dropPreparedAssets(of: event)

@@ -169,13 +169,10 @@ extension Player {
         )
     }
 
-    /// When the playhead next reaches something: the end of the buffer, an event, the end.
+    /// When the primary's playhead next reaches something: the end of the buffer, an event, the
+    /// end (while an event plays, the coordinator's timer covers its asset: `armTimers`).
     func playbackDeadline(now: MediaTime) -> MediaTime? {
-        guard self.rate > 0, !self.finished else { return nil }
-        if self.interstitials.current != nil {
-            return self.interstitialPlaybackDeadline(now: now)
-        }
-        guard !self.isStalled else { return nil }
+        guard self.rate > 0, !self.finished, self.interstitials.current == nil, !self.isStalled else { return nil }
         guard let primary = self.primary else { return nil }
         var target = primary.bufferedEnd(from: self.primaryPosition)
         if let boundary = self.primaryBoundary() { target = MediaTime.min(target, boundary) }

@@ -233,6 +233,8 @@ extension Player {
     /// One pass: move the playhead to `now`, run due commands, react to what the position reached,
     /// and queue the loads that are due.
     func step(now: MediaTime) {
+        // The pass reacts to everything due, whichever timer woke it.
+        self.interstitials.coordinator.timerFired(at: now)
         self.advancePlayback(to: now)
         while let first = self.commands.first, first.time <= now {
             self.commands.removeFirst()
@@ -299,9 +301,34 @@ extension Player {
         if let stall = self.stallStart, self.isStalled, self.rate > 0 {
             candidates.append(stall + self.configuration.stallTimeout)
         }
-        if let time = self.interstitialDeadline(now: now) { candidates.append(time) }
-        if let time = self.preloadDeadline(now: now) { candidates.append(time) }
-        if let time = self.beaconDeadline(now: now) { candidates.append(time) }
+        if case .armTimer(_, let time)? = self.armInterstitialTimer(now: now) { candidates.append(time) }
         return candidates.map { MediaTime.max($0, now) }.min()
+    }
+
+    /// The coordinator's timer: the earliest of the interstitial deadlines (the asset playing's
+    /// boundary, the skip control, a preload's moment, a beacon's moment or retry), from what the
+    /// player reads now.
+    func armInterstitialTimer(now: MediaTime) -> InterstitialCoordinator.Action? {
+        let current = self.interstitials.current
+        let readings = TimerReadings(
+            rate: self.rate,
+            finished: self.finished,
+            primaryStalled: self.isStalled,
+            primaryPosition: self.primaryPosition,
+            list: current.flatMap { self.interstitials.lists[$0.eventID] },
+            schedule: self.interstitials.schedule,
+            playhead: self.playhead,
+            preloads: self.interstitials.preloads,
+            beacons: self.firesBeacons ? self.interstitials.beacons : nil
+        )
+        let assets = self.assets
+        return self.interstitials.coordinator.armTimers(readings, now: now) {
+            guard let run = current, let presentation = assets[.asset(run.eventID, run.assetIndex)] else { return nil }
+            return AssetReading(
+                isReady: presentation.isReady,
+                bufferedEnd: presentation.bufferedEnd(from: run.assetPosition),
+                duration: presentation.duration
+            )
+        }
     }
 }

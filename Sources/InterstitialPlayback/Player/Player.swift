@@ -181,8 +181,6 @@ public actor Player {
     var assets: [PresentationID: Presentation] = [:]
     var inFlight: [Int: (purpose: LoadPurpose, request: LoadRequest, holdsClock: Bool)] = [:]
     var pendingLoads: [PendingLoad] = []
-    /// Client-side beacons waiting to be sent (``Configuration/beaconMode``).
-    var beaconQueue = BeaconQueue()
     var nextLoadID = 0
     var bandwidthEstimate: Double?
     var lastTick: MediaTime = .zero
@@ -226,6 +224,11 @@ public actor Player {
         self.sessionID = sessionID
         self.bandwidthEstimate = configuration.initialBandwidth
         self.interstitials.coordinator.liveResumption = configuration.liveResumption
+        self.interstitials.coordinator.beaconPolicy = BeaconQueue.Policy(
+            limit: configuration.beaconQueueLimit,
+            attempts: configuration.beaconAttempts,
+            retryDelay: configuration.beaconRetryDelay
+        )
         self.interstitials.preloads.random = PreloadRandom(seed: configuration.preloadRandomSeed)
     }
 
