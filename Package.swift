@@ -414,7 +414,7 @@ if !coreOnly {
             name: "IntermissionCLITests",
             // The tests run the `intermission` binary (the dependency makes `swift build
             // --build-tests` build it first) and share the test-support target.
-            dependencies: ["IntermissionCLI", "IntermissionTestSupport", "ProcessSpawn"],
+            dependencies: ["GroupCoordination", "IntermissionCLI", "IntermissionTestSupport", "ProcessSpawn"],
             swiftSettings: swiftSettings
         ),
     ]

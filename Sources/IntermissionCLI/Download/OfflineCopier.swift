@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import GroupCoordination
 import HLSInterstitials
 import HLSPlaylist
 import IntermissionServer
@@ -51,8 +52,11 @@ actor OfflineCopier {
     private var segmentsPlanned = 0
     /// The most bytes a second to fetch (`nil`: as fast as the server sends).
     let rateLimit: Int?
-    /// When this run began fetching and how much it fetched, for the rate limit.
-    private var fetchedSince: (start: ContinuousClock.Instant, bytes: Int64)?
+    /// When this run began fetching (time elapsed on ``clock``) and how much it fetched, for the
+    /// rate limit.
+    private var fetchedSince: (start: Duration, bytes: Int64)?
+    /// The clock that paces the rate limit and times the bodies' stalls.
+    let clock: ElapsedClock
     let report: @Sendable (Report) -> Void
 
     /// The session ID sent as `_HLS_primary_id` with every asset-list request (kept in the journal).
@@ -76,8 +80,10 @@ actor OfflineCopier {
         maximumSegments: Int = OfflineCopier.defaultMaximumSegments,
         minimumRate: Int = OfflineCopier.defaultMinimumRate,
         rateLimit: Int? = nil,
+        clock: some Clock<Duration> = ContinuousClock(),
         report: @escaping @Sendable (Report) -> Void
     ) {
+        self.clock = ElapsedClock(clock)
         self.rateLimit = rateLimit
         self.maximumPlaylistSize = maximumPlaylistSize
         self.maximumSegments = maximumSegments
@@ -379,7 +385,7 @@ actor OfflineCopier {
             _ = FileManager.default.createFile(atPath: part.path, contents: nil)
         }
         let start = offset
-        let written = try await TransferWatchdog.guarded(url: url, limits: self.transfer) { meter in
+        let written = try await TransferWatchdog.guarded(url: url, limits: self.transfer, clock: self.clock) { meter in
             try await self.writeBody(response.body, of: url, to: part, from: start, limit: limit, meter: meter)
         }
         try self.finish(url: url, part: part, file: file, path: path, resumedFrom: offset, fetched: written - offset)
@@ -421,13 +427,13 @@ actor OfflineCopier {
     /// Waits as long as the bytes fetched so far are ahead of the rate limit.
     private func keepToRate(_ bytes: Int64) async throws {
         guard let limit = self.rateLimit else { return }
-        let now = ContinuousClock.now
+        let now = self.clock.elapsed
         var since = self.fetchedSince ?? (now, 0)
         since.bytes += bytes
         self.fetchedSince = since
         let due = Duration.seconds(Double(since.bytes) / Double(limit))
         let ahead = due - (now - since.start)
-        if ahead > .milliseconds(1) { try await Task.sleep(for: ahead) }
+        if ahead > .milliseconds(1) { try await self.clock.sleep(for: ahead) }
     }
 
     /// The part is whole: renamed, journaled, reported.

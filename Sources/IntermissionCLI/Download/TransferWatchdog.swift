@@ -1,4 +1,5 @@
 import Foundation
+import GroupCoordination
 import Synchronization
 
 /// How slow the body of one download may be before it fails.
@@ -15,21 +16,25 @@ struct TransferLimits: Sendable {
 
 /// What the reader of a body tells its watchdog: the bytes so far and when the last ones came.
 final class TransferMeter: Sendable {
-    /// The bytes received and the instant of the last chunk.
-    private let state: Mutex<(bytes: Int64, last: ContinuousClock.Instant)>
+    /// The clock the body's chunks are timed on.
+    let clock: ElapsedClock
+    /// The bytes received and when the last chunk came (time elapsed on ``clock``).
+    private let state: Mutex<(bytes: Int64, last: Duration)>
 
-    /// A meter whose body starts now.
-    init() {
-        self.state = Mutex((0, ContinuousClock.now))
+    /// A meter whose body starts now on `clock`.
+    init(clock: ElapsedClock) {
+        self.clock = clock
+        self.state = Mutex((0, clock.elapsed))
     }
 
     /// Counts a chunk of `count` bytes, arrived now.
     func received(_ count: Int) {
-        self.state.withLock { $0 = ($0.bytes + Int64(count), ContinuousClock.now) }
+        let now = self.clock.elapsed
+        self.state.withLock { $0 = ($0.bytes + Int64(count), now) }
     }
 
     /// The bytes so far and when the last chunk came.
-    var snapshot: (bytes: Int64, last: ContinuousClock.Instant) {
+    var snapshot: (bytes: Int64, last: Duration) {
         self.state.withLock { $0 }
     }
 }
@@ -38,13 +43,14 @@ final class TransferMeter: Sendable {
 /// the minimum rate, so that a hostile or broken server cannot hang `download`.
 enum TransferWatchdog {
     /// Runs `read` (which tells the meter of every chunk) and cancels it, throwing a
-    /// ``DownloadError`` that names `url` and the reason, when the body breaks `limits`.
+    /// ``DownloadError`` that names `url` and the reason, when the body breaks `limits` on `clock`.
     static func guarded<Value: Sendable>(
         url: String,
         limits: TransferLimits,
+        clock: ElapsedClock,
         _ read: @escaping @Sendable (TransferMeter) async throws -> Value
     ) async throws -> Value {
-        let meter = TransferMeter()
+        let meter = TransferMeter(clock: clock)
         return try await withThrowingTaskGroup(of: Value?.self) { group in
             group.addTask { try await read(meter) }
             group.addTask {
@@ -59,13 +65,14 @@ enum TransferWatchdog {
         }
     }
 
-    /// Waits until the body breaks `limits` (then throws) or the task is cancelled.
+    /// Waits on the meter's clock until the body breaks `limits` (then throws) or the task is
+    /// cancelled.
     static func watch(_ meter: TransferMeter, url: String, limits: TransferLimits) async throws {
-        let clock = ContinuousClock()
-        var window = (start: clock.now, bytes: Int64(0))
+        let clock = meter.clock
+        var window = (start: clock.elapsed, bytes: Int64(0))
         while true {
             let (bytes, last) = meter.snapshot
-            let now = clock.now
+            let now = clock.elapsed
             if now - last >= limits.idleTimeout {
                 throw DownloadError(
                     description: "\(url): stalled: no data for \(Self.seconds(now - last)) s after \(bytes) bytes"
@@ -88,7 +95,7 @@ enum TransferWatchdog {
                 }
                 wake = min(wake, window.start + limits.window)
             }
-            try await Task.sleep(until: wake, clock: clock)
+            try await clock.sleep(for: wake - now)
         }
     }
 
