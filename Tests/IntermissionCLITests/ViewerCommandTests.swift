@@ -63,6 +63,34 @@ import Testing
         }
     }
 
+    /// A time out of range (NaN, negative, 1e308, Int64.max, infinite) given to `--until` or as a
+    /// command's time is refused by `group` and `cast` with a message naming the option, before
+    /// they connect to anything (usage error, 64).
+    @Test func timesOutOfRangeAreRefusedByGroupAndCastBeforeTheyRun() async throws {
+        let commands = [
+            ("group", ["group", "ws://127.0.0.1:1/v1/groups/a", "http://127.0.0.1:1/x.m3u8"]),
+            ("cast", ["cast", "http://127.0.0.1:1/x.m3u8", "--to", "http://127.0.0.1:1"]),
+        ]
+        for (name, command) in commands {
+            for (option, value, message) in [
+                ("--until", "nan", "--until takes seconds from 0 to 1e6"),
+                ("--until", "-1", "--until takes seconds from 0 to 1e6"),
+                ("--until", "1e308", "--until takes seconds from 0 to 1e6"),
+                ("--until", "9223372036854775807", "--until takes seconds from 0 to 1e6"),
+                ("--pause", "nan", "--pause takes seconds from 0 to 1e9"),
+                ("--skip", "1e308", "--skip takes seconds from 0 to 1e9"),
+                ("--seek", "1@9223372036854775807", "--seek takes seconds from 0 to 1e9"),
+                ("--rate", "1@-1", "--rate takes seconds from 0 to 1e9"),
+            ] {
+                let result = try await CLI.run(command + ["\(option)=\(value)"])
+                #expect(
+                    result.status == 64 && result.stderr.contains(message) && result.stdout.isEmpty,
+                    "\(name) \(option)=\(value): \(result.stderr)"
+                )
+            }
+        }
+    }
+
     /// `play --seek T@AT` and `--rate R@AT` are read by the same reader as `group`'s and `cast`'s:
     /// before, `play` read them with `Double(_:)`, which takes exponents, hexadecimal and `nan`
     /// (refused later only by a range check), and a rate up to 1e9.

@@ -83,6 +83,9 @@ public actor PlaybackCoordinator {
     var currentEvent: (event: InterstitialEvent, since: ClockInstant)?
     /// The status streams (``statusUpdates()``).
     nonisolated let statusStreams = StreamFanOut<ParticipantStatus>(buffer: 64)
+    /// Told after every message from the hub once the group's time is known: what
+    /// ``waitForGroupTime()`` waits on.
+    nonisolated let groupTimeStreams = StreamFanOut<Void>(buffer: 1)
     var logger: Logger
 
     /// The group's last refusal, if the hub refused this participant.
@@ -130,6 +133,20 @@ public actor PlaybackCoordinator {
 
     /// The coordinated time the group is at now, once the hub clock and the group's state are known.
     public var groupTime: MediaTime? { self.coordination.groupTime(at: self.localNow()) }
+
+    /// Waits until the group's time is known (the hub clock estimated and the group's state
+    /// received), without polling: it is checked after every message from the hub.
+    ///
+    /// - Returns: The group's time then; `nil` when the task is cancelled first.
+    public func waitForGroupTime() async -> MediaTime? {
+        // Subscribed before the first check, on the actor: a message cannot slip in between.
+        let told = self.groupTimeStreams.makeStream()
+        if let time = self.groupTime { return time }
+        for await _ in told {
+            if let time = self.groupTime { return time }
+        }
+        return nil
+    }
 
     /// The participant's own position on the group's timeline now.
     public func coordinatedTime() async -> MediaTime? {
@@ -348,6 +365,7 @@ public actor PlaybackCoordinator {
         if case .refused(let reasons) = message { self.refusal = reasons }
         let position = await self.position()
         await self.perform(self.coordination.receive(message, at: self.localNow(), position: position))
+        if self.groupTime != nil { self.groupTimeStreams.yield(()) }
     }
 
     func playerNotified(_ note: PlayerNotification) async {

@@ -90,7 +90,7 @@ struct Group: AsyncParsableCommand {
     func validate() throws {
         _ = try Self.socketURL(self.groupURL)
         if let name, name.isEmpty || name.utf8.count > 128 { throw ValidationError("--name takes 1 to 128 bytes") }
-        if let until, !(until >= 0 && until <= 1e6) { throw ValidationError("--until takes seconds from 0 to 1e6") }
+        try checkUntilOption(self.until)
         _ = try self.timedCommands
     }
 
@@ -123,6 +123,12 @@ struct Group: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await self.run(clock: ContinuousClock())
+    }
+
+    /// Runs the command, every wait (the position reports, the timed commands, `--until`) on
+    /// `clock`; joining is awaited on the coordinator, not polled.
+    func run(clock: some Clock<Duration>) async throws {
         let player = Player(
             item: PlayerItem(url: self.streamURL, automaticallyHandlesInterstitialEvents: !self.noInterstitials)
         )
@@ -136,9 +142,8 @@ struct Group: AsyncParsableCommand {
         )
         let json = self.json
         let statuses = await coordinator.statusUpdates()
-        let limit = self.until
         let asksToPlay = self.play
-        let timed = try self.timedCommands
+        let script = try ViewerScript(commands: try self.timedCommands, until: self.until, clock: clock)
         let typed = StandardInputLines.lines()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await player.run() }
@@ -164,11 +169,11 @@ struct Group: AsyncParsableCommand {
             }
             group.addTask {
                 if asksToPlay {
-                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    guard await coordinator.waitForGroupTime() != nil else { return }
                     await coordinator.play()
                 }
                 while !Task.isCancelled {
-                    try await Task.sleep(for: .seconds(1))
+                    try await clock.sleep(for: .seconds(1))
                     let time = await player.currentTime
                     let groupTime = await coordinator.groupTime
                     Self.report(
@@ -181,26 +186,19 @@ struct Group: AsyncParsableCommand {
                     )
                 }
             }
-            if let limit {
-                group.addTask { try await Task.sleep(for: .milliseconds(Int64(limit * 1000))) }
-            }
-            // The options' commands, at their times after joining; then the typed ones, at once.
-            // Neither ends the command: each waits for the others when it has said everything.
+            // The options' commands, at their times after joining; `--until` (counted from now)
+            // ends the command. Without it, the commands' end does not: the task then waits for
+            // the others.
             group.addTask {
-                if !timed.isEmpty || typed != nil {
-                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                let end = try await script.run(startingWhen: { _ = await coordinator.waitForGroupTime() }) {
+                    await Self.perform($0, coordinator: coordinator, player: player, json: json)
                 }
-                let joined = ContinuousClock.now
-                for command in timed {
-                    try await Task.sleep(until: joined + .milliseconds(Int64(command.at * 1000)), clock: .continuous)
-                    await Self.perform(command.command, coordinator: coordinator, player: player, json: json)
-                }
-                await waitUntilCancelled()
+                if end == .performed { await waitUntilCancelled() }
             }
             if let typed {
                 group.addTask {
                     // Typed before joining: carried out once joined.
-                    while await coordinator.groupTime == nil { try await Task.sleep(for: .milliseconds(20)) }
+                    guard await coordinator.waitForGroupTime() != nil else { return }
                     for await line in typed {
                         do {
                             guard let command = try ViewerCommand.parse(line: line) else { continue }

@@ -90,12 +90,21 @@ struct Play: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await self.run(clock: ContinuousClock())
+    }
+
+    /// Runs the command; the progress line is redrawn every 250 ms of `clock` (the player keeps its
+    /// own playback clock, `--speed` times real time).
+    func run(clock: some Clock<Duration>) async throws {
         // Its own client: a refused connection fails at once instead of being retried until the deadline.
         let client = PlaylistInput.makeClient(timeout: self.network.timeout)
         do {
             // Local files are read only for a stream played from the disk (an offline copy).
             let local = Self.streamURL(self.url).prefix(7).lowercased() == "file://"
-            try await self.play(loader: LocalFileLoader(network: HTTPResourceLoader(client: client), readsFiles: local))
+            try await self.play(
+                loader: LocalFileLoader(network: HTTPResourceLoader(client: client), readsFiles: local),
+                clock: clock
+            )
         } catch {
             try? await client.shutdown()
             throw error
@@ -110,8 +119,8 @@ struct Play: AsyncParsableCommand {
         return URL(fileURLWithPath: text).standardizedFileURL.absoluteString
     }
 
-    /// Plays the stream, loading through `loader`.
-    func play(loader: any ResourceLoader) async throws {
+    /// Plays the stream, loading through `loader`; the progress line is redrawn on `clock`.
+    func play(loader: any ResourceLoader, clock: some Clock<Duration>) async throws {
         var configuration = Player.Configuration()
         configuration.preferredLanguages = self.language.map { [$0] } ?? []
         // --timeout bounds every request (playlists, segments, asset lists), 30 s by default.
@@ -165,7 +174,7 @@ struct Play: AsyncParsableCommand {
                             status.description
                         )
                         FileHandle.standardError.write(Data(line.utf8))
-                        try await Task.sleep(for: .milliseconds(250))
+                        try await clock.sleep(for: .milliseconds(250))
                     }
                 }
             }

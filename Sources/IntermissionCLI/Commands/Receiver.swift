@@ -248,7 +248,7 @@ struct Cast: AsyncParsableCommand {
         guard ServicePlan(rawValue: self.plan.uppercased()) != nil else {
             throw ValidationError("--plan takes A, B or C, not '\(self.plan.prefix(20))'")
         }
-        if let until, !(until >= 0 && until <= 1e6) { throw ValidationError("--until takes seconds from 0 to 1e6") }
+        try checkUntilOption(self.until)
         _ = try self.interstitialInProgress
         for command in try self.timedCommands {
             if case .seek(let time) = command.command, time > ReceiverSession.Limits.seconds {
@@ -288,6 +288,11 @@ struct Cast: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try await self.run(clock: ContinuousClock())
+    }
+
+    /// Runs the command, the timed commands and `--until` on `clock`.
+    func run(clock: some Clock<Duration>) async throws {
         let session = self.session
         if let problem = session.problems().first {
             printError("intermission: \(problem)")
@@ -306,26 +311,21 @@ struct Cast: AsyncParsableCommand {
             throw ExitCode(2)
         }
         let json = self.json
-        let timed = try self.timedCommands
+        let script = try ViewerScript(commands: try self.timedCommands, until: self.until, clock: clock)
         let typed = StandardInputLines.lines()
-        let until = self.until
         // Said once, when the receiver first plays: the timed commands count from then.
         let (played, playedContinuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await Self.follow(sender: sender, session: mine, until: until, json: json) {
+                try await Self.follow(sender: sender, session: mine, script: script, json: json) {
                     playedContinuation.yield()
                     playedContinuation.finish()
                 }
             }
             group.addTask {
                 var iterator = played.makeAsyncIterator()
-                if !timed.isEmpty, await iterator.next() != nil {
-                    let start = ContinuousClock.now
-                    for command in timed {
-                        try await Task.sleep(until: start + .milliseconds(Int64(command.at * 1000)), clock: .continuous)
-                        await Self.send(command.command, with: sender)
-                    }
+                if !script.commands.isEmpty, await iterator.next() != nil {
+                    try await script.perform(from: clock.now) { await Self.send($0, with: sender) }
                 }
                 await waitUntilCancelled()
             }
@@ -348,19 +348,20 @@ struct Cast: AsyncParsableCommand {
         }
     }
 
-    /// Prints this session's events until it ends, fails, is replaced or `until` seconds pass;
-    /// `played` is called when the receiver first plays.
-    static func follow(
+    /// Prints this session's events until it ends, fails, is replaced or the script's `until`
+    /// seconds pass on its clock (checked between long polls); `played` is called when the
+    /// receiver first plays.
+    static func follow<C: Clock<Duration>>(
         sender: ReceiverClient,
         session mine: Int?,
-        until: Double?,
+        script: ViewerScript<C>,
         json: Bool,
         played: @Sendable () -> Void
     ) async throws {
-        let deadline = until.map { ContinuousClock.now + .milliseconds(Int64($0 * 1000)) }
+        let deadline = script.deadline(from: script.clock.now)
         var last = 0
         var playing = false
-        while deadline.map({ ContinuousClock.now < $0 }) ?? true {
+        while script.isBefore(deadline) {
             let events: [ReceiverEvent]
             do {
                 events = try await sender.events(after: last, wait: .seconds(1))

@@ -57,14 +57,20 @@ import Testing
             try self.write(name, lines.joined(separator: "\n") + "\n")
         }
 
+        /// `name`: an asset's VOD media playlist (an ad, an ident), `seconds` one-second segments
+        /// `p0.ts`, `p1.ts`… with no date.
+        func asset(_ name: String, seconds: Int) throws {
+            let lines =
+                ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
+                + (0..<seconds).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
+            try self.write(name, lines.joined(separator: "\n") + "\n")
+        }
+
         /// `name`: 16 one-second segments with a shared interstitial (`X-CONTENT-MAY-VARY="NO"`,
         /// ID `ident`) of `identSeconds` at `at` seconds, whose asset is written beside it.
         func showWithSharedIdent(_ name: String, identSeconds: Int, at: Int) throws {
             try self.segments("p", count: 16)
-            let ident =
-                ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
-                + (0..<identSeconds).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
-            try self.write("ident\(identSeconds).m3u8", ident.joined(separator: "\n") + "\n")
+            try self.asset("ident\(identSeconds).m3u8", seconds: identSeconds)
             var lines = ["#EXTM3U", "#EXT-X-VERSION:7", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
             lines.append("#EXT-X-PROGRAM-DATE-TIME:2026-01-01T00:00:00.000Z")
             lines.append(
@@ -343,12 +349,7 @@ import Testing
             let port = try #require(client.port)
             let base = "http://127.0.0.1:\(port)/media/group"
             // One primary content; Bob has a 2 s ad at 3 s, Carol a 4 s one, Alice none.
-            for (name, seconds) in [("ad2", 2), ("ad4", 4)] {
-                let lines =
-                    ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
-                    + (0..<seconds).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
-                try media.write("\(name).m3u8", lines.joined(separator: "\n") + "\n")
-            }
+            for (name, seconds) in [("ad2", 2), ("ad4", 4)] { try media.asset("\(name).m3u8", seconds: seconds) }
             try media.vod("alice.m3u8", seconds: 12)
             try media.vod("bob.m3u8", seconds: 12, ad: (3, "\(base)/ad2.m3u8", 2))
             try media.vod("carol.m3u8", seconds: 12, ad: (3, "\(base)/ad4.m3u8", 4))
@@ -364,15 +365,8 @@ import Testing
                 return (name, player, coordinator)
             }
             let aliceStatuses = await participants[0].2.statusUpdates()
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (_, player, coordinator) in participants {
-                    group.addTask { try await player.run(until: MediaTime(seconds: 30)) }
-                    group.addTask { try await coordinator.run() }
-                }
-                // Everyone joined (each has a state from the hub).
-                for (_, _, coordinator) in participants {
-                    try await Self.joined(coordinator)
-                }
+            // Everyone joined (each has a state from the hub) before the body.
+            try await Self.playTogether(participants.map { ($0.1, $0.2) }, until: MediaTime(seconds: 30)) {
                 await participants[0].2.play()
 
                 // Alice reaches 3 s and waits for both ads, told until when.
@@ -405,7 +399,6 @@ import Testing
                     "positions \(positions)"
                 )
                 for player in players { #expect(await player.rate == 1) }
-                group.cancelAll()
             }
         }
     }
@@ -422,22 +415,13 @@ import Testing
         try await app.test(.live) { client in
             let port = try #require(client.port)
             let base = "http://127.0.0.1:\(port)/media/group"
-            let ad =
-                ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
-                + (0..<6).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
-            try media.write("ad6.m3u8", ad.joined(separator: "\n") + "\n")
+            try media.asset("ad6.m3u8", seconds: 6)
             try media.vod("alice.m3u8", seconds: 20)
             try media.vod("bob.m3u8", seconds: 20, ad: (1, "\(base)/ad6.m3u8", 6), restrict: "SKIP")
             let groupURL = "ws://127.0.0.1:\(port)/v1/groups/restricted"
             let (alicePlayer, alice) = Self.participant("alice", stream: "\(base)/alice.m3u8", group: groupURL)
             let (bobPlayer, bob) = Self.participant("bob", stream: "\(base)/bob.m3u8", group: groupURL)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await alicePlayer.run(until: MediaTime(seconds: 40)) }
-                group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 40)) }
-                group.addTask { try await alice.run() }
-                group.addTask { try await bob.run() }
-                try await Self.joined(alice)
-                try await Self.joined(bob)
+            try await Self.playTogether([(alicePlayer, alice), (bobPlayer, bob)], until: MediaTime(seconds: 40)) {
                 #expect(await alice.play().allowed)
                 // Bob reaches his ad at 1 s.
                 await waitUntil { await bobPlayer.currentInterstitialEventID == "ad" }
@@ -456,7 +440,6 @@ import Testing
                 // Pausing is never restricted; Alice, not in an ad, may seek the group.
                 #expect(await bob.pause().allowed)
                 #expect(await alice.seek(toItemTime: MediaTime(seconds: 10)).allowed)
-                group.cancelAll()
             }
         }
     }
@@ -485,26 +468,15 @@ import Testing
             let port = try #require(client.port)
             let base = "http://127.0.0.1:\(port)/media/group"
             let groupURL = "ws://127.0.0.1:\(port)/v1/groups/stitched"
-            let alicePlayer = Player(item: PlayerItem(url: "\(base)/alice.m3u8"))
-            let bobPlayer = Player(item: PlayerItem(url: "\(base)/bob.m3u8"))
+            let (alicePlayer, aliceCoordinator) = Self.participant(
+                "alice",
+                stream: "\(base)/alice.m3u8",
+                group: groupURL
+            )
+            let (bobPlayer, bobCoordinator) = Self.participant("bob", stream: "\(base)/bob.m3u8", group: groupURL)
             let players: [Player] = [alicePlayer, bobPlayer]
-            let aliceCoordinator = PlaybackCoordinator(
-                player: alicePlayer,
-                groupURL: groupURL,
-                configuration: .init(participantID: "alice")
-            )
-            let bobCoordinator = PlaybackCoordinator(
-                player: bobPlayer,
-                groupURL: groupURL,
-                configuration: .init(participantID: "bob")
-            )
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { try await alicePlayer.run(until: MediaTime(seconds: 40)) }
-                group.addTask { try await bobPlayer.run(until: MediaTime(seconds: 40)) }
-                group.addTask { try await aliceCoordinator.run() }
-                group.addTask { try await bobCoordinator.run() }
-                try await Self.joined(aliceCoordinator)
-                try await Self.joined(bobCoordinator)
+            let participants = [(alicePlayer, aliceCoordinator), (bobPlayer, bobCoordinator)]
+            try await Self.playTogether(participants, until: MediaTime(seconds: 40)) {
                 // Alice asks for 5 s of her item: 1 s into her ad.
                 await aliceCoordinator.seek(toItemTime: MediaTime(seconds: 5))
                 await aliceCoordinator.play()
@@ -532,7 +504,6 @@ import Testing
                 let aliceContent: MediaTime = positions[0] - MediaTime(seconds: 2)
                 let gap: MediaTime = (aliceContent - positions[1]).magnitude
                 #expect(gap <= MediaTime(milliseconds: 100), "positions \(positions)")
-                group.cancelAll()
             }
         }
     }
@@ -549,12 +520,7 @@ import Testing
         defer { media.remove() }
         try media.segments("p", count: 30)
         try media.vod("show.m3u8", seconds: 30)
-        for (name, seconds) in [("ad2", 2), ("ad4", 4)] {
-            let lines =
-                ["#EXTM3U", "#EXT-X-TARGETDURATION:1", "#EXT-X-PLAYLIST-TYPE:VOD"]
-                + (0..<seconds).flatMap { ["#EXTINF:1.000,", "p\($0).ts"] } + ["#EXT-X-ENDLIST"]
-            try media.write("\(name).m3u8", lines.joined(separator: "\n") + "\n")
-        }
+        for (name, seconds) in [("ad2", 2), ("ad4", 4)] { try media.asset("\(name).m3u8", seconds: seconds) }
         var configuration = Self.configuration(media: media)
         // The channels began 20 s ago (whole seconds, the segment grid); the break is 14 s from now.
         let now = SystemWallClock().now().nanosecondsSince1970 / 1_000_000_000 * 1_000_000_000
@@ -648,30 +614,11 @@ import Testing
     /// 50 ms for everyone, since a pause counted as progress and each correction went to its start).
     @Test(.timeLimit(.minutes(2)))
     func aPauseInsideASharedInterstitialHoldsItAndPlayContinuesIt() async throws {
-        let media = try Media()
-        defer { media.remove() }
-        try media.showWithSharedIdent("held.m3u8", identSeconds: 3, at: 1)
-        let app = try await buildApplication(configuration: Self.configuration(media: media))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let participants = ["alice", "bob"].map { name in
-                Self.participant(
-                    name,
-                    stream: "http://127.0.0.1:\(port)/media/group/held.m3u8",
-                    group: "ws://127.0.0.1:\(port)/v1/groups/held",
-                    probeInterval: .milliseconds(500)
-                )
-            }
-            let coordinators = participants.map(\.1)
-            let players = participants.map(\.0)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (player, coordinator) in participants {
-                    group.addTask { try await player.run(until: MediaTime(seconds: 60)) }
-                    group.addTask { try await coordinator.run() }
-                }
-                for coordinator in coordinators {
-                    try await Self.joined(coordinator)
-                }
+        try await TwoViewers.servingSharedIdent("held.m3u8", identSeconds: 3, at: 1, group: "held") { stream, group in
+            let viewers = TwoViewers(stream: stream, group: group, probeInterval: .milliseconds(500))
+            let coordinators = viewers.coordinators
+            let players = viewers.players
+            try await viewers.playing(until: MediaTime(seconds: 60)) {
                 await coordinators[0].play()
                 // Both inside the ident, 1 s in; Alice pauses the group there.
                 await waitUntil(within: .seconds(20)) {
@@ -707,7 +654,6 @@ import Testing
                     let finished = await player.log.filter { $0.event == "eventDidFinish" }
                     #expect(finished.count == 1, "\(finished.map(\.description))")
                 }
-                group.cancelAll()
             }
         }
     }
@@ -717,14 +663,9 @@ import Testing
     /// times a second).
     @Test(.timeLimit(.minutes(2)))
     func aParticipantJoiningDuringASharedInterstitialDoesNotLoop() async throws {
-        let media = try Media()
-        defer { media.remove() }
-        try media.showWithSharedIdent("joined.m3u8", identSeconds: 4, at: 1)
-        let app = try await buildApplication(configuration: Self.configuration(media: media))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let stream = "http://127.0.0.1:\(port)/media/group/joined.m3u8"
-            let groupURL = "ws://127.0.0.1:\(port)/v1/groups/late"
+        try await TwoViewers.servingSharedIdent("joined.m3u8", identSeconds: 4, at: 1, group: "late") {
+            stream,
+            groupURL in
             let (alicePlayer, alice) = Self.participant("alice", stream: stream, group: groupURL)
             let (bobPlayer, bob) = Self.participant("bob", stream: stream, group: groupURL)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -773,29 +714,12 @@ import Testing
     /// rate change by one reaches the other.
     @Test(.timeLimit(.minutes(2)))
     func aSharedInterstitialIsPlayedTogetherAndTheRateIsShared() async throws {
-        let media = try Media()
-        defer { media.remove() }
-        try media.showWithSharedIdent("show.m3u8", identSeconds: 2, at: 2)
-        let app = try await buildApplication(configuration: Self.configuration(media: media))
-        try await app.test(.live) { client in
-            let port = try #require(client.port)
-            let participants = ["alice", "bob"].map { name in
-                Self.participant(
-                    name,
-                    stream: "http://127.0.0.1:\(port)/media/group/show.m3u8",
-                    group: "ws://127.0.0.1:\(port)/v1/groups/ident"
-                )
-            }
-            let coordinators = participants.map(\.1)
+        try await TwoViewers.servingSharedIdent("show.m3u8", identSeconds: 2, at: 2, group: "ident") { stream, group in
+            let viewers = TwoViewers(stream: stream, group: group)
+            let coordinators = viewers.coordinators
+            let participants = Array(zip(viewers.players, viewers.coordinators))
             func times() async -> [MediaTime] { await Self.coordinatedTimes(coordinators) }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for (player, coordinator) in participants {
-                    group.addTask { try await player.run(until: MediaTime(seconds: 60)) }
-                    group.addTask { try await coordinator.run() }
-                }
-                for coordinator in coordinators {
-                    try await Self.joined(coordinator)
-                }
+            try await viewers.playing(until: MediaTime(seconds: 60)) {
                 await coordinators[0].play()
                 // Inside the ident (group time 2 s to 4 s): both in it, at the same time.
                 let deadline = ContinuousClock.now + .seconds(20)
@@ -838,7 +762,25 @@ import Testing
                         "\(finished?.description ?? "none")"
                     )
                 }
-                group.cancelAll()
+            }
+        }
+    }
+
+    /// `waitForGroupTime()`, which `intermission group` awaits instead of polling, returns once the
+    /// participant has the group's time, and `nil` when its task is cancelled first.
+    @Test(.timeLimit(.minutes(1)))
+    func waitingForTheGroupTimeEndsOnceTheParticipantJoins() async throws {
+        try await TwoViewers.servingSharedIdent("wait.m3u8", identSeconds: 2, at: 4, group: "wait") { stream, group in
+            let (player, coordinator) = Self.participant("alice", stream: stream, group: group)
+            let cancelled = Task { await coordinator.waitForGroupTime() }
+            cancelled.cancel()
+            #expect(await cancelled.value == nil)
+            #expect(await coordinator.groupTime == nil)
+            let waiting = Task { await coordinator.waitForGroupTime() }
+            try await Self.playTogether([(player, coordinator)], until: MediaTime(seconds: 30)) {
+                let time = await waiting.value
+                #expect(time != nil)
+                #expect(await coordinator.groupTime != nil)
             }
         }
     }

@@ -133,15 +133,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2)))
     func planCRefusesLeavingTheFirstAdAndSkipsTheSecond() async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.media("ad.m3u8", seconds: 6)
-        try scratch.media(
-            "primary.m3u8",
-            seconds: 12,
-            pod: [("ad1", 1, "ad.m3u8", 6), ("ad2", 1, "ad.m3u8", 6)]
-        )
-        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+        try await Self.withAdPod(seconds: 12, pod: [("ad1", 1), ("ad2", 1)]) { media, sender, _ in
             let state = try await sender.handOver(ReceiverSession(url: media + "primary.m3u8", plan: .c))
             #expect(state.plan == .c)
             var log = EventLog(sender: sender)
@@ -225,15 +217,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2)))
     func aSeekAcrossThePodPlaysWhatThePlanLeavesJumpRestricted() async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.media("ad.m3u8", seconds: 6)
-        try scratch.media(
-            "primary.m3u8",
-            seconds: 12,
-            pod: [("ad1", 4, "ad.m3u8", 6), ("ad2", 4, "ad.m3u8", 6)]
-        )
-        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+        try await Self.withAdPod(seconds: 12, pod: [("ad1", 4), ("ad2", 4)]) { media, sender, _ in
             var log = EventLog(sender: sender)
             var answers: [ServicePlan: ReceiverReply] = [:]
             // Each handoff replaces the session before; once the pod is scheduled the receiver is
@@ -259,11 +243,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2)))
     func planBPlaysNoAdsAndHasNothingToSkip() async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.media("ad.m3u8", seconds: 6)
-        try scratch.media("short.m3u8", seconds: 4, pod: [("ad1", 1, "ad.m3u8", 6)])
-        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+        try await Self.withAdPod("short.m3u8", seconds: 4, pod: [("ad1", 1)]) { media, sender, _ in
             _ = try await sender.handOver(ReceiverSession(url: media + "short.m3u8", plan: .b))
             // Read as a stream this time (long polls one after another), to the end of the session.
             var all: [ReceiverEvent] = []
@@ -286,11 +266,7 @@ import Testing
 
     @Test(.timeLimit(.minutes(2)))
     func clientSideEventsPlayWithTheirRestrictionsWhenThePlaylistsAreOff() async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.media("ad.m3u8", seconds: 6)
-        try scratch.media("primary.m3u8", seconds: 8, pod: [("server-ad", 1, "ad.m3u8", 6)])
-        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+        try await Self.withAdPod(seconds: 8, pod: [("server-ad", 1)]) { media, sender, _ in
             // The playlist's own event is off; the sender's two events (one as a date range, one
             // structured, with a relative URI) are the schedule.
             let session = ReceiverSession(
@@ -323,11 +299,7 @@ import Testing
     /// (it was never scheduled, and seek and rate 2 passed through it).
     @Test(.timeLimit(.minutes(2)))
     func clientSideEventsPlayOnAPrimaryWithoutInterstitialsOfItsOwn() async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.media("ad.m3u8", seconds: 6)
-        try scratch.media("plain.m3u8", seconds: 10)
-        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+        try await Self.withAdPod("plain.m3u8", seconds: 10, pod: []) { media, sender, _ in
             let session = ReceiverSession(
                 url: media + "plain.m3u8",
                 plan: .a,
@@ -357,11 +329,7 @@ import Testing
     /// used to play the whole ad again from its start.
     @Test(.timeLimit(.minutes(2)))
     func anAdInProgressIsContinuedWhereTheSenderLeftIt() async throws {
-        let scratch = try Scratch()
-        defer { scratch.remove() }
-        try scratch.media("ad.m3u8", seconds: 6)
-        try scratch.media("primary.m3u8", seconds: 8, pod: [("server-ad", 2, "ad.m3u8", 6)])
-        try await Self.withReceiver(scratch: scratch) { media, sender, _ in
+        try await Self.withAdPod(seconds: 8, pod: [("server-ad", 2)]) { media, sender, _ in
             let session = ReceiverSession(
                 url: media + "primary.m3u8",
                 position: 2,
