@@ -318,8 +318,8 @@ extension Player {
             list: current.flatMap { self.interstitials.lists[$0.eventID] },
             schedule: self.interstitials.schedule,
             playhead: self.playhead,
-            preloads: self.interstitials.preloads,
-            beacons: self.firesBeacons ? self.interstitials.beacons : nil
+            preloads: self.interstitials.coordinator.preloads,
+            beacons: self.firesBeacons ? self.interstitials.coordinator.beacons : nil
         )
         let assets = self.assets
         return self.interstitials.coordinator.armTimers(readings, now: now) {
