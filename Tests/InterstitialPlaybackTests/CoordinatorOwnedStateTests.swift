@@ -110,6 +110,18 @@ import Testing
         // Its window 10…30, cut at the usual request (40 - 6 = 34): the moment inside it.
         #expect(entry.moment >= 10 && entry.moment <= 30)
         #expect(machine.nextPreloadMoment == entry.moment)
+        // Its timer comes from the coordinator's own preloads: 1 ms past the moment, at rate 1.
+        let readings = TimerReadings(
+            rate: 1,
+            finished: false,
+            primaryStalled: false,
+            primaryPosition: 0,
+            list: nil,
+            schedule: machine.known.schedule,
+            playhead: .primary(0)
+        )
+        let armed = machine.armTimers(readings, now: 100) { nil }
+        #expect(armed == .armTimer(.preload, at: 100 + entry.moment + MediaTime(milliseconds: 1)))
         guard case .emit(.preloadScheduled(let rangeID, let targetID, _, _, _))? = scheduled.first,
             scheduled.count == 1
         else {
