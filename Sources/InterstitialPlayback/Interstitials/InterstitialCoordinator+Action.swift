@@ -28,6 +28,11 @@ extension InterstitialCoordinator {
         // Follow-up inputs: the player performs its part of each, then feeds the coordinator
         // the next input, depth first, until none is left (no call goes back through the actor).
 
+        /// Place every event again (the app's events changed): the schedule is rebuilt.
+        case placeEventsAgain
+        /// The first primary playlist arrived: work out where playback starts (and the pre-rolls
+        /// or the break a live join lands in).
+        case resolveStart
         /// Begin a break the schedule placed: mark its events handled, put the primary playhead at
         /// its start, then `beginBreak(_:)`.
         case beginBreak(BreakPlan)

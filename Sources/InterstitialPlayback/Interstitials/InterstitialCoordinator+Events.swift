@@ -308,7 +308,7 @@ extension InterstitialCoordinator {
     // MARK: Asset lists and records
 
     /// An asset list loaded for `event` from `base`: its slots (each URI resolved against the list's
-    /// URL, with `_HLS_primary_id`) and the skip control in force (the list's `SKIP-CONTROL` over the
+    /// URL, with `_HLS_primary_id`; a refused URI's slot failed, ``assetURIRefusal(_:)``) and the skip control in force (the list's `SKIP-CONTROL` over the
     /// tag's attributes, label included).
     func assetListDidLoad(
         _ list: AssetList,
@@ -317,13 +317,7 @@ extension InterstitialCoordinator {
         base: String? = nil
     ) -> AssetListState {
         let slots = list.assets.map { asset in
-            AssetSlot(
-                url: InterstitialRequestURL.asset(
-                    base.map { URIReference.resolve(asset.uri, against: $0) } ?? asset.uri,
-                    primaryID: primaryID
-                ),
-                duration: asset.mediaDuration
-            )
+            self.assetSlot(asset.uri, duration: asset.mediaDuration, base: base, primaryID: primaryID)
         }
         return .loaded(slots, event.flatMap { list.effectiveSkipControl(for: $0) })
     }
@@ -363,12 +357,7 @@ extension InterstitialCoordinator {
     /// it loads; the tag's skip control applies.
     func assetURIList(of event: InterstitialEvent, base: String, primaryID: String) -> AssetListState? {
         guard event.assetListURI == nil else { return nil }
-        let slots = event.assetURIs.map { uri in
-            AssetSlot(
-                url: InterstitialRequestURL.asset(URIReference.resolve(uri, against: base), primaryID: primaryID),
-                duration: nil
-            )
-        }
+        let slots = event.assetURIs.map { self.assetSlot($0, duration: nil, base: base, primaryID: primaryID) }
         return .loaded(slots, event.skipControl)
     }
 

@@ -232,3 +232,106 @@ extension InterstitialCoordinator {
         }
     }
 }
+
+extension InterstitialCoordinator {
+    // MARK: The preloads the coordinator follows
+
+    /// Draws the preload moments from `seed` (``Player/Configuration/preloadRandomSeed``), or from
+    /// the system generator when `nil`.
+    mutating func seedPreloads(_ seed: UInt64?) {
+        self.preloads.random = PreloadRandom(seed: seed)
+    }
+
+    /// A primary playlist arrived with the preload ranges `ranges`: the schedule takes them, and
+    /// the preloads are scheduled, moved or discarded
+    /// (``updatePreloads(_:preloads:isLive:offset:playhead:lead:prepared:using:)``).
+    ///
+    /// - Parameters:
+    ///   - ranges: The preload date ranges the playlists carry now.
+    ///   - playhead: The primary playhead (stable time).
+    ///   - forward: The forward buffer duration: how far ahead the player requests an asset list
+    ///     without a hint, bounded by the live edge.
+    mutating func preloadRangesRead(_ ranges: [PreloadRange], playhead: MediaTime, forward: MediaTime) -> [Action] {
+        guard self.known.schedule != nil else { return [] }
+        self.known.preloadRangesChanged(ranges)
+        guard let schedule = self.known.schedule else { return [] }
+        let edge = schedule.primaryDuration + self.known.offset
+        let lead = MediaTime.min(forward, MediaTime.max(.zero, edge - playhead))
+        var book = self.preloads
+        var random = book.random
+        let actions = self.updatePreloads(
+            &book,
+            preloads: schedule.preloads,
+            isLive: schedule.isLive,
+            offset: self.known.offset,
+            playhead: playhead,
+            lead: lead,
+            prepared: Set(self.known.lists.keys).union(self.passed),
+            using: &random
+        )
+        book.random = random
+        self.preloads = book
+        return actions
+    }
+
+    /// The preloads whose moment the playhead reached, now requested (each range once): their
+    /// `X-URI`s, which the player resolves and requests.
+    mutating func requestDuePreloads(playhead: MediaTime) -> [(rangeID: String, uri: String)] {
+        guard !self.preloads.entries.isEmpty else { return [] }
+        var due: [(rangeID: String, uri: String)] = []
+        for id in self.duePreloads(self.preloads, playhead: playhead) {
+            guard var entry = self.preloads.entries[id], let uri = entry.range.uri else { continue }
+            entry.state = .fetching
+            self.preloads.entries[id] = entry
+            due.append((id, uri))
+        }
+        return due
+    }
+
+    /// The preload of `rangeID`, requested from `url`, answered: the answer is kept for the
+    /// target's break (a range dropped meanwhile keeps nothing), and `url` is what the target's
+    /// relative URIs resolve against.
+    mutating func preloadAnswered(
+        rangeID: String,
+        url: String,
+        _ result: Result<LoadResponse, PlaybackError>
+    ) -> [Action] {
+        if let target = self.preloads.entries[rangeID]?.range.targetID { self.listURLs[target] = url }
+        guard var entry = self.preloads.entries[rangeID], case .fetching = entry.state else { return [] }
+        entry.state = .fetched(result)
+        self.preloads.entries[rangeID] = entry
+        let status: Int?
+        let error: PlaybackError.Code?
+        switch result {
+        case .success(let response): (status, error) = (response.status, nil)
+        case .failure(let failure): (status, error) = (nil, failure.code)
+        }
+        return [
+            .emit(.preloadFetched(rangeID: rangeID, targetID: entry.range.targetID ?? "", status: status, error: error))
+        ]
+    }
+
+    /// The break of `eventID` (the playlist's date range `target`) buffers: a preloaded answer
+    /// stands in for the usual request, or is awaited, or the list is requested as usual
+    /// (``preloadUse(_:eventID:target:)``).
+    ///
+    /// A preload used marks the list as awaited.
+    mutating func takePreload(for eventID: String, target: DateRange?) -> (use: PreloadUse, actions: [Action]) {
+        guard !self.preloads.entries.isEmpty else { return (.none, []) }
+        var book = self.preloads
+        let decision = self.preloadUse(&book, eventID: eventID, target: target)
+        self.preloads = book
+        if case .use = decision.use { self.known.listRequested(eventID) }
+        return decision
+    }
+
+    /// The earliest preload moment still to come.
+    var nextPreloadMoment: MediaTime? { self.nextPreloadMoment(self.preloads) }
+
+    /// The asset list of `eventID` was requested from `url`: its assets' and beacons' relative
+    /// URIs resolve against it.
+    mutating func assetListRequested(eventID: String, url: String) {
+        self.known.listRequested(eventID)
+        self.listURLs[eventID] = url
+    }
+}

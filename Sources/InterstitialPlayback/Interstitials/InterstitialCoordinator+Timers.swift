@@ -112,10 +112,11 @@ struct TimerReadings: Sendable {
     var schedule: Schedule?
     /// The playhead as the navigation policy sees it.
     var playhead: Playhead
-    /// The preload ranges followed.
-    var preloads: PreloadBook
-    /// The beacons' tracker, when the player fires beacons (`nil` otherwise).
-    var beacons: BeaconTracker?
+    /// The preload ranges followed; `nil`: the coordinator's own (``InterstitialCoordinator/preloads``).
+    var preloads: PreloadBook? = nil
+    /// The beacons' tracker; `nil`: the coordinator's own when it fires beacons
+    /// (``InterstitialCoordinator/beacons``), none otherwise.
+    var beacons: BeaconTracker? = nil
 }
 
 /// What the coordinator reads of the asset playing's presentation (read only when a timer needs
@@ -151,6 +152,7 @@ extension InterstitialCoordinator {
     ) -> TimerBook {
         var book = TimerBook()
         let rate = readings.rate
+        let beacons = readings.beacons ?? (self.firesBeacons ? self.beacons : nil)
         if let run = current, !run.stalled, rate > 0 {
             let reading = asset()
             if !readings.finished, let reading, reading.isReady {
@@ -167,7 +169,7 @@ extension InterstitialCoordinator {
             {
                 book.skipControl = Self.after(next - run.eventTime, rate, now)
             }
-            if run.assetStarted, let beacons = readings.beacons,
+            if run.assetStarted, let beacons,
                 let next = beacons.nextMoment(
                     eventID: run.eventID,
                     asset: run.assetIndex,
@@ -178,12 +180,14 @@ extension InterstitialCoordinator {
                 book.beaconMoment = Self.after(next - run.assetPosition, rate, now)
             }
         }
-        if rate > 0, !readings.primaryStalled, current == nil, let moment = self.nextPreloadMoment(readings.preloads) {
+        if rate > 0, !readings.primaryStalled, current == nil,
+            let moment = self.nextPreloadMoment(readings.preloads ?? self.preloads)
+        {
             book.preload =
                 moment > readings.primaryPosition
                 ? Self.after(moment - readings.primaryPosition, rate, now) + MediaTime(milliseconds: 1) : now
         }
-        if readings.beacons != nil { book.beaconRetry = beaconRetry }
+        if beacons != nil { book.beaconRetry = beaconRetry }
         return book
     }
 

@@ -34,8 +34,23 @@ struct InterstitialCoordinator: Sendable {
     var known = EventBook()
     /// The instants of the interstitial deadlines, by purpose, as last armed.
     private(set) var timers = TimerBook()
+    /// Whether the player fires client-side beacons (``Player/Configuration``'s beacon mode).
+    var firesBeacons = false
+
+    // The state below changes only through the inputs of the extensions that own it (Swift's
+    // `private(set)` would confine their setters to this file): `+Beacons`, `+Preload`, `+Item`.
+
     /// Client-side beacons waiting to be sent, with their retries.
-    private(set) var beaconQueue = BeaconQueue()
+    var beaconQueue = BeaconQueue()
+    /// Client-side beacons (SVTA2053-2): what fires when, planned from the asset lists.
+    var beacons = BeaconTracker()
+    /// The preload ranges (Appendix F) followed: moments, requests and answers.
+    var preloads = PreloadBook()
+    /// The asset-list URL of each event (or its schedule document's), which its assets' and
+    /// beacons' relative URIs resolve against: recorded when the player reports the request.
+    var listURLs: [String: String] = [:]
+    /// The item's start, its post-rolls and the app's events.
+    var item = ItemProgress()
 
     // MARK: Timers
 
@@ -66,35 +81,6 @@ struct InterstitialCoordinator: Sendable {
     @discardableResult
     mutating func timerFired(at now: MediaTime) -> TimerPurposes {
         self.timers.fire(at: now)
-    }
-
-    // MARK: Beacons
-
-    /// The beacon policy in force (``Player/Configuration``'s beacon settings).
-    var beaconPolicy: BeaconQueue.Policy {
-        get { self.beaconQueue.policy }
-        set { self.beaconQueue.policy = newValue }
-    }
-
-    /// Beacons fired at clock time `now` join the queue, each at its absolute URL.
-    mutating func queueBeacons(_ fires: [BeaconFire], now: MediaTime, url: (BeaconFire) -> String) -> [Action] {
-        guard !fires.isEmpty else { return [] }
-        return self.beaconQueue.enqueue(fires, now: now, url: url)
-    }
-
-    /// The head of the beacon queue, when it is due at `now` and nothing is being sent.
-    mutating func nextBeacon(now: MediaTime) -> Action? {
-        self.beaconQueue.nextSend(now: now)
-    }
-
-    /// The beacon sent answered at `now`: fired, retried later, or given up.
-    mutating func beaconAnswered(_ result: Result<LoadResponse, PlaybackError>, now: MediaTime) -> [Action] {
-        self.beaconQueue.answered(result, now: now)
-    }
-
-    /// Playback ended: the beacons waiting are due now.
-    mutating func settleBeacons() {
-        self.beaconQueue.settle()
     }
 
     // MARK: Skipping

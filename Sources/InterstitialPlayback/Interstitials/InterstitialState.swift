@@ -103,31 +103,19 @@ struct PrimaryAtBreakEnd: Sendable {
 /// Everything the player keeps about interstitials.
 ///
 /// The decision state is the coordinator's (``coordinator``): the break and the event playing,
-/// the events, the schedule and its offset, the asset lists, the skip state, the timers and the
-/// beacon queue; the properties of the same names here only read it. What stays here is the
-/// actor's bookkeeping of its I/O and of values the coordinator's decisions take as inputs:
-/// - ``listURLs``: the URL each asset list was requested from, known only once the actor made
-///   the request, and read only to resolve relative URIs against;
-/// - ``preloads``: the preload requests and their answers (what the loader returned), which the
-///   coordinator's preload decisions take and give back (`updatePreloads`, `preloadUse`);
-/// - ``tracker``, ``schedules``: what the playlists' date ranges and the Appendix H documents
-///   said, as the loads brought them in;
-/// - ``beacons``: the beacon plans, a pure value whose decisions the actor feeds from the asset
-///   playing's presentation (its media arrived, its duration);
-/// - the flags of the item's start (``usedInterstitialStart``, ``startResolved``,
-///   ``postrollsStarted``) and the app's events (``controllerEvents``).
+/// the events, the schedule and its offset, the asset lists and the URLs they were requested
+/// from, the skip state, the timers, the beacon plans and queue, the preloads, the item's start
+/// and post-rolls, and the app's events; the properties of the same names here only read it.
+/// What stays here is what the loads brought in: ``tracker`` and ``schedules``, what the
+/// playlists' date ranges and the Appendix H documents said.
 struct InterstitialState: Sendable {
     var tracker = DateRangeTracker()
     /// The integrated schedule (the coordinator owns it).
     var schedule: Schedule? { self.coordinator.known.schedule }
     /// Stable primary time = schedule time + offset (the coordinator owns it).
     var offset: MediaTime { self.coordinator.known.offset }
-    /// Whether the item's ``PlayerItem/interstitialStart`` has been used (it applies once).
-    var usedInterstitialStart = false
-    /// An interstitial to enter partway when it next begins (``Player/seek(to:enteringInterstitial:at:)``).
-    var pendingInterstitialStart: InterstitialStart?
-    var controllerEvents: [InterstitialEvent]?
-    var suppressedPlaylistIDs: Set<String> = []
+    /// The app's events (the coordinator owns them).
+    var controllerEvents: [InterstitialEvent]? { self.coordinator.item.controllerEvents }
     /// The events as the monitor shows them (the coordinator owns them).
     var events: [InterstitialEvent] { self.coordinator.known.events }
     /// Each event's asset list as far as it is known (the coordinator owns them).
@@ -141,22 +129,16 @@ struct InterstitialState: Sendable {
     var current: EventRun? { self.coordinator.current }
     /// The break playing (the coordinator owns it).
     var currentBreak: BreakRun? { self.coordinator.currentBreak }
-    var postrollsStarted = false
-    var startResolved = false
+    /// Whether the post-rolls began (the coordinator owns it).
+    var postrollsStarted: Bool { self.coordinator.item.postrollsStarted }
     /// The skip state of the event playing (the coordinator owns it).
     var skipState: SkippableEventState { self.coordinator.skipState }
     /// The pure decisions: breaks, assets, loading ahead, skipping, the rate, resumption.
     var coordinator = InterstitialCoordinator()
-    /// Playlist events left out as unusable, by identifier, with the defects already logged
-    /// (logged again only when they change).
-    var ignored: [String: [InterstitialEvent.Defect]] = [:]
-    /// The preload ranges (Appendix F) followed: moments, requests and answers.
-    var preloads = PreloadBook()
+    /// The preload ranges (Appendix F) followed (the coordinator owns them).
+    var preloads: PreloadBook { self.coordinator.preloads }
     /// The scheduled date ranges (Appendix H): documents requested, answered and resolved.
     var schedules = ScheduleBook()
-    /// Client-side beacons (SVTA2053-2): what fires when.
-    var beacons = BeaconTracker()
-    /// The asset-list URL of each event, which its assets' and beacons' relative URIs resolve
-    /// against.
-    var listURLs: [String: String] = [:]
+    /// Client-side beacons (SVTA2053-2): what fires when (the coordinator owns them).
+    var beacons: BeaconTracker { self.coordinator.beacons }
 }

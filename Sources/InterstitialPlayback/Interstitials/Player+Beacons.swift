@@ -1,102 +1,60 @@
 import HLSInterstitials
 import HLSPlaylist
 
-// Client-side beacons (SVTA2053-2): the tracker decides what fires, the coordinator's queue when
-// each is sent and retried; the actor sends them and feeds the answers back.
+// Client-side beacons (SVTA2053-2): the coordinator's tracker decides what fires, its queue when
+// each is sent and retried; the actor reports what the asset playing's presentation says, sends
+// the beacons and feeds the answers back.
 extension Player {
     // MARK: Beacons
 
     var firesBeacons: Bool { self.configuration.beaconMode == .client }
 
-    /// An asset list loaded for `eventID` (requested from `listURL`): plans its beacons.
-    func planBeacons(eventID: String, list: AssetList, listURL: String?) {
-        guard self.firesBeacons else { return }
-        var plannedStart = MediaTime.zero
-        var assets: [(signaling: CreativeSignaling?, plannedStart: MediaTime)] = []
-        for asset in list.assets {
-            let signaling: CreativeSignaling?
-            do {
-                signaling = try asset.creativeSignaling()
-            } catch {
-                signaling = nil
-                self.emit(
-                    .beaconFailed(
-                        eventID: eventID,
-                        type: "*",
-                        creative: nil,
-                        url: listURL ?? "",
-                        reason: "unreadable \(CreativeSignaling.key): \(error)"
-                    )
-                )
-            }
-            assets.append((signaling, plannedStart))
-            plannedStart = plannedStart + asset.mediaDuration
-        }
-        self.interstitials.beacons.listLoaded(eventID: eventID, assets: assets)
-    }
-
-    /// The playhead of the event playing moved: the beacons it reached join the queue, once the
-    /// asset's first media has arrived (an ad none of whose segments came counts no impression).
-    func trackBeacons(_ run: EventRun, duration: MediaTime?, now: MediaTime) {
-        guard self.firesBeacons, run.assetStarted else { return }
+    /// What the presentation of the event playing's asset says now, for its beacons.
+    func currentAssetFacts() -> AssetFacts {
+        guard let run = self.interstitials.current else { return AssetFacts(mediaArrived: false) }
         let presentation = self.assets[.asset(run.eventID, run.assetIndex)]
-        var known = ["CONTENTPLAYHEAD": VASTMacros.playhead(self.primaryPosition)]
-        if let url = presentation?.url { known["ASSETURI"] = url }
-        self.interstitials.beacons.knownMacros[run.eventID, default: [:]][run.assetIndex] = known
-        let fires = self.interstitials.beacons.advance(
-            eventID: run.eventID,
-            asset: run.assetIndex,
-            position: run.assetPosition,
-            duration: duration,
-            mediaArrived: presentation?.hasMedia ?? false
+        return AssetFacts(
+            mediaArrived: presentation?.hasMedia ?? false,
+            duration: presentation?.duration,
+            url: presentation?.url
         )
-        self.queueBeacons(fires, now: now)
     }
 
-    /// The viewer paused, played again, muted or unmuted (`type` is VAST's event name): the
-    /// current ad's beacons of that type, when an ad is playing.
+    /// The playhead of the event playing moved: the coordinator queues the beacons it reached.
+    func trackBeacons(now: MediaTime) {
+        guard self.firesBeacons else { return }
+        let actions = self.interstitials.coordinator.assetProgressed(
+            self.currentAssetFacts(),
+            primaryPosition: self.primaryPosition,
+            primaryBase: self.primaryBase,
+            now: now
+        )
+        if !actions.isEmpty { self.perform(actions, now: now) }
+    }
+
+    /// The viewer paused, played again, muted or unmuted (`type` is VAST's event name).
     func viewerDidAct(_ type: String) {
-        guard self.firesBeacons, let run = self.interstitials.current, run.assetStarted else { return }
-        self.queueBeacons(self.interstitials.beacons.viewerAction(type, eventID: run.eventID), now: self.clock.now)
+        let now = self.clock.now
+        self.perform(
+            self.interstitials.coordinator.viewerActed(type, primaryBase: self.primaryBase, now: now),
+            now: now
+        )
     }
 
-    /// Follows the events that fire or end beacons: skips, failed assets, events that end.
+    /// The player emitted `event`: the coordinator follows the ones that fire or end beacons.
     func observeForBeacons(_ event: PlayerEvent) {
         let now = self.clock.now
-        switch event {
-        case .currentEventSkipped(let skipped):
-            self.queueBeacons(self.interstitials.beacons.skipped(eventID: skipped.identifier), now: now)
-        case .interstitialAssetFailed(let eventID, let index, let error):
-            let fires = self.interstitials.beacons.assetFailed(
-                eventID: eventID,
-                asset: index,
-                errorCode: BeaconTracker.errorCode(of: error)
-            )
-            self.queueBeacons(fires, now: now)
-        case .eventDidFinish(let finished, _, _):
-            if let run = self.interstitials.current, run.eventID == finished.identifier {
-                // What the last step reached before the event ended.
-                let duration = self.assets[.asset(run.eventID, run.assetIndex)]?.duration
-                self.trackBeacons(run, duration: duration, now: now)
-            }
-            self.interstitials.beacons.finished(eventID: finished.identifier)
-        case .eventCancelled(let cancelled):
-            self.interstitials.beacons.finished(eventID: cancelled.identifier)
-        default:
-            break
-        }
-    }
-
-    /// Adds `fires` to the coordinator's queue, each resolved against its asset list's URL (the
-    /// primary's when none); past its limit, a beacon is logged as failed and dropped.
-    func queueBeacons(_ fires: [BeaconFire], now: MediaTime) {
-        guard !fires.isEmpty else { return }
-        let listURLs = self.interstitials.listURLs
-        let primaryBase = self.primaryBase
-        let actions = self.interstitials.coordinator.queueBeacons(fires, now: now) { fire in
-            URIReference.resolve(fire.url, against: listURLs[fire.key.eventID] ?? primaryBase)
-        }
-        self.perform(actions, now: now)
+        // Read before the coordinator's input begins: the input has exclusive access to it.
+        var facts: AssetFacts?
+        if case .eventDidFinish = event { facts = self.currentAssetFacts() }
+        let actions = self.interstitials.coordinator.observeForBeacons(
+            event,
+            facts: facts,
+            primaryPosition: self.primaryPosition,
+            primaryBase: self.primaryBase,
+            now: now
+        )
+        if !actions.isEmpty { self.perform(actions, now: now) }
     }
 
     /// The beacon the coordinator sends next, when one is due and nothing is being sent.

@@ -93,21 +93,11 @@ extension Player {
         guard self.firesBeacons, event.scheduleIdentifier != nil,
             let found = self.interstitials.schedules.creativeSignaling(of: event.identifier)
         else { return }
-        self.interstitials.listURLs[event.identifier] = found.documentURL
-        var signaling: CreativeSignaling?
-        do {
-            signaling = try CreativeSignaling(json: found.value)
-        } catch {
-            self.emit(
-                .beaconFailed(
-                    eventID: event.identifier,
-                    type: "*",
-                    creative: nil,
-                    url: found.documentURL,
-                    reason: "unreadable \(CreativeSignaling.key): \(error)"
-                )
-            )
-        }
-        self.interstitials.beacons.listLoaded(eventID: event.identifier, assets: [(signaling, .zero)])
+        let actions = self.interstitials.coordinator.planScheduledBeacons(
+            eventID: event.identifier,
+            signaling: found.value,
+            documentURL: found.documentURL
+        )
+        self.perform(actions, now: self.clock.now)
     }
 }

@@ -14,17 +14,16 @@ extension Player {
             let event = self.interstitials.events.first(where: { $0.identifier == eventID })
                 ?? self.interstitials.schedule?.event(eventID)?.event
         else { return [] }
-        if let assets = self.interstitials.coordinator.assetURIList(
+        if let refused = self.interstitials.coordinator.assetURIsKnown(
             of: event,
             base: self.primaryBase,
             primaryID: self.sessionID
         ) {
-            self.interstitials.coordinator.known.assetsKnown(assets, for: eventID)
             self.planScheduledBeacons(event)
             if event.assetURIs.isEmpty {
                 self.emit(.assetListLoaded(eventID: eventID, event: nil, assets: 0, duration: 0))
             }
-            return []
+            return refused
         }
         guard event.assetListURI != nil else { return [] }
         let startOffset = self.interstitials.coordinator.assetListStartOffset(
@@ -46,7 +45,7 @@ extension Player {
     /// Requests an event's asset list (the coordinator's `.loadAssetList`): its answer comes back
     /// through ``assetListAnswered(eventID:_:now:)``.
     func loadAssetList(eventID: String, url: String) {
-        self.interstitials.coordinator.known.listRequested(eventID)
+        self.interstitials.coordinator.assetListRequested(eventID: eventID, url: url)
         self.pendingLoads.append(
             PendingLoad(
                 purpose: .assetList(eventID: eventID),
@@ -96,25 +95,12 @@ extension Player {
         }
         switch decoded {
         case .success(let list):
-            let loaded = self.interstitials.coordinator.assetListDidLoad(
-                list,
-                for: event,
-                primaryID: self.sessionID,
-                base: self.interstitials.listURLs[eventID]
-            )
-            self.interstitials.coordinator.known.listLoaded(
-                loaded,
-                durations: list.assets.map(\.mediaDuration),
-                for: eventID
-            )
-            self.planBeacons(eventID: eventID, list: list, listURL: self.interstitials.listURLs[eventID])
-            let arrived = self.interstitials.coordinator.listArrived(
+            return self.interstitials.coordinator.assetListDecoded(
                 list,
                 eventID: eventID,
                 event: event,
-                scheduled: self.interstitials.schedule?.event(eventID)
+                primaryID: self.sessionID
             )
-            return arrived + [.applyJoin, .checkTransitions]
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
             self.interstitials.coordinator.known.listFailed(error, for: eventID)
@@ -156,7 +142,7 @@ extension Player {
             position: self.primaryPosition,
             bufferedEnd: self.primary?.bufferedEnd(from: self.primaryPosition),
             primaryDuration: self.primary?.duration,
-            postrollsStarted: self.interstitials.postrollsStarted
+            postrollsStarted: self.interstitials.coordinator.item.postrollsStarted
         )
     }
 

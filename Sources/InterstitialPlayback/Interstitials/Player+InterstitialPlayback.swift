@@ -70,7 +70,7 @@ extension Player {
                     self.assets[id] = Presentation(id: id, url: slots[run.assetIndex].url, startTime: run.assetPosition)
                 }
                 let presentation = self.assets[id]
-                self.trackBeacons(run, duration: presentation?.duration, now: now)
+                self.trackBeacons(now: now)
                 let step = self.interstitials.coordinator.assetStep(
                     run,
                     slots: slots,
@@ -189,9 +189,9 @@ extension Player {
     /// - Returns: What the seek came to (the navigation policy decides, as for ``seek(to:)``).
     @discardableResult
     public func seek(to time: MediaTime, enteringInterstitial eventID: String, at offset: MediaTime) -> SeekResult {
-        self.interstitials.pendingInterstitialStart = InterstitialStart(eventID: eventID, offset: offset)
+        self.interstitials.coordinator.enterOnNextBegin(InterstitialStart(eventID: eventID, offset: offset))
         let result = self.seek(to: time)
-        if !result.isAllowed { self.interstitials.pendingInterstitialStart = nil }
+        if !result.isAllowed { self.interstitials.coordinator.enterOnNextBegin(nil) }
         return result
     }
 

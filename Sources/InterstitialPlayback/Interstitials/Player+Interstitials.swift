@@ -36,13 +36,11 @@ extension Player {
 
     /// Sets client events (``InterstitialEventController/setEvents(_:)``).
     func setControllerEvents(_ events: [InterstitialEvent]) {
-        let set = self.interstitials.coordinator.controllerEvents(
+        let actions = self.interstitials.coordinator.setControllerEvents(
             events,
             playlistIDs: Set(self.interstitials.tracker.ids)
         )
-        self.interstitials.controllerEvents = set.events
-        self.interstitials.suppressedPlaylistIDs = set.suppressed
-        self.refreshSchedule(playlist: nil, now: self.clock.now)
+        self.perform(actions, now: self.clock.now)
         self.wake()
     }
 

@@ -54,6 +54,8 @@ extension Player {
                 rate: self.rate,
                 now: now
             )
+        case .placeEventsAgain: self.refreshSchedule(playlist: nil, now: now)
+        case .resolveStart: self.resolveStart(now: now)
         case .markPlayed(let eventID): self.interstitials.coordinator.known.markPlayed(eventID)
         case .updateStatus: self.updateStatus()
         case .prepareAssets(let eventID): return self.prepareEventAssets(eventID)

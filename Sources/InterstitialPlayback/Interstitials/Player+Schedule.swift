@@ -16,19 +16,15 @@ extension Player {
         let automatic = self.currentItem?.automaticallyHandlesInterstitialEvents ?? true
         return self.interstitials.coordinator.effectiveEvents(
             playlist: automatic ? self.usablePlaylistEvents() : [],
-            controller: self.interstitials.controllerEvents,
-            suppressed: self.interstitials.suppressedPlaylistIDs,
             automatic: automatic
         )
     }
 
     /// The tracker's events that can play; logs the others (once per identifier and defects).
     func usablePlaylistEvents() -> [InterstitialEvent] {
-        let split = self.interstitials.coordinator.usableEvents(
-            self.interstitials.tracker.interstitialEvents + self.scheduledEvents(),
-            ignored: self.interstitials.ignored
+        let split = self.interstitials.coordinator.readPlaylistEvents(
+            self.interstitials.tracker.interstitialEvents + self.scheduledEvents()
         )
-        self.interstitials.ignored = split.ignored
         self.perform(split.actions, now: self.clock.now)
         return split.usable
     }
@@ -39,10 +35,7 @@ extension Player {
         self.interstitials.tracker.update(with: playlist)
         self.refreshSchedule(playlist: playlist, now: now)
         self.scheduleRangesDidLoad(playlist)
-        if !self.interstitials.startResolved {
-            self.interstitials.startResolved = true
-            self.resolveStart(now: now)
-        }
+        self.perform(self.interstitials.coordinator.primaryPlaylistArrived(), now: now)
         self.updatePreloads(now: now)
     }
 
@@ -174,27 +167,13 @@ extension Player {
 
     /// The post-rolls, when the primary ends: `nil` when none start (played already, or none).
     func startPostRolls(now: MediaTime) -> [InterstitialCoordinator.Action]? {
-        guard !self.interstitials.postrollsStarted, let context = self.breakContext else { return nil }
-        self.interstitials.postrollsStarted = true
-        guard let plan = self.interstitials.coordinator.postrollBreak(in: context, at: self.primaryPosition, now: now)
-        else { return nil }
-        return [.beginBreak(plan)]
+        self.interstitials.coordinator.primaryReachedEnd(in: self.breakContext, at: self.primaryPosition, now: now)
     }
 
     /// The item's interstitial under way (a handoff in the middle of an ad): its event, when it is
     /// the first of its break, is entered at the offset the sender left it at, once.
     func enterInterstitialUnderWay(_ eventID: String) {
-        let start: InterstitialStart
-        if let pending = self.interstitials.pendingInterstitialStart {
-            self.interstitials.pendingInterstitialStart = nil
-            start = pending
-        } else if !self.interstitials.usedInterstitialStart, let item = self.currentItem?.interstitialStart {
-            self.interstitials.usedInterstitialStart = true
-            start = item
-        } else {
-            return
-        }
-        self.interstitials.coordinator.enter(start, beginning: eventID)
+        self.interstitials.coordinator.enterUnderWay(eventID, itemStart: self.currentItem?.interstitialStart)
     }
 
     /// A live join inside the break starts the first asset(s) partway.

@@ -41,15 +41,12 @@ extension Player {
             return
         }
         if case .assetList(let eventID) = purpose {
-            self.interstitials.listURLs[eventID] = request.url
             self.handleAssetList(eventID: eventID, result, now: now)
             return
         }
         if case .preload(let rangeID) = purpose {
-            if let target = self.interstitials.preloads.entries[rangeID]?.range.targetID {
-                self.interstitials.listURLs[target] = request.url
-            }
-            self.handlePreload(rangeID: rangeID, result)
+            let actions = self.interstitials.coordinator.preloadAnswered(rangeID: rangeID, url: request.url, result)
+            self.perform(actions, now: now)
             return
         }
         if case .schedule(let url) = purpose {

@@ -317,9 +317,7 @@ extension Player {
             primaryPosition: self.primaryPosition,
             list: current.flatMap { self.interstitials.lists[$0.eventID] },
             schedule: self.interstitials.schedule,
-            playhead: self.playhead,
-            preloads: self.interstitials.preloads,
-            beacons: self.firesBeacons ? self.interstitials.beacons : nil
+            playhead: self.playhead
         )
         let assets = self.assets
         return self.interstitials.coordinator.armTimers(readings, now: now) {

@@ -229,7 +229,8 @@ public actor Player {
             attempts: configuration.beaconAttempts,
             retryDelay: configuration.beaconRetryDelay
         )
-        self.interstitials.preloads.random = PreloadRandom(seed: configuration.preloadRandomSeed)
+        self.interstitials.coordinator.seedPreloads(configuration.preloadRandomSeed)
+        self.interstitials.coordinator.firesBeacons = configuration.beaconMode == .client
     }
 
     /// Replaces the item; takes effect when ``run(until:)`` starts.
