@@ -372,6 +372,50 @@ if !coreOnly {
             dependencies: ["AdInsertion", "HLSInterstitials", "HLSPlaylist", "IntermissionTestSupport"],
             swiftSettings: swiftSettings
         ),
+        // Shared by the storage tests and the server's: the task group that runs the stores'
+        // background work, the test PostgreSQL server, scratch folders and decisions.
+        .target(
+            name: "IntermissionStoreTestSupport",
+            dependencies: [
+                "AdInsertion", "HLSPlaylist", "IntermissionStore", "IntermissionTestSupport",
+                .target(name: "IntermissionPostgres", condition: .when(traits: [postgresTrait])),
+                postgresProduct("Logging", "swift-log"), postgresProduct("PostgresNIO", "postgres-nio"),
+            ],
+            path: "Tests/StoreTestSupport",
+            swiftSettings: swiftSettings
+        ),
+        // The storage targets' tests follow the arrows: none depends on the server.
+        .testTarget(
+            name: "IntermissionStoreTests",
+            dependencies: [
+                "AdInsertion", "HLSPlaylist", "IntermissionStore", "IntermissionStoreTestSupport",
+                "IntermissionTestSupport",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntermissionSQLiteTests",
+            dependencies: [
+                "AdInsertion", "HLSPlaylist", "IntermissionSQLite", "IntermissionStore",
+                "IntermissionStoreTestSupport", "IntermissionTestSupport", serverProduct("GRDB", "GRDB.swift"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntermissionPostgresTests",
+            dependencies: [
+                "AdInsertion", "HLSPlaylist", "IntermissionStore", "IntermissionStoreTestSupport",
+                "IntermissionTestSupport",
+                .target(name: "IntermissionPostgres", condition: .when(traits: [postgresTrait])),
+                postgresProduct("Logging", "swift-log"), postgresProduct("PostgresNIO", "postgres-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "IntermissionHTTPTests",
+            dependencies: ["IntermissionHTTP"],
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "IntermissionServerTests",
             // Also the integration tests of the groups (hub, relay, sockets) and of the receiver
@@ -404,10 +448,16 @@ if !coreOnly {
                 serverProduct("NIOWebSocket", "swift-nio"),
                 serverProduct("ServiceLifecycle", "swift-service-lifecycle"),
                 "IntermissionStore",
+                "IntermissionStoreTestSupport",
                 "IntermissionSQLite",
                 .target(name: "IntermissionPostgres", condition: .when(traits: [postgresTrait])),
                 postgresProduct("PostgresNIO", "postgres-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ProcessSpawnTests",
+            dependencies: ["ProcessSpawn", "IntermissionTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -123,7 +123,7 @@ extension PostgresAdStore: GroupRelayTransport {
                 if Task.isCancelled { return }
                 self.logger.debug("LISTEN for groups failed", metadata: ["error": "\(Self.describe(error))"])
             }
-            try? await Task.sleep(for: .seconds(1))
+            try? await self.clock.sleep(for: .seconds(1))
         }
     }
 }

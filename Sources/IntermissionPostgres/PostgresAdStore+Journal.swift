@@ -22,17 +22,17 @@ extension PostgresAdStore {
 
     /// Whether requests go to the journal now: it holds entries not yet written to the database
     /// (the database was unreachable and its writer has not caught up), or a request failed within
-    /// the last second.
+    /// the last second (on the store's clock).
     package func journaling(_ journal: DecisionJournal) -> Bool {
         if !journal.isEmpty { return true }
         guard let until = self.downUntil.withLock({ $0 }) else { return false }
-        return ContinuousClock.now < until
+        return self.elapsed < until
     }
 
     /// A request failed: the next second's requests go to the journal; says so once per outage.
     package func failed(_ error: AdInsertionError, journal: DecisionJournal) {
         let first = self.downUntil.withLock { until -> Bool in
-            defer { until = ContinuousClock.now + .seconds(1) }
+            defer { until = self.elapsed + .seconds(1) }
             return until == nil
         }
         if first {
@@ -62,13 +62,13 @@ extension PostgresAdStore {
         var pause = Self.journalRetry.first
         while !Task.isCancelled {
             if journal.isEmpty {
-                try? await Task.sleep(for: Self.journalPoll)
+                try? await self.clock.sleep(for: Self.journalPoll)
                 continue
             }
             if await self.writeJournalOnce(journal) {
                 pause = Self.journalRetry.first
             } else {
-                try? await Task.sleep(for: pause)
+                try? await self.clock.sleep(for: pause)
                 pause = min(pause * 2, Self.journalRetry.last)
             }
         }

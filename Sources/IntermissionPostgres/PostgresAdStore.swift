@@ -55,8 +55,15 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     /// Where decisions and beacons go while the database cannot be reached (`journal=PATH`).
     package let journal: DecisionJournal?
     /// Until when requests go to the journal without trying the database (a second after a
-    /// failure; the journal's writer probes it meanwhile).
-    package let downUntil = Mutex<ContinuousClock.Instant?>(nil)
+    /// failure; the journal's writer probes it meanwhile), as time on ``clock`` since the store
+    /// was made (``elapsed``).
+    package let downUntil = Mutex<Duration?>(nil)
+    /// What the store's background loops wait on (the re-read, listening again, the journal's
+    /// writer), what its requests' deadline is measured on, and what the journal's window after a
+    /// failure is measured on: `ContinuousClock` unless a test passes its own.
+    package let clock: any Clock<Duration>
+    /// The time on ``clock`` since the store was made.
+    private let reading: @Sendable () -> Duration
     private let inventorySignals = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     /// Group inputs as notified (`listenForGroups()`); a notice dropped from a full buffer is
     /// found again from the table when the next one shows the gap.
@@ -79,15 +86,24 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     /// - Parameters:
     ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE[?OPTIONS]` (see the IntermissionServer article "Behind a CDN, and several instances").
     ///   - remembering: How many decisions to remember for questions asked again (at least 1).
+    ///   - clock: What the store's background work waits on and measures its deadlines with.
     /// - Throws: `ConfigurationError` when the URL is not usable.
     public convenience init(
         url: String,
-        remembering: Int = PostgresAdStore.defaultRememberedDecisions
+        remembering: Int = PostgresAdStore.defaultRememberedDecisions,
+        clock: some Clock<Duration> = ContinuousClock()
     ) throws {
-        try self.init(settings: PostgresURL(parsing: url), remembering: remembering)
+        try self.init(settings: PostgresURL(parsing: url), remembering: remembering, clock: clock)
     }
 
-    package init(settings: PostgresURL, remembering: Int) throws {
+    package init(
+        settings: PostgresURL,
+        remembering: Int,
+        clock: some Clock<Duration> = ContinuousClock()
+    ) throws {
+        let origin = clock.now
+        self.clock = clock
+        self.reading = { origin.duration(to: clock.now) }
         self.journal = try settings.journal.map { try DecisionJournal(path: $0) }
         var configuration = PostgresClient.Configuration(
             host: settings.host,
@@ -108,6 +124,9 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
         self.memory = Mutex(RememberedDecisions(capacity: max(1, remembering)))
         self.changes = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingNewest(1024))
     }
+
+    /// The time on ``clock`` since the store was made.
+    package var elapsed: Duration { self.reading() }
 
     /// Runs the connection pool until the calling task is cancelled (or, in a service group, shuts
     /// down gracefully): the store's requests wait for it.
@@ -163,7 +182,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
             for waiting in idle { waiting.resume() }
         }
         do {
-            return try await Deadline.run(self.requestDeadline, body)
+            return try await Deadline.run(self.requestDeadline, clock: self.clock, body)
         } catch is Deadline.Expired {
             throw AdInsertionError(
                 code: .storage,
@@ -647,7 +666,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
     private func reread() async {
         while !Task.isCancelled {
             do {
-                let (revisions, inventory) = try await Deadline.run(self.requestDeadline) {
+                let (revisions, inventory) = try await Deadline.run(self.requestDeadline, clock: self.clock) {
                     var revisions: [(String, Int64)] = []
                     let rows = try await self.client.query("SELECT channel, revision FROM break_revision")
                     for try await row in rows.decode((String, Int64).self) { revisions.append(row) }
@@ -664,7 +683,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
                 if Task.isCancelled { return }
                 self.logger.debug("re-reading break revisions failed", metadata: ["error": "\(Self.describe(error))"])
             }
-            try? await Task.sleep(for: self.settings.reread)
+            try? await self.clock.sleep(for: self.settings.reread)
         }
     }
 
@@ -690,7 +709,7 @@ public final class PostgresAdStore: ServerStore, SharedStoreChanges, Transaction
                 if Task.isCancelled { return }
                 self.logger.debug("LISTEN failed", metadata: ["error": "\(Self.describe(error))"])
             }
-            try? await Task.sleep(for: .seconds(1))
+            try? await self.clock.sleep(for: .seconds(1))
         }
     }
 }

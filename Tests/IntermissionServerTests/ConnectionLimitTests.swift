@@ -141,29 +141,6 @@ import Glibc
             .first { $0.hasPrefix("intermission_connections_open ") }
         return line?.split(separator: " ").last.flatMap { Double($0) }.map { Int($0) }
     }
-
-    /// The automatic cap keeps a quarter of the descriptor limit, and at least 256, for everything
-    /// else; a configured cap never goes above it.
-    @Test func theAutomaticCapLeavesAReserve() {
-        #expect(ConnectionPolicy.automaticMaximum(descriptorLimit: 1200) == 900)
-        #expect(ConnectionPolicy.automaticMaximum(descriptorLimit: 1024) == 768)
-        #expect(ConnectionPolicy.automaticMaximum(descriptorLimit: 20_000) == 15_000)
-        #expect(ConnectionPolicy.automaticMaximum(descriptorLimit: 300) == 44)
-        #expect(ConnectionPolicy.automaticMaximum(descriptorLimit: 100) == 16)
-        #expect(ConnectionPolicy.automaticMaximum(descriptorLimit: 1 << 20) == 786_432)
-        #expect(ConnectionPolicy.maximum(configured: nil, descriptorLimit: 1200) == (900, false))
-        #expect(ConnectionPolicy.maximum(configured: 100, descriptorLimit: 1200) == (100, false))
-        #expect(ConnectionPolicy.maximum(configured: 5000, descriptorLimit: 1200) == (900, true))
-        #expect(ConnectionPolicy.maximum(configured: Int.max, descriptorLimit: 1200) == (900, true))
-        #expect(ConnectionPolicy.maximum(configured: 0, descriptorLimit: 1200) == (1, false))
-    }
-
-    /// The start raises the soft descriptor limit to the hard one.
-    @Test func theSoftDescriptorLimitIsRaisedToTheHardOne() throws {
-        let raised = try #require(DescriptorTable.raiseSoftLimit())
-        #expect(raised.after.soft == min(raised.before.hard, DescriptorTable.unlimitedCeiling))
-        #expect(raised.after.soft >= raised.before.soft)
-    }
 }
 
 extension RawConnection {

@@ -7,6 +7,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntermissionHTTP
+import IntermissionStoreTestSupport
 import IntermissionTestSupport
 import InterstitialPlayback
 import NIOCore

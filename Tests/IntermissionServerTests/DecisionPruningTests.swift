@@ -6,6 +6,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import IntermissionHTTP
+import IntermissionStoreTestSupport
 import IntermissionTestSupport
 import Testing
 

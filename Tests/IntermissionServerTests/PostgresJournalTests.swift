@@ -5,6 +5,7 @@ import HLSPlaylist
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import IntermissionStoreTestSupport
 import IntermissionTestSupport
 import Testing
 
@@ -260,15 +261,7 @@ private func boundSocket() throws -> (Int32, Int) {
         running(store)
         let key = DecisionKey(viewer: "cut", scope: "vod-movie", breakID: "b")
         let made = try await store.findOrCreateDecision(key, recentSince: nil) { _ in
-            AdDecision(
-                viewer: key.viewer,
-                scope: key.scope,
-                breakID: key.breakID,
-                decidedAt: t0,
-                startOffset: nil,
-                podDuration: MediaTime(seconds: 10),
-                assets: [.init(creativeID: "red", uri: "/red.m3u8", duration: MediaTime(seconds: 10))]
-            )
+            decision(key, creative: "red")
         }
         #expect(made.isNew)
         // Asked again (through the database's path): the journaled one, without waiting for it.
@@ -293,15 +286,7 @@ private func boundSocket() throws -> (Int32, Int) {
         let keys = (0..<4).map { DecisionKey(viewer: "left-\($0)", scope: "vod-movie", breakID: "b") }
         for key in keys {
             let made = try await first.findOrCreateDecision(key, recentSince: nil) { _ in
-                AdDecision(
-                    viewer: key.viewer,
-                    scope: key.scope,
-                    breakID: key.breakID,
-                    decidedAt: t0,
-                    startOffset: nil,
-                    podDuration: MediaTime(seconds: 10),
-                    assets: [.init(creativeID: "red", uri: "/red.m3u8", duration: MediaTime(seconds: 10))]
-                )
+                decision(key, creative: "red")
             }
             #expect(made.isNew)
         }

@@ -6,12 +6,11 @@ import HLSPlaylist
 import Hummingbird
 import HummingbirdTesting
 import IntermissionServer
+import IntermissionStoreTestSupport
 import IntermissionTestSupport
 import Logging
 import NIOCore
 import Testing
-
-let t0 = DateTime(iso8601: "2025-01-01T00:00:00.000Z")!
 
 /// The demo configuration on a virtual clock (or the given one), an in-memory store and a free port.
 func demoConfiguration(clock: any WallClock, database: String = "memory:") throws -> ServerConfiguration {
@@ -96,13 +95,6 @@ func preloadLines(_ text: String) -> [String] {
 
 private let preloadClassText = "CLASS=\"com.apple.hls.preload\""
 
-/// A scratch folder, removed by the caller.
-func makeScratchFolder() throws -> String {
-    let path = NSTemporaryDirectory() + "intermission-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
-}
-
 func write(_ text: String, to path: String) throws {
     let folder = (path as NSString).deletingLastPathComponent
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -139,15 +131,16 @@ struct HeldWriteLock {
     }
 }
 
+// The storage tests' helpers (IntermissionStoreTestSupport), named here so that every file of this
+// target reaches them without importing that module.
+
+/// The instant the tests decide at (`IntermissionStoreTestSupport.t0`).
+let t0 = IntermissionStoreTestSupport.t0
+
+/// A scratch folder, removed by the caller.
+func makeScratchFolder() throws -> String { try IntermissionStoreTestSupport.makeScratchFolder() }
+
 /// A stored decision of one creative for `key`, named by `creative`.
 func decision(_ key: DecisionKey, creative: String) -> AdDecision {
-    AdDecision(
-        viewer: key.viewer,
-        scope: key.scope,
-        breakID: key.breakID,
-        decidedAt: t0,
-        startOffset: nil,
-        podDuration: MediaTime(seconds: 10),
-        assets: [.init(creativeID: creative, uri: "/ads/\(creative).m3u8", duration: MediaTime(seconds: 10))]
-    )
+    IntermissionStoreTestSupport.decision(key, creative: creative)
 }

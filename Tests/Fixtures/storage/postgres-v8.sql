@@ -1,5 +1,5 @@
 -- The schema PostgresAdStore made before the schema description (migrations v1 to v8), statement
--- by statement as it ran them, and its record of them. StoreSchemaTests runs it, one statement at
+-- by statement as it ran them, and its record of them. PostgresSchemaTests runs it, one statement at
 -- a time (split at ";" ending a line), to make a database "from an earlier version".
 CREATE TABLE intermission_migration (name TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now());
 CREATE TABLE decision (

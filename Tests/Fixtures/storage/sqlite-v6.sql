@@ -1,5 +1,5 @@
 -- The schema SQLiteAdStore made before the schema description (migrations v1 to v6), statement
--- by statement as it ran them, and GRDB's record of them. StoreSchemaTests runs it to make a
+-- by statement as it ran them, and GRDB's record of them. SQLiteSchemaTests runs it to make a
 -- database "from an earlier version" and checks the current driver opens it and makes the same.
 CREATE TABLE decision (
     viewer TEXT NOT NULL,

@@ -3,9 +3,9 @@ import Testing
 
 /// Where the tests run the background work of the stores they open (a PostgreSQL store's
 /// connection pool): the task group that ``RunningStores`` puts around each test.
-struct StoreRunner: Sendable {
+public struct StoreRunner: Sendable {
     /// The runner of the test running now (set by ``RunningStores``).
-    @TaskLocal static var current: StoreRunner?
+    @TaskLocal public static var current: StoreRunner?
 
     fileprivate let runs: AsyncStream<@Sendable () async -> Void>.Continuation
 }
@@ -15,7 +15,7 @@ struct StoreRunner: Sendable {
 ///
 /// A test that opens a PostgreSQL store itself has the trait `.runningStores`.
 @discardableResult
-func running<Store: ServerStore>(_ store: Store) -> Store {
+public func running<Store: ServerStore>(_ store: Store) -> Store {
     guard let run = store.capabilities.run else { return store }
     guard let runner = StoreRunner.current else {
         Issue.record("a store with background work was opened outside a test with the trait .runningStores")
@@ -27,10 +27,15 @@ func running<Store: ServerStore>(_ store: Store) -> Store {
 
 /// Runs each test case inside a task group that runs the background work of the stores it opens
 /// (``running(_:)``), cancelled when the test case returns or throws, after the test closed them.
-struct RunningStores: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+public struct RunningStores: SuiteTrait, TestTrait, TestScoping {
+    /// Applies to every test of a suite.
+    public var isRecursive: Bool { true }
 
-    func provideScope(
+    /// Creates the trait (see ``runningStores``).
+    public init() {}
+
+    /// Runs the test case in a task group that runs the stores' background work.
+    public func provideScope(
         for test: Test,
         testCase: Test.Case?,
         performing function: @Sendable () async throws -> Void
@@ -55,5 +60,5 @@ struct RunningStores: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == RunningStores {
     /// Runs the background work of the stores a test opens in a task group around each test case.
-    static var runningStores: Self { RunningStores() }
+    public static var runningStores: Self { RunningStores() }
 }
