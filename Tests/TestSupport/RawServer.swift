@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -16,6 +17,18 @@ public final class RawServer: Sendable {
     /// The loopback port it listens on.
     public let port: Int
     private let socket: CInt
+    /// Whether ``stop()`` was called, and whether the serving thread has ended.
+    ///
+    /// The listening socket is closed exactly once, by whichever of the two comes second. Closed
+    /// while the thread may still call `accept` on it, its descriptor's number could be given to
+    /// the next server's socket, and the old thread would answer that server's requests with the
+    /// old handler (a test once got another test's 404 that way).
+    private let life = Life()
+
+    /// ``stop()`` called, the serving thread ended: shared with the thread.
+    private final class Life: Sendable {
+        let state = Mutex<(stopped: Bool, served: Bool)>((false, false))
+    }
 
     /// Writes bytes to the connection being answered; `false` once the peer has gone.
     public typealias Send = (_ bytes: [UInt8]) -> Bool
@@ -57,23 +70,46 @@ public final class RawServer: Sendable {
         }
         self.port = Int(UInt16(bigEndian: address.sin_port))
         self.socket = fd
-        let thread = Thread { RawServer.serve(fd, handler) }
+        let life = self.life
+        let thread = Thread {
+            RawServer.serve(fd, handler) { life.state.withLock { $0.stopped } }
+            life.state.withLock { state in
+                state.served = true
+                if state.stopped { close(fd) }
+            }
+        }
         thread.start()
     }
 
     /// `http://127.0.0.1:PORT`.
     public var base: String { "http://127.0.0.1:\(self.port)" }
 
-    /// Stops listening (an answer being written goes on to its end).
+    /// Stops listening (an answer being written goes on to its end); calling it again does nothing.
     public func stop() {
-        shutdown(self.socket, Int32(SHUT_RDWR))
-        close(self.socket)
+        self.life.state.withLock { state in
+            guard !state.stopped else { return }
+            state.stopped = true
+            // The thread's `accept` fails once the socket is shut down; the thread then closes it.
+            if state.served { close(self.socket) } else { shutdown(self.socket, Int32(SHUT_RDWR)) }
+        }
     }
 
-    private static func serve(_ fd: CInt, _ handler: Handler) {
+    /// Accepts and answers connections until `accept` fails after ``stop()`` (or for good).
+    private static func serve(_ fd: CInt, _ handler: Handler, stopped: () -> Bool) {
         while true {
             let connection = accept(fd, nil, nil)
-            if connection < 0 { return }
+            if connection < 0 {
+                let error = errno
+                if stopped() { return }
+                // Passing failures (a signal, a connection reset before it was taken, descriptors
+                // short for a moment) do not end the server.
+                if error == EINTR || error == ECONNABORTED { continue }
+                if error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM {
+                    usleep(10_000)
+                    continue
+                }
+                return
+            }
             var head: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 4096)
             while !head.ends(with: Array("\r\n\r\n".utf8)) {
