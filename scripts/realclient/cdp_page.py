@@ -121,11 +121,19 @@ try:
         page.call("Input.insertText", text=options.token)
         page.value("document.getElementById('token').blur()")
         page.value("document.querySelector('button.start-break').click()")
-        found = page.wait(
-            "Array.from(document.querySelectorAll('td.break-id')).some(e => e.textContent.startsWith('admin-'))",
-            options.timeout)
-        result["started"] = found
-        result["status"] = page.value("document.getElementById('status').textContent")
+        # The status line says "started" only on the load right after the click (the page reloads
+        # itself every few seconds): the break and the status are read in one evaluation.
+        started = ("(() => { const s = document.getElementById('status');"
+                   " return " + BREAK_IDS + ".some(i => i.startsWith('admin-'))"
+                   " && s && s.textContent.includes('started') ? s.textContent : null; })()")
+        status = None
+        deadline = time.time() + options.timeout
+        while status is None and time.time() < deadline:
+            status = page.value(started)
+            if status is None:
+                time.sleep(0.1)
+        result["started"] = any(i.startswith("admin-") for i in (page.value(BREAK_IDS) or []))
+        result["status"] = status if status is not None else page.value("document.getElementById('status').textContent")
         result["breaks_after"] = page.value(BREAK_IDS)
         result["text_after"] = page.value("document.body.innerText")
         result["shots"].append(page.screenshot("after-start.png"))

@@ -245,6 +245,7 @@ struct DashboardPage: Sendable {
             const duration = Number(field && field.value) || 20;
             if (!token.value) { say("Enter the admin token first.", false); token.focus(); return; }
             busy = true;
+            let reloading = false;
             try {
               const answer = await fetch("/v1/admin/channels/" + encodeURIComponent(channel) + "/breaks", {
                 method: "POST",
@@ -254,6 +255,9 @@ struct DashboardPage: Sendable {
               const body = await answer.json().catch(() => ({}));
               if (answer.ok) {
                 sessionStorage.setItem("intermission-status", "Break " + body.id + " started on " + channel + ".");
+                // Busy until the page goes: a periodic reload on top would show the next load
+                // without the status.
+                reloading = true;
                 location.reload();
               } else {
                 say("Refused (" + answer.status + "): " + ((body.error && body.error.message) || ""), false);
@@ -261,7 +265,7 @@ struct DashboardPage: Sendable {
             } catch (error) {
               say("Failed: " + error, false);
             } finally {
-              busy = false;
+              if (!reloading) { busy = false; }
             }
           });
         }
