@@ -25,12 +25,21 @@ public struct BoundedFetch: Sendable {
     /// redirects are followed here, at most ``OutboundPolicy/maximumRedirects``: `client` must not
     /// follow them itself.
     public var outbound: OutboundPolicy?
+    /// The clock a request's deadline runs on.
+    private let clock: any Clock<Duration>
 
     /// Creates a fetcher on `client` (see ``makeClient(connectTimeout:maximumRedirects:)``), whose
     /// requests `outbound` checks when given.
-    public init(client: HTTPClient, outbound: OutboundPolicy? = nil) {
+    ///
+    /// - Parameters:
+    ///   - client: The client requests go through.
+    ///   - outbound: Where requests may go; `nil` sends every request where its URL says.
+    ///   - clock: The clock each request's deadline runs on and its elapsed time is read from (a
+    ///     test passes one it advances itself).
+    public init(client: HTTPClient, outbound: OutboundPolicy? = nil, clock: some Clock<Duration> = ContinuousClock()) {
         self.client = client
         self.outbound = outbound
+        self.clock = clock
     }
 
     /// A client that fails at once when nothing listens (it does not retry connecting until the
@@ -72,17 +81,17 @@ public struct BoundedFetch: Sendable {
             throw FetchError(code: .invalidURL, message: "\(shown) is not an http or https URL", url: shown)
         }
         let timeout = FetchRequest.clamp(request.timeout)
-        let started = ContinuousClock.now
+        let elapsed = self.clock.fetchStopwatch()
         // The exchange races a timer; the loser is cancelled (cancelling the exchange closes the
         // connection, also while the body is streaming).
         let outcome: Result<FetchResponse, FetchError>? = await withTaskGroup(
             of: Result<FetchResponse, FetchError>?.self
         ) { group in
             group.addTask {
-                await self.exchange(request, shown: shown, timeout: timeout, started: started, inspect: inspect)
+                await self.exchange(request, shown: shown, timeout: timeout, elapsed: elapsed, inspect: inspect)
             }
             group.addTask {
-                try? await Task.sleep(for: timeout)
+                try? await self.clock.sleep(for: timeout, tolerance: nil)
                 return nil
             }
             defer { group.cancelAll() }
@@ -106,7 +115,7 @@ public struct BoundedFetch: Sendable {
         _ request: FetchRequest,
         shown: String,
         timeout: Duration,
-        started: ContinuousClock.Instant,
+        elapsed: @escaping @Sendable () -> Duration,
         inspect: (@Sendable ([UInt8], Bool) -> String?)?
     ) async -> Result<FetchResponse, FetchError> {
         var url = request.url
@@ -133,7 +142,7 @@ public struct BoundedFetch: Sendable {
             for (name, value) in request.headers {
                 http.headers.add(name: name, value: value)
             }
-            let left = max(timeout - (ContinuousClock.now - started), FetchRequest.minimumTimeout)
+            let left = max(timeout - elapsed(), FetchRequest.minimumTimeout)
             do {
                 response = try await self.client.execute(http, timeout: .nanoseconds(left.fetchNanoseconds))
             } catch {
@@ -215,7 +224,7 @@ public struct BoundedFetch: Sendable {
                 headers: headers,
                 body: request.keepsBody ? body : [],
                 byteCount: count,
-                elapsed: ContinuousClock.now - started
+                elapsed: elapsed()
             )
         )
     }
@@ -275,6 +284,15 @@ extension String {
             rest = rest[range.upperBound...]
         }
         return out + rest
+    }
+}
+
+extension Clock where Duration == Swift.Duration {
+    /// Reads how long has passed on this clock since the call: a request's elapsed time, on the
+    /// clock its deadline runs on.
+    func fetchStopwatch() -> @Sendable () -> Swift.Duration {
+        let origin = self.now
+        return { origin.duration(to: self.now) }
     }
 }
 

@@ -258,14 +258,30 @@ final class ResolutionCache: Sendable {
     static let lifetime = Duration.seconds(30)
     /// The most names kept.
     static let capacity = 1024
-    private let entries = Mutex<[String: (addresses: [IPAddress], until: ContinuousClock.Instant)]>([:])
+    /// The time since the cache was made, on the clock its lifetime runs on.
+    private let elapsed: @Sendable () -> Duration
+    /// Resolves a name and port to addresses (``OutboundPolicy/resolve(_:port:)`` but in tests).
+    private let resolver: @Sendable (_ name: String, _ port: Int) async -> [IPAddress]
+    /// The kept resolutions by `name:port`, each with the time (on ``elapsed``) it expires.
+    private let entries = Mutex<[String: (addresses: [IPAddress], until: Duration)]>([:])
+
+    /// Creates an empty cache whose entries expire on `clock` and which resolves with `resolver`.
+    init(
+        clock: some Clock<Duration> = ContinuousClock(),
+        resolver: @escaping @Sendable (_ name: String, _ port: Int) async -> [IPAddress] = { name, port in
+            await OutboundPolicy.resolve(name, port: port)
+        }
+    ) {
+        self.elapsed = clock.fetchStopwatch()
+        self.resolver = resolver
+    }
 
     /// The addresses of `name` (port `port`): kept ones, or resolved now and kept when there are some.
     func addresses(of name: String, port: Int) async -> [IPAddress] {
         let key = "\(name):\(port)"
-        let now = ContinuousClock.now
+        let now = self.elapsed()
         if let kept = self.entries.withLock({ $0[key] }), kept.until > now { return kept.addresses }
-        let addresses = await OutboundPolicy.resolve(name, port: port)
+        let addresses = await self.resolver(name, port)
         guard !addresses.isEmpty else { return addresses }
         self.entries.withLock { entries in
             if entries.count >= Self.capacity { entries = entries.filter { $0.value.until > now } }

@@ -374,8 +374,13 @@ struct ServerApplicationParts: Sendable {
             timer: configuration.timerClock
         )
         self.adServers = AdServerClient(
-            fetch: BoundedFetch(client: AdServerClient.sharedHTTPClient, outbound: outbound),
-            metrics: metrics
+            fetch: BoundedFetch(
+                client: AdServerClient.sharedHTTPClient,
+                outbound: outbound,
+                clock: configuration.timerClock
+            ),
+            metrics: metrics,
+            timer: ElapsedClock(configuration.timerClock)
         )
         self.conditioner = configuration.conditioning.map {
             CreativeConditioner(

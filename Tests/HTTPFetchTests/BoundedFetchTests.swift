@@ -90,6 +90,31 @@ import Darwin
         }
     }
 
+    @Test func theDeadlineRunsOnTheClockGiven() async throws {
+        let server = try HoldingServer()
+        defer { server.stop() }
+        let clock = ManualClock()
+        let fetch = BoundedFetch(client: Self.client, clock: clock)
+        let url = server.base + "/held"
+        let outcome = Task { () -> FetchError? in
+            do throws(FetchError) {
+                _ = try await fetch.get(FetchRequest(url: url, timeout: .seconds(20), maximumBodySize: 1024))
+                return nil
+            } catch {
+                return error
+            }
+        }
+        // The race's timer sleeps on the clock given, until the deadline.
+        #expect(await waitUntil { clock.deadlines == [ManualClock.Instant(offset: .seconds(20))] })
+        clock.advance(by: .seconds(19))
+        #expect(clock.sleeperCount == 1, "the deadline passed early")
+        clock.advance(by: .seconds(1))
+        // The fetch fails as soon as the clock passes the deadline: no 20 s of real time go by.
+        let error = try await withDeadline(.seconds(10)) { await outcome.value }
+        #expect(error??.code == .timeout)
+        #expect(error??.message == "no answer from \(url) within 20 s")
+    }
+
     @Test func oneDeadlineCoversASlowBody() async throws {
         // Headers at once, then a body trickling for 3 s: a 0.5 s deadline ends it.
         let server = try RawServer { _ in

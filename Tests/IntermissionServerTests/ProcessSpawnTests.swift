@@ -60,6 +60,26 @@ import Testing
         #expect(run.status == SIGKILL)
     }
 
+    /// The time limit runs on the clock given: the child lives until that clock passes it, and is
+    /// killed then, with no real time waited.
+    @Test func theTimeLimitRunsOnTheClockGiven() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let clock = ManualClock()
+        let running = Task {
+            try await ToolRunner.run("/bin/sleep", ["60"], scratch: scratch.path, timeout: .seconds(3600), clock: clock)
+        }
+        #expect(await waitUntil { clock.deadlines == [ManualClock.Instant(offset: .seconds(3600))] })
+        clock.advance(by: .seconds(3599))
+        #expect(clock.sleeperCount == 1, "the limit passed early")
+        clock.advance(by: .seconds(1))
+        let run = try await withDeadline(.seconds(30)) { try await running.value }
+        #expect(run?.killed == true)
+        #expect(run?.signalled == true)
+        #expect(run?.status == SIGKILL)
+    }
+
     /// A program that does not exist is an error, not a crash or a hang.
     @Test func aMissingProgramIsAnError() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("spawn-\(UUID().uuidString)")

@@ -1,5 +1,6 @@
 import AdInsertion
 import AsyncHTTPClient
+import GroupCoordination
 import HLSPlaylist
 import HTTPFetch
 import IntermissionHTTP
@@ -11,7 +12,7 @@ import NIOCore
 /// The ad server's answer and every wrapper's are fetched with `BoundedFetch` on one shared
 /// `HTTPClient` (keep-alive connections on its event loops, no thread per request); wrappers of one
 /// level are fetched at once. Every fetch's deadline is the budget's end, so the whole resolution
-/// ends by then. The caller forwards the failures' error URLs in the background
+/// ends by then; the budget runs on `timer` (the server's timer clock). The caller forwards the failures' error URLs in the background
 /// (`TrackingService.forwardErrors`), so they never delay an answer.
 ///
 /// Every fetch goes through the server's `OutboundPolicy` (the configured ad servers' own
@@ -40,6 +41,8 @@ struct AdServerClient: Sendable {
     var fetch = BoundedFetch(client: AdServerClient.sharedHTTPClient, outbound: OutboundPolicy())
     /// Where refused destinations are counted.
     var metrics: ServerMetrics?
+    /// The clock the budget runs on: deadlines are readings of its elapsed time.
+    var timer = ElapsedClock()
 
     /// What asking the ad server gave.
     struct Outcome: Sendable {
@@ -61,12 +64,12 @@ struct AdServerClient: Sendable {
     ///   - url: The filled-in ad-server URL.
     ///   - headers: The viewer's device fields (`X-Device-IP`, `X-Device-User-Agent`).
     ///   - resolution: The break and the media choice.
-    ///   - deadline: When every answer must be in.
+    ///   - deadline: When every answer must be in, as a reading of `timer`'s elapsed time.
     func resolve(
         url: String,
         headers: [(name: String, value: String)],
         resolution: AdServerResolution,
-        deadline: ContinuousClock.Instant
+        deadline: Duration
     ) async -> Outcome {
         var outcome = Outcome(ads: [], failures: [], diagnostics: [], problem: nil)
         let first: VASTDocument
@@ -124,9 +127,9 @@ struct AdServerClient: Sendable {
     func document(
         _ url: String,
         headers: [(name: String, value: String)],
-        deadline: ContinuousClock.Instant
+        deadline: Duration
     ) async -> Result<(VASTDocument, [VASTDiagnostic]), VASTError> {
-        let left = deadline - ContinuousClock.now
+        let left = deadline - self.timer.elapsed
         guard left > .milliseconds(1) else {
             return .failure(VASTError(code: .wrapperTimeout, message: "no time left in the budget for \(url)", line: 0))
         }

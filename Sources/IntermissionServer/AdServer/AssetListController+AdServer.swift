@@ -1,4 +1,5 @@
 import AdInsertion
+import GroupCoordination
 import HLSPlaylist
 import HTTPTypes
 import Hummingbird
@@ -39,7 +40,7 @@ extension AssetListController {
         plan: ViewerPlan,
         now: DateTime
     ) async -> Response? {
-        let started = ContinuousClock.now
+        let started = self.adServers.timer.elapsed
         let viewerID = viewer ?? ""
         let key = DecisionKey(viewer: viewerID, scope: scope.rawValue, breakID: breakID)
         let anonymous = viewerID.isEmpty

@@ -68,12 +68,13 @@ struct ToolRunner: Sendable {
     }
 
     /// Runs `executable` with `arguments`, its output going to files in `scratch`; SIGKILL when
-    /// `timeout` passes or the calling task is cancelled.
+    /// `timeout` passes on `clock` or the calling task is cancelled.
     static func run(
         _ executable: String,
         _ arguments: [String],
         scratch: String,
-        timeout: Duration
+        timeout: Duration,
+        clock: some Clock<Duration> = ContinuousClock()
     ) async throws -> ToolRun {
         let outPath = scratch + "/stdout-\(UUID().uuidString)"
         let errPath = scratch + "/stderr-\(UUID().uuidString)"
@@ -106,7 +107,7 @@ struct ToolRunner: Sendable {
         let exit = await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask {
-                    try? await Task.sleep(for: timeout)
+                    try? await clock.sleep(for: timeout, tolerance: nil)
                     guard !Task.isCancelled else { return }
                     child.signal(SIGKILL)
                 }

@@ -76,7 +76,8 @@ public struct ServerConfiguration: Sendable {
     /// and the relay's heartbeats and silence limit (the hub's own instants read it too, unless
     /// groups are relayed: they then read the wall clock); the beacon forwarder's retries; the
     /// upstream feeds' polling pauses, blocking-reload limits and idle time; the pauses between the
-    /// runs of the decision pruner (``DecisionRetention/interval``). Dates (``clock``) are
+    /// runs of the decision pruner (``DecisionRetention/interval``); the ad servers' time budget
+    /// and the deadlines of their fetches. Dates (``clock``) are
     /// another matter: they say what time it is, this says how long has passed.
     public var timerClock: any Clock<Duration> = ContinuousClock()
     /// A store opened by the caller, used instead of ``database`` (for embedding and tests; it is

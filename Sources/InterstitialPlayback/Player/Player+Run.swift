@@ -183,7 +183,9 @@ extension Player {
             let wakeStream = loop.wakeStream
             group.addTask {
                 for await _ in wakeStream { return .wake }
-                try await Task.sleep(for: .seconds(3600))
+                // The wakes ended (the player is finishing): wait, reading no clock, until the
+                // loop cancels this task.
+                try await untilCancelled()
                 return .wake
             }
         }
@@ -329,4 +331,13 @@ extension Player {
             )
         }
     }
+}
+
+/// Suspends until the calling task is cancelled, then throws `CancellationError`; reads no clock.
+private func untilCancelled() async throws {
+    let (pending, continuation) = AsyncStream<Never>.makeStream()
+    // The stream never yields: its iteration ends only when the task is cancelled.
+    for await _ in pending {}
+    continuation.finish()
+    throw CancellationError()
 }
