@@ -39,41 +39,46 @@ extension SQLiteAdStore: TrackingStore {
 
     /// Counts beacons by creative, plan and event.
     public func beaconCounts(_ filter: BeaconReportFilter) async throws -> [BeaconCount] {
-        let (condition, arguments): (String, StatementArguments)
+        // Plain strings outside the closure: the pool's asynchronous read takes a `Sendable` one,
+        // so the reading waits off this task's thread instead of blocking it.
+        let (condition, values): (String, [String])
         switch filter {
         case .breakOf(let scope, let breakID):
-            (condition, arguments) = ("scope = ? AND break_id = ?", [scope, breakID])
-        case .creative(let id): (condition, arguments) = ("creative_id = ?", [id])
+            (condition, values) = ("scope = ? AND break_id = ?", [scope, breakID])
+        case .creative(let id): (condition, values) = ("creative_id = ?", [id])
         }
-        let rows = try self.pool.read { db in
-            try Row.fetchAll(
+        var scope = "*"
+        var breakID = "*"
+        if case .breakOf(let s, let b) = filter { (scope, breakID) = (s, b) }
+        let lines = try await self.pool.read { [scope, breakID] db -> [BeaconCount] in
+            let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT creative_id, plan, event, COUNT(*) AS beacons, SUM(duplicates) AS duplicates
                     FROM tracking_beacon WHERE \(condition) GROUP BY creative_id, plan, event
                     """,
-                arguments: arguments
+                arguments: StatementArguments(values)
             )
-        }
-        var lines: [BeaconCount] = []
-        for row in rows {
-            let plan: String = row["plan"]
-            let event: String = row["event"]
-            guard let plan = ViewerPlan(rawValue: plan), let event = BeaconKey.event(stored: event) else { continue }
-            var scope = "*"
-            var breakID = "*"
-            if case .breakOf(let s, let b) = filter { (scope, breakID) = (s, b) }
-            lines.append(
-                BeaconCount(
-                    scope: scope,
-                    breakID: breakID,
-                    creativeID: row["creative_id"],
-                    plan: plan,
-                    event: event,
-                    beacons: row["beacons"],
-                    duplicates: row["duplicates"]
+            var lines: [BeaconCount] = []
+            for row in rows {
+                let plan: String = row["plan"]
+                let event: String = row["event"]
+                guard let plan = ViewerPlan(rawValue: plan), let event = BeaconKey.event(stored: event) else {
+                    continue
+                }
+                lines.append(
+                    BeaconCount(
+                        scope: scope,
+                        breakID: breakID,
+                        creativeID: row["creative_id"],
+                        plan: plan,
+                        event: event,
+                        beacons: row["beacons"],
+                        duplicates: row["duplicates"]
+                    )
                 )
-            )
+            }
+            return lines
         }
         return BeaconCount.sorted(lines)
     }

@@ -99,7 +99,7 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
         let path = folder + "/rollback.sqlite"
         let store = try SQLiteAdStore(path: path)
         try await store.migrate()
-        let blocker = try DatabaseQueue(path: path)
+        let blocker = try HeldWriteLock.connection(path)
         try await blocker.write { db in
             try db.execute(
                 sql: """
@@ -109,7 +109,7 @@ private func key(_ viewer: String, _ breakID: String = "b") -> DecisionKey {
             )
         }
         // Another connection holds the write lock until told.
-        let lock = await HeldWriteLock(blocker)
+        let lock = try await HeldWriteLock(blocker)
 
         @Sendable func ask(_ viewer: String) async -> Result<AdDecision, any Error> {
             do {

@@ -118,8 +118,8 @@ actor HeldBreakReadStore: ServerStore {
         let running = Task { try await group.run() }
 
         // Another connection takes the write lock and keeps it until told.
-        let blocker = try DatabaseQueue(path: path)
-        let lock = await HeldWriteLock(blocker)
+        let blocker = try HeldWriteLock.connection(path)
+        let lock = try await HeldWriteLock(blocker)
 
         let count = 300
         let decisions = Task {

@@ -106,12 +106,25 @@ struct HeldWriteLock {
     private let release: DispatchSemaphore
     private let holder: Task<Void, any Error>
 
+    /// Opens a connection to `path` that waits up to 30 s for a write lock another connection
+    /// holds (a server's start-up write, say), where GRDB's default gives up at once.
+    static func connection(_ path: String) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(30)
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
     /// Takes the write lock with `connection` (an immediate transaction) and returns once it is held.
-    init(_ connection: DatabaseQueue) async {
+    ///
+    /// Throws what taking it threw (the lock stayed busy past the connection's timeout): the
+    /// caller learns why, where it used to wait for a lock that would never be held.
+    init(_ connection: DatabaseQueue) async throws {
         let (held, heldContinuation) = AsyncStream<Void>.makeStream()
         let release = DispatchSemaphore(value: 0)
         self.release = release
         self.holder = Task {
+            // The stream ends whichever way the transaction goes, so the wait below always ends.
+            defer { heldContinuation.finish() }
             try await connection.writeWithoutTransaction { db in
                 try db.inTransaction(.immediate) {
                     heldContinuation.yield()
@@ -121,7 +134,11 @@ struct HeldWriteLock {
             }
         }
         var heldIterator = held.makeAsyncIterator()
-        await heldIterator.next()
+        if await heldIterator.next() == nil {
+            // Never held: the holder failed (or was cancelled); its error says why.
+            try await self.holder.value
+            throw CancellationError()
+        }
     }
 
     /// Frees the lock and waits until the transaction that held it has ended.

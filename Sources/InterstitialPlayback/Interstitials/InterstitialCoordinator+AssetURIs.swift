@@ -58,15 +58,15 @@ extension InterstitialCoordinator {
     func assetSlot(_ uri: String, duration: MediaTime?, base: String?, primaryID: String) -> AssetSlot {
         switch self.resolveAssetURI(uri, against: base, primaryID: primaryID) {
         case .success(let url): AssetSlot(url: url, duration: duration)
-        case .failure: AssetSlot(url: "", duration: duration, failed: true)
+        case .failure(let error): AssetSlot(url: "", duration: duration, failed: true, refusal: error)
         }
     }
 
-    /// The refusals among `uris`: each asset's index and why (``assetURIRefusal(_:)``).
-    func refusedAssets(_ uris: [String]) -> [(index: Int, error: PlaybackError)] {
-        uris.enumerated().compactMap { index, uri in
-            Self.assetURIRefusal(uri).map { (index, PlaybackError(code: .invalidURL, message: $0)) }
-        }
+    /// The refusals among the slots of `assets`: each asset's index and why, as decided when its
+    /// slot was made (``assetURIRefusal(_:)``, checked once per asset).
+    func refusedAssets(_ assets: AssetListState?) -> [(index: Int, error: PlaybackError)] {
+        guard case .loaded(let slots, _) = assets else { return [] }
+        return slots.enumerated().compactMap { index, slot in slot.refusal.map { (index, $0) } }
     }
 
     /// An asset list decoded for `eventID` (`event`): its
@@ -89,7 +89,7 @@ extension InterstitialCoordinator {
             event: event,
             scheduled: self.known.schedule?.event(eventID)
         )
-        actions += self.assetsRefused(self.refusedAssets(list.assets.map(\.uri)), eventID: eventID, event: event)
+        actions += self.assetsRefused(self.refusedAssets(loaded), eventID: eventID, event: event)
         return actions + [.applyJoin, .checkTransitions]
     }
 
@@ -100,7 +100,7 @@ extension InterstitialCoordinator {
     mutating func assetURIsKnown(of event: InterstitialEvent, base: String, primaryID: String) -> [Action]? {
         guard let assets = self.assetURIList(of: event, base: base, primaryID: primaryID) else { return nil }
         self.known.assetsKnown(assets, for: event.identifier)
-        return self.assetsRefused(self.refusedAssets(event.assetURIs), eventID: event.identifier, event: event)
+        return self.assetsRefused(self.refusedAssets(assets), eventID: event.identifier, event: event)
     }
 
     /// The assets of `eventID` whose URI was refused fail, as an asset that cannot load does

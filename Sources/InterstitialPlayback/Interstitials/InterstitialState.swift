@@ -14,6 +14,9 @@ struct AssetSlot: Sendable {
     var url: String
     var duration: MediaTime?
     var failed = false
+    /// Why its URI was refused when its list loaded (``InterstitialCoordinator/assetURIRefusal(_:)``),
+    /// decided once with its slot; `nil` for a URI that resolved.
+    var refusal: PlaybackError? = nil
 }
 
 /// One event of a break once it finished, as it was when it played: a copy of its attributes
