@@ -103,31 +103,26 @@ extension Player {
             )
         case .failure(var error):
             if error.url == nil || error.url == eventID { error.url = nil }
-            self.interstitials.coordinator.known.listFailed(error, for: eventID)
-            let playing = self.interstitials.current?.eventID == eventID
-            let failed = self.interstitials.coordinator.assetListDidFail(
+            return self.interstitials.coordinator.assetListFailed(
                 eventID,
                 event: event,
                 error: error,
-                playing: playing
+                playing: self.interstitials.current?.eventID == eventID
             )
-            return failed + [.checkTransitions]
         }
     }
 
     /// An asset presentation failed: skip that asset (an `X-ASSET-URI` event is cancelled).
     func assetDidFail(_ id: PresentationID, error: PlaybackError, now: MediaTime) {
-        guard let eventID = id.eventID, self.interstitials.coordinator.known.assetFailed(id.assetIndex, of: eventID)
+        guard let eventID = id.eventID,
+            let actions = self.interstitials.coordinator.assetFailedToLoad(
+                eventID,
+                index: id.assetIndex,
+                event: self.interstitials.events.first { $0.identifier == eventID },
+                error: error,
+                playing: self.interstitials.current?.eventID == eventID
+            )
         else { return }
-        let event = self.interstitials.events.first { $0.identifier == eventID }
-        let playing = self.interstitials.current?.eventID == eventID
-        let actions = self.interstitials.coordinator.assetDidFail(
-            eventID,
-            index: id.assetIndex,
-            event: event,
-            error: error,
-            playing: playing
-        )
         self.perform(actions + [.checkTransitions], now: now)
     }
 

@@ -56,7 +56,7 @@ extension Player {
             )
         case .placeEventsAgain: self.refreshSchedule(playlist: nil, now: now)
         case .resolveStart: self.resolveStart(now: now)
-        case .markPlayed(let eventID): self.interstitials.coordinator.known.markPlayed(eventID)
+        case .markPlayed(let eventID): self.interstitials.coordinator.markPlayed(eventID)
         case .updateStatus: self.updateStatus()
         case .prepareAssets(let eventID): return self.prepareEventAssets(eventID)
         case .enterUnderWay(let eventID): self.enterInterstitialUnderWay(eventID)

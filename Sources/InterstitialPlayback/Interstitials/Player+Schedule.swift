@@ -41,7 +41,7 @@ extension Player {
 
     /// Forgets an event's asset list and the assets loaded ahead for it (status: cleared).
     func dropPreparedAssets(of event: InterstitialEvent) {
-        self.interstitials.coordinator.known.listCleared(event.identifier)
+        self.interstitials.coordinator.listCleared(event.identifier)
         self.dropAssetPresentations(of: event.identifier)
         if event.assetListURI != nil { self.emit(.assetListCleared(event)) }
     }
@@ -56,18 +56,15 @@ extension Player {
         // Controller events or a cancel (no playlist given): place every event again.
         let rebuilding = given == nil && self.interstitials.schedule != nil
         if let offset = self.primary?.mainTrack?.stableOffset(of: playlist) {
-            self.interstitials.coordinator.known.offsetMoved(to: offset)
+            self.interstitials.coordinator.primaryOffsetMoved(to: offset)
         }
         let events = self.effectiveEvents()
-        let previous = self.interstitials.coordinator.known.takeSchedule()
-        let schedule = self.interstitials.coordinator.schedule(
-            after: previous,
+        self.interstitials.coordinator.placeEvents(
             rebuilding: rebuilding,
             primary: self.snapPlaylists(main: playlist),
             events: self.schedulableEvents(events),
             startTime: self.currentItem?.startTime
         )
-        self.interstitials.coordinator.known.scheduleChanged(schedule)
         // An event playing picks up new attributes (an early return's X-PLAYOUT-LIMIT).
         // The app's events never change the one playing: it keeps the attributes it started with.
         if let update = self.interstitials.coordinator.updateCurrentEvent(
@@ -90,14 +87,10 @@ extension Player {
             }
         }
         if events != self.interstitials.events {
-            let stale = self.interstitials.coordinator.staleEvents(
-                previous: self.interstitials.events,
-                events: events,
-                playing: self.interstitials.current?.eventID,
-                prepared: Set(self.interstitials.lists.keys),
-                passed: self.interstitials.passed
+            let stale = self.interstitials.coordinator.eventsReplaced(
+                by: events,
+                playing: self.interstitials.current?.eventID
             )
-            self.interstitials.coordinator.known.eventsChanged(events)
             self.emit(.eventsDidChange(events))
             for event in stale.unscheduled {
                 self.dropPreparedAssets(of: event)

@@ -223,14 +223,16 @@ public actor Player {
         self.configuration = configuration
         self.sessionID = sessionID
         self.bandwidthEstimate = configuration.initialBandwidth
-        self.interstitials.coordinator.liveResumption = configuration.liveResumption
-        self.interstitials.coordinator.beaconPolicy = BeaconQueue.Policy(
-            limit: configuration.beaconQueueLimit,
-            attempts: configuration.beaconAttempts,
-            retryDelay: configuration.beaconRetryDelay
+        self.interstitials.coordinator.configure(
+            liveResumption: configuration.liveResumption,
+            beaconPolicy: BeaconQueue.Policy(
+                limit: configuration.beaconQueueLimit,
+                attempts: configuration.beaconAttempts,
+                retryDelay: configuration.beaconRetryDelay
+            ),
+            preloadSeed: configuration.preloadRandomSeed,
+            firesBeacons: configuration.beaconMode == .client
         )
-        self.interstitials.coordinator.seedPreloads(configuration.preloadRandomSeed)
-        self.interstitials.coordinator.firesBeacons = configuration.beaconMode == .client
     }
 
     /// Replaces the item; takes effect when ``run(until:)`` starts.
