@@ -10,6 +10,8 @@
 //                                     DecorationBenchmarks need AdInsertion: full package only)
 //   ../scripts/ci/benchmarks.sh      (the CI gate: five benchmarks, EngineBenchmarks among them,
 //                                     so the full package, checked against Thresholds/<toolchain>/)
+//   ../scripts/ci/instructions.sh    (the same five workloads in InstructionProbe, their
+//                                     instructions counted by callgrind: full package too)
 import PackageDescription
 
 import class Foundation.ProcessInfo
@@ -39,7 +41,10 @@ let package = Package(
     targets: [
         .target(
             name: "BenchmarkSupport",
-            dependencies: [.product(name: "HLSPlaylist", package: "Intermission")],
+            dependencies: [
+                .product(name: "HLSInterstitials", package: "Intermission"),
+                .product(name: "HLSPlaylist", package: "Intermission"),
+            ],
             path: "Sources/BenchmarkSupport"
         ),
         // The configuration of the benchmarks that gate CI (apart from BenchmarkSupport, so that the
@@ -77,6 +82,14 @@ let package = Package(
     ]
 )
 
+/// The products of the root package that the decision and player workloads use.
+let engineProducts: [Target.Dependency] = [
+    .product(name: "AdInsertion", package: "Intermission"),
+    .product(name: "HLSInterstitials", package: "Intermission"),
+    .product(name: "HLSPlaylist", package: "Intermission"),
+    .product(name: "InterstitialPlayback", package: "Intermission"),
+]
+
 if ProcessInfo.processInfo.environment["INTERMISSION_CORE_ONLY"] == nil {
     package.dependencies += [
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -110,16 +123,24 @@ if ProcessInfo.processInfo.environment["INTERMISSION_CORE_ONLY"] == nil {
             path: "Sources/DecorateSpeed"
         ),
         benchmarkSuite("DecorationBenchmarks", dependencies: ["BenchmarkSupport", "DecorationSupport"]),
-        // The asset-list decision (AdInsertion, in-memory store) and one pass of the player's run
-        // loop (InterstitialPlayback, in-memory loader): both gated in CI.
+        // The inputs of the asset-list decision (AdInsertion, in-memory store) and of one pass of the
+        // player's run loop (InterstitialPlayback, in-memory loader).
+        .target(
+            name: "EngineSupport",
+            dependencies: engineProducts,
+            path: "Sources/EngineSupport"
+        ),
+        // Both gated in CI.
         benchmarkSuite(
             "EngineBenchmarks",
-            dependencies: [
-                .product(name: "AdInsertion", package: "Intermission"),
-                .product(name: "HLSInterstitials", package: "Intermission"),
-                .product(name: "HLSPlaylist", package: "Intermission"),
-                .product(name: "InterstitialPlayback", package: "Intermission"),
-            ]
+            dependencies: ["EngineSupport"] + engineProducts
+        ),
+        // The five gated workloads, run N times under `valgrind --tool=callgrind` to count their
+        // instructions (scripts/ci/instructions.sh): no package-benchmark, no malloc interposer.
+        .executableTarget(
+            name: "InstructionProbe",
+            dependencies: ["BenchmarkSupport", "DecorationSupport", "EngineSupport"] + engineProducts,
+            path: "Sources/InstructionProbe"
         ),
     ]
 }

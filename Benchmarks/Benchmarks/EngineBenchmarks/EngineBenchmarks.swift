@@ -1,6 +1,7 @@
 import AdInsertion
 import Benchmark
 import BenchmarkGate
+import EngineSupport
 import HLSInterstitials
 import HLSPlaylist
 import InterstitialPlayback

@@ -75,25 +75,7 @@ let scheduleBenchmarks: @Sendable () -> Void = {
             benchmark.stopMeasurement()
             blackHole(schedule.update(primary: input.live, events: input.liveEvents))
         }
-    } setup: { () throws -> LiveReload in
-        let live = try MediaPlaylist(parsing: try DVRPlaylist.liveText())
-        let reload = try MediaPlaylist(parsing: try DVRPlaylist.liveReloadText())
-        let liveEvents = InterstitialEvent.events(in: live)
-        return LiveReload(
-            base: Schedule(primary: live, events: liveEvents, configuration: .init(start: .beginning)),
-            live: live,
-            liveEvents: liveEvents,
-            reload: reload,
-            reloadEvents: InterstitialEvent.events(in: reload)
-        )
+    } setup: {
+        try LiveReload.make()
     }
-}
-
-/// A live window and its next reload (one more segment and one more interstitial tag).
-struct LiveReload {
-    var base: Schedule
-    var live: MediaPlaylist
-    var liveEvents: [InterstitialEvent]
-    var reload: MediaPlaylist
-    var reloadEvents: [InterstitialEvent]
 }

@@ -7,7 +7,8 @@ import Benchmark
 /// The checked metrics are counts that do not move with the load of a shared machine: instructions
 /// (hardware counters, where the machine exposes them) and malloc calls. Wall time is recorded for
 /// information only and never checked (the CI step runs with `--metric mallocCountTotal`, so its
-/// thresholds hold malloc counts only; see CONTRIBUTING.md).
+/// thresholds hold malloc counts only; see CONTRIBUTING.md). Their instructions are counted by
+/// callgrind instead and gated by `scripts/ci/instructions.sh` (`InstructionProbe`).
 public enum Gate {
     /// What a gated benchmark records when run by hand.
     public static var metrics: [BenchmarkMetric] { [.instructions, .mallocCountTotal, .wallClock] }

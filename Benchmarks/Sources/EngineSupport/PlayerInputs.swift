@@ -3,15 +3,15 @@ import InterstitialPlayback
 
 /// The inputs of the player benchmark: a 20-minute VOD of 2 s segments with an interstitial every
 /// minute (an asset list of two 10 s ads), served from memory.
-enum PlayerInputs {
+public enum PlayerInputs {
     /// How far the virtual clock moves between two measured passes.
-    static let step = MediaTime(seconds: 1)
+    public static let step = MediaTime(seconds: 1)
 
     /// The primary's URL.
-    static let primaryURL = "https://origin.example.com/vod/main.m3u8"
+    public static let primaryURL = "https://origin.example.com/vod/main.m3u8"
 
     /// The primary media playlist: 600 segments of 2 s, one interstitial date range a minute.
-    static let primary: [UInt8] = {
+    public static let primary: [UInt8] = {
         let epoch: Int64 = 1_735_689_600_000
         var text = """
             #EXTM3U
@@ -34,7 +34,7 @@ enum PlayerInputs {
     }()
 
     /// Every ad's media playlist: five segments of 2 s.
-    static let ad: [UInt8] = {
+    public static let ad: [UInt8] = {
         var text = "#EXTM3U\n#EXT-X-VERSION:7\n#EXT-X-TARGETDURATION:2\n#EXT-X-PLAYLIST-TYPE:VOD\n"
         for k in 0..<5 {
             text += "#EXTINF:2.000,\nad-\(k).ts\n"
@@ -43,7 +43,7 @@ enum PlayerInputs {
     }()
 
     /// The asset list of every break: two 10 s ads.
-    static let assetList = Array(
+    public static let assetList = Array(
         """
         {"ASSETS":[{"URI":"https://ads.example.com/a/main.m3u8","DURATION":10},\
         {"URI":"https://ads.example.com/b/main.m3u8","DURATION":10}]}
@@ -51,7 +51,7 @@ enum PlayerInputs {
     )
 
     /// A player of the primary on a virtual clock, already started (first loads made), playing.
-    static func startedPlayer() async throws -> Player {
+    public static func startedPlayer() async throws -> Player {
         var configuration = Player.Configuration(keepsLog: false, logsRequests: false)
         configuration.preloadRandomSeed = 1
         let player = Player(
@@ -70,9 +70,12 @@ enum PlayerInputs {
 /// Answers the player from memory: the playlists and the asset list above, and a 100 KB segment
 /// (counted, not sent) for any other URL; every answer takes a fixed 10 ms, so the bandwidth
 /// estimate is the same in every run.
-struct MemoryLoader: ResourceLoader {
+public struct MemoryLoader: ResourceLoader {
+    /// A loader of the inputs above.
+    public init() {}
+
     /// The answer to `request`.
-    func load(_ request: LoadRequest, sessionID: String) async -> Result<LoadResponse, PlaybackError> {
+    public func load(_ request: LoadRequest, sessionID: String) async -> Result<LoadResponse, PlaybackError> {
         let path = request.url.prefix { $0 != "?" }
         let body: [UInt8]
         switch request.kind {
